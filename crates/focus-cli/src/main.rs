@@ -1,0 +1,2 @@
+//! The `focus` binary.
+fn main() {}

@@ -1,0 +1,446 @@
+//! The strict RFC 8259 parser: bytes in, [`Value`] or a positioned [`ParseError`] out.
+//!
+//! One loop over an explicit stack of open containers, so nesting depth costs heap,
+//! not call stack. Depth is still capped at [`MAX_DEPTH`] so a hostile document cannot
+//! make focus allocate without bound; exceeding it is its own error.
+
+use super::value::{Number, NumberKind, Object, Value};
+use std::fmt;
+
+/// The deepest nesting of arrays and objects the parser accepts.
+pub const MAX_DEPTH: usize = 10_000;
+
+/// Why and where parsing failed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// Byte offset of the offending byte (or of the end of input).
+    pub offset: usize,
+    /// One-based line of `offset`.
+    pub line: usize,
+    /// One-based column of `offset`, counted in bytes.
+    pub column: usize,
+    /// What went wrong, phrased as what was expected.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} at line {}, column {} (byte {})",
+            self.message, self.line, self.column, self.offset
+        )
+    }
+}
+
+impl fmt::Debug for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parses one complete JSON text. Surrounding whitespace is allowed; anything else
+/// after the value is an error.
+pub fn parse(input: &[u8]) -> Result<Value, ParseError> {
+    let mut parser = Parser {
+        input,
+        pos: 0,
+        scratch: Vec::new(),
+    };
+    let value = parser.parse_value()?;
+    parser.skip_whitespace();
+    if parser.pos < input.len() {
+        return Err(parser.error("expected end of input after the JSON value"));
+    }
+    Ok(value)
+}
+
+/// Parses a `&str`; see [`parse`].
+pub fn parse_str(input: &str) -> Result<Value, ParseError> {
+    parse(input.as_bytes())
+}
+
+enum Frame {
+    Array(Vec<Value>),
+    Object(Object, String),
+}
+
+struct Parser<'a> {
+    input: &'a [u8],
+    pos: usize,
+    scratch: Vec<u8>,
+}
+
+impl<'a> Parser<'a> {
+    #[cold]
+    fn error_at(&self, offset: usize, message: &str) -> ParseError {
+        let offset = offset.min(self.input.len());
+        let before = &self.input[..offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        ParseError {
+            offset,
+            line,
+            column: offset - line_start + 1,
+            message: message.to_string(),
+        }
+    }
+
+    #[cold]
+    fn error(&self, message: &str) -> ParseError {
+        if self.pos >= self.input.len() {
+            self.error_at(self.pos, &format!("unexpected end of input: {message}"))
+        } else {
+            self.error_at(self.pos, message)
+        }
+    }
+
+    #[inline]
+    fn skip_whitespace(&mut self) {
+        while let Some(&b) = self.input.get(self.pos) {
+            if b == b' ' || b == b'\n' || b == b'\t' || b == b'\r' {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.input.get(self.pos).copied()
+    }
+
+    /// The main loop: scalars are returned directly; containers push a frame and the
+    /// loop fills it until its closing bracket pops it.
+    fn parse_value(&mut self) -> Result<Value, ParseError> {
+        let mut stack: Vec<Frame> = Vec::new();
+        'value: loop {
+            self.skip_whitespace();
+            // Parse one value start: a scalar, or open a container.
+            let mut value = match self.peek() {
+                Some(b'[') => {
+                    self.pos += 1;
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(self.error(&format!("nesting deeper than {MAX_DEPTH} levels")));
+                    }
+                    self.skip_whitespace();
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                        Value::Array(Vec::new())
+                    } else {
+                        stack.push(Frame::Array(Vec::new()));
+                        continue 'value;
+                    }
+                }
+                Some(b'{') => {
+                    self.pos += 1;
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(self.error(&format!("nesting deeper than {MAX_DEPTH} levels")));
+                    }
+                    self.skip_whitespace();
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        Value::Object(Object::new())
+                    } else {
+                        let key = self.parse_key()?;
+                        stack.push(Frame::Object(Object::new(), key));
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => Value::String(self.parse_string()?),
+                Some(b't') => self.parse_literal(b"true", Value::Bool(true))?,
+                Some(b'f') => self.parse_literal(b"false", Value::Bool(false))?,
+                Some(b'n') => self.parse_literal(b"null", Value::Null)?,
+                Some(b'-' | b'0'..=b'9') => Value::Number(self.parse_number()?),
+                _ => return Err(self.error("expected a JSON value")),
+            };
+            // Attach the finished value to its parent; close as many containers as end here.
+            loop {
+                let Some(frame) = stack.last_mut() else {
+                    return Ok(value);
+                };
+                self.skip_whitespace();
+                match frame {
+                    Frame::Array(items) => {
+                        items.push(value);
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                continue 'value;
+                            }
+                            Some(b']') => {
+                                self.pos += 1;
+                                let Some(Frame::Array(items)) = stack.pop() else {
+                                    unreachable!()
+                                };
+                                value = Value::Array(items);
+                            }
+                            _ => {
+                                return Err(self.error("expected ',' or ']' after an array element"))
+                            }
+                        }
+                    }
+                    Frame::Object(object, key) => {
+                        object.push(std::mem::take(key), value);
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_whitespace();
+                                *key = self.parse_key()?;
+                                continue 'value;
+                            }
+                            Some(b'}') => {
+                                self.pos += 1;
+                                let Some(Frame::Object(object, _)) = stack.pop() else {
+                                    unreachable!()
+                                };
+                                value = Value::Object(object);
+                            }
+                            _ => {
+                                return Err(self.error("expected ',' or '}' after an object member"))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A member name and its colon.
+    fn parse_key(&mut self) -> Result<String, ParseError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.error("expected a string key in double quotes"));
+        }
+        let key = self.parse_string()?;
+        self.skip_whitespace();
+        if self.peek() != Some(b':') {
+            return Err(self.error("expected ':' after an object key"));
+        }
+        self.pos += 1;
+        Ok(key)
+    }
+
+    fn parse_literal(&mut self, word: &[u8], value: Value) -> Result<Value, ParseError> {
+        let end = self.pos + word.len();
+        if self.input.get(self.pos..end) == Some(word) {
+            self.pos = end;
+            Ok(value)
+        } else {
+            let text = String::from_utf8_lossy(word);
+            Err(self.error(&format!("expected '{text}'")))
+        }
+    }
+
+    fn parse_string(&mut self) -> Result<String, ParseError> {
+        debug_assert_eq!(self.peek(), Some(b'"'));
+        self.pos += 1;
+        let start = self.pos;
+        // Fast path: no escapes, ASCII or valid UTF-8, no control bytes.
+        while let Some(&b) = self.input.get(self.pos) {
+            match b {
+                b'"' => {
+                    let bytes = &self.input[start..self.pos];
+                    self.pos += 1;
+                    return match std::str::from_utf8(bytes) {
+                        Ok(s) => Ok(s.to_string()),
+                        Err(e) => {
+                            Err(self.error_at(start + e.valid_up_to(), "invalid UTF-8 in string"))
+                        }
+                    };
+                }
+                b'\\' => break,
+                0..=0x1f => {
+                    return Err(self.error("control character in string: escape it as \\u00XX"))
+                }
+                _ => self.pos += 1,
+            }
+        }
+        // Slow path: copy into scratch, decoding escapes.
+        self.scratch.clear();
+        self.scratch.extend_from_slice(&self.input[start..self.pos]);
+        loop {
+            let Some(&b) = self.input.get(self.pos) else {
+                return Err(self.error("expected '\"' to close the string"));
+            };
+            match b {
+                b'"' => {
+                    self.pos += 1;
+                    let bytes = std::mem::take(&mut self.scratch);
+                    return match String::from_utf8(bytes) {
+                        Ok(s) => Ok(s),
+                        Err(e) => {
+                            let at = start + e.utf8_error().valid_up_to();
+                            Err(self.error_at(at, "invalid UTF-8 in string"))
+                        }
+                    };
+                }
+                b'\\' => {
+                    self.pos += 1;
+                    let Some(&esc) = self.input.get(self.pos) else {
+                        return Err(self.error("expected an escape character after '\\'"));
+                    };
+                    self.pos += 1;
+                    let c = match esc {
+                        b'"' => b'"',
+                        b'\\' => b'\\',
+                        b'/' => b'/',
+                        b'b' => 8,
+                        b'f' => 12,
+                        b'n' => b'\n',
+                        b'r' => b'\r',
+                        b't' => b'\t',
+                        b'u' => {
+                            let ch = self.parse_unicode_escape()?;
+                            let mut buf = [0u8; 4];
+                            self.scratch
+                                .extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                            continue;
+                        }
+                        _ => {
+                            self.pos -= 1;
+                            return Err(
+                                self.error("expected one of \" \\ / b f n r t u after '\\'")
+                            );
+                        }
+                    };
+                    self.scratch.push(c);
+                }
+                0..=0x1f => {
+                    return Err(self.error("control character in string: escape it as \\u00XX"))
+                }
+                _ => {
+                    self.scratch.push(b);
+                    self.pos += 1;
+                }
+            }
+        }
+    }
+
+    fn parse_hex4(&mut self) -> Result<u32, ParseError> {
+        let mut n = 0u32;
+        for _ in 0..4 {
+            let Some(&b) = self.input.get(self.pos) else {
+                return Err(self.error("expected 4 hex digits after '\\u'"));
+            };
+            let d = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                b'A'..=b'F' => b - b'A' + 10,
+                _ => return Err(self.error("expected 4 hex digits after '\\u'")),
+            };
+            n = n * 16 + d as u32;
+            self.pos += 1;
+        }
+        Ok(n)
+    }
+
+    /// After `\u`: one code point, pairing surrogates. A lone surrogate is an error
+    /// (it cannot be held in a Rust `String`).
+    fn parse_unicode_escape(&mut self) -> Result<char, ParseError> {
+        let escape_start = self.pos - 2;
+        let first = self.parse_hex4()?;
+        let code = if (0xD800..0xDC00).contains(&first) {
+            if self.input.get(self.pos..self.pos + 2) != Some(b"\\u") {
+                return Err(self.error_at(escape_start, "lone leading surrogate in \\u escape"));
+            }
+            self.pos += 2;
+            let second = self.parse_hex4()?;
+            if !(0xDC00..0xE000).contains(&second) {
+                return Err(self.error_at(
+                    escape_start,
+                    "leading surrogate not followed by a trailing one",
+                ));
+            }
+            0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+        } else if (0xDC00..0xE000).contains(&first) {
+            return Err(self.error_at(escape_start, "lone trailing surrogate in \\u escape"));
+        } else {
+            first
+        };
+        char::from_u32(code).ok_or_else(|| self.error_at(escape_start, "invalid code point"))
+    }
+
+    fn parse_number(&mut self) -> Result<Number, ParseError> {
+        let start = self.pos;
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.pos += 1;
+        }
+        // Integer part: 0, or a non-zero digit and more digits.
+        let mut int: u64 = 0;
+        let mut overflow = false;
+        match self.peek() {
+            Some(b'0') => {
+                self.pos += 1;
+                if matches!(self.peek(), Some(b'0'..=b'9')) {
+                    return Err(self.error("leading zeros are not allowed in numbers"));
+                }
+            }
+            Some(b'1'..=b'9') => {
+                while let Some(d @ b'0'..=b'9') = self.peek() {
+                    match int
+                        .checked_mul(10)
+                        .and_then(|n| n.checked_add((d - b'0') as u64))
+                    {
+                        Some(n) => int = n,
+                        None => overflow = true,
+                    }
+                    self.pos += 1;
+                }
+            }
+            _ => return Err(self.error("expected a digit")),
+        }
+        let mut is_float = false;
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(self.error("expected a digit after the decimal point"));
+            }
+            while matches!(self.peek(), Some(b'0'..=b'9')) {
+                self.pos += 1;
+            }
+            is_float = true;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(self.error("expected a digit in the exponent"));
+            }
+            while matches!(self.peek(), Some(b'0'..=b'9')) {
+                self.pos += 1;
+            }
+            is_float = true;
+        }
+        if !is_float && !overflow {
+            if !negative {
+                return Ok(Number::from_u64(int));
+            }
+            if int == 0 {
+                // "-0": keep the sign through its text.
+                return Ok(Number {
+                    kind: NumberKind::Float(-0.0),
+                    text: Some("-0".into()),
+                });
+            }
+            if int <= i64::MAX as u64 + 1 {
+                return Ok(Number::from_i64((int as i128).wrapping_neg() as i64));
+            }
+        }
+        // The matched bytes are ASCII digits, signs, '.', 'e': valid UTF-8 by construction.
+        let text = std::str::from_utf8(&self.input[start..self.pos]).unwrap_or("0");
+        let f: f64 = text.parse().unwrap_or(f64::NAN);
+        Ok(Number {
+            kind: NumberKind::Float(f),
+            text: Some(text.into()),
+        })
+    }
+}

@@ -1,0 +1,15 @@
+//! focus-core: the pure heart of focus.
+//!
+//! Everything here is logic without input or output: no network, no files, no
+//! processes. Reading order: [`json`] (the codec every other crate speaks),
+//! [`message`] (what a conversation is made of), [`cancel`] (how work is stopped),
+//! [`provider`] (how a model is called, as a stream of events), [`tool`] (what the
+//! model can call), [`event`] (what the agent reports), [`agent`] (the loop).
+
+pub mod agent;
+pub mod cancel;
+pub mod event;
+pub mod json;
+pub mod message;
+pub mod provider;
+pub mod tool;

@@ -1,0 +1,1 @@
+//! focus-harness (under construction).

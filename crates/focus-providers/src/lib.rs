@@ -1,0 +1,1 @@
+//! focus-providers (under construction).

@@ -1,0 +1,1 @@
+//! focus-tools (under construction).

@@ -1,0 +1,87 @@
+//! [`TransportError`]: everything that can go wrong between focus and a server.
+
+use std::fmt;
+use std::time::Duration;
+
+/// A failed HTTP exchange, each kind with a message a user can act on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TransportError {
+    /// The HTTP engine could not be started (curl missing or not executable).
+    CannotStart(String),
+    /// The host name did not resolve.
+    Dns(String),
+    /// No connection could be made (refused, unreachable).
+    Connect(String),
+    /// The TLS handshake or certificate check failed.
+    Tls(String),
+    /// A connect or total timeout ran out.
+    Timeout(String),
+    /// The server answered with a non-success status.
+    Status {
+        /// The HTTP status code.
+        status: u16,
+        /// The response body (an API's error JSON, usually).
+        body: String,
+        /// The `Retry-After` delay, when the server sent one.
+        retry_after: Option<Duration>,
+    },
+    /// The connection closed before the response was complete.
+    StreamCut(String),
+    /// The request was cancelled.
+    Cancelled,
+    /// Anything else, with the engine's own words.
+    Other(String),
+}
+
+impl TransportError {
+    /// Whether retrying the same request may succeed (timeouts, connection trouble,
+    /// 408/429/5xx/529). Cancellation and client errors are final.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            TransportError::Connect(_)
+            | TransportError::Timeout(_)
+            | TransportError::StreamCut(_) => true,
+            TransportError::Status { status, .. } => {
+                matches!(status, 408 | 429 | 500 | 502 | 503 | 504 | 529)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TransportError::CannotStart(m) => write!(f, "cannot start the HTTP client: {m}"),
+            TransportError::Dns(m) => write!(
+                f,
+                "could not resolve host (check the URL and your DNS or proxy settings): {m}"
+            ),
+            TransportError::Connect(m) => write!(
+                f,
+                "could not connect (is the server running and reachable?): {m}"
+            ),
+            TransportError::Tls(m) => write!(
+                f,
+                "TLS failed (check certificates, CA bundle or proxy): {m}"
+            ),
+            TransportError::Timeout(m) => write!(f, "timed out: {m}"),
+            TransportError::Status { status, body, .. } => {
+                let body = body.trim();
+                if body.is_empty() {
+                    write!(f, "HTTP {status}")
+                } else {
+                    write!(f, "HTTP {status}: {body}")
+                }
+            }
+            TransportError::StreamCut(m) => write!(
+                f,
+                "the connection closed before the response was complete: {m}"
+            ),
+            TransportError::Cancelled => f.write_str("request cancelled"),
+            TransportError::Other(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for TransportError {}

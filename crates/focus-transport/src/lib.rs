@@ -1,0 +1,81 @@
+//! focus-transport: how bytes reach focus.
+//!
+//! [`Transport`] is the one seam between focus and the network: an [`HttpRequest`]
+//! in, an [`HttpResponse`] with a streaming body out. The curl-backed
+//! implementation lives in focus-providers (it spawns a process); this crate holds
+//! the trait, the typed [`TransportError`], and what sits on raw bytes: the
+//! server-sent-events decoder in [`sse`].
+
+pub mod error;
+pub mod sse;
+
+pub use error::TransportError;
+
+use focus_core::cancel::CancelToken;
+use std::io::Read;
+use std::time::Duration;
+
+/// An HTTP request. Header values may hold secrets: implementations must never put
+/// them on a command line, in a log or in an error message.
+#[derive(Clone, Debug, Default)]
+pub struct HttpRequest {
+    /// `GET`, `POST`…
+    pub method: String,
+    /// The full URL.
+    pub url: String,
+    /// Header names and values, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body bytes (empty for none).
+    pub body: Vec<u8>,
+    /// Give up if no connection is made within this time.
+    pub connect_timeout: Option<Duration>,
+    /// Give up if the whole exchange takes longer than this.
+    pub total_timeout: Option<Duration>,
+}
+
+/// An HTTP response whose body arrives while it is read.
+pub struct HttpResponse {
+    /// The status code.
+    pub status: u16,
+    /// Header names (as sent) and values, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body; `read` returns bytes as they arrive and `Ok(0)` at the end. A body
+    /// cut short returns an error of kind `UnexpectedEof` carrying a
+    /// [`TransportError`] message.
+    pub body: Box<dyn Read + Send>,
+}
+
+impl HttpResponse {
+    /// The first header named `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl std::fmt::Debug for HttpResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpResponse")
+            .field("status", &self.status)
+            .field("headers", &self.headers)
+            .finish()
+    }
+}
+
+/// Sends HTTP requests.
+///
+/// `send` returns once the status and headers are in; the body streams through
+/// [`HttpResponse::body`]. A non-2xx status is *not* an error here: the caller reads
+/// the error body and decides (providers turn it into [`TransportError::Status`]).
+/// Cancelling `cancel` from another thread stops the request at once, including a
+/// body read in progress.
+pub trait Transport: Send + Sync {
+    /// Starts `request` and waits for the response head.
+    fn send(
+        &self,
+        request: &HttpRequest,
+        cancel: &CancelToken,
+    ) -> Result<HttpResponse, TransportError>;
+}
