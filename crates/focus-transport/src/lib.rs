@@ -79,3 +79,4 @@ pub trait Transport: Send + Sync {
         cancel: &CancelToken,
     ) -> Result<HttpResponse, TransportError>;
 }
+pub mod testkit;

@@ -1,0 +1,1 @@
+//! Permission modes, the read-only shell judge and user hooks (under construction).

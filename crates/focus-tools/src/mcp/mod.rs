@@ -1,0 +1,1 @@
+//! The Model Context Protocol client (under construction).
