@@ -1,1 +1,1 @@
-//! The agent loop (under construction).
+//! The agent loop (under construction, issue 5).

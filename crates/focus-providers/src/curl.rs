@@ -1,0 +1,1 @@
+//! `CurlTransport`: HTTPS through the `curl` program (under construction, issue 3).
