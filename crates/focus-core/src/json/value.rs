@@ -7,7 +7,12 @@ use std::fmt;
 /// Objects keep their keys in insertion order; numbers keep enough to round-trip
 /// (see [`Number`]). Dropping a deeply nested value does not recurse (see the
 /// `Drop` impl), so a 100,000-deep array is safe to drop.
-#[derive(Clone, PartialEq, Default)]
+///
+/// Every operation that walks the tree — `Drop`, `Clone`, `PartialEq`, `Debug`,
+/// `Display` and the serializer — uses an explicit work list on the heap instead of
+/// recursion, so even hand-built values far deeper than the parser's
+/// [`MAX_DEPTH`](super::MAX_DEPTH) cannot overflow the call stack.
+#[derive(Default)]
 pub enum Value {
     /// `null`.
     #[default]
@@ -26,11 +31,22 @@ pub enum Value {
 
 /// A JSON number.
 ///
-/// Integers that fit in `u64` or `i64` are kept exactly; everything else is an `f64`.
-/// When the number came from parsed text that the kind alone would not reproduce
-/// (`1.0`, `1e3`, `-0`, a 30-digit integer), the original text is kept too and the
-/// serializer writes it back unchanged, so a number is never silently altered on the
-/// way through focus.
+/// # Policy: a number is never silently changed
+///
+/// - **Integers** (no fraction, no exponent) that fit in `u64` or `i64` are kept
+///   exactly: `18446744073709551615` and `-9223372036854775808` read back bit for bit
+///   through [`Number::as_u64`] / [`Number::as_i64`].
+/// - **Everything else** — fractions, exponents, integers wider than 64 bits, and `-0` —
+///   is held as the nearest `f64` *and* its original text. The serializer writes that
+///   text back unchanged, so `1.0` stays `1.0` (not `1`), `1e400` stays `1e400` (not
+///   `null` or `inf`), `123456789012345678901234567890` keeps all thirty digits, and
+///   `-0` keeps its sign. [`Number::original_text`] exposes the text; [`Number::as_f64`]
+///   gives the (possibly rounded or infinite) float.
+/// - **Constructed floats** ([`Number::from_f64`]) print in the shortest form that reads
+///   back as the same `f64`, with `.0` added to integral values so they stay floats.
+///   NaN and ±infinity have no JSON spelling: they serialize as `null`.
+/// - **Equality** compares the held value and kind: `1` (integer) and `1.0` (float)
+///   differ; `1.0` and `1.00` are equal (same float, different text).
 #[derive(Clone)]
 pub struct Number {
     pub(crate) kind: NumberKind,
@@ -419,6 +435,126 @@ impl fmt::Debug for Value {
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_json_string())
+    }
+}
+
+/// Cloning walks a work list (see [`clone_tree`]) instead of recursing.
+impl Clone for Value {
+    fn clone(&self) -> Value {
+        match self {
+            Value::Null => Value::Null,
+            Value::Bool(b) => Value::Bool(*b),
+            Value::Number(n) => Value::Number(n.clone()),
+            Value::String(s) => Value::String(s.clone()),
+            Value::Array(_) | Value::Object(_) => clone_tree(self),
+        }
+    }
+}
+
+/// A container being copied: the source children not yet visited and the copies so far.
+enum CloneFrame<'a> {
+    Array(std::slice::Iter<'a, Value>, Vec<Value>),
+    Object(std::slice::Iter<'a, (String, Value)>, Vec<(String, Value)>),
+}
+
+impl<'a> CloneFrame<'a> {
+    /// `root` must be a container; scalars never get a frame.
+    fn open(root: &'a Value) -> CloneFrame<'a> {
+        match root {
+            Value::Object(o) => {
+                CloneFrame::Object(o.entries.iter(), Vec::with_capacity(o.entries.len()))
+            }
+            Value::Array(a) => CloneFrame::Array(a.iter(), Vec::with_capacity(a.len())),
+            _ => CloneFrame::Array([].iter(), Vec::new()),
+        }
+    }
+
+    fn close(self) -> Value {
+        match self {
+            CloneFrame::Array(_, items) => Value::Array(items),
+            CloneFrame::Object(_, entries) => Value::Object(Object { entries }),
+        }
+    }
+}
+
+fn is_scalar(v: &Value) -> bool {
+    !matches!(v, Value::Array(_) | Value::Object(_))
+}
+
+/// Deep copy of a container with an explicit stack: scalars are copied in place;
+/// a container child pushes a frame, and a finished frame is attached to its parent
+/// (for objects, into the slot its key already occupies).
+fn clone_tree(root: &Value) -> Value {
+    let mut stack = vec![CloneFrame::open(root)];
+    loop {
+        let Some(top) = stack.last_mut() else {
+            return Value::Null; // unreachable: the loop returns when the root frame closes
+        };
+        let child = match top {
+            CloneFrame::Array(src, out) => match src.next() {
+                Some(v) if is_scalar(v) => {
+                    out.push(v.clone());
+                    continue;
+                }
+                other => other,
+            },
+            CloneFrame::Object(src, out) => match src.next() {
+                Some((k, v)) => {
+                    if is_scalar(v) {
+                        out.push((k.clone(), v.clone()));
+                        continue;
+                    }
+                    out.push((k.clone(), Value::Null));
+                    Some(v)
+                }
+                None => None,
+            },
+        };
+        match child {
+            Some(container) => stack.push(CloneFrame::open(container)),
+            None => {
+                let Some(done) = stack.pop().map(CloneFrame::close) else {
+                    return Value::Null;
+                };
+                match stack.last_mut() {
+                    None => return done,
+                    Some(CloneFrame::Array(_, out)) => out.push(done),
+                    Some(CloneFrame::Object(_, out)) => {
+                        if let Some(slot) = out.last_mut() {
+                            slot.1 = done;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Structural equality (object entries compared in order), walked with a work list.
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        let mut work: Vec<(&Value, &Value)> = vec![(self, other)];
+        while let Some(pair) = work.pop() {
+            match pair {
+                (Value::Null, Value::Null) => {}
+                (Value::Bool(a), Value::Bool(b)) if a == b => {}
+                (Value::Number(a), Value::Number(b)) if a == b => {}
+                (Value::String(a), Value::String(b)) if a == b => {}
+                (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+                    work.extend(a.iter().zip(b.iter()));
+                }
+                (Value::Object(a), Value::Object(b)) if a.len() == b.len() => {
+                    for ((ka, va), (kb, vb)) in a.entries.iter().zip(b.entries.iter()) {
+                        if ka != kb {
+                            return false;
+                        }
+                        work.push((va, vb));
+                    }
+                }
+                _ => return false,
+            }
+        }
+        true
     }
 }
 
