@@ -1,6 +1,7 @@
-//! Support for tests across the workspace: where the conformance data is.
-//!
-//! The HTTP test server lives in [`crate::testkit`] too once written (issue 3).
+//! Support for tests across the workspace: where the conformance data is
+//! ([`conformance_dir`]) and a scripted HTTP/1.1 server ([`server::TestServer`]).
+
+pub mod server;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,313 @@
+//! A std-only HTTP/1.1 test server on 127.0.0.1 that answers from a script.
+//!
+//! Tests of anything that speaks HTTP (the curl transport, the providers, the CLI
+//! end to end) start a [`TestServer`], point the client at [`TestServer::url`], and
+//! afterwards inspect [`TestServer::requests`]: every request is recorded with its
+//! method, path, headers and exact body bytes.
+//!
+//! Each request is answered by a [`ScriptedResponse`], chosen one of three ways:
+//!
+//! * [`TestServer::queue`]: a list used in order, one response per request (a
+//!   request arriving after the list is exhausted gets a 500 saying so);
+//! * [`TestServer::repeating`]: the same response for every request;
+//! * [`TestServer::responder`]: a closure `Fn(&RecordedRequest) -> ScriptedResponse`,
+//!   for a mock server that looks at the request (several turns of a mock LLM).
+//!
+//! ```no_run
+//! use focus_transport::testkit::server::{ScriptedResponse, TestServer};
+//! use std::time::Duration;
+//!
+//! let server = TestServer::queue(vec![
+//!     ScriptedResponse::too_many_requests(2),
+//!     ScriptedResponse::sse(&["data: {\"a\":1}\n\n", "data: [DONE]\n\n"])
+//!         .delay_between_chunks(Duration::from_millis(20)),
+//! ]);
+//! let url = server.url_for("/v1/messages");
+//! // ... run the client against `url` ...
+//! let requests = server.requests();
+//! # let _ = (url, requests);
+//! ```
+//!
+//! Bounded by design: each connection runs on its own thread with read and write
+//! timeouts, every scripted delay is cut short when the server stops, and dropping
+//! the server stops it, waking the accept loop and waiting (a bounded time) for
+//! every thread to end. The server adds `Connection: close` to every response and
+//! closes the connection after it.
+
+mod recorded;
+mod scripted;
+
+pub use recorded::RecordedRequest;
+pub use scripted::{Chunk, Framing, ScriptedResponse};
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How often a blocked read wakes up to check the stop flag.
+const READ_POLL: Duration = Duration::from_millis(50);
+/// How long a write may block (a client that stopped reading) before giving up.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long dropping the server waits for its threads before leaving them be.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
+
+/// A closure that answers each request.
+pub type Responder = dyn Fn(&RecordedRequest) -> ScriptedResponse + Send + Sync;
+
+/// Where responses come from.
+enum Script {
+    Queue(VecDeque<ScriptedResponse>),
+    Repeat(ScriptedResponse),
+    Responder(Arc<Responder>),
+}
+
+/// State shared between the server handle and its threads.
+struct Shared {
+    stop: AtomicBool,
+    script: Mutex<Script>,
+    requests: Mutex<Vec<RecordedRequest>>,
+    /// Signalled whenever a request is recorded.
+    request_arrived: Condvar,
+    /// Problems reading requests (malformed, timed out), for diagnosing tests.
+    errors: Mutex<Vec<String>>,
+    connections: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// A running test server. Dropping it stops it.
+pub struct TestServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    accept_thread: Option<JoinHandle<()>>,
+}
+
+impl TestServer {
+    /// Answers requests with `responses` in order, one each.
+    pub fn queue(responses: Vec<ScriptedResponse>) -> TestServer {
+        TestServer::start(Script::Queue(responses.into()))
+    }
+
+    /// Answers every request with `response`.
+    pub fn repeating(response: ScriptedResponse) -> TestServer {
+        TestServer::start(Script::Repeat(response))
+    }
+
+    /// Answers every request with what `responder` returns for it. The closure runs
+    /// on the connection's thread, after the whole request (body included) is read.
+    pub fn responder(
+        responder: impl Fn(&RecordedRequest) -> ScriptedResponse + Send + Sync + 'static,
+    ) -> TestServer {
+        TestServer::start(Script::Responder(Arc::new(responder)))
+    }
+
+    fn start(script: Script) -> TestServer {
+        let listener =
+            TcpListener::bind("127.0.0.1:0").expect("test server: cannot bind 127.0.0.1:0");
+        let addr = listener
+            .local_addr()
+            .expect("test server: no local address");
+        let shared = Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            script: Mutex::new(script),
+            requests: Mutex::new(Vec::new()),
+            request_arrived: Condvar::new(),
+            errors: Mutex::new(Vec::new()),
+            connections: Mutex::new(Vec::new()),
+        });
+        let accept_shared = shared.clone();
+        let accept_thread = std::thread::Builder::new()
+            .name(format!("test-server-{}", addr.port()))
+            .spawn(move || accept_loop(listener, accept_shared))
+            .expect("test server: cannot spawn the accept thread");
+        TestServer {
+            addr,
+            shared,
+            accept_thread: Some(accept_thread),
+        }
+    }
+
+    /// The address the server listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// The base URL, e.g. `http://127.0.0.1:40123` (no trailing slash).
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The URL of `path` on this server; `path` should start with `/`.
+    pub fn url_for(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    /// Appends a response to the queue (turns a repeating or closure script into a
+    /// queue that starts with this response).
+    pub fn push_response(&self, response: ScriptedResponse) {
+        let mut script = lock(&self.shared.script);
+        match &mut *script {
+            Script::Queue(queue) => queue.push_back(response),
+            other => *other = Script::Queue(VecDeque::from([response])),
+        }
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.requests).clone()
+    }
+
+    /// How many requests have been received.
+    pub fn request_count(&self) -> usize {
+        lock(&self.shared.requests).len()
+    }
+
+    /// Waits until at least `n` requests have arrived or `timeout` passes; returns
+    /// the requests received by then (check the length).
+    pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> Vec<RecordedRequest> {
+        let deadline = Instant::now() + timeout;
+        let mut requests = lock(&self.shared.requests);
+        while requests.len() < n {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            requests = self
+                .shared
+                .request_arrived
+                .wait_timeout(requests, deadline - now)
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .0;
+        }
+        requests.clone()
+    }
+
+    /// Problems the server met reading requests (malformed or timed-out requests).
+    /// Empty in a healthy test; assert on it to catch a client sending bad HTTP.
+    pub fn errors(&self) -> Vec<String> {
+        lock(&self.shared.errors).clone()
+    }
+}
+
+impl std::fmt::Debug for TestServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestServer")
+            .field("addr", &self.addr)
+            .field("requests", &self.request_count())
+            .finish()
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop, which is blocked in `accept`.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        let deadline = Instant::now() + SHUTDOWN_WAIT;
+        if let Some(thread) = self.accept_thread.take() {
+            join_until(thread, deadline);
+        }
+        let connections = std::mem::take(&mut *lock(&self.shared.connections));
+        for thread in connections {
+            join_until(thread, deadline);
+        }
+    }
+}
+
+/// Joins `thread` if it ends before `deadline`; otherwise leaves it detached (it
+/// is bounded by its own timeouts and will end by itself).
+fn join_until(thread: JoinHandle<()>, deadline: Instant) {
+    while !thread.is_finished() {
+        if Instant::now() >= deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let _ = thread.join();
+}
+
+fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    for stream in listener.incoming() {
+        if shared.stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(stream) = stream else { continue };
+        let connection_shared = shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name("test-server-conn".into())
+            .spawn(move || serve_connection(stream, &connection_shared));
+        if let Ok(handle) = spawned {
+            let mut connections = lock(&shared.connections);
+            // Forget threads already done, so a long test does not accumulate handles.
+            connections.retain(|h| !h.is_finished());
+            connections.push(handle);
+        }
+    }
+}
+
+fn serve_connection(mut stream: TcpStream, shared: &Shared) {
+    let _ = stream.set_nodelay(true);
+    let _ = stream.set_read_timeout(Some(READ_POLL));
+    let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
+    let request = recorded::read_request(&mut stream, &shared.stop, |s| {
+        s.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
+    });
+    let request = match request {
+        Ok(Some(request)) => request,
+        Ok(None) => return,
+        Err(e) => {
+            if !shared.stop.load(Ordering::SeqCst) {
+                lock(&shared.errors).push(format!("reading a request: {e}"));
+                let message = format!("focus test server: bad request: {e}");
+                let _ = ScriptedResponse::new(400)
+                    .body(message)
+                    .write_to(&mut stream, &shared.stop);
+            }
+            return;
+        }
+    };
+    let response = next_response(shared, &request);
+    {
+        let mut requests = lock(&shared.requests);
+        requests.push(request);
+        shared.request_arrived.notify_all();
+    }
+    let _ = response.write_to(&mut stream, &shared.stop);
+    let _ = stream.shutdown(Shutdown::Both);
+}
+
+/// The scripted answer to `request` (the number `index` of the connection).
+fn next_response(shared: &Shared, request: &RecordedRequest) -> ScriptedResponse {
+    let responder = {
+        let mut script = lock(&shared.script);
+        match &mut *script {
+            Script::Queue(queue) => {
+                return queue.pop_front().unwrap_or_else(|| {
+                    ScriptedResponse::server_error(&format!(
+                        "{{\"error\":\"focus test server: no scripted response left for {} {}\"}}",
+                        request.method, request.path
+                    ))
+                })
+            }
+            Script::Repeat(response) => return response.clone(),
+            Script::Responder(responder) => responder.clone(),
+        }
+    };
+    // Called without holding the lock, so a slow closure does not serialise requests.
+    responder(request)
+}
+
+/// Locks a mutex, recovering from a panicked holder (a failed assertion in a
+/// responder closure must not wedge the whole server).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
