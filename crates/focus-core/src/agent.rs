@@ -1,1 +1,0 @@
-//! The agent loop (under construction, issue 5).
