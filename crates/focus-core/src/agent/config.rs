@@ -1,0 +1,79 @@
+//! [`AgentConfig`]: everything a run needs besides the history — the model, the
+//! system prompt, the tools, the gate, the limits, and the two context hooks.
+
+use std::sync::Arc;
+
+use crate::cancel::CancelToken;
+use crate::message::Message;
+use crate::provider::{Provider, RequestOptions};
+use crate::tool::{Tool, ToolGate};
+
+/// Turns the stored history into the view sent to one model call (compaction,
+/// pruning). Its output is used for that call only; the stored history is unchanged.
+pub type TransformContext = dyn Fn(Vec<Message>, &CancelToken) -> Vec<Message> + Send + Sync;
+
+/// The single boundary where custom message kinds are translated or dropped before
+/// the history reaches a provider.
+pub type ConvertToLlm = dyn Fn(&[Message]) -> Vec<Message> + Send + Sync;
+
+/// The default round-trip limit of [`AgentConfig::new`]: generous, it only catches a
+/// model stuck in a loop.
+pub const DEFAULT_MAX_TURNS: usize = 200;
+
+/// The default circuit breaker of [`AgentConfig::new`]: stop after this many
+/// consecutive turns in which every tool call failed.
+pub const DEFAULT_MAX_FAILED_TURNS: usize = 8;
+
+/// How a run behaves. Cheap to clone (everything heavy is behind an `Arc`).
+#[derive(Clone)]
+pub struct AgentConfig {
+    /// The model to call.
+    pub provider: Arc<dyn Provider>,
+    /// The system prompt sent with every call.
+    pub system_prompt: String,
+    /// The tools the model may call.
+    pub tools: Vec<Arc<dyn Tool>>,
+    /// Per-call knobs (thinking level, token cap…).
+    pub options: RequestOptions,
+    /// Checks every tool call before and after it runs; `None` allows everything.
+    pub gate: Option<Arc<dyn ToolGate>>,
+    /// Model round-trips per prompt (a follow-up starts a new count; steering does
+    /// not); 0 = unlimited.
+    pub max_turns: usize,
+    /// Circuit breaker: consecutive turns whose tool calls all failed; 0 = off.
+    pub max_failed_turns: usize,
+    /// Runs before each model call (compaction/pruning); see [`TransformContext`].
+    pub transform_context: Option<Arc<TransformContext>>,
+    /// Converts the history for the model; default: drop `Message::Custom`.
+    pub convert_to_llm: Option<Arc<ConvertToLlm>>,
+}
+
+impl AgentConfig {
+    /// A config with no system prompt, no tools, no gate, default options,
+    /// [`DEFAULT_MAX_TURNS`] and [`DEFAULT_MAX_FAILED_TURNS`].
+    pub fn new(provider: Arc<dyn Provider>) -> AgentConfig {
+        AgentConfig {
+            provider,
+            system_prompt: String::new(),
+            tools: Vec::new(),
+            options: RequestOptions::default(),
+            gate: None,
+            max_turns: DEFAULT_MAX_TURNS,
+            max_failed_turns: DEFAULT_MAX_FAILED_TURNS,
+            transform_context: None,
+            convert_to_llm: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for AgentConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tools: Vec<&str> = self.tools.iter().map(|t| t.name()).collect();
+        f.debug_struct("AgentConfig")
+            .field("model", &self.provider.model().id)
+            .field("tools", &tools)
+            .field("max_turns", &self.max_turns)
+            .field("max_failed_turns", &self.max_failed_turns)
+            .finish_non_exhaustive()
+    }
+}

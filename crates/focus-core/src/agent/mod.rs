@@ -1,0 +1,88 @@
+//! The agent loop: drives model calls and tool calls and reports everything as
+//! [`AgentEvent`]s over a channel. Pure logic: providers and tools come in through
+//! traits; no network, no files.
+//!
+//! Reading order: [`config`] (what a run needs), [`handle`] (how other threads steer
+//! and abort it), [`run`] (the loop itself — the part that decides what happens next),
+//! [`execute`] (one batch of tool calls), [`schema`] (argument validation),
+//! [`invariants`] (the two rules every run keeps, as reusable checkers), [`testing`]
+//! (a scripted in-memory provider and test tools). docs/loop.md walks one prompt
+//! through all of it.
+//!
+//! ```ignore
+//! use std::sync::Arc;
+//! use focus_core::agent::{spawn_agent, AgentConfig, testing::{Reply, ScriptedProvider}};
+//! use focus_core::message::{Message, UserMessage};
+//! let provider = Arc::new(ScriptedProvider::new(vec![Reply::text("hello")]));
+//! let run = spawn_agent(AgentConfig::new(provider), Vec::new(),
+//!                       vec![Message::User(UserMessage::text("hi", 0))]);
+//! let events: Vec<_> = run.events.iter().collect(); // ends after AgentEnd
+//! let history = run.join();
+//! assert_eq!(history.len(), 2);
+//! assert!(focus_core::agent::check_event_grammar(&events).is_ok());
+//! ```ignore
+//!
+//! [`AgentEvent`]: crate::event::AgentEvent
+
+pub mod config;
+pub mod execute;
+pub mod handle;
+pub mod invariants;
+pub mod run;
+pub mod schema;
+pub mod testing;
+
+use std::sync::mpsc::{self, Receiver};
+use std::thread::JoinHandle;
+
+pub use config::{AgentConfig, ConvertToLlm, TransformContext};
+pub use handle::AgentHandle;
+pub use invariants::{check_event_grammar, check_history};
+pub use run::run_agent;
+
+use crate::event::AgentEvent;
+use crate::message::Message;
+
+/// A run in progress on its own thread: read `events` until `AgentEnd` (the channel
+/// then closes), use `handle` to steer or abort, and `join` for the history.
+pub struct AgentRun {
+    /// Every event of the run, in order; closes after `AgentEnd`.
+    pub events: Receiver<AgentEvent>,
+    /// Steer, queue follow-ups, abort.
+    pub handle: AgentHandle,
+    thread: JoinHandle<Vec<Message>>,
+}
+
+impl AgentRun {
+    /// Waits for the run to end and returns the full history (the given history plus
+    /// everything the run added). Never panics: a panic inside the loop is reported as
+    /// an `AgentEnd` with an error reason and the history so far (repaired so every
+    /// tool call has a result) is returned.
+    pub fn join(self) -> Vec<Message> {
+        // `run_agent` catches panics itself, so `Err` here would need a panic in the
+        // few lines that report one; an empty history is the only honest answer then.
+        self.thread.join().unwrap_or_default()
+    }
+}
+
+/// Starts a run on its own thread.
+///
+/// With `prompts`, they are appended and the model is called. With empty `prompts`
+/// this is *continue*: the history must end with a user or tool-result message (to
+/// retry after an error, or go on after compaction); if it ends with an assistant
+/// message (or is empty) the run ends at once with `EndReason::Error` explaining why.
+pub fn spawn_agent(config: AgentConfig, history: Vec<Message>, prompts: Vec<Message>) -> AgentRun {
+    let (sender, events) = mpsc::channel();
+    let handle = AgentHandle::new();
+    handle.set_running(true);
+    let loop_handle = handle.clone();
+    let thread = std::thread::Builder::new()
+        .name("focus-agent".into())
+        .spawn(move || run_agent(&config, history, prompts, &loop_handle, &sender))
+        .expect("the OS refused to start the agent thread");
+    AgentRun {
+        events,
+        handle,
+        thread,
+    }
+}
