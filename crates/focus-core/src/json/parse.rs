@@ -44,15 +44,11 @@ impl std::error::Error for ParseError {}
 /// Parses one complete JSON text. Surrounding whitespace is allowed; anything else
 /// after the value is an error.
 pub fn parse(input: &[u8]) -> Result<Value, ParseError> {
-    let mut parser = Parser {
-        input,
-        pos: 0,
-        scratch: Vec::new(),
-    };
+    let mut parser = Parser { input, pos: 0 };
     let value = parser.parse_value()?;
     parser.skip_whitespace();
     if parser.pos < input.len() {
-        return Err(parser.error("expected end of input after the JSON value"));
+        return Err(parser.expected("end of input after the JSON value"));
     }
     Ok(value)
 }
@@ -70,7 +66,44 @@ enum Frame {
 struct Parser<'a> {
     input: &'a [u8],
     pos: usize,
-    scratch: Vec<u8>,
+}
+
+/// The index of the first byte at or after `from` that ends a run of plain string
+/// content: a quote, a backslash or a control byte (below 0x20); `bytes.len()` if none.
+///
+/// Eight bytes are tested at a time with the classic "has a zero byte" bit trick:
+/// for a word `x`, `(x - 0x01..01) & !x & 0x80..80` has its lowest set bit in the first
+/// byte of `x` that is zero (higher bits may be false alarms, but only above a true
+/// match, so `trailing_zeros` finds the right byte). XOR with a repeated byte turns
+/// "equals that byte" into "is zero"; subtracting 0x20 instead of 0x01 finds bytes
+/// below 0x20 (bytes >= 0x80 are excluded by `!x`).
+pub(super) fn find_special(bytes: &[u8], from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let x = u64::from_le_bytes(word);
+        let quote = x ^ (ONES * b'"' as u64);
+        let backslash = x ^ (ONES * b'\\' as u64);
+        let found = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (x.wrapping_sub(ONES * 0x20) & !x);
+        let found = found & HIGHS;
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            return i;
+        }
+        i += 1;
+    }
+    bytes.len()
 }
 
 impl<'a> Parser<'a> {
@@ -98,6 +131,19 @@ impl<'a> Parser<'a> {
         } else {
             self.error_at(self.pos, message)
         }
+    }
+
+    /// `expected <what>, found <the byte at pos>` (or `found end of input`).
+    #[cold]
+    fn expected(&self, what: &str) -> ParseError {
+        let found = match self.input.get(self.pos) {
+            None => "end of input".to_string(),
+            Some(&b) if b.is_ascii_graphic() => format!("'{}'", b as char),
+            Some(b' ') => "a space".to_string(),
+            Some(b'\n') => "a newline".to_string(),
+            Some(&b) => format!("byte 0x{b:02x}"),
+        };
+        self.error_at(self.pos, &format!("expected {what}, found {found}"))
     }
 
     #[inline]
@@ -158,7 +204,7 @@ impl<'a> Parser<'a> {
                 Some(b'f') => self.parse_literal(b"false", Value::Bool(false))?,
                 Some(b'n') => self.parse_literal(b"null", Value::Null)?,
                 Some(b'-' | b'0'..=b'9') => Value::Number(self.parse_number()?),
-                _ => return Err(self.error("expected a JSON value")),
+                _ => return Err(self.expected("a JSON value")),
             };
             // Attach the finished value to its parent; close as many containers as end here.
             loop {
@@ -181,9 +227,7 @@ impl<'a> Parser<'a> {
                                 };
                                 value = Value::Array(items);
                             }
-                            _ => {
-                                return Err(self.error("expected ',' or ']' after an array element"))
-                            }
+                            _ => return Err(self.expected("',' or ']' after an array element")),
                         }
                     }
                     Frame::Object(object, key) => {
@@ -202,9 +246,7 @@ impl<'a> Parser<'a> {
                                 };
                                 value = Value::Object(object);
                             }
-                            _ => {
-                                return Err(self.error("expected ',' or '}' after an object member"))
-                            }
+                            _ => return Err(self.expected("',' or '}' after an object member")),
                         }
                     }
                 }
@@ -215,12 +257,12 @@ impl<'a> Parser<'a> {
     /// A member name and its colon.
     fn parse_key(&mut self) -> Result<String, ParseError> {
         if self.peek() != Some(b'"') {
-            return Err(self.error("expected a string key in double quotes"));
+            return Err(self.expected("a string key in double quotes"));
         }
         let key = self.parse_string()?;
         self.skip_whitespace();
         if self.peek() != Some(b':') {
-            return Err(self.error("expected ':' after an object key"));
+            return Err(self.expected("':' after an object key"));
         }
         self.pos += 1;
         Ok(key)
@@ -233,106 +275,89 @@ impl<'a> Parser<'a> {
             Ok(value)
         } else {
             let text = String::from_utf8_lossy(word);
-            Err(self.error(&format!("expected '{text}'")))
+            Err(self.error(&format!("invalid literal: expected '{text}'")))
         }
     }
 
+    /// After the opening quote has been seen: the decoded string. Unescaped runs are
+    /// found a word at a time ([`find_special`]) and validated as UTF-8 in one call;
+    /// only strings with escapes are copied piecewise.
     fn parse_string(&mut self) -> Result<String, ParseError> {
-        debug_assert_eq!(self.peek(), Some(b'"'));
-        self.pos += 1;
+        self.pos += 1; // the opening quote
         let start = self.pos;
-        // Fast path: no escapes, ASCII or valid UTF-8, no control bytes.
-        while let Some(&b) = self.input.get(self.pos) {
-            match b {
-                b'"' => {
-                    let bytes = &self.input[start..self.pos];
-                    self.pos += 1;
-                    return match std::str::from_utf8(bytes) {
-                        Ok(s) => Ok(s.to_string()),
-                        Err(e) => {
-                            Err(self.error_at(start + e.valid_up_to(), "invalid UTF-8 in string"))
-                        }
-                    };
-                }
-                b'\\' => break,
-                0..=0x1f => {
-                    return Err(self.error("control character in string: escape it as \\u00XX"))
-                }
-                _ => self.pos += 1,
-            }
+        let end = find_special(self.input, start);
+        if self.input.get(end) == Some(&b'"') {
+            let run = self.utf8_run(start, end)?;
+            self.pos = end + 1;
+            return Ok(run.to_string());
         }
-        // Slow path: copy into scratch, decoding escapes.
-        self.scratch.clear();
-        self.scratch.extend_from_slice(&self.input[start..self.pos]);
+        let mut out = String::new();
+        let mut run_start = start;
+        let mut run_end = end;
         loop {
-            let Some(&b) = self.input.get(self.pos) else {
-                return Err(self.error("expected '\"' to close the string"));
-            };
-            match b {
-                b'"' => {
+            out.push_str(self.utf8_run(run_start, run_end)?);
+            self.pos = run_end;
+            match self.input.get(run_end) {
+                Some(b'"') => {
                     self.pos += 1;
-                    let bytes = std::mem::take(&mut self.scratch);
-                    return match String::from_utf8(bytes) {
-                        Ok(s) => Ok(s),
-                        Err(e) => {
-                            let at = start + e.utf8_error().valid_up_to();
-                            Err(self.error_at(at, "invalid UTF-8 in string"))
-                        }
-                    };
+                    return Ok(out);
                 }
-                b'\\' => {
+                Some(b'\\') => {
                     self.pos += 1;
-                    let Some(&esc) = self.input.get(self.pos) else {
-                        return Err(self.error("expected an escape character after '\\'"));
-                    };
-                    self.pos += 1;
-                    let c = match esc {
-                        b'"' => b'"',
-                        b'\\' => b'\\',
-                        b'/' => b'/',
-                        b'b' => 8,
-                        b'f' => 12,
-                        b'n' => b'\n',
-                        b'r' => b'\r',
-                        b't' => b'\t',
-                        b'u' => {
-                            let ch = self.parse_unicode_escape()?;
-                            let mut buf = [0u8; 4];
-                            self.scratch
-                                .extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                            continue;
-                        }
-                        _ => {
-                            self.pos -= 1;
-                            return Err(
-                                self.error("expected one of \" \\ / b f n r t u after '\\'")
-                            );
-                        }
-                    };
-                    self.scratch.push(c);
+                    out.push(self.parse_escape()?);
                 }
-                0..=0x1f => {
+                Some(_) => {
                     return Err(self.error("control character in string: escape it as \\u00XX"))
                 }
-                _ => {
-                    self.scratch.push(b);
-                    self.pos += 1;
-                }
+                None => return Err(self.expected("'\"' to close the string")),
             }
+            run_start = self.pos;
+            run_end = find_special(self.input, run_start);
         }
+    }
+
+    /// `input[start..end]` as `&str`, or an error at the first invalid UTF-8 byte.
+    fn utf8_run(&self, start: usize, end: usize) -> Result<&'a str, ParseError> {
+        let bytes = self.input.get(start..end).unwrap_or_default();
+        std::str::from_utf8(bytes)
+            .map_err(|e| self.error_at(start + e.valid_up_to(), "invalid UTF-8 in string"))
+    }
+
+    /// After a backslash: the character the escape stands for.
+    fn parse_escape(&mut self) -> Result<char, ParseError> {
+        let Some(&esc) = self.input.get(self.pos) else {
+            return Err(self.expected("an escape character after '\\'"));
+        };
+        let c = match esc {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                self.pos += 1;
+                return self.parse_unicode_escape();
+            }
+            _ => return Err(self.expected("one of \" \\ / b f n r t u after '\\'")),
+        };
+        self.pos += 1;
+        Ok(c)
     }
 
     fn parse_hex4(&mut self) -> Result<u32, ParseError> {
         let mut n = 0u32;
         for _ in 0..4 {
             let Some(&b) = self.input.get(self.pos) else {
-                return Err(self.error("expected 4 hex digits after '\\u'"));
+                return Err(self.expected("4 hex digits after '\\u'"));
             };
             let d = match b {
                 b'0'..=b'9' => b - b'0',
                 b'a'..=b'f' => b - b'a' + 10,
                 b'A'..=b'F' => b - b'A' + 10,
-                _ => return Err(self.error("expected 4 hex digits after '\\u'")),
+                _ => return Err(self.expected("4 hex digits after '\\u'")),
             };
             n = n * 16 + d as u32;
             self.pos += 1;
@@ -394,13 +419,13 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                 }
             }
-            _ => return Err(self.error("expected a digit")),
+            _ => return Err(self.expected("a digit")),
         }
         let mut is_float = false;
         if self.peek() == Some(b'.') {
             self.pos += 1;
             if !matches!(self.peek(), Some(b'0'..=b'9')) {
-                return Err(self.error("expected a digit after the decimal point"));
+                return Err(self.expected("a digit after the decimal point"));
             }
             while matches!(self.peek(), Some(b'0'..=b'9')) {
                 self.pos += 1;
@@ -413,7 +438,7 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
             }
             if !matches!(self.peek(), Some(b'0'..=b'9')) {
-                return Err(self.error("expected a digit in the exponent"));
+                return Err(self.expected("a digit in the exponent"));
             }
             while matches!(self.peek(), Some(b'0'..=b'9')) {
                 self.pos += 1;

@@ -1,9 +1,14 @@
 //! The serializer: compact and pretty JSON text from a [`Value`].
 //!
-//! Control characters are escaped, non-ASCII is written as UTF-8, and non-finite
-//! floats (NaN, ±infinity), which JSON cannot spell, are written as `null`.
-//! Like the parser it walks an explicit stack, so depth never touches the call stack.
+//! Control characters, quotes and backslashes are escaped; everything else, including
+//! non-ASCII, is written as UTF-8. Numbers follow the policy on [`Number`]: original
+//! text when present, exact integers, shortest round-trip floats, and `null` for the
+//! non-finite floats (NaN, ±infinity) that JSON cannot spell.
+//!
+//! Like the parser it walks an explicit stack of open containers, so depth never
+//! touches the call stack.
 
+use super::parse::find_special;
 use super::value::{Number, NumberKind, Value};
 
 /// Compact JSON text.
@@ -20,69 +25,88 @@ pub fn to_pretty_string(value: &Value) -> String {
     out
 }
 
-enum Step<'a> {
-    Value(&'a Value, usize),
-    Key(&'a str),
-    Separator(usize),
-    Close(char, usize),
+/// An open container: the children still to write, and whether one was written yet.
+enum Frame<'a> {
+    Array(std::slice::Iter<'a, Value>, bool),
+    Object(std::slice::Iter<'a, (String, Value)>, bool),
 }
 
 /// Writes `value` into `out`; `indent` selects pretty output (the indent unit).
 pub fn write_value(value: &Value, out: &mut String, indent: Option<&str>) {
     let colon = if indent.is_some() { ": " } else { ":" };
-    let mut work: Vec<Step<'_>> = vec![Step::Value(value, 0)];
-    while let Some(step) = work.pop() {
-        match step {
-            Step::Key(k) => {
-                write_string(k, out);
-                out.push_str(colon);
+    let mut stack: Vec<Frame<'_>> = Vec::new();
+    let mut next = value;
+    loop {
+        // Write `next`: a scalar or empty container completely, else its opening
+        // bracket, leaving its children to the loop below.
+        match next {
+            Value::Null => out.push_str("null"),
+            Value::Bool(true) => out.push_str("true"),
+            Value::Bool(false) => out.push_str("false"),
+            Value::Number(n) => write_number(n, out),
+            Value::String(s) => write_string(s, out),
+            Value::Array(items) if items.is_empty() => out.push_str("[]"),
+            Value::Object(o) if o.is_empty() => out.push_str("{}"),
+            Value::Array(items) => {
+                out.push('[');
+                stack.push(Frame::Array(items.iter(), false));
             }
-            Step::Separator(depth) => {
-                out.push(',');
-                newline(out, indent, depth);
+            Value::Object(o) => {
+                out.push('{');
+                stack.push(Frame::Object(o.entries().iter(), false));
             }
-            Step::Close(bracket, depth) => {
-                newline(out, indent, depth);
-                out.push(bracket);
-            }
-            Step::Value(v, depth) => match v {
-                Value::Null => out.push_str("null"),
-                Value::Bool(true) => out.push_str("true"),
-                Value::Bool(false) => out.push_str("false"),
-                Value::Number(n) => write_number(n, out),
-                Value::String(s) => write_string(s, out),
-                Value::Array(items) if items.is_empty() => out.push_str("[]"),
-                Value::Object(o) if o.is_empty() => out.push_str("{}"),
-                Value::Array(items) => {
-                    out.push('[');
-                    newline(out, indent, depth + 1);
-                    work.push(Step::Close(']', depth));
-                    for (i, item) in items.iter().enumerate().rev() {
-                        work.push(Step::Value(item, depth + 1));
-                        if i > 0 {
-                            work.push(Step::Separator(depth + 1));
-                        }
+        }
+        // Find the next value to write, closing every container that is finished.
+        loop {
+            let depth = stack.len();
+            let Some(frame) = stack.last_mut() else {
+                return;
+            };
+            let (child, started) = match frame {
+                Frame::Array(items, started) => (items.next(), started),
+                Frame::Object(entries, started) => match entries.next() {
+                    Some((key, child)) => {
+                        separator(out, indent, depth, *started);
+                        *started = true;
+                        write_string(key, out);
+                        out.push_str(colon);
+                        next = child;
+                        break;
                     }
+                    None => (None, started),
+                },
+            };
+            match child {
+                Some(child) => {
+                    separator(out, indent, depth, *started);
+                    *started = true;
+                    next = child;
+                    break;
                 }
-                Value::Object(o) => {
-                    out.push('{');
-                    newline(out, indent, depth + 1);
-                    work.push(Step::Close('}', depth));
-                    let n = o.len();
-                    let entries: Vec<(&str, &Value)> = o.iter().collect();
-                    for (i, (k, item)) in entries.into_iter().enumerate().rev() {
-                        work.push(Step::Value(item, depth + 1));
-                        work.push(Step::Key(k));
-                        if i > 0 && i < n {
-                            work.push(Step::Separator(depth + 1));
-                        }
-                    }
+                None => {
+                    let close = match stack.pop() {
+                        Some(Frame::Array(..)) => ']',
+                        _ => '}',
+                    };
+                    newline(out, indent, depth - 1);
+                    out.push(close);
                 }
-            },
+            }
         }
     }
 }
 
+/// Before a member or element: a comma unless it is the first, then (pretty) a new
+/// line indented to `depth`.
+#[inline]
+fn separator(out: &mut String, indent: Option<&str>, depth: usize, started: bool) {
+    if started {
+        out.push(',');
+    }
+    newline(out, indent, depth);
+}
+
+#[inline]
 fn newline(out: &mut String, indent: Option<&str>, depth: usize) {
     if let Some(unit) = indent {
         out.push('\n');
@@ -95,58 +119,78 @@ fn newline(out: &mut String, indent: Option<&str>, depth: usize) {
 /// Writes a number: its original text when it has one, else the shortest text that
 /// reads back as the same value. Non-finite floats become `null`.
 pub fn write_number(n: &Number, out: &mut String) {
-    use std::fmt::Write;
     if let Some(text) = &n.text {
         out.push_str(text);
         return;
     }
     match n.kind {
-        NumberKind::PosInt(i) => {
-            let _ = write!(out, "{i}");
-        }
-        NumberKind::NegInt(i) => {
-            let _ = write!(out, "{i}");
-        }
+        NumberKind::PosInt(i) => write_u64(i, false, out),
+        NumberKind::NegInt(i) => write_u64(i.unsigned_abs(), i < 0, out),
         NumberKind::Float(f) if !f.is_finite() => out.push_str("null"),
         NumberKind::Float(f) => {
+            use std::fmt::Write;
             // Rust's `{}` for f64 is the shortest round-trip form, never in exponent
             // notation; integral floats print without a fraction, which reads back as
             // an integer: add ".0" so the kind survives a round trip.
             let start = out.len();
             let _ = write!(out, "{f}");
-            if !out[start..].contains(['.', 'e', 'E', 'i', 'N']) {
+            if !out[start..].contains(['.', 'e', 'E']) {
                 out.push_str(".0");
             }
         }
     }
 }
 
-/// Writes a quoted, escaped string.
+/// Decimal digits of `n` (with a leading `-` when `negative`), without going through
+/// `fmt`: digits are produced right to left into a small buffer.
+fn write_u64(mut n: u64, negative: bool, out: &mut String) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if negative {
+        out.push('-');
+    }
+    // Only ASCII digits were written, so this cannot fail.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+}
+
+/// Writes a quoted, escaped string: runs that need no escaping are copied whole
+/// (found eight bytes at a time), and only `"`, `\` and control bytes are escaped.
 pub fn write_string(s: &str, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f | 0x7f => "",
-            _ => continue,
+    loop {
+        let special = find_special(bytes, start);
+        // `special` is an ASCII byte or the end, so both cuts are char boundaries.
+        out.push_str(s.get(start..special).unwrap_or_default());
+        let Some(&b) = bytes.get(special) else {
+            break;
         };
-        out.push_str(&s[start..i]);
-        if escape.is_empty() {
-            use std::fmt::Write;
-            let _ = write!(out, "\\u{:04x}", b);
-        } else {
-            out.push_str(escape);
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                out.push_str("\\u00");
+                out.push(HEX[(b >> 4) as usize] as char);
+                out.push(HEX[(b & 15) as usize] as char);
+            }
         }
-        start = i + 1;
+        start = special + 1;
     }
-    out.push_str(&s[start..]);
     out.push('"');
 }

@@ -270,6 +270,11 @@ impl Object {
         self.entries.iter().map(|(k, _)| k.as_str())
     }
 
+    /// The entries in insertion order, as a slice (for walkers that keep an iterator).
+    pub(crate) fn entries(&self) -> &[(String, Value)] {
+        &self.entries
+    }
+
     /// Consumes the object, giving its entries.
     pub fn into_entries(self) -> Vec<(String, Value)> {
         self.entries
