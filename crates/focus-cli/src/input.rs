@@ -1,0 +1,181 @@
+//! The first prompt's content: the message words, `@path` attachments (text
+//! inline, images as image blocks) and piped stdin.
+
+use focus_core::message::Content;
+use std::io::Read;
+use std::path::Path;
+
+/// The largest text file attached inline; bigger ones are refused with a hint.
+const MAX_TEXT_ATTACHMENT: u64 = 1024 * 1024;
+/// The largest image attached.
+const MAX_IMAGE_ATTACHMENT: u64 = 20 * 1024 * 1024;
+
+/// Reads all of stdin when it is not a terminal (piped or redirected); `None` when
+/// it is a terminal or empty.
+pub fn read_piped_stdin() -> Option<String> {
+    if crate::terminal::is_tty(crate::terminal::STDIN) {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    if text.trim().is_empty() {
+        None
+    } else {
+        Some(text)
+    }
+}
+
+/// The MIME type of an image file by its extension, or `None` for other files.
+pub fn image_mime_type(path: &Path) -> Option<&'static str> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        _ => return None,
+    })
+}
+
+/// One attached file as content blocks: an image block, or the text wrapped in a
+/// `<file name="…">` element so the model knows where it came from.
+pub fn attach_file(path: &Path) -> Result<Content, String> {
+    let meta =
+        std::fs::metadata(path).map_err(|e| format!("cannot attach @{}: {e}", path.display()))?;
+    if meta.is_dir() {
+        return Err(format!(
+            "cannot attach @{}: it is a directory; attach files inside it instead",
+            path.display()
+        ));
+    }
+    if let Some(mime_type) = image_mime_type(path) {
+        if meta.len() > MAX_IMAGE_ATTACHMENT {
+            return Err(format!(
+                "cannot attach @{}: images over 20 MB are refused",
+                path.display()
+            ));
+        }
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read @{}: {e}", path.display()))?;
+        return Ok(Content::Image {
+            data: base64_encode(&bytes),
+            mime_type: mime_type.to_string(),
+        });
+    }
+    if meta.len() > MAX_TEXT_ATTACHMENT {
+        return Err(format!(
+            "cannot attach @{}: it is {} bytes; files over 1 MB are refused (let the model read parts of it with the read tool)",
+            path.display(),
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read @{}: {e}", path.display()))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        format!(
+            "cannot attach @{}: it is not UTF-8 text (only text and png/jpg/gif/webp images can be attached)",
+            path.display()
+        )
+    })?;
+    Ok(Content::text(format!(
+        "<file name=\"{}\">\n{}\n</file>",
+        path.display(),
+        text.trim_end_matches('\n')
+    )))
+}
+
+/// Builds the content of the first prompt: attachments first, then the message
+/// text, then piped stdin.
+pub fn first_prompt_content(
+    message: Option<&str>,
+    files: &[std::path::PathBuf],
+    stdin: Option<&str>,
+) -> Result<Vec<Content>, String> {
+    let mut content = Vec::new();
+    for file in files {
+        content.push(attach_file(file)?);
+    }
+    let mut text = message.unwrap_or("").to_string();
+    if let Some(piped) = stdin {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(piped.trim_end_matches('\n'));
+    }
+    if !text.is_empty() {
+        content.push(Content::text(text));
+    }
+    Ok(content)
+}
+
+/// Standard base64 with padding (images are sent to providers this way).
+pub fn base64_encode(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(base64_encode(input.as_bytes()), expected);
+        }
+    }
+
+    #[test]
+    fn text_and_image_attachments() {
+        let dir = std::env::temp_dir().join(format!("focus-input-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = dir.join("a.txt");
+        std::fs::write(&text, "hello\n").unwrap();
+        let image = dir.join("p.PNG");
+        std::fs::write(&image, [1u8, 2, 3]).unwrap();
+        let content =
+            first_prompt_content(Some("explain"), &[text.clone(), image], Some("piped\n")).unwrap();
+        assert_eq!(
+            content[0].as_text().unwrap(),
+            format!("<file name=\"{}\">\nhello\n</file>", text.display())
+        );
+        assert_eq!(
+            content[1],
+            Content::Image {
+                data: "AQID".into(),
+                mime_type: "image/png".into()
+            }
+        );
+        assert_eq!(content[2].as_text(), Some("explain\n\npiped"));
+        let missing = first_prompt_content(None, &[dir.join("nope")], None).unwrap_err();
+        assert!(missing.contains("cannot attach @"), "{missing}");
+        let not_file = first_prompt_content(None, &[dir.clone()], None).unwrap_err();
+        assert!(not_file.contains("directory"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,52 @@
+//! [`RawMode`]: a guard that puts the terminal in raw mode and always puts it back,
+//! when dropped and also when the process panics (a broken terminal after a crash
+//! is the worst first impression a terminal program can make).
+
+use super::ffi::{self, Termios};
+use std::io;
+use std::sync::{Mutex, Once};
+
+/// The attributes to restore, shared with the panic hook.
+static SAVED: Mutex<Option<(i32, Termios)>> = Mutex::new(None);
+static HOOK: Once = Once::new();
+
+/// While alive, the terminal on `fd` is in raw mode.
+pub struct RawMode {
+    fd: i32,
+}
+
+impl RawMode {
+    /// Enters raw mode on `fd` (normally stdin).
+    pub fn enter(fd: i32) -> io::Result<RawMode> {
+        let original = ffi::get_attributes(fd)?;
+        ffi::set_attributes(fd, &ffi::make_raw(&original))?;
+        *SAVED.lock().unwrap_or_else(|p| p.into_inner()) = Some((fd, original));
+        HOOK.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                restore();
+                previous(info);
+            }));
+        });
+        Ok(RawMode { fd })
+    }
+
+    /// The descriptor in raw mode.
+    pub fn fd(&self) -> i32 {
+        self.fd
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// Puts back the saved attributes, if any (idempotent).
+pub fn restore() {
+    let saved = SAVED.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some((fd, original)) = saved {
+        let _ = ffi::set_attributes(fd, &original);
+    }
+}
