@@ -6,11 +6,14 @@
 //! - `deep`: a legal document nested 5,000 levels, arrays and objects mixed with data;
 //! - `strings`: a ~1 MB array of long strings, some with escapes and non-ASCII.
 //!
+//! Then it times `parse_partial` the way a streaming tool call uses it: a 50 KB
+//! argument object arriving in 1,000 deltas, re-parsed after every delta.
+//!
 //! The inputs are generated deterministically (no files, no randomness from the OS)
 //! so that figures are comparable between runs and with other JSON libraries fed the
 //! same generator.
 
-use focus_core::json::{parse, Value};
+use focus_core::json::{parse, parse_partial, Value};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -40,6 +43,39 @@ fn main() {
             bytes.len() / 1024
         );
     }
+    bench_partial_streaming();
+}
+
+/// A 50 KB `{"path", "content"}` argument streamed in 1,000 deltas: parse the
+/// accumulated prefix after each delta, as a provider adapter does.
+fn bench_partial_streaming() {
+    let content = string_document(50_000);
+    let doc = format!(
+        "{{\"path\":\"src/big.json\",\"content\":{}}}",
+        Value::from(content).to_json_string()
+    );
+    let deltas = 1_000;
+    let step = doc.len() / deltas + 1;
+    let mut cuts: Vec<usize> = (1..=deltas).map(|i| (i * step).min(doc.len())).collect();
+    for cut in &mut cuts {
+        while !doc.is_char_boundary(*cut) {
+            *cut -= 1;
+        }
+    }
+    let mut total_bytes = 0;
+    let started = Instant::now();
+    for &cut in &cuts {
+        total_bytes += cut;
+        black_box(parse_partial(black_box(&doc[..cut])));
+    }
+    let elapsed = started.elapsed();
+    println!(
+        "partial: {} KB argument in {deltas} deltas: {:.1} ms in all, {:.0} MB/s over the {} MB re-read",
+        doc.len() / 1024,
+        elapsed.as_secs_f64() * 1e3,
+        total_bytes as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6,
+        total_bytes / 1_000_000
+    );
 }
 
 /// Runs `work` repeatedly (at least 11 times and about half a second) and returns the

@@ -2,177 +2,325 @@
 //! streaming in, as tool-call arguments do.
 //!
 //! `{"path": "src/ma` gives `{"path": "src/ma"}`; an empty or whitespace-only input
-//! gives an empty object. Whatever cannot be completed (a dangling key, half a
-//! literal, half an escape) is dropped. Never fails, never panics.
+//! gives an empty object. The parser makes one pass over the input, like the strict
+//! one (an explicit stack, no recursion, no re-parsing), and when the input ends —
+//! or stops making sense — it closes every open container and returns what it has:
+//!
+//! - an unterminated string keeps the text so far, minus a half-typed escape
+//!   (`\`, `\u12`, or a leading surrogate still waiting for its partner);
+//! - a number cut short is trimmed to its longest valid prefix (`1.` → `1`,
+//!   `1e` → `1`, `-` → nothing);
+//! - a half literal (`tr`) and a key with no value yet (`{"a": 1, "b"`) are dropped.
+//!
+//! Inside strings it forgives what the strict parser would not: raw control
+//! characters are kept, unknown escapes give the escaped character, and lone
+//! surrogates become U+FFFD. A complete, valid document gives exactly what
+//! [`super::parse()`] gives. Never fails, never panics; time is linear in the input.
 
+use super::parse::{find_special, parse as parse_strict, MAX_DEPTH};
 use super::value::{Object, Value};
 
 /// Parses as much of `input` as forms a value; see the module documentation.
-/// A complete, valid document parses exactly as [`super::parse()`] would.
 pub fn parse_partial(input: &str) -> Value {
-    if input.trim().is_empty() {
-        return Value::Object(Object::new());
-    }
-    if let Ok(v) = super::parse_str(input) {
-        return v;
-    }
-    let completed = complete(input);
-    match super::parse_str(&completed) {
-        Ok(v @ Value::Object(_)) | Ok(v @ Value::Array(_)) => v,
-        Ok(v)
-            if input
-                .trim_start()
-                .starts_with(['"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']) =>
-        {
-            v
-        }
-        _ => Value::Object(Object::new()),
-    }
-}
-
-/// Closes open strings and containers and trims what cannot be completed.
-fn complete(input: &str) -> String {
-    let mut out = String::with_capacity(input.len() + 16);
-    let mut stack: Vec<char> = Vec::new();
-    let mut in_string = false;
-    let mut escaped = false;
-    // Byte index in `out` of the last point where cutting leaves a valid prefix
-    // ("safe point"), with the stack depth at that point.
-    for ch in input.chars() {
-        if in_string {
-            out.push(ch);
-            if escaped {
-                escaped = false;
-            } else if ch == '\\' {
-                escaped = true;
-            } else if ch == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match ch {
-            '"' => in_string = true,
-            '{' => stack.push('}'),
-            '[' => stack.push(']'),
-            '}' | ']' => {
-                stack.pop();
-            }
-            _ => {}
-        }
-        out.push(ch);
-    }
-    if in_string {
-        if escaped {
-            out.pop();
-        }
-        // A half-typed \uXXXX escape cannot be completed: drop it.
-        if let Some(idx) = out.rfind("\\u") {
-            let tail = &out[idx + 2..];
-            if tail.len() < 4
-                && tail.chars().all(|c| c.is_ascii_hexdigit())
-                && !out[..idx].ends_with('\\')
-            {
-                out.truncate(idx);
-            }
-        }
-        out.push('"');
-    }
-    // Trim a trailing fragment that cannot stand: a comma, a colon, a key with no
-    // value, or half a literal or number.
-    loop {
-        let trimmed = out.trim_end();
-        let len = trimmed.len();
-        out.truncate(len);
-        if out.ends_with(',') || out.ends_with(':') {
-            out.pop();
-            if out.trim_end().ends_with('"') && stack.last() == Some(&'}') && ends_with_key(&out) {
-                remove_last_string(&mut out);
-            }
-            continue;
-        }
-        if stack.last() == Some(&'}') && ends_with_key(&out) {
-            remove_last_string(&mut out);
-            continue;
-        }
-        let tail_start = out
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '+'))
-            .map_or(0, |i| i + 1);
-        let tail = &out[tail_start..];
-        if !tail.is_empty() && !is_complete_scalar(tail) {
-            if let Some(fixed) = complete_number(tail) {
-                out.truncate(tail_start);
-                out.push_str(&fixed);
-            } else {
-                out.truncate(tail_start);
-                continue;
-            }
-        }
-        break;
-    }
-    while let Some(close) = stack.pop() {
-        out.push(close);
-    }
-    out
-}
-
-fn is_complete_scalar(s: &str) -> bool {
-    matches!(s, "true" | "false" | "null")
-        || super::parse_str(s)
-            .map(|v| v.as_number().is_some())
-            .unwrap_or(false)
-}
-
-/// `12.` → `12`, `1e` → `1`, `-` → none.
-fn complete_number(s: &str) -> Option<String> {
-    let trimmed = s.trim_end_matches(['.', 'e', 'E', '+', '-']);
-    if !trimmed.is_empty() && super::parse_str(trimmed).is_ok() {
-        Some(trimmed.to_string())
-    } else {
-        None
-    }
-}
-
-/// Whether `out` ends with a string that is an object key (preceded by `{` or `,`
-/// inside an object) and so has no value yet.
-fn ends_with_key(out: &str) -> bool {
-    let Some(start) = last_string_start(out) else {
-        return false;
+    let mut p = Lenient {
+        text: input,
+        bytes: input.as_bytes(),
+        pos: 0,
     };
-    let before = out[..start].trim_end();
-    before.ends_with('{') || before.ends_with(',')
+    p.document().unwrap_or_else(|| Value::Object(Object::new()))
 }
 
-fn remove_last_string(out: &mut String) {
-    if let Some(start) = last_string_start(out) {
-        out.truncate(start);
-        let len = out.trim_end().len();
-        out.truncate(len);
-        if out.ends_with(',') {
-            out.pop();
+/// An open container; an object frame holds the key whose value is being read.
+enum Frame {
+    Array(Vec<Value>),
+    Object(Object, Option<String>),
+}
+
+impl Frame {
+    fn close(self) -> Value {
+        match self {
+            Frame::Array(items) => Value::Array(items),
+            Frame::Object(object, _) => Value::Object(object),
         }
     }
-}
 
-/// The byte index of the opening quote of the string that `out` ends with.
-fn last_string_start(out: &str) -> Option<usize> {
-    if !out.ends_with('"') {
-        return None;
-    }
-    let bytes = out.as_bytes();
-    let mut i = bytes.len() - 1;
-    while i > 0 {
-        i -= 1;
-        if bytes[i] == b'"' {
-            let mut backslashes = 0;
-            let mut j = i;
-            while j > 0 && bytes[j - 1] == b'\\' {
-                backslashes += 1;
-                j -= 1;
-            }
-            if backslashes % 2 == 0 {
-                return Some(i);
+    /// Adds a finished child; an object frame uses (and clears) its pending key.
+    fn attach(&mut self, value: Value) {
+        match self {
+            Frame::Array(items) => items.push(value),
+            Frame::Object(object, key) => {
+                if let Some(key) = key.take() {
+                    object.push(key, value);
+                }
             }
         }
     }
-    None
+}
+
+struct Lenient<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Lenient<'_> {
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    /// The main loop, shaped like the strict parser's. Any `break 'parse` means "the
+    /// input ends (or goes wrong) here": the open containers are then closed as they are.
+    fn document(&mut self) -> Option<Value> {
+        let mut stack: Vec<Frame> = Vec::new();
+        'parse: loop {
+            self.skip_whitespace();
+            // One value start. `last` marks a value cut off by the end of input: it is
+            // kept, but nothing can follow it.
+            let (mut value, mut last) = match self.peek() {
+                Some(open @ (b'[' | b'{')) => {
+                    if stack.len() >= MAX_DEPTH {
+                        break 'parse;
+                    }
+                    self.pos += 1;
+                    self.skip_whitespace();
+                    if open == b'[' {
+                        if self.peek() == Some(b']') {
+                            self.pos += 1;
+                            (Value::Array(Vec::new()), false)
+                        } else {
+                            stack.push(Frame::Array(Vec::new()));
+                            continue 'parse;
+                        }
+                    } else if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        (Value::Object(Object::new()), false)
+                    } else {
+                        let key = self.key();
+                        let complete = key.is_some();
+                        stack.push(Frame::Object(Object::new(), key));
+                        if complete {
+                            continue 'parse;
+                        }
+                        break 'parse;
+                    }
+                }
+                Some(b'"') => {
+                    let (s, complete) = self.string();
+                    (Value::String(s), !complete)
+                }
+                Some(b't' | b'f' | b'n') => match self.literal() {
+                    Some(v) => (v, false),
+                    None => break 'parse,
+                },
+                Some(b'-' | b'0'..=b'9') => match self.number() {
+                    Some(v) => (v, self.pos >= self.bytes.len()),
+                    None => break 'parse,
+                },
+                _ => break 'parse,
+            };
+            // Attach it to its parent, then close every container that ends here.
+            loop {
+                let Some(frame) = stack.last_mut() else {
+                    return Some(value);
+                };
+                frame.attach(value);
+                if last {
+                    break 'parse;
+                }
+                self.skip_whitespace();
+                let closer = match frame {
+                    Frame::Array(_) => b']',
+                    Frame::Object(..) => b'}',
+                };
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        if let Frame::Object(_, key) = frame {
+                            self.skip_whitespace();
+                            *key = self.key();
+                            if key.is_none() {
+                                break 'parse;
+                            }
+                        }
+                        continue 'parse;
+                    }
+                    Some(b) if b == closer => {
+                        self.pos += 1;
+                        let Some(done) = stack.pop() else {
+                            break 'parse;
+                        };
+                        value = done.close();
+                        last = false;
+                    }
+                    _ => break 'parse,
+                }
+            }
+        }
+        // The input ended inside `stack`: close each container into its parent.
+        let mut value = stack.pop()?.close();
+        while let Some(mut parent) = stack.pop() {
+            parent.attach(value);
+            value = parent.close();
+        }
+        Some(value)
+    }
+
+    /// A complete member name and its colon, or `None` if the input ends (or breaks)
+    /// before the colon.
+    fn key(&mut self) -> Option<String> {
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        let (key, complete) = self.string();
+        if !complete {
+            return None;
+        }
+        self.skip_whitespace();
+        if self.peek() != Some(b':') {
+            return None;
+        }
+        self.pos += 1;
+        Some(key)
+    }
+
+    /// `true`, `false` or `null`, only if complete.
+    fn literal(&mut self) -> Option<Value> {
+        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        let (word, value) = if rest.starts_with(b"true") {
+            (4, Value::Bool(true))
+        } else if rest.starts_with(b"false") {
+            (5, Value::Bool(false))
+        } else if rest.starts_with(b"null") {
+            (4, Value::Null)
+        } else {
+            return None;
+        };
+        self.pos += word;
+        Some(value)
+    }
+
+    /// A number; at the end of input, its longest valid prefix. The text is handed
+    /// to the strict parser, so a number means exactly what it means there.
+    fn number(&mut self) -> Option<Value> {
+        let start = self.pos;
+        let mut end = start;
+        while let Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') = self.bytes.get(end) {
+            end += 1;
+        }
+        self.pos = end;
+        let mut text = self.bytes.get(start..end).unwrap_or_default();
+        if end == self.bytes.len() {
+            while let [rest @ .., b'.' | b'e' | b'E' | b'+' | b'-'] = text {
+                text = rest;
+            }
+        }
+        match parse_strict(text) {
+            Ok(v @ Value::Number(_)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// After the opening quote: the string so far and whether its closing quote came.
+    fn string(&mut self) -> (String, bool) {
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let special = find_special(self.bytes, self.pos);
+            // `special` is at an ASCII byte or the end: a char boundary of `text`.
+            out.push_str(self.text.get(self.pos..special).unwrap_or_default());
+            self.pos = special;
+            match self.peek() {
+                None => return (out, false),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return (out, true);
+                }
+                Some(b'\\') => match self.escape() {
+                    Some(c) => out.push(c),
+                    None => return (out, false),
+                },
+                Some(control) => {
+                    out.push(control as char);
+                    self.pos += 1;
+                }
+            }
+        }
+    }
+
+    /// At a backslash: the escaped character, or `None` if the input ends before
+    /// the escape (or a surrogate pair) is complete.
+    fn escape(&mut self) -> Option<char> {
+        let esc = *self.bytes.get(self.pos + 1)?;
+        self.pos += 2;
+        let c = match esc {
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => return self.unicode_escape(),
+            // `"`, `\`, `/`, and (leniently) anything else ASCII stands for itself.
+            b if b.is_ascii() => b as char,
+            // A multi-byte character after `\`: step back so it is copied as text.
+            _ => {
+                self.pos -= 1;
+                '\\'
+            }
+        };
+        Some(c)
+    }
+
+    /// After `\u`: the code point, pairing surrogates; U+FFFD for a broken escape.
+    fn unicode_escape(&mut self) -> Option<char> {
+        let first = self.hex4()?;
+        let Some(first) = first else {
+            return Some(char::REPLACEMENT_CHARACTER);
+        };
+        if !(0xD800..0xDC00).contains(&first) {
+            return Some(char::from_u32(first).unwrap_or(char::REPLACEMENT_CHARACTER));
+        }
+        // A leading surrogate: its partner may still be on its way.
+        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        if rest.len() < 2 && b"\\u".starts_with(rest) {
+            return None;
+        }
+        if !rest.starts_with(b"\\u") {
+            return Some(char::REPLACEMENT_CHARACTER);
+        }
+        let after_first = self.pos;
+        self.pos += 2;
+        match self.hex4()? {
+            Some(second @ 0xDC00..=0xDFFF) => {
+                let code = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+                Some(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER))
+            }
+            // Not a partner: the lone surrogate becomes U+FFFD, the next escape is
+            // read again on its own.
+            _ => {
+                self.pos = after_first;
+                Some(char::REPLACEMENT_CHARACTER)
+            }
+        }
+    }
+
+    /// Four hex digits: `None` if the input ends first, `Some(None)` if a non-hex
+    /// byte comes (which is then left unread).
+    fn hex4(&mut self) -> Option<Option<u32>> {
+        let mut n = 0;
+        for _ in 0..4 {
+            let b = *self.bytes.get(self.pos)?;
+            let Some(d) = (b as char).to_digit(16) else {
+                return Some(None);
+            };
+            n = n * 16 + d;
+            self.pos += 1;
+        }
+        Some(Some(n))
+    }
 }
