@@ -1,1 +1,19 @@
-//! focus-harness (under construction).
+//! focus-harness: everything that makes a run last beyond one prompt.
+//!
+//! - [`session`]: tree-shaped JSONL session files in pi's format — create, append,
+//!   load, branch, fork, list — that survive a killed writer.
+//! - [`compaction`]: when the context nears the model's window, summarize the old
+//!   part and keep the recent part.
+//! - [`prompt`]: the system prompt, rebuilt every turn from a base text, the tools,
+//!   project guidance files (`AGENTS.md`, `CLAUDE.md`) and skills.
+//! - [`settings`]: global and project `settings.json`, merged.
+//!
+//! The crate depends on focus-core only: it does file input and output, but never
+//! the network (a model is reached through the `Provider` trait).
+
+#![warn(missing_docs)]
+
+pub mod compaction;
+pub mod prompt;
+pub mod session;
+pub mod settings;

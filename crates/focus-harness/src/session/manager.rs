@@ -1,0 +1,377 @@
+//! [`SessionManager`]: one open session — its header, its tree, and (unless it is
+//! in memory or read-only) the writer that appends to its file.
+//!
+//! Every `append_*` call writes the entry to the file *before* adding it to the
+//! tree, so what the agent goes on with is always what a reload would give. A
+//! failed write returns the error and leaves the tree unchanged.
+
+use super::context::{build_context, SessionContext};
+use super::entry::{CompactionEntry, Entry, EntryKind, SessionHeader, CURRENT_VERSION};
+use super::error::SessionError;
+use super::ids::{session_uuid, unique_short_id};
+use super::paths::{id_from_file_name, session_file_name, SessionStore};
+use super::reader::{parse_session, LoadProblem, Refusal, Tail};
+use super::time::now_iso8601;
+use super::tree::SessionTree;
+use super::writer::{Durability, SessionWriter};
+use focus_core::json::{ToJson, Value};
+use focus_core::message::Message;
+use std::path::{Path, PathBuf};
+
+/// An open session.
+#[derive(Debug)]
+pub struct SessionManager {
+    header: SessionHeader,
+    tree: SessionTree,
+    path: Option<PathBuf>,
+    writer: Option<SessionWriter>,
+    problems: Vec<LoadProblem>,
+}
+
+impl SessionManager {
+    /// A new session for `cwd` in `store`. The file appears with the first entry.
+    pub fn create(store: &SessionStore, cwd: &Path) -> Result<SessionManager, SessionError> {
+        SessionManager::create_in(&store.dir_for(cwd), cwd, None)
+    }
+
+    /// A new session in directory `dir`, optionally recording the session it was
+    /// forked from.
+    pub fn create_in(
+        dir: &Path,
+        cwd: &Path,
+        parent_session: Option<&Path>,
+    ) -> Result<SessionManager, SessionError> {
+        let header = new_header(cwd, parent_session);
+        let path = dir.join(session_file_name(&header.timestamp, &header.id));
+        let writer =
+            SessionWriter::new(&path, Some(header.to_json().to_json_string()), Tail::Clean)?;
+        Ok(SessionManager {
+            header,
+            tree: SessionTree::default(),
+            path: Some(path),
+            writer: Some(writer),
+            problems: Vec::new(),
+        })
+    }
+
+    /// A session that is never written (`--no-session`).
+    pub fn in_memory(cwd: &Path) -> SessionManager {
+        SessionManager {
+            header: new_header(cwd, None),
+            tree: SessionTree::default(),
+            path: None,
+            writer: None,
+            problems: Vec::new(),
+        }
+    }
+
+    /// Opens a session file for reading and appending (takes the writer lock).
+    /// A missing file becomes a new session at that path.
+    pub fn open(path: &Path) -> Result<SessionManager, SessionError> {
+        let (mut manager, tail, has_header) = SessionManager::load(path)?;
+        let header_line = (!has_header).then(|| manager.header.to_json().to_json_string());
+        // A file whose header line is damaged but whose entries are fine keeps its
+        // entries; a header is only written into an empty (or torn-to-empty) file.
+        let header_line = header_line.filter(|_| manager.tree.entries().is_empty());
+        manager.writer = Some(SessionWriter::new(path, header_line, tail)?);
+        Ok(manager)
+    }
+
+    /// Opens a session file without the ability to append (no lock is taken).
+    pub fn open_read_only(path: &Path) -> Result<SessionManager, SessionError> {
+        SessionManager::load(path).map(|(manager, _, _)| manager)
+    }
+
+    /// Opens the most recently modified session of `cwd`, or creates one.
+    pub fn continue_recent(
+        store: &SessionStore,
+        cwd: &Path,
+    ) -> Result<SessionManager, SessionError> {
+        match store.most_recent(cwd) {
+            Some(path) => SessionManager::open(&path),
+            None => SessionManager::create(store, cwd),
+        }
+    }
+
+    /// Opens the session whose id starts with `prefix`, looking in `cwd`'s sessions
+    /// first, then everywhere.
+    pub fn open_by_id_prefix(
+        store: &SessionStore,
+        prefix: &str,
+        cwd: &Path,
+    ) -> Result<SessionManager, SessionError> {
+        SessionManager::open(&store.find_by_id_prefix(prefix, cwd)?)
+    }
+
+    fn load(path: &Path) -> Result<(SessionManager, Tail, bool), SessionError> {
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(SessionError::io("reading", path, e)),
+        };
+        let parsed = parse_session(&bytes).map_err(|refusal| match refusal {
+            Refusal::NewerVersion(version) => SessionError::NewerVersion {
+                path: path.to_path_buf(),
+                version,
+            },
+            Refusal::NotASession(reason) => SessionError::NotASession {
+                path: path.to_path_buf(),
+                reason,
+            },
+        })?;
+        let has_header = parsed.header.is_some();
+        let header = parsed.header.unwrap_or_else(|| SessionHeader {
+            version: CURRENT_VERSION,
+            id: id_from_file_name(path).map_or_else(session_uuid, str::to_string),
+            timestamp: now_iso8601(),
+            cwd: std::env::current_dir()
+                .map(|d| d.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            parent_session: None,
+        });
+        let manager = SessionManager {
+            header,
+            tree: SessionTree::new(parsed.entries),
+            path: Some(path.to_path_buf()),
+            writer: None,
+            problems: parsed.problems,
+        };
+        Ok((manager, parsed.tail, has_header))
+    }
+
+    /// The header (session id, cwd, parent session).
+    pub fn header(&self) -> &SessionHeader {
+        &self.header
+    }
+
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.header.id
+    }
+
+    /// The session file, unless the session is in memory.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// Whether appends reach a file.
+    pub fn is_persisted(&self) -> bool {
+        self.writer.is_some()
+    }
+
+    /// What was wrong with the file when it was loaded (torn tail, corrupt lines,
+    /// migration); the CLI shows these as notes.
+    pub fn load_problems(&self) -> &[LoadProblem] {
+        &self.problems
+    }
+
+    /// The entries as a tree.
+    pub fn tree(&self) -> &SessionTree {
+        &self.tree
+    }
+
+    /// The display name, if one was set.
+    pub fn name(&self) -> Option<&str> {
+        self.tree.name()
+    }
+
+    /// The current leaf's id (`None` before the first entry).
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.tree.leaf_id()
+    }
+
+    /// The context at the current leaf: messages, model, thinking level.
+    pub fn context(&self) -> SessionContext {
+        build_context(&self.tree.current_branch())
+    }
+
+    /// Makes appends `fsync` (or not).
+    pub fn set_durability(&mut self, durability: Durability) {
+        if let Some(writer) = &mut self.writer {
+            writer.set_durability(durability);
+        }
+    }
+
+    /// Appends an entry of `kind` as a child of the leaf and makes it the leaf.
+    /// Returns its id.
+    pub fn append(&mut self, kind: EntryKind) -> Result<String, SessionError> {
+        let tree = &self.tree;
+        let entry = Entry {
+            id: unique_short_id(|id| tree.contains(id)),
+            parent_id: self.tree.leaf_id().map(str::to_string),
+            timestamp: now_iso8601(),
+            kind,
+        };
+        if let Some(writer) = &mut self.writer {
+            writer.append_lines(&[entry.to_json().to_json_string()])?;
+        }
+        let id = entry.id.clone();
+        self.tree.push(entry);
+        Ok(id)
+    }
+
+    /// Appends a message (user, assistant, tool result, or a custom role such as
+    /// `bashExecution`).
+    pub fn append_message(&mut self, message: &Message) -> Result<String, SessionError> {
+        self.append(EntryKind::Message(message.clone()))
+    }
+
+    /// Records a model switch.
+    pub fn append_model_change(
+        &mut self,
+        provider: &str,
+        model_id: &str,
+    ) -> Result<String, SessionError> {
+        self.append(EntryKind::ModelChange {
+            provider: provider.into(),
+            model_id: model_id.into(),
+        })
+    }
+
+    /// Records a thinking-level switch.
+    pub fn append_thinking_level_change(&mut self, level: &str) -> Result<String, SessionError> {
+        self.append(EntryKind::ThinkingLevelChange {
+            thinking_level: level.into(),
+        })
+    }
+
+    /// Records a compaction (see [`crate::compaction::compact`]).
+    pub fn append_compaction(
+        &mut self,
+        compaction: CompactionEntry,
+    ) -> Result<String, SessionError> {
+        if !self.tree.contains(&compaction.first_kept_entry_id) {
+            return Err(SessionError::NoSuchEntry(compaction.first_kept_entry_id));
+        }
+        self.append(EntryKind::Compaction(compaction))
+    }
+
+    /// Records a summary of the branch the user left (`from_id`, the old leaf).
+    pub fn append_branch_summary(
+        &mut self,
+        from_id: &str,
+        summary: &str,
+    ) -> Result<String, SessionError> {
+        self.append(EntryKind::BranchSummary {
+            from_id: from_id.into(),
+            summary: summary.into(),
+            details: Value::Null,
+            from_hook: false,
+        })
+    }
+
+    /// Stores extension state (never sent to the model).
+    pub fn append_custom(
+        &mut self,
+        custom_type: &str,
+        data: Value,
+    ) -> Result<String, SessionError> {
+        self.append(EntryKind::Custom {
+            custom_type: custom_type.into(),
+            data,
+        })
+    }
+
+    /// Sets (or with `None` clears) the label on an entry.
+    pub fn set_label(
+        &mut self,
+        target_id: &str,
+        label: Option<&str>,
+    ) -> Result<String, SessionError> {
+        if !self.tree.contains(target_id) {
+            return Err(SessionError::NoSuchEntry(target_id.into()));
+        }
+        self.append(EntryKind::Label {
+            target_id: target_id.into(),
+            label: label.map(str::to_string).filter(|l| !l.is_empty()),
+        })
+    }
+
+    /// Names the session (shown by the session list).
+    pub fn set_name(&mut self, name: &str) -> Result<String, SessionError> {
+        self.append(EntryKind::SessionInfo {
+            name: Some(name.trim().to_string()),
+        })
+    }
+
+    /// Moves the leaf to `entry_id` (branching in place: the next entry becomes a new
+    /// child of it). `None` moves before the first entry.
+    pub fn move_leaf(&mut self, entry_id: Option<&str>) -> Result<(), SessionError> {
+        if self.tree.set_leaf(entry_id) {
+            Ok(())
+        } else {
+            Err(SessionError::NoSuchEntry(
+                entry_id.unwrap_or_default().into(),
+            ))
+        }
+    }
+
+    /// Forks a new session holding the branch from the root to `entry_id` (`None`:
+    /// an empty session), with `parentSession` pointing here. Labels on the copied
+    /// entries are carried over. The new session is written at once and returned
+    /// open; an in-memory session forks into memory.
+    pub fn fork(
+        &self,
+        entry_id: Option<&str>,
+        store: &SessionStore,
+        cwd: &Path,
+    ) -> Result<SessionManager, SessionError> {
+        if let Some(id) = entry_id.filter(|id| !self.tree.contains(id)) {
+            return Err(SessionError::NoSuchEntry(id.into()));
+        }
+        let branch = self.tree.branch(entry_id);
+        let mut copied: Vec<Entry> = branch
+            .iter()
+            .filter(|e| !matches!(e.kind, EntryKind::Label { .. }))
+            .map(|e| (*e).clone())
+            .collect();
+        // Re-link around the dropped label entries and re-create labels at the end.
+        for i in 0..copied.len() {
+            copied[i].parent_id = i.checked_sub(1).map(|p| copied[p].id.clone());
+        }
+        let mut last = copied.last().map(|e| e.id.clone());
+        let mut labels = Vec::new();
+        for entry in &copied {
+            if let Some(label) = self.tree.label(&entry.id) {
+                let id = unique_short_id(|id| {
+                    copied.iter().any(|e| e.id == id) || labels.iter().any(|l: &Entry| l.id == id)
+                });
+                labels.push(Entry {
+                    id: id.clone(),
+                    parent_id: last.replace(id),
+                    timestamp: now_iso8601(),
+                    kind: EntryKind::Label {
+                        target_id: entry.id.clone(),
+                        label: Some(label.to_string()),
+                    },
+                });
+            }
+        }
+        copied.extend(labels);
+        let mut fork = match &self.path {
+            Some(path) => SessionManager::create_in(&store.dir_for(cwd), cwd, Some(path))?,
+            _ => SessionManager::in_memory(cwd),
+        };
+        if let Some(writer) = &mut fork.writer {
+            let lines: Vec<String> = copied
+                .iter()
+                .map(|e| e.to_json().to_json_string())
+                .collect();
+            if !lines.is_empty() {
+                writer.append_lines(&lines)?;
+            }
+        }
+        fork.tree = SessionTree::new(copied);
+        Ok(fork)
+    }
+}
+
+fn new_header(cwd: &Path, parent_session: Option<&Path>) -> SessionHeader {
+    SessionHeader {
+        version: CURRENT_VERSION,
+        id: session_uuid(),
+        timestamp: now_iso8601(),
+        cwd: cwd.to_string_lossy().into_owned(),
+        parent_session: parent_session.map(|p| p.to_string_lossy().into_owned()),
+    }
+}

@@ -1,0 +1,36 @@
+//! Sessions: append-only JSONL files holding a tree of entries, in pi's format
+//! (version 3), so a pi session opens in focus and the other way round.
+//! docs/sessions.md explains the format.
+//!
+//! Reading order: [`entry`] (what a line is), [`reader`] (bytes to entries, damage
+//! included), [`migrate`] (older versions), [`tree`] (ids to a tree with a leaf),
+//! [`context`] (the leaf's branch to messages), [`convert`] (custom roles to user
+//! messages), [`writer`] and [`lock`] (appending safely), [`manager`] (the API the
+//! CLI uses), [`paths`] and [`list`] (where files live and how to find them),
+//! [`ids`] and [`time`] (small helpers).
+
+pub mod context;
+pub mod convert;
+pub mod entry;
+pub mod error;
+pub mod ids;
+pub mod list;
+pub mod lock;
+pub mod manager;
+pub mod migrate;
+pub mod paths;
+pub mod reader;
+pub mod time;
+pub mod tree;
+pub mod writer;
+
+pub use context::{build_context, SessionContext};
+pub use convert::convert_to_llm;
+pub use entry::{CompactionEntry, Entry, EntryKind, SessionHeader, CURRENT_VERSION};
+pub use error::SessionError;
+pub use list::SessionInfo;
+pub use manager::SessionManager;
+pub use paths::{focus_home, SessionStore};
+pub use reader::{LoadProblem, ProblemKind};
+pub use tree::SessionTree;
+pub use writer::Durability;

@@ -1,0 +1,196 @@
+//! [`SessionTree`]: the entries of one session, indexed by id, with the current leaf.
+//!
+//! The file is a flat list; the tree lives in the `parentId` links. The *leaf* is
+//! where the conversation currently stands: a new entry becomes its child and then
+//! the new leaf. Moving the leaf to an earlier entry (branching in place) leaves
+//! every existing entry untouched; the next append simply starts a second child.
+//! On load the leaf is the last entry in the file, as in pi.
+
+use super::entry::{Entry, EntryKind};
+use std::collections::HashMap;
+
+/// A session's entries as a tree.
+#[derive(Clone, Debug, Default)]
+pub struct SessionTree {
+    entries: Vec<Entry>,
+    index: HashMap<String, usize>,
+    labels: HashMap<String, String>,
+    leaf: Option<usize>,
+}
+
+/// A node of [`SessionTree::nodes`]: an entry and its children, oldest first.
+#[derive(Clone, Debug)]
+pub struct TreeNode<'a> {
+    /// The entry.
+    pub entry: &'a Entry,
+    /// Its label, if one is set.
+    pub label: Option<&'a str>,
+    /// Its children, in file order (which is creation order).
+    pub children: Vec<TreeNode<'a>>,
+}
+
+impl SessionTree {
+    /// A tree of `entries` (file order) with the leaf on the last one.
+    pub fn new(entries: Vec<Entry>) -> SessionTree {
+        let mut tree = SessionTree {
+            entries: Vec::with_capacity(entries.len()),
+            ..SessionTree::default()
+        };
+        for entry in entries {
+            tree.push(entry);
+        }
+        tree
+    }
+
+    /// Adds an entry (its parent should be the current leaf) and makes it the leaf.
+    /// A duplicated id shadows the earlier entry, as in pi.
+    pub fn push(&mut self, entry: Entry) {
+        if let EntryKind::Label { target_id, label } = &entry.kind {
+            match label.as_deref().filter(|l| !l.is_empty()) {
+                Some(label) => self.labels.insert(target_id.clone(), label.to_string()),
+                None => self.labels.remove(target_id),
+            };
+        }
+        let position = self.entries.len();
+        self.index.insert(entry.id.clone(), position);
+        self.entries.push(entry);
+        self.leaf = Some(position);
+    }
+
+    /// All entries in file order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The entry with this id.
+    pub fn get(&self, id: &str) -> Option<&Entry> {
+        self.index.get(id).map(|&i| &self.entries[i])
+    }
+
+    /// Whether an entry has this id.
+    pub fn contains(&self, id: &str) -> bool {
+        self.index.contains_key(id)
+    }
+
+    /// The current leaf, or `None` before the first entry.
+    pub fn leaf(&self) -> Option<&Entry> {
+        self.leaf.map(|i| &self.entries[i])
+    }
+
+    /// The current leaf's id.
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.leaf().map(|e| e.id.as_str())
+    }
+
+    /// Moves the leaf to `id` (`None`: before the first entry, so the next entry is a
+    /// new root). Returns false if there is no such entry.
+    pub fn set_leaf(&mut self, id: Option<&str>) -> bool {
+        match id {
+            None => {
+                self.leaf = None;
+                true
+            }
+            Some(id) => match self.index.get(id) {
+                Some(&i) => {
+                    self.leaf = Some(i);
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
+    /// The label on an entry.
+    pub fn label(&self, id: &str) -> Option<&str> {
+        self.labels.get(id).map(String::as_str)
+    }
+
+    /// The path from the root to `id` (inclusive), root first. Broken links end the
+    /// walk (the entry is then treated as a root); cycles are cut after one lap.
+    pub fn branch(&self, id: Option<&str>) -> Vec<&Entry> {
+        let mut path = Vec::new();
+        let mut current = id.and_then(|id| self.index.get(id).copied());
+        while let Some(i) = current {
+            if path.len() > self.entries.len() {
+                break; // a cycle in a damaged file
+            }
+            let entry = &self.entries[i];
+            path.push(entry);
+            current = entry
+                .parent_id
+                .as_deref()
+                .filter(|p| *p != entry.id)
+                .and_then(|p| self.index.get(p).copied());
+        }
+        path.reverse();
+        path
+    }
+
+    /// The path from the root to the current leaf.
+    pub fn current_branch(&self) -> Vec<&Entry> {
+        self.branch(self.leaf_id())
+    }
+
+    /// The ids of an entry's direct children, in file order.
+    pub fn children(&self, id: &str) -> Vec<&Entry> {
+        self.entries
+            .iter()
+            .filter(|e| e.parent_id.as_deref() == Some(id))
+            .collect()
+    }
+
+    /// The whole tree: roots (entries without a known parent) and their descendants.
+    pub fn nodes(&self) -> Vec<TreeNode<'_>> {
+        let mut children_of: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut roots = Vec::new();
+        for (i, entry) in self.entries.iter().enumerate() {
+            match entry.parent_id.as_deref() {
+                Some(parent) if parent != entry.id && self.index.contains_key(parent) => {
+                    children_of.entry(parent).or_default().push(i)
+                }
+                _ => roots.push(i),
+            }
+        }
+        // Built bottom-up with an explicit stack: a 10,000-entry chain would
+        // overflow the call stack with recursion.
+        let mut built: HashMap<usize, TreeNode<'_>> = HashMap::new();
+        let mut stack: Vec<(usize, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
+        while let Some((i, expanded)) = stack.pop() {
+            let entry = &self.entries[i];
+            let kids = children_of.get(entry.id.as_str());
+            if !expanded {
+                stack.push((i, true));
+                for &k in kids.into_iter().flatten() {
+                    if !built.contains_key(&k) {
+                        stack.push((k, false));
+                    }
+                }
+                continue;
+            }
+            let children = kids
+                .into_iter()
+                .flatten()
+                .filter_map(|k| built.remove(k))
+                .collect();
+            built.insert(
+                i,
+                TreeNode {
+                    entry,
+                    label: self.label(&entry.id),
+                    children,
+                },
+            );
+        }
+        roots.iter().filter_map(|r| built.remove(r)).collect()
+    }
+
+    /// The latest display name set by a `session_info` entry.
+    pub fn name(&self) -> Option<&str> {
+        self.entries.iter().rev().find_map(|e| match &e.kind {
+            EntryKind::SessionInfo { name: Some(name) } if !name.trim().is_empty() => {
+                Some(name.trim())
+            }
+            _ => None,
+        })
+    }
+}
