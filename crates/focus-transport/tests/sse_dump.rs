@@ -1,0 +1,87 @@
+//! `sse_dump` (the example) prints the same events for `--chunk 1` as for the whole
+//! input, on every recorded provider stream, and the conformance meanings on a case.
+
+use focus_transport::testkit::conformance_dir;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The built `sse_dump` binary (Cargo builds examples before integration tests).
+fn sse_dump() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap(); // target/<profile>/deps -> target/<profile>
+    dir.join("examples").join("sse_dump")
+}
+
+fn run(input: &[u8], args: &[&str]) -> String {
+    let mut child = Command::new(sse_dump())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run sse_dump");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(
+        output.status.success(),
+        "sse_dump failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn sse_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sse_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "sse") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn chunk_one_equals_whole_on_every_provider_stream() {
+    let Some(dir) = conformance_dir("providers") else {
+        return;
+    };
+    let mut files = Vec::new();
+    sse_files(&dir, &mut files);
+    assert!(files.len() >= 50, "found only {} .sse files", files.len());
+    for file in files {
+        let input = std::fs::read(&file).unwrap();
+        let whole = run(&input, &[]);
+        let bytewise = run(&input, &["--chunk", "1"]);
+        assert!(!whole.is_empty(), "{}: no events", file.display());
+        assert_eq!(whole, bytewise, "{}", file.display());
+    }
+}
+
+#[test]
+fn prints_conformance_meanings() {
+    let out = run(
+        b"retry: 50\nid: 7\ndata: a\n\nevent: e\ndata: b\ndata: c\n\ndata: open",
+        &["--chunk", "3"],
+    );
+    assert_eq!(
+        out,
+        "{\"event\":null,\"data\":\"a\",\"id\":\"7\",\"retry\":50}\n\
+         {\"event\":\"e\",\"data\":\"b\\nc\",\"id\":\"7\",\"retry\":50}\n"
+    );
+}
+
+#[test]
+fn rejects_bad_arguments() {
+    let output = Command::new(sse_dump())
+        .args(["--chunk", "0"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("positive number"));
+}
