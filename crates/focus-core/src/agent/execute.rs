@@ -1,1 +1,238 @@
-//! (under construction)
+//! One batch of tool calls: prepare each in order (resolve the tool, validate the
+//! arguments, ask the gate), run the runnable ones (in parallel on scoped threads
+//! unless one must run alone), and return the results in the order the model asked.
+//!
+//! Every failure — unknown tool, invalid arguments, blocked call, panicking tool,
+//! tool error, abort — is a tool result the model reads, never an aborted run.
+
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::Sender;
+
+use super::schema::validate;
+use super::AgentConfig;
+use crate::cancel::CancelToken;
+use crate::event::AgentEvent;
+use crate::message::{now_ms, AssistantMessage, ToolCall, ToolResultMessage};
+use crate::provider::ToolSpec;
+use crate::tool::{GateDecision, Tool, ToolContext, ToolOutput};
+
+/// What a batch needs from the run.
+pub(crate) struct Batch<'a> {
+    pub config: &'a AgentConfig,
+    pub specs: &'a [ToolSpec],
+    pub cancel: &'a CancelToken,
+    pub events: &'a Sender<AgentEvent>,
+    /// The assistant message the calls come from (shown to the gate).
+    pub message: &'a AssistantMessage,
+}
+
+/// A call after preparation: ready to run, or already answered.
+enum Prepared<'t> {
+    Run(&'t dyn Tool),
+    Done(ToolOutput),
+}
+
+/// The text of the result given to calls cut short by an abort.
+pub const ABORTED_TEXT: &str = "Aborted by the user before this tool call finished.";
+
+/// Runs `calls` and returns one result per call, in the same order.
+///
+/// Events: `ToolExecutionStart` for each call in order, updates while it runs,
+/// `ToolExecutionEnd` when it finishes (in completion order when parallel).
+pub(crate) fn execute_batch(batch: &Batch<'_>, calls: &[&ToolCall]) -> Vec<ToolResultMessage> {
+    // Preparation is sequential and in order: the gate may ask the user, one
+    // question at a time, in the order the model asked.
+    let prepared: Vec<Prepared<'_>> = calls.iter().map(|call| prepare(batch, call)).collect();
+    let runnable = prepared
+        .iter()
+        .filter(|p| matches!(p, Prepared::Run(_)))
+        .count();
+    let alone = prepared.iter().zip(calls).any(|(p, call)| match p {
+        Prepared::Run(tool) => tool.runs_alone(&call.arguments),
+        Prepared::Done(_) => false,
+    });
+    let outputs: Vec<ToolOutput> = if alone || runnable <= 1 {
+        // In order; a call not yet started when the user aborts is not started.
+        let finish = |(p, call): (Prepared<'_>, &&ToolCall)| match p {
+            Prepared::Run(_) if batch.cancel.is_cancelled() => {
+                end_event(batch, call, ToolOutput::error(ABORTED_TEXT))
+            }
+            Prepared::Run(tool) => run_one(batch, tool, call),
+            Prepared::Done(output) => output,
+        };
+        prepared.into_iter().zip(calls).map(finish).collect()
+    } else {
+        run_parallel(batch, prepared, calls)
+    };
+    calls
+        .iter()
+        .zip(outputs)
+        .map(|(call, output)| result_message(call, output))
+        .collect()
+}
+
+/// Runs the runnable calls on scoped threads and collects outputs in call order.
+/// Scoped threads end before this returns: when the run reports its end, no tool is
+/// still touching the workspace.
+fn run_parallel(
+    batch: &Batch<'_>,
+    prepared: Vec<Prepared<'_>>,
+    calls: &[&ToolCall],
+) -> Vec<ToolOutput> {
+    std::thread::scope(|scope| {
+        let started: Vec<_> = prepared
+            .into_iter()
+            .zip(calls)
+            .map(|(p, call)| match p {
+                Prepared::Run(tool) => {
+                    let spawned = std::thread::Builder::new()
+                        .name(format!("tool-{}", call.name))
+                        .spawn_scoped(scope, move || run_one(batch, tool, call));
+                    // No thread available: run it here rather than fail the call.
+                    spawned.map_err(|_| run_one(batch, tool, call))
+                }
+                Prepared::Done(output) => Err(output),
+            })
+            .collect();
+        started
+            .into_iter()
+            .map(|handle| match handle {
+                // run_one catches the tool's panics, so a failed join is our bug.
+                Ok(thread) => thread
+                    .join()
+                    .unwrap_or_else(|_| ToolOutput::error("internal error: tool thread failed")),
+                Err(output) => output,
+            })
+            .collect()
+    })
+}
+
+/// Emits `ToolExecutionStart` and decides whether the call may run.
+fn prepare<'t>(batch: &Batch<'t>, call: &ToolCall) -> Prepared<'t> {
+    let _ = batch.events.send(AgentEvent::ToolExecutionStart {
+        call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        args: call.arguments.clone(),
+    });
+    let refuse = |output| Prepared::Done(end_event(batch, call, output));
+    if batch.cancel.is_cancelled() {
+        return refuse(ToolOutput::error(ABORTED_TEXT));
+    }
+    let tools = &batch.config.tools;
+    let Some(index) = tools.iter().position(|tool| tool.name() == call.name) else {
+        return refuse(ToolOutput::error(unknown_tool_text(&call.name, tools)));
+    };
+    let tool = &*tools[index];
+    if let Err(problems) = validate(&batch.specs[index].parameters, &call.arguments) {
+        let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
+        let text = format!(
+            "Invalid arguments for tool \"{}\":\n{}\n\nReceived arguments: {}\nFix the arguments and call the tool again.",
+            call.name,
+            list.join("\n"),
+            call.arguments.to_json_string()
+        );
+        return refuse(ToolOutput::error(text));
+    }
+    let Some(gate) = &batch.config.gate else {
+        return Prepared::Run(tool);
+    };
+    // A gate that panics fails closed: the call is not run.
+    match catch_unwind(AssertUnwindSafe(|| {
+        gate.before_call(call, tool, batch.message)
+    })) {
+        Ok(GateDecision::Allow) => Prepared::Run(tool),
+        Ok(GateDecision::Block(reason)) if reason.trim().is_empty() => {
+            refuse(ToolOutput::error("Tool call was blocked."))
+        }
+        Ok(GateDecision::Block(reason)) => refuse(ToolOutput::error(reason)),
+        Err(panic) => refuse(ToolOutput::error(format!(
+            "Tool call was not run: the permission check failed (panic: {}).",
+            panic_text(&*panic)
+        ))),
+    }
+}
+
+/// Executes one validated, allowed call; catches panics; applies `after_call`.
+fn run_one(batch: &Batch<'_>, tool: &dyn Tool, call: &ToolCall) -> ToolOutput {
+    let on_update = |partial: ToolOutput| {
+        let _ = batch.events.send(AgentEvent::ToolExecutionUpdate {
+            call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            args: call.arguments.clone(),
+            partial,
+        });
+    };
+    let ctx = ToolContext {
+        call_id: &call.id,
+        cancel: batch.cancel,
+        on_update: &on_update,
+    };
+    let output = catch_unwind(AssertUnwindSafe(|| tool.execute(&call.arguments, &ctx)))
+        .unwrap_or_else(|panic| {
+            ToolOutput::error(format!(
+                "Tool \"{}\" crashed (panic: {}). This is a bug in the tool; try another approach.",
+                call.name,
+                panic_text(&*panic)
+            ))
+        });
+    let output = match &batch.config.gate {
+        Some(gate) => {
+            let kept = output.clone();
+            catch_unwind(AssertUnwindSafe(|| gate.after_call(call, tool, output))).unwrap_or(kept)
+        }
+        None => output,
+    };
+    end_event(batch, call, output)
+}
+
+/// Emits `ToolExecutionEnd` for `call` and passes `output` through.
+fn end_event(batch: &Batch<'_>, call: &ToolCall, output: ToolOutput) -> ToolOutput {
+    let _ = batch.events.send(AgentEvent::ToolExecutionEnd {
+        call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        output: output.clone(),
+    });
+    output
+}
+
+/// The tool-result message answering `call`.
+pub(crate) fn result_message(call: &ToolCall, output: ToolOutput) -> ToolResultMessage {
+    ToolResultMessage {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        content: output.content,
+        details: output.details,
+        is_error: output.is_error,
+        timestamp: now_ms(),
+    }
+}
+
+/// An error result for a call that was never run; `why` completes
+/// `Tool call "name" …`.
+pub(crate) fn not_executed(call: &ToolCall, why: &str) -> ToolResultMessage {
+    let text = format!("Tool call \"{}\" {why}.", call.name);
+    result_message(call, ToolOutput::error(text))
+}
+
+fn unknown_tool_text(name: &str, tools: &[std::sync::Arc<dyn Tool>]) -> String {
+    if tools.is_empty() {
+        return format!("Tool \"{name}\" not found: no tools are available.");
+    }
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    format!(
+        "Tool \"{name}\" not found. Available tools: {}.",
+        names.join(", ")
+    )
+}
+
+/// The message of a caught panic (`&str` and `String` payloads; others are opaque).
+pub(crate) fn panic_text(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a non-text panic payload".to_string()
+    }
+}

@@ -91,6 +91,15 @@ impl AgentHandle {
         self.queues().follow_ups.drain(..).collect()
     }
 
+    /// Puts undelivered follow-ups (or prompts) back at the front of the follow-up
+    /// queue, in order, so `drain_queued` can hand them back.
+    pub(crate) fn requeue_follow_ups(&self, messages: Vec<Message>) {
+        let mut q = self.queues();
+        for m in messages.into_iter().rev() {
+            q.follow_ups.push_front(m);
+        }
+    }
+
     fn queues(&self) -> MutexGuard<'_, Queues> {
         // A panic while holding this lock cannot leave the queues half-changed
         // (push/drain are atomic from our point of view), so poison is ignored.

@@ -1,14 +1,236 @@
-//! The two rules every run keeps (skeleton).
+//! The two rules every run keeps, written as checkers that tests (and other
+//! crates: the session writer, the RPC server) can run on real data.
+//!
+//! **History**: every tool call of an assistant message is answered by exactly one
+//! tool result, in the order the calls were made, ids matching, before anything
+//! else (the next assistant message, a user message, anything) — and the history
+//! never ends with a call unanswered. Providers reject anything else.
+//!
+//! **Events**: `AgentStart`, then turns, then one `AgentEnd`. Inside a turn
+//! (`TurnStart` … `TurnEnd`): messages and tool executions, never nested in one
+//! another; every `MessageStart` has one `MessageEnd` (same role); `MessageUpdate`
+//! only inside an assistant message; every `ToolExecutionStart` has one
+//! `ToolExecutionEnd` with the same id before the turn ends (updates in between).
+//! `TurnEnd` lists the tool results that ended in the turn; `AgentEnd` lists every
+//! message that ended in the run, in order.
 
 use crate::event::AgentEvent;
-use crate::message::Message;
+use crate::message::{Message, ToolCall};
 
-/// Checks the event grammar.
-pub fn check_event_grammar(_events: &[AgentEvent]) -> Result<(), String> {
+/// Checks the history rule; the error names the first offending message by index.
+pub fn check_history(messages: &[Message]) -> Result<(), String> {
+    let mut pending: Vec<&ToolCall> = Vec::new(); // calls of messages[owner]
+    let mut owner = 0;
+    let mut next = 0; // the call answered next
+    for (i, message) in messages.iter().enumerate() {
+        if let Some(call) = pending.get(next) {
+            match message {
+                Message::ToolResult(result) if result.tool_call_id == call.id => next += 1,
+                Message::ToolResult(result) => {
+                    return Err(format!(
+                        "messages[{i}]: tool result for call {:?}, but call {:?} ({}) of messages[{owner}] must be answered next",
+                        result.tool_call_id, call.id, call.name
+                    ))
+                }
+                other => {
+                    return Err(format!(
+                        "messages[{i}]: {} message before call {:?} ({}) of messages[{owner}] was answered",
+                        other.role(),
+                        call.id,
+                        call.name
+                    ))
+                }
+            }
+            continue;
+        }
+        match message {
+            Message::ToolResult(result) => {
+                return Err(format!(
+                    "messages[{i}]: tool result for call {:?} answers no pending tool call",
+                    result.tool_call_id
+                ))
+            }
+            Message::Assistant(assistant) => {
+                pending = assistant.tool_calls().collect();
+                owner = i;
+                next = 0;
+            }
+            _ => {}
+        }
+    }
+    match pending.get(next) {
+        Some(call) => Err(format!(
+            "the history ends before call {:?} ({}) of messages[{owner}] was answered",
+            call.id, call.name
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The calls of the last assistant message that have no result yet (empty when the
+/// history is well-formed at its end). Used to repair a history after a failure.
+pub fn unanswered_calls(messages: &[Message]) -> Vec<&ToolCall> {
+    let Some(last) = messages
+        .iter()
+        .rposition(|m| matches!(m, Message::Assistant(_)))
+    else {
+        return Vec::new();
+    };
+    let answered = messages[last + 1..]
+        .iter()
+        .take_while(|m| matches!(m, Message::ToolResult(_)))
+        .count();
+    let calls: Vec<&ToolCall> = messages[last]
+        .as_assistant()
+        .map_or_else(Vec::new, |a| a.tool_calls().collect());
+    calls.into_iter().skip(answered).collect()
+}
+
+/// What is open while checking the event grammar.
+#[derive(Default)]
+struct Open {
+    agent: bool,
+    ended: bool,
+    turn: bool,
+    message: Option<String>, // role of the open message
+    tools: Vec<String>,      // ids of running tool calls
+    turn_results: Vec<Message>,
+    run_messages: Vec<Message>,
+}
+
+/// Checks the event grammar; the error names the first offending event by index.
+pub fn check_event_grammar(events: &[AgentEvent]) -> Result<(), String> {
+    let mut open = Open::default();
+    for (i, event) in events.iter().enumerate() {
+        step(&mut open, event).map_err(|e| format!("events[{i}] ({}): {e}", event_name(event)))?;
+    }
+    match (open.agent, open.ended) {
+        (false, _) => Err("no AgentStart".into()),
+        (true, false) => Err("the events end without AgentEnd".into()),
+        (true, true) => Ok(()),
+    }
+}
+
+fn step(open: &mut Open, event: &AgentEvent) -> Result<(), String> {
+    if open.ended {
+        return Err("event after AgentEnd".into());
+    }
+    if !open.agent && !matches!(event, AgentEvent::AgentStart) {
+        return Err("event before AgentStart".into());
+    }
+    let in_turn = |open: &Open| {
+        if open.turn {
+            Ok(())
+        } else {
+            Err("outside a turn".to_string())
+        }
+    };
+    let no_message = |open: &Open| match &open.message {
+        Some(role) => Err(format!("while a {role} message is open")),
+        None => Ok(()),
+    };
+    match event {
+        AgentEvent::AgentStart if open.agent => return Err("second AgentStart".into()),
+        AgentEvent::AgentStart => open.agent = true,
+        AgentEvent::AgentEnd { messages, .. } => {
+            if open.turn {
+                return Err("a turn is still open".into());
+            }
+            if *messages != open.run_messages {
+                return Err(format!(
+                    "lists {} messages, but {} messages ended in the run",
+                    messages.len(),
+                    open.run_messages.len()
+                ));
+            }
+            open.ended = true;
+        }
+        AgentEvent::TurnStart if open.turn => return Err("a turn is already open".into()),
+        AgentEvent::TurnStart => open.turn = true,
+        AgentEvent::TurnEnd { tool_results, .. } => {
+            in_turn(open)?;
+            no_message(open)?;
+            if let Some(id) = open.tools.first() {
+                return Err(format!("tool call {id:?} is still running"));
+            }
+            let ended: Vec<Message> = tool_results
+                .iter()
+                .cloned()
+                .map(Message::ToolResult)
+                .collect();
+            if ended != open.turn_results {
+                return Err(
+                    "tool_results differ from the tool results that ended in the turn".into(),
+                );
+            }
+            open.turn_results.clear();
+            open.turn = false;
+        }
+        AgentEvent::MessageStart { message } => {
+            in_turn(open)?;
+            no_message(open)?;
+            if let Some(id) = open.tools.first() {
+                return Err(format!("while tool call {id:?} is running"));
+            }
+            open.message = Some(message.role().to_string());
+        }
+        AgentEvent::MessageUpdate { .. } => match open.message.as_deref() {
+            Some("assistant") => {}
+            Some(role) => return Err(format!("update of a {role} message")),
+            None => return Err("no message is open".into()),
+        },
+        AgentEvent::MessageEnd { message } => {
+            match open.message.take() {
+                Some(role) if role == message.role() => {}
+                Some(role) => {
+                    return Err(format!(
+                        "ends a {} message, but a {role} message is open",
+                        message.role()
+                    ))
+                }
+                None => return Err("no message is open".into()),
+            }
+            if matches!(message, Message::ToolResult(_)) {
+                open.turn_results.push(message.clone());
+            }
+            open.run_messages.push(message.clone());
+        }
+        AgentEvent::ToolExecutionStart { call_id, .. } => {
+            in_turn(open)?;
+            no_message(open)?;
+            if open.tools.contains(call_id) {
+                return Err(format!("tool call {call_id:?} is already running"));
+            }
+            open.tools.push(call_id.clone());
+        }
+        AgentEvent::ToolExecutionUpdate { call_id, .. } => {
+            if !open.tools.contains(call_id) {
+                return Err(format!("tool call {call_id:?} is not running"));
+            }
+        }
+        AgentEvent::ToolExecutionEnd { call_id, .. } => {
+            match open.tools.iter().position(|id| id == call_id) {
+                Some(at) => {
+                    open.tools.remove(at);
+                }
+                None => return Err(format!("tool call {call_id:?} is not running")),
+            }
+        }
+    }
     Ok(())
 }
 
-/// Checks the history invariant.
-pub fn check_history(_messages: &[Message]) -> Result<(), String> {
-    Ok(())
+fn event_name(event: &AgentEvent) -> &'static str {
+    match event {
+        AgentEvent::AgentStart => "agent_start",
+        AgentEvent::AgentEnd { .. } => "agent_end",
+        AgentEvent::TurnStart => "turn_start",
+        AgentEvent::TurnEnd { .. } => "turn_end",
+        AgentEvent::MessageStart { .. } => "message_start",
+        AgentEvent::MessageUpdate { .. } => "message_update",
+        AgentEvent::MessageEnd { .. } => "message_end",
+        AgentEvent::ToolExecutionStart { .. } => "tool_execution_start",
+        AgentEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
+        AgentEvent::ToolExecutionEnd { .. } => "tool_execution_end",
+    }
 }

@@ -9,7 +9,7 @@
 //! (a scripted in-memory provider and test tools). docs/loop.md walks one prompt
 //! through all of it.
 //!
-//! ```ignore
+//! ```
 //! use std::sync::Arc;
 //! use focus_core::agent::{spawn_agent, AgentConfig, testing::{Reply, ScriptedProvider}};
 //! use focus_core::message::{Message, UserMessage};
@@ -20,7 +20,7 @@
 //! let history = run.join();
 //! assert_eq!(history.len(), 2);
 //! assert!(focus_core::agent::check_event_grammar(&events).is_ok());
-//! ```ignore
+//! ```
 //!
 //! [`AgentEvent`]: crate::event::AgentEvent
 
