@@ -254,7 +254,9 @@ fn finish(note: &str, results: &[(&str, String, bool)]) -> Step {
         .collect();
     if ran.is_empty() {
         text.push_str(
-            "No tools were available, so I only answered in text. \
+            "This is focus's built-in offline demo, not a real model: no model is configured, \
+             no API key is set and no local model server answered. \
+             No tools were available, so I only answered in text. \
              A real model reads your request and chooses tools to answer it.\n\n",
         );
     } else {

@@ -7,8 +7,15 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod choose;
 pub mod demo;
+pub mod engine;
 pub mod input;
+pub mod modes;
+pub mod probe;
+pub mod seams;
+pub mod setup;
+pub mod store;
 pub mod terminal;
 
 /// Exit code for a command line that cannot run.
@@ -33,6 +40,126 @@ pub fn run(arguments: impl Iterator<Item = String>) -> i32 {
         println!("focus {}", env!("CARGO_PKG_VERSION"));
         return 0;
     }
-    eprintln!("focus: this mode is not wired yet");
-    EXIT_FAILURE
+    match run_parsed(&args) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("focus: {}", error.message);
+            if error.usage {
+                EXIT_USAGE
+            } else {
+                EXIT_FAILURE
+            }
+        }
+    }
+}
+
+/// Dispatches to the mode the flags chose.
+fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
+    use args::OutputMode;
+    if let Some(search) = &args.list_models {
+        return Ok(list_models(search.as_deref()));
+    }
+    if let Some(args::Subcommand::McpList) = args.subcommand {
+        return Ok(seams::mcp_list());
+    }
+    let cwd = setup::current_dir()?;
+    if args.mode == OutputMode::Rpc {
+        let request = setup::session_request(args);
+        let (mut engine, choice) = setup::build_engine(args, &cwd, &request, false)?;
+        return Ok(modes::rpc::run(&mut engine, &choice, args, &cwd));
+    }
+    let piped = input::read_piped_stdin();
+    let interactive_terminal =
+        terminal::is_tty(terminal::STDIN) && terminal::is_tty(terminal::STDOUT);
+    let print =
+        args.print || args.mode == OutputMode::Json || piped.is_some() || !interactive_terminal;
+    if print && args.messages.is_empty() && piped.is_none() && args.files.is_empty() {
+        return Err(setup::SetupError {
+            message: "no prompt given: pass one as an argument (focus -p \"...\"), pipe it on stdin, or run focus in a terminal for the interactive mode".into(),
+            usage: true,
+        });
+    }
+    let request = if args.resume {
+        if print {
+            return Err(setup::SetupError {
+                message: "--resume asks which session on the terminal; with -p use --continue or --session".into(),
+                usage: true,
+            });
+        }
+        modes::resume::choose_session(&cwd, args.session_dir.as_deref())?
+    } else {
+        setup::session_request(args)
+    };
+    let (mut engine, choice) = setup::build_engine(args, &cwd, &request, !print)?;
+    let prompts = build_prompts(args, piped.as_deref())?;
+    if !print {
+        return Ok(modes::interactive::run(
+            &mut engine,
+            &choice,
+            args,
+            &cwd,
+            prompts,
+        ));
+    }
+    if let Some(note) = setup::choice_note(&choice) {
+        let style = terminal::style::Style::for_fd(terminal::STDERR);
+        eprintln!("{}", style.dim(&format!("focus: {note}")));
+    }
+    if args.mode == OutputMode::Json {
+        Ok(modes::json::run(&mut engine, prompts))
+    } else {
+        Ok(modes::print::run(&mut engine, prompts))
+    }
+}
+
+/// The user messages to send: attachments and piped stdin join the first one.
+fn build_prompts(
+    args: &args::Args,
+    piped: Option<&str>,
+) -> Result<Vec<focus_core::message::Message>, setup::SetupError> {
+    use focus_core::message::{now_ms, Message, UserMessage};
+    let mut prompts = Vec::new();
+    let first = input::first_prompt_content(
+        args.messages.first().map(String::as_str),
+        &args.files,
+        piped,
+    )
+    .map_err(|message| setup::SetupError {
+        message,
+        usage: true,
+    })?;
+    if !first.is_empty() {
+        prompts.push(Message::User(UserMessage {
+            content: first,
+            timestamp: now_ms(),
+        }));
+    }
+    for message in args.messages.iter().skip(1) {
+        prompts.push(Message::User(UserMessage::text(message.as_str(), now_ms())));
+    }
+    Ok(prompts)
+}
+
+/// `--list-models [SEARCH]`: one model per line.
+fn list_models(search: Option<&str>) -> i32 {
+    let models = seams::list_models(search);
+    if models.is_empty() {
+        eprintln!("focus: no known model matches {:?}", search.unwrap_or(""));
+        return EXIT_FAILURE;
+    }
+    println!(
+        "{:<16} {:<40} {:>9} {:>9}  reasoning",
+        "provider", "model", "context", "max-out"
+    );
+    for m in models {
+        println!(
+            "{:<16} {:<40} {:>9} {:>9}  {}",
+            m.provider,
+            m.id,
+            m.context_window,
+            m.max_tokens,
+            if m.reasoning { "yes" } else { "no" }
+        );
+    }
+    0
 }

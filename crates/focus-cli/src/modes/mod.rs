@@ -1,0 +1,9 @@
+//! The ways focus talks to the world: [`print`] (one prompt, answer on stdout),
+//! [`json`] (every event as a JSON line), [`rpc`] (commands on stdin),
+//! [`interactive`] (the terminal UI) and [`resume`] (choosing a session).
+
+pub mod interactive;
+pub mod json;
+pub mod print;
+pub mod resume;
+pub mod rpc;

@@ -1,0 +1,204 @@
+//! Print mode, text flavour: the answer streams to stdout as it arrives; thinking
+//! and tool activity go to stderr, one short line each, so `focus -p … > out.txt`
+//! captures only the answer. A run that ends in an error exits non-zero with the
+//! provider's message on stderr.
+
+use crate::engine::Engine;
+use crate::terminal::style::Style;
+use crate::terminal::{STDERR, STDOUT};
+use focus_core::event::{AgentEvent, EndReason};
+use focus_core::message::Message;
+use focus_core::provider::StreamEvent;
+use std::io::Write;
+
+/// Runs `prompts` one after another and prints the answers; returns the exit code.
+pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
+    let mut printer = TextPrinter::new(Style::for_fd(STDOUT), Style::for_fd(STDERR));
+    for prompt in prompts {
+        let outcome = engine.run_blocking(vec![prompt], &mut |event| printer.event(event));
+        printer.finish_line();
+        if let Some(warning) = engine.store_warning.take() {
+            eprintln!("{}", printer.err_style.yellow(&format!("focus: {warning}")));
+        }
+        match outcome.reason {
+            EndReason::Completed => {}
+            EndReason::Aborted => {
+                eprintln!("focus: aborted");
+                return crate::EXIT_FAILURE;
+            }
+            other => {
+                eprintln!(
+                    "{}",
+                    printer
+                        .err_style
+                        .red(&format!("focus: {}", end_reason_text(&other)))
+                );
+                return crate::EXIT_FAILURE;
+            }
+        }
+    }
+    0
+}
+
+/// The user-facing sentence for how a run ended.
+pub fn end_reason_text(reason: &EndReason) -> String {
+    match reason {
+        EndReason::Completed => "completed".into(),
+        EndReason::Aborted => "aborted".into(),
+        EndReason::Error(message) => message.clone(),
+        EndReason::TurnLimit(n) => format!(
+            "stopped after {n} model calls for one prompt (the turn limit); ask again to continue"
+        ),
+        EndReason::CircuitBreaker(n) => format!(
+            "stopped: every tool call failed in {n} turns in a row; check the tool errors above"
+        ),
+    }
+}
+
+/// Writes text deltas to stdout and a line per thinking block and tool call to stderr.
+pub struct TextPrinter {
+    out_style: Style,
+    /// Styles for stderr.
+    pub err_style: Style,
+    /// Whether stdout's last byte was not a newline.
+    mid_line: bool,
+    /// Whether anything was printed for the current assistant message.
+    printed_in_message: bool,
+}
+
+impl TextPrinter {
+    /// A printer with styles for stdout and stderr.
+    pub fn new(out_style: Style, err_style: Style) -> TextPrinter {
+        TextPrinter {
+            out_style,
+            err_style,
+            mid_line: false,
+            printed_in_message: false,
+        }
+    }
+
+    /// Handles one event.
+    pub fn event(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::MessageStart {
+                message: Message::Assistant(_),
+            } => {
+                self.printed_in_message = false;
+            }
+            AgentEvent::MessageUpdate { event, .. } => match event {
+                StreamEvent::TextDelta { delta, .. } => {
+                    let mut out = std::io::stdout().lock();
+                    let _ = out.write_all(delta.as_bytes());
+                    let _ = out.flush();
+                    self.mid_line = !delta.ends_with('\n');
+                    self.printed_in_message = true;
+                }
+                StreamEvent::ThinkingStart { .. } => {
+                    self.finish_line();
+                    eprintln!("{}", self.err_style.dim("thinking…"));
+                }
+                _ => {}
+            },
+            AgentEvent::MessageEnd {
+                message: Message::Assistant(_),
+            } => {
+                // Separate the text of successive turns.
+                if self.printed_in_message {
+                    self.finish_line();
+                }
+            }
+            AgentEvent::ToolExecutionStart {
+                tool_name, args, ..
+            } => {
+                self.finish_line();
+                eprintln!(
+                    "{}",
+                    self.err_style
+                        .blue(&format!("→ {}", tool_summary(tool_name, args)))
+                );
+            }
+            AgentEvent::ToolExecutionEnd {
+                output, tool_name, ..
+            } => {
+                if output.is_error {
+                    let first = output.text_content();
+                    let first = first.lines().next().unwrap_or("");
+                    eprintln!(
+                        "{}",
+                        self.err_style
+                            .red(&format!("  {tool_name} failed: {}", clip(first, 160)))
+                    );
+                }
+            }
+            _ => {}
+        }
+        let _ = self.out_style;
+    }
+
+    /// Ends the current stdout line if text was left without a newline.
+    pub fn finish_line(&mut self) {
+        if self.mid_line {
+            println!();
+            self.mid_line = false;
+        }
+    }
+}
+
+/// One line describing a tool call: the name and its most telling argument.
+pub fn tool_summary(tool_name: &str, args: &focus_core::json::Value) -> String {
+    let key = ["command", "path", "pattern", "file_path", "url", "query"]
+        .into_iter()
+        .find(|k| args[*k].as_str().is_some());
+    match key {
+        Some(k) => format!("{tool_name} {}", clip(args[k].as_str().unwrap_or(""), 120)),
+        None => {
+            let json = args.to_json_string();
+            if json == "{}" || json == "null" {
+                tool_name.to_string()
+            } else {
+                format!("{tool_name} {}", clip(&json, 120))
+            }
+        }
+    }
+}
+
+/// The first `max` characters of `text` on one line, with `…` when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    let one_line = text.replace('\n', " ⏎ ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let cut: String = one_line.chars().take(max).collect();
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use focus_core::json_object;
+
+    #[test]
+    fn tool_summaries_pick_the_telling_argument() {
+        assert_eq!(
+            tool_summary("bash", &json_object! {"command" => "ls -la"}),
+            "bash ls -la"
+        );
+        assert_eq!(
+            tool_summary("read", &json_object! {"path" => "a.rs", "limit" => 3}),
+            "read a.rs"
+        );
+        assert_eq!(tool_summary("x", &json_object! {}), "x");
+        assert_eq!(tool_summary("x", &json_object! {"n" => 1}), "x {\"n\":1}");
+        assert_eq!(clip("abcdef", 3), "abc…");
+        assert_eq!(clip("a\nb", 10), "a ⏎ b");
+    }
+
+    #[test]
+    fn end_reasons_read_as_sentences() {
+        assert!(end_reason_text(&EndReason::TurnLimit(5)).contains("5 model calls"));
+        assert_eq!(
+            end_reason_text(&EndReason::Error("HTTP 401".into())),
+            "HTTP 401"
+        );
+    }
+}

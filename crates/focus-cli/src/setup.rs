@@ -1,0 +1,186 @@
+//! From flags to a ready [`Engine`]: choose the model, build the tools, the system
+//! prompt and the gate, and open the session.
+
+use crate::args::Args;
+use crate::choose::{choose_model, ChoiceInputs, ModelChoice, ModelSource};
+use crate::engine::Engine;
+use crate::seams;
+use crate::store::{SessionRequest, Store};
+use focus_core::agent::AgentConfig;
+use focus_core::provider::ThinkingLevel;
+use std::path::{Path, PathBuf};
+
+/// A failed setup: the message, and whether it was the user's input (exit 2).
+#[derive(Debug)]
+pub struct SetupError {
+    /// What went wrong and how to fix it.
+    pub message: String,
+    /// Whether the command line was at fault.
+    pub usage: bool,
+}
+
+impl SetupError {
+    fn usage(message: impl Into<String>) -> SetupError {
+        SetupError {
+            message: message.into(),
+            usage: true,
+        }
+    }
+    fn failure(message: impl Into<String>) -> SetupError {
+        SetupError {
+            message: message.into(),
+            usage: false,
+        }
+    }
+}
+
+/// What the user should know about the model choice (printed once, to stderr).
+pub fn choice_note(choice: &ModelChoice) -> Option<String> {
+    match choice {
+        ModelChoice::Registered { source: ModelSource::Environment(var), provider, .. } => {
+            Some(format!("using {provider} (API key from {var})"))
+        }
+        ModelChoice::Local { provider, model, base_url } => {
+            Some(format!("using {model} on the local {provider} server at {base_url}"))
+        }
+        ModelChoice::Demo => Some(
+            "no model configured: running the built-in offline demo (see `focus --help` to configure one)".into(),
+        ),
+        _ => None,
+    }
+}
+
+/// Reads `value` as a file when it names one, else takes it as text (pi's rule for
+/// `--system-prompt` and `--append-system-prompt`).
+pub fn text_or_file(value: &str) -> Result<String, SetupError> {
+    let path = Path::new(value);
+    if !value.contains('\n') && value.len() < 4096 && path.is_file() {
+        return std::fs::read_to_string(path)
+            .map_err(|e| SetupError::usage(format!("cannot read {value}: {e}")));
+    }
+    Ok(value.to_string())
+}
+
+/// Builds the engine for `args` in `cwd`. `session` says which session to open
+/// (resolved by the caller, which may have asked the user).
+pub fn build_engine(
+    args: &Args,
+    cwd: &Path,
+    session: &SessionRequest,
+    interactive: bool,
+) -> Result<(Engine, ModelChoice), SetupError> {
+    let defaults = seams::settings_defaults(cwd);
+    let keyed = seams::keyed_providers();
+    let ollama_host = std::env::var("OLLAMA_HOST").ok();
+    let (flag_model, suffix_thinking) = split_thinking_suffix(args.model.as_deref())?;
+    let inputs = ChoiceInputs {
+        flag_provider: args.provider.as_deref(),
+        flag_model,
+        settings_provider: defaults.provider.as_deref(),
+        settings_model: defaults.model.as_deref(),
+        keyed_providers: &keyed,
+        ollama_host: ollama_host.as_deref(),
+        offline: args.offline || std::env::var_os("FOCUS_OFFLINE").is_some(),
+    };
+    let choice = choose_model(&inputs, &|authority, path| {
+        crate::probe::get_json(authority, path, crate::probe::PROBE_TIMEOUT)
+    });
+    let provider = seams::build_provider(&choice).map_err(SetupError::usage)?;
+
+    let all_tools = seams::builtin_tools(cwd);
+    let tools = if args.no_tools {
+        Vec::new()
+    } else if let Some(names) = &args.tools {
+        let known = seams::tool_names();
+        for name in names {
+            if !all_tools.iter().any(|t| t.name() == name) {
+                return Err(SetupError::usage(format!(
+                    "unknown tool {name:?} in --tools; available: {}",
+                    known.join(", ")
+                )));
+            }
+        }
+        all_tools
+            .into_iter()
+            .filter(|t| names.iter().any(|n| n == t.name()))
+            .collect()
+    } else {
+        all_tools
+    };
+
+    let replace = args
+        .system_prompt
+        .as_deref()
+        .map(text_or_file)
+        .transpose()?;
+    let append = args
+        .append_system_prompt
+        .as_deref()
+        .map(text_or_file)
+        .transpose()?;
+    let system_prompt = seams::system_prompt(cwd, &tools, replace.as_deref(), append.as_deref());
+
+    let (store, history) =
+        Store::open(session, cwd, args.session_dir.as_deref()).map_err(SetupError::failure)?;
+
+    let mut config = AgentConfig::new(provider);
+    config.system_prompt = system_prompt;
+    config.tools = tools;
+    config.options.thinking = args
+        .thinking
+        .or(suffix_thinking)
+        .or(defaults.thinking)
+        .unwrap_or(ThinkingLevel::Off);
+    config.options.session_id = Some(store.id().to_string()).filter(|s| !s.is_empty());
+    config.gate = seams::gate(args.permission_mode.as_deref(), interactive);
+    Ok((Engine::new(config, history, store), choice))
+}
+
+/// Splits pi's `model:thinking` suffix (`sonnet:high`) off a model pattern.
+pub fn split_thinking_suffix(
+    model: Option<&str>,
+) -> Result<(Option<&str>, Option<ThinkingLevel>), SetupError> {
+    let Some(model) = model else {
+        return Ok((None, None));
+    };
+    match model.rsplit_once(':') {
+        Some((name, level)) => match ThinkingLevel::parse(level) {
+            Some(level) => Ok((Some(name), Some(level))),
+            // Ollama tags (`llama3.2:latest`) also use a colon: keep those whole.
+            None => Ok((Some(model), None)),
+        },
+        None => Ok((Some(model), None)),
+    }
+}
+
+/// The session the flags ask for (`-r` is resolved by the caller).
+pub fn session_request(args: &Args) -> SessionRequest {
+    if args.no_session {
+        SessionRequest::Disabled
+    } else if args.continue_session {
+        SessionRequest::ContinueRecent
+    } else if let Some(s) = &args.session {
+        SessionRequest::Open(s.clone())
+    } else {
+        SessionRequest::New
+    }
+}
+
+/// The working directory, or a clear error.
+pub fn current_dir() -> Result<PathBuf, SetupError> {
+    std::env::current_dir()
+        .map_err(|e| SetupError::failure(format!("cannot read the current directory: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thinking_suffix_only_when_it_is_a_level() {
+        let (m, t) = split_thinking_suffix(Some("sonnet:high")).unwrap();
+        assert_eq!((m, t), (Some("sonnet"), Some(ThinkingLevel::High)));
+        let (m, t) = split_thinking_suffix(Some("llama3.2:latest")).unwrap();
+        assert_eq!((m, t), (Some("llama3.2:latest"), None));
+    }
+}

@@ -1,0 +1,75 @@
+//! The session store as the CLI sees it: open the session the flags ask for, append
+//! every finished message, and say where it lives. The format and the tree live in
+//! focus-harness; this file is the thin seam to it.
+
+use focus_core::json::Value;
+use focus_core::message::Message;
+use std::path::{Path, PathBuf};
+
+/// Which session the command line asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionRequest {
+    /// A new session (the default).
+    New,
+    /// `--no-session`: nothing on disk.
+    Disabled,
+    /// `-c`: the most recent session of this directory.
+    ContinueRecent,
+    /// `--session PATH|ID`.
+    Open(String),
+    /// `-r`, after the user chose: this file.
+    Resume(PathBuf),
+}
+
+/// An open session (or none, for `--no-session`).
+pub struct Store {
+    path: Option<PathBuf>,
+    id: String,
+    header: Option<Value>,
+}
+
+impl Store {
+    /// A store that keeps nothing.
+    pub fn disabled() -> Store {
+        Store {
+            path: None,
+            id: String::new(),
+            header: None,
+        }
+    }
+
+    /// Opens or creates the session `request` names, for working directory `cwd`,
+    /// under `session_dir` (or the default), and returns it with the messages of its
+    /// current branch.
+    pub fn open(
+        request: &SessionRequest,
+        _cwd: &Path,
+        _session_dir: Option<&Path>,
+    ) -> Result<(Store, Vec<Message>), String> {
+        match request {
+            SessionRequest::Disabled => Ok((Store::disabled(), Vec::new())),
+            // Wired to focus-harness once its session store lands.
+            _ => Ok((Store::disabled(), Vec::new())),
+        }
+    }
+
+    /// Appends one finished message to the session (a no-op without a session).
+    pub fn append_message(&mut self, _message: &Message) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The session file, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The session id (empty without a session).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The header line (`{"type":"session",…}`), printed first in JSON mode.
+    pub fn header_json(&self) -> Option<&Value> {
+        self.header.as_ref()
+    }
+}
