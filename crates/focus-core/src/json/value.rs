@@ -443,7 +443,7 @@ impl fmt::Display for Value {
     }
 }
 
-/// Cloning walks a work list (see [`clone_tree`]) instead of recursing.
+/// Cloning walks a work list (see `clone_tree`) instead of recursing.
 impl Clone for Value {
     fn clone(&self) -> Value {
         match self {
