@@ -1,8 +1,13 @@
 //! What the agent reports: [`AgentEvent`]s, sent over a channel to every consumer
 //! (terminal renderer, JSON printer, RPC server, session writer).
+//!
+//! The JSON forms ([`ToJson`] below) are pi's `--mode json` lines, field for field:
+//! `{"type":"message_update","assistantMessageEvent":{"type":"text_delta",
+//! "contentIndex":0,"delta":"Hi","partial":{…}},"message":{…}}`. focus adds a
+//! `reason` to `agent_end` (pi has none) so a consumer knows why the run stopped.
 
-use crate::json::Value;
-use crate::message::{AssistantMessage, Message, ToolResultMessage};
+use crate::json::{Object, ToJson, Value};
+use crate::message::{AssistantMessage, Content, Message, ToolResultMessage};
 use crate::provider::StreamEvent;
 use crate::tool::ToolOutput;
 
@@ -69,4 +74,213 @@ pub enum AgentEvent {
         tool_name: String,
         output: ToolOutput,
     },
+}
+
+impl EndReason {
+    /// The JSON spelling: `completed`, `aborted`, `error`, `turnLimit`, `circuitBreaker`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            EndReason::Completed => "completed",
+            EndReason::Aborted => "aborted",
+            EndReason::Error(_) => "error",
+            EndReason::TurnLimit(_) => "turnLimit",
+            EndReason::CircuitBreaker(_) => "circuitBreaker",
+        }
+    }
+}
+
+impl std::fmt::Display for EndReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EndReason::Completed => write!(f, "completed"),
+            EndReason::Aborted => write!(f, "aborted by the user"),
+            EndReason::Error(message) => write!(f, "error: {message}"),
+            EndReason::TurnLimit(n) => write!(
+                f,
+                "stopped after {n} model round-trips (the turn limit); send a message to go on"
+            ),
+            EndReason::CircuitBreaker(n) => write!(
+                f,
+                "stopped after {n} consecutive turns in which every tool call failed"
+            ),
+        }
+    }
+}
+
+impl ToJson for ToolOutput {
+    /// pi's `AgentToolResult`: `{"content":[…],"details":…}` (`details` only when set).
+    fn to_json(&self) -> Value {
+        let mut o = Object::new();
+        o.push("content".into(), self.content.to_json());
+        if !self.details.is_null() {
+            o.push("details".into(), self.details.clone());
+        }
+        Value::Object(o)
+    }
+}
+
+impl StreamEvent {
+    /// pi's `assistantMessageEvent` object: the event's own fields plus `partial`
+    /// (the message after the event); `text_end`/`thinking_end` carry the block's full
+    /// `content`, `toolcall_end` the parsed `toolCall`, `done` the `message`, `error`
+    /// the message as `error`.
+    pub fn to_json_with(&self, partial: &AssistantMessage) -> Value {
+        let mut json = self.to_json();
+        let Some(o) = json.as_object_mut() else {
+            return json;
+        };
+        let block = |index: usize| partial.content.get(index);
+        match self {
+            StreamEvent::TextEnd { index } => {
+                if let Some(Content::Text { text, .. }) = block(*index) {
+                    o.push("content".into(), text.as_str().into());
+                }
+            }
+            StreamEvent::ThinkingEnd { index } => {
+                if let Some(Content::Thinking { thinking, .. }) = block(*index) {
+                    o.push("content".into(), thinking.as_str().into());
+                }
+            }
+            StreamEvent::ToolCallEnd { index } => {
+                if let Some(Content::ToolCall(call)) = block(*index) {
+                    o.push("toolCall".into(), call.to_json());
+                }
+            }
+            _ => {}
+        }
+        let message = Message::Assistant(partial.clone()).to_json();
+        match self {
+            StreamEvent::Done { .. } => o.push("message".into(), message),
+            StreamEvent::Error { .. } => o.push("error".into(), message),
+            _ => o.push("partial".into(), message),
+        }
+        json
+    }
+}
+
+impl ToJson for StreamEvent {
+    /// The event's own fields (`type`, `contentIndex`, `delta`, `reason`), without the
+    /// partial message; see [`StreamEvent::to_json_with`] for pi's full form.
+    fn to_json(&self) -> Value {
+        let mut o = Object::new();
+        o.push("type".into(), self.type_name().into());
+        match self {
+            StreamEvent::Start => {}
+            StreamEvent::TextStart { index }
+            | StreamEvent::TextEnd { index }
+            | StreamEvent::ThinkingStart { index }
+            | StreamEvent::ThinkingEnd { index }
+            | StreamEvent::ToolCallStart { index }
+            | StreamEvent::ToolCallEnd { index } => {
+                o.push("contentIndex".into(), (*index).into());
+            }
+            StreamEvent::TextDelta { index, delta }
+            | StreamEvent::ThinkingDelta { index, delta }
+            | StreamEvent::ToolCallDelta { index, delta } => {
+                o.push("contentIndex".into(), (*index).into());
+                o.push("delta".into(), delta.as_str().into());
+            }
+            StreamEvent::Done { reason } | StreamEvent::Error { reason } => {
+                o.push("reason".into(), reason.as_str().into());
+            }
+        }
+        Value::Object(o)
+    }
+}
+
+impl AgentEvent {
+    /// The pi event type name (`agent_start`, `message_update`, `tool_execution_end`…).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            AgentEvent::AgentStart => "agent_start",
+            AgentEvent::AgentEnd { .. } => "agent_end",
+            AgentEvent::TurnStart => "turn_start",
+            AgentEvent::TurnEnd { .. } => "turn_end",
+            AgentEvent::MessageStart { .. } => "message_start",
+            AgentEvent::MessageUpdate { .. } => "message_update",
+            AgentEvent::MessageEnd { .. } => "message_end",
+            AgentEvent::ToolExecutionStart { .. } => "tool_execution_start",
+            AgentEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
+            AgentEvent::ToolExecutionEnd { .. } => "tool_execution_end",
+        }
+    }
+}
+
+impl ToJson for AgentEvent {
+    /// One line of `focus --mode json`, in pi's shape.
+    fn to_json(&self) -> Value {
+        let mut o = Object::new();
+        o.push("type".into(), self.type_name().into());
+        match self {
+            AgentEvent::AgentStart | AgentEvent::TurnStart => {}
+            AgentEvent::AgentEnd { messages, reason } => {
+                o.push("messages".into(), messages.to_json());
+                o.push("reason".into(), reason.as_str().into());
+                match reason {
+                    EndReason::Error(message) => {
+                        o.push("errorMessage".into(), message.as_str().into())
+                    }
+                    EndReason::TurnLimit(n) | EndReason::CircuitBreaker(n) => {
+                        o.push("limit".into(), (*n).into())
+                    }
+                    EndReason::Completed | EndReason::Aborted => {}
+                }
+            }
+            AgentEvent::TurnEnd {
+                message,
+                tool_results,
+            } => {
+                o.push(
+                    "message".into(),
+                    Message::Assistant(message.clone()).to_json(),
+                );
+                let results: Vec<Value> = tool_results
+                    .iter()
+                    .map(|r| Message::ToolResult(r.clone()).to_json())
+                    .collect();
+                o.push("toolResults".into(), Value::Array(results));
+            }
+            AgentEvent::MessageStart { message } | AgentEvent::MessageEnd { message } => {
+                o.push("message".into(), message.to_json());
+            }
+            AgentEvent::MessageUpdate { message, event } => {
+                o.push("assistantMessageEvent".into(), event.to_json_with(message));
+                o.push(
+                    "message".into(),
+                    Message::Assistant(message.clone()).to_json(),
+                );
+            }
+            AgentEvent::ToolExecutionStart {
+                call_id,
+                tool_name,
+                args,
+            } => {
+                o.push("toolCallId".into(), call_id.as_str().into());
+                o.push("toolName".into(), tool_name.as_str().into());
+                o.push("args".into(), args.clone());
+            }
+            AgentEvent::ToolExecutionUpdate {
+                call_id,
+                tool_name,
+                args,
+                partial,
+            } => {
+                o.push("toolCallId".into(), call_id.as_str().into());
+                o.push("toolName".into(), tool_name.as_str().into());
+                o.push("args".into(), args.clone());
+                o.push("partialResult".into(), partial.to_json());
+            }
+            AgentEvent::ToolExecutionEnd {
+                call_id,
+                tool_name,
+                output,
+            } => {
+                o.push("toolCallId".into(), call_id.as_str().into());
+                o.push("toolName".into(), tool_name.as_str().into());
+                o.push("result".into(), output.to_json());
+                o.push("isError".into(), output.is_error.into());
+            }
+        }
+        Value::Object(o)
+    }
 }
