@@ -85,3 +85,74 @@ impl fmt::Display for TransportError {
 }
 
 impl std::error::Error for TransportError {}
+
+/// Carrying a [`TransportError`] through `std::io::Read`, whose errors must be
+/// `io::Error`: body readers wrap the typed error, callers unwrap it again.
+impl From<TransportError> for std::io::Error {
+    fn from(error: TransportError) -> std::io::Error {
+        use std::io::ErrorKind;
+        let kind = match &error {
+            TransportError::StreamCut(_) => ErrorKind::UnexpectedEof,
+            TransportError::Timeout(_) => ErrorKind::TimedOut,
+            TransportError::Connect(_) => ErrorKind::ConnectionRefused,
+            // Not `Interrupted`: std's read loops retry that kind forever.
+            _ => ErrorKind::Other,
+        };
+        std::io::Error::new(kind, error)
+    }
+}
+
+impl TransportError {
+    /// The typed error behind an `io::Error` from a response body: the wrapped
+    /// [`TransportError`] when there is one, otherwise a best guess from the kind
+    /// (an unexpected end is a cut stream, a timeout a timeout, the rest `Other`).
+    pub fn from_io(error: &std::io::Error) -> TransportError {
+        if let Some(inner) = error
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<TransportError>())
+        {
+            return inner.clone();
+        }
+        match error.kind() {
+            std::io::ErrorKind::UnexpectedEof => TransportError::StreamCut(error.to_string()),
+            std::io::ErrorKind::TimedOut => TransportError::Timeout(error.to_string()),
+            _ => TransportError::Other(format!("reading the response body: {error}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_through_io_error() {
+        let io: std::io::Error = TransportError::StreamCut("curl: (18) partial".into()).into();
+        assert_eq!(io.kind(), std::io::ErrorKind::UnexpectedEof);
+        assert_eq!(
+            TransportError::from_io(&io),
+            TransportError::StreamCut("curl: (18) partial".into())
+        );
+        let io: std::io::Error = TransportError::Cancelled.into();
+        assert_ne!(io.kind(), std::io::ErrorKind::Interrupted);
+        assert_eq!(TransportError::from_io(&io), TransportError::Cancelled);
+        let plain = std::io::Error::new(std::io::ErrorKind::TimedOut, "slow");
+        assert!(matches!(
+            TransportError::from_io(&plain),
+            TransportError::Timeout(_)
+        ));
+    }
+
+    #[test]
+    fn retryable_kinds() {
+        assert!(TransportError::Timeout(String::new()).is_retryable());
+        assert!(!TransportError::Cancelled.is_retryable());
+        let status = |status| TransportError::Status {
+            status,
+            body: String::new(),
+            retry_after: None,
+        };
+        assert!(status(429).is_retryable());
+        assert!(!status(400).is_retryable());
+    }
+}

@@ -4,9 +4,13 @@
 //! in, an [`HttpResponse`] with a streaming body out. The curl-backed
 //! implementation lives in focus-providers (it spawns a process); this crate holds
 //! the trait, the typed [`TransportError`], and what sits on raw bytes: the
-//! server-sent-events decoder in [`sse`].
+//! server-sent-events decoder in [`sse`], the `Retry-After` reading in
+//! [`retry_after`], and test doubles: [`replay::ReplayTransport`] (recorded
+//! responses, no process) and [`testkit::server`] (a scripted HTTP server).
 
 pub mod error;
+pub mod replay;
+pub mod retry_after;
 pub mod sse;
 
 pub use error::TransportError;

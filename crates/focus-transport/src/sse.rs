@@ -15,10 +15,10 @@
 //! * A UTF-8 BOM is stripped only at the very start of the stream, even when its
 //!   three bytes arrive in separate chunks ([`SseDecoder::feed`], `bom_matched`).
 //! * Bytes are decoded as UTF-8 only once a line is whole, so a character split
-//!   across chunks survives; invalid bytes become U+FFFD ([`SseDecoder::dispatch`]).
+//!   across chunks survives; invalid bytes become U+FFFD (`SseDecoder::dispatch`).
 //! * A line starting with `:` is a comment; a line without a colon is a field with
 //!   an empty value; exactly one space after the colon is dropped
-//!   ([`SseDecoder::process_line`]).
+//!   (`SseDecoder::process_line`).
 //! * An `id` containing NUL is ignored; `retry` must be ASCII digits only.
 //! * A blank line dispatches the event, unless no `data` field was seen; a block
 //!   left open at end of stream is dropped ([`SseDecoder::finish`]).
