@@ -44,7 +44,11 @@ impl std::error::Error for ParseError {}
 /// Parses one complete JSON text. Surrounding whitespace is allowed; anything else
 /// after the value is an error.
 pub fn parse(input: &[u8]) -> Result<Value, ParseError> {
-    let mut parser = Parser { input, pos: 0 };
+    let mut parser = Parser {
+        input,
+        text: std::str::from_utf8(input).ok(),
+        pos: 0,
+    };
     let value = parser.parse_value()?;
     parser.skip_whitespace();
     if parser.pos < input.len() {
@@ -65,6 +69,10 @@ enum Frame {
 
 struct Parser<'a> {
     input: &'a [u8],
+    /// The whole input as `&str` when it is valid UTF-8 (checked once, up front, which
+    /// is much faster than validating each string on its own); `None` sends string
+    /// runs through their own validation, which finds and reports the bad byte.
+    text: Option<&'a str>,
     pos: usize,
 }
 
@@ -318,6 +326,11 @@ impl<'a> Parser<'a> {
 
     /// `input[start..end]` as `&str`, or an error at the first invalid UTF-8 byte.
     fn utf8_run(&self, start: usize, end: usize) -> Result<&'a str, ParseError> {
+        // Runs start and end at ASCII bytes (quotes, backslashes, escapes), so in valid
+        // UTF-8 they are char boundaries and `get` succeeds without re-validating.
+        if let Some(run) = self.text.and_then(|t| t.get(start..end)) {
+            return Ok(run);
+        }
         let bytes = self.input.get(start..end).unwrap_or_default();
         std::str::from_utf8(bytes)
             .map_err(|e| self.error_at(start + e.valid_up_to(), "invalid UTF-8 in string"))
