@@ -1,5 +1,35 @@
 //! focus-providers: the provider adapters (Anthropic Messages, OpenAI Chat
 //! Completions and compatibles, OpenAI Responses, Google Gemini), the model
 //! registry, and [`curl::CurlTransport`], the transport that spawns `curl`.
+//!
+//! Reading order: [`builder`] (the partial message every decoder fills),
+//! [`decode`] (the decoder seam), [`history`] and [`ids`] (making any history
+//! sendable), then one module per API — [`anthropic`], [`openai_completions`]
+//! (with its quirk table [`compat`]), [`openai_responses`], [`google`] — each a pure
+//! request builder plus a pure stream decoder; [`http`] (the one `Provider` that
+//! sends, retries and cancels), [`overflow`], and [`registry`] (models, keys,
+//! `models.json`). docs/providers.md walks through each wire format and its traps.
 
+#![warn(missing_docs)]
+
+pub mod anthropic;
+pub mod builder;
+pub mod compat;
 pub mod curl;
+pub mod decode;
+pub mod google;
+pub mod history;
+pub mod http;
+pub mod ids;
+pub mod openai_completions;
+pub mod openai_responses;
+pub mod overflow;
+pub mod registry;
+pub mod secret;
+pub mod thinking;
+
+pub use decode::{decode_body, decoder_for, StreamDecoder, APIS};
+pub use http::{HttpProvider, RetryPolicy};
+pub use overflow::is_context_overflow;
+pub use registry::Registry;
+pub use secret::ApiKey;

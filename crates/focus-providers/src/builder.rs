@@ -1,0 +1,372 @@
+//! [`MessageBuilder`]: the assistant message under construction, shared by all four
+//! stream decoders.
+//!
+//! A decoder only says *what happened* ("a text block opened", "these argument bytes
+//! arrived", "the stop reason is `toolUse`"); the builder keeps the partial
+//! [`AssistantMessage`] in step and hands every [`StreamEvent`] to the sink together
+//! with the message as it is right after that event. Keeping this in one place is what
+//! makes the four decoders small, and guarantees the event protocol (one `Start`
+//! first, every opened block closed, exactly one terminal event) for all of them.
+
+use focus_core::json::{parse_partial, parse_str, Object, Value};
+use focus_core::message::{AssistantMessage, Content, StopReason, ToolCall, Usage};
+use focus_core::provider::{StreamEvent, StreamSink};
+
+/// A sink that drops every event (for callers that only want the final message).
+pub fn ignore_events(_: &StreamEvent, _: &AssistantMessage) {}
+
+/// Builds one streamed assistant message and reports each step to a sink.
+pub struct MessageBuilder<'a, 'b> {
+    message: AssistantMessage,
+    sink: &'a mut StreamSink<'b>,
+    /// Raw argument text per content index (tool-call blocks only).
+    raw_arguments: Vec<(usize, String)>,
+    /// Indexes of blocks opened but not yet closed.
+    open: Vec<usize>,
+    started: bool,
+    finished: bool,
+    events: usize,
+}
+
+impl<'a, 'b> MessageBuilder<'a, 'b> {
+    /// A builder for a message from `api`/`provider`/`model`, reporting to `sink`.
+    pub fn new(api: &str, provider: &str, model: &str, sink: &'a mut StreamSink<'b>) -> Self {
+        MessageBuilder {
+            message: AssistantMessage {
+                api: api.to_string(),
+                provider: provider.to_string(),
+                model: model.to_string(),
+                timestamp: focus_core::message::now_ms(),
+                ..AssistantMessage::default()
+            },
+            sink,
+            raw_arguments: Vec::new(),
+            open: Vec::new(),
+            started: false,
+            finished: false,
+            events: 0,
+        }
+    }
+
+    /// The message so far.
+    pub fn message(&self) -> &AssistantMessage {
+        &self.message
+    }
+
+    /// How many events have been sent to the sink (the retry logic needs to know
+    /// whether anything was shown yet).
+    pub fn events_emitted(&self) -> usize {
+        self.events
+    }
+
+    /// Whether the terminal event has been sent.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    fn emit(&mut self, event: StreamEvent) {
+        self.events += 1;
+        (self.sink)(&event, &self.message);
+    }
+
+    /// Sends `Start` once; every other event method calls it first.
+    pub fn start(&mut self) {
+        if !self.started {
+            self.started = true;
+            self.emit(StreamEvent::Start);
+        }
+    }
+
+    /// Sets the provider's response id.
+    pub fn set_response_id(&mut self, id: &str) {
+        if !id.is_empty() {
+            self.message.response_id = Some(id.to_string());
+        }
+    }
+
+    /// Replaces the usage (decoders convert the provider's counts first). The total
+    /// is filled in as the sum of the four parts when the provider gave none.
+    pub fn set_usage(&mut self, mut usage: Usage) {
+        if usage.total_tokens == 0 {
+            usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write;
+        }
+        self.message.usage = usage;
+    }
+
+    /// The usage so far (for decoders that merge counts from several events).
+    pub fn usage(&self) -> &Usage {
+        &self.message.usage
+    }
+
+    /// Sets the stop reason (the last call wins; `Error` is never downgraded).
+    pub fn set_stop_reason(&mut self, reason: StopReason) {
+        if self.message.stop_reason != StopReason::Error {
+            self.message.stop_reason = reason;
+        }
+    }
+
+    /// Marks the message as failed with `message` (the first error wins).
+    pub fn set_error(&mut self, message: impl Into<String>) {
+        self.message.stop_reason = StopReason::Error;
+        if self.message.error_message.is_none() {
+            self.message.error_message = Some(message.into());
+        }
+    }
+
+    /// Opens a text block and returns its index.
+    pub fn open_text(&mut self) -> usize {
+        self.start();
+        let index = self.push(Content::text(""));
+        self.emit(StreamEvent::TextStart { index });
+        index
+    }
+
+    /// Opens a thinking block and returns its index.
+    pub fn open_thinking(&mut self) -> usize {
+        self.start();
+        let index = self.push(Content::Thinking {
+            thinking: String::new(),
+            signature: None,
+            redacted: false,
+        });
+        self.emit(StreamEvent::ThinkingStart { index });
+        index
+    }
+
+    /// Adds a complete redacted-thinking block (Anthropic): opened and closed at once.
+    pub fn add_redacted_thinking(&mut self, data: &str) {
+        self.start();
+        let index = self.push(Content::Thinking {
+            thinking: "[Reasoning redacted]".into(),
+            signature: Some(data.to_string()),
+            redacted: true,
+        });
+        self.emit(StreamEvent::ThinkingStart { index });
+        self.close(index);
+    }
+
+    /// Opens a tool-call block (id and name known) and returns its index.
+    pub fn open_tool_call(&mut self, id: &str, name: &str) -> usize {
+        self.start();
+        let index = self.push(Content::ToolCall(ToolCall {
+            id: id.to_string(),
+            name: name.to_string(),
+            arguments: Value::Object(Object::new()),
+            thought_signature: None,
+        }));
+        self.raw_arguments.push((index, String::new()));
+        self.emit(StreamEvent::ToolCallStart { index });
+        index
+    }
+
+    fn push(&mut self, content: Content) -> usize {
+        self.message.content.push(content);
+        let index = self.message.content.len() - 1;
+        self.open.push(index);
+        index
+    }
+
+    /// Whether the block at `index` is open.
+    pub fn is_open(&self, index: usize) -> bool {
+        self.open.contains(&index)
+    }
+
+    /// Appends to the text or thinking block at `index` (ignored for other kinds or
+    /// closed blocks, and for empty deltas).
+    pub fn append(&mut self, index: usize, delta: &str) {
+        if delta.is_empty() || !self.is_open(index) {
+            return;
+        }
+        let event = match self.message.content.get_mut(index) {
+            Some(Content::Text { text, .. }) => {
+                text.push_str(delta);
+                StreamEvent::TextDelta {
+                    index,
+                    delta: delta.to_string(),
+                }
+            }
+            Some(Content::Thinking { thinking, .. }) => {
+                thinking.push_str(delta);
+                StreamEvent::ThinkingDelta {
+                    index,
+                    delta: delta.to_string(),
+                }
+            }
+            _ => return,
+        };
+        self.emit(event);
+    }
+
+    /// Appends a fragment of a tool call's argument JSON; the arguments in the
+    /// partial message are re-parsed leniently.
+    pub fn append_arguments(&mut self, index: usize, fragment: &str) {
+        if !self.is_open(index) {
+            return;
+        }
+        let Some(raw) = self.raw_arguments.iter_mut().find(|(i, _)| *i == index) else {
+            return;
+        };
+        raw.1.push_str(fragment);
+        let parsed = parse_partial(&raw.1);
+        if let Some(Content::ToolCall(call)) = self.message.content.get_mut(index) {
+            call.arguments = parsed;
+        }
+        self.emit(StreamEvent::ToolCallDelta {
+            index,
+            delta: fragment.to_string(),
+        });
+    }
+
+    /// Replaces the complete arguments of a tool call that arrived whole (Gemini).
+    pub fn set_arguments(&mut self, index: usize, arguments: Value) {
+        let text = arguments.to_json_string();
+        if let Some((_, raw)) = self.raw_arguments.iter_mut().find(|(i, _)| *i == index) {
+            raw.clear();
+        }
+        self.append_arguments(index, &text);
+    }
+
+    /// Sets a signature: on a thinking block (Anthropic signature, Responses
+    /// reasoning item, Chat reasoning field), a text block (Responses message id) or
+    /// a tool call (Gemini `thoughtSignature`).
+    pub fn set_signature(&mut self, index: usize, value: &str) {
+        match self.message.content.get_mut(index) {
+            Some(Content::Thinking { signature, .. }) | Some(Content::Text { signature, .. }) => {
+                *signature = Some(value.to_string())
+            }
+            Some(Content::ToolCall(call)) => call.thought_signature = Some(value.to_string()),
+            _ => {}
+        }
+    }
+
+    /// Appends to a thinking block's signature (Anthropic sends it in pieces).
+    pub fn append_signature(&mut self, index: usize, piece: &str) {
+        if let Some(Content::Thinking { signature, .. }) = self.message.content.get_mut(index) {
+            signature.get_or_insert_with(String::new).push_str(piece);
+        }
+    }
+
+    /// Closes the block at `index`, emitting its end event. A tool call's arguments
+    /// are parsed strictly here; text that is not valid JSON (a cut-off stream) keeps
+    /// the lenient parse. Closing twice does nothing.
+    pub fn close(&mut self, index: usize) {
+        let Some(position) = self.open.iter().position(|&i| i == index) else {
+            return;
+        };
+        self.open.remove(position);
+        let event = match self.message.content.get_mut(index) {
+            Some(Content::Text { .. }) => StreamEvent::TextEnd { index },
+            Some(Content::Thinking { .. }) => StreamEvent::ThinkingEnd { index },
+            Some(Content::ToolCall(call)) => {
+                if let Some(p) = self.raw_arguments.iter().position(|(i, _)| *i == index) {
+                    let (_, raw) = self.raw_arguments.swap_remove(p);
+                    call.arguments = if raw.trim().is_empty() {
+                        Value::Object(Object::new())
+                    } else {
+                        parse_str(&raw).unwrap_or_else(|_| parse_partial(&raw))
+                    };
+                }
+                StreamEvent::ToolCallEnd { index }
+            }
+            _ => return,
+        };
+        self.emit(event);
+    }
+
+    /// Closes every open block, in the order they were opened.
+    pub fn close_all(&mut self) {
+        while let Some(&index) = self.open.first() {
+            self.close(index);
+        }
+    }
+
+    /// Ends the message: closes open blocks and sends exactly one terminal event
+    /// (`Done` for stop/length/toolUse, `Error` for error/aborted), then returns the
+    /// final message. A `Stop` message that holds tool calls becomes `ToolUse`
+    /// (some servers never say why they stopped).
+    pub fn finish(mut self) -> AssistantMessage {
+        self.start();
+        self.close_all();
+        if self.message.stop_reason == StopReason::Stop
+            && self.message.tool_calls().next().is_some()
+        {
+            self.message.stop_reason = StopReason::ToolUse;
+        }
+        if !self.finished {
+            self.finished = true;
+            let reason = self.message.stop_reason;
+            let event = match reason {
+                StopReason::Error | StopReason::Aborted => StreamEvent::Error { reason },
+                _ => StreamEvent::Done { reason },
+            };
+            self.emit(event);
+        }
+        self.message
+    }
+
+    /// Ends the message as aborted (the user cancelled), keeping what arrived.
+    pub fn abort(mut self) -> AssistantMessage {
+        self.message.stop_reason = StopReason::Aborted;
+        if self.message.error_message.is_none() {
+            self.message.error_message = Some("Request was aborted".into());
+        }
+        self.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_follow_the_protocol_and_arguments_parse_progressively() {
+        let mut log: Vec<(String, String)> = Vec::new();
+        let mut sink = |e: &StreamEvent, m: &AssistantMessage| {
+            let args = m
+                .tool_calls()
+                .next()
+                .map(|c| c.arguments.to_json_string())
+                .unwrap_or_default();
+            log.push((e.type_name().to_string(), args));
+        };
+        let mut b = MessageBuilder::new("x", "p", "m", &mut sink);
+        let t = b.open_text();
+        b.append(t, "hi");
+        let c = b.open_tool_call("id1", "read");
+        b.append_arguments(c, "{\"path\": \"src/ma");
+        b.append_arguments(c, "in.rs\"}");
+        let m = b.finish();
+        assert_eq!(m.stop_reason, StopReason::ToolUse);
+        assert_eq!(m.text(), "hi");
+        let names: Vec<&str> = log.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "start",
+                "text_start",
+                "text_delta",
+                "toolcall_start",
+                "toolcall_delta",
+                "toolcall_delta",
+                "text_end",
+                "toolcall_end",
+                "done"
+            ]
+        );
+        assert_eq!(log[4].1, r#"{"path":"src/ma"}"#);
+        assert_eq!(log[7].1, r#"{"path":"src/main.rs"}"#);
+    }
+
+    #[test]
+    fn errors_end_with_one_error_event() {
+        let mut names = Vec::new();
+        let mut sink = |e: &StreamEvent, _: &AssistantMessage| names.push(e.type_name());
+        let mut b = MessageBuilder::new("x", "p", "m", &mut sink);
+        b.set_error("boom");
+        b.set_stop_reason(StopReason::Stop);
+        let m = b.finish();
+        assert_eq!(m.stop_reason, StopReason::Error);
+        assert_eq!(m.error_message.as_deref(), Some("boom"));
+        assert_eq!(names, ["start", "error"]);
+    }
+}

@@ -1,0 +1,447 @@
+//! Google Gemini (`google-generative-ai`):
+//! `POST {base}/models/{model}:streamGenerateContent?alt=sse`.
+//!
+//! Request traps: the system prompt is `systemInstruction`; roles are `user` and
+//! `model`, and consecutive same-role turns are merged; a tool call goes back as a
+//! `functionCall` part with its `thoughtSignature` byte for byte (Gemini 3 rejects a
+//! call without one); a tool result is a `functionResponse` part in a user turn;
+//! tool parameter schemas must use the OpenAPI subset Gemini accepts, so
+//! [`clean_schema`] strips the rest (`$schema`, `additionalProperties`, …).
+//!
+//! Stream: every event is a whole `GenerateContentResponse` (CRLF framed). Parts
+//! with `thought: true` are thinking; usage is cumulative and repeated, the last
+//! one wins; `finishReason` `STOP` also follows a function call; a blocked prompt
+//! has `promptFeedback.blockReason` and no candidates.
+
+use crate::builder::MessageBuilder;
+use crate::decode::{count, event_json, StreamDecoder};
+use crate::history::{self, joined_text, same_model, Target};
+use crate::ids::IdRule;
+use focus_core::json::{Object, Value};
+use focus_core::json_object;
+use focus_core::message::{Content, Message, StopReason, Usage};
+use focus_core::provider::{ModelInfo, ModelRequest, ThinkingLevel};
+use focus_transport::sse::SseEvent;
+
+/// The wire API name.
+pub const API: &str = "google-generative-ai";
+
+/// A placeholder signature Gemini documents for calls that have none (history
+/// from another model), so Gemini 3 does not reject them.
+pub const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
+
+/// The URL for `base_url` (e.g. `https://generativelanguage.googleapis.com/v1beta`).
+pub fn url(base_url: &str, model_id: &str) -> String {
+    format!(
+        "{}/models/{model_id}:streamGenerateContent?alt=sse",
+        base_url.trim_end_matches('/')
+    )
+}
+
+/// Schema keywords Gemini's function declarations accept; everything else is dropped.
+const SCHEMA_KEYS: [&str; 17] = [
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "maxItems",
+    "minItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "anyOf",
+    "items",
+];
+
+/// Returns `schema` reduced to what Gemini accepts: unknown keywords are removed
+/// (recursively through `properties`, `items`, `anyOf`), `const` becomes a one-value
+/// `enum`, a type list like `["string","null"]` becomes `type` + `nullable`, and
+/// `minimum`/`maximum` are kept.
+pub fn clean_schema(schema: &Value) -> Value {
+    let Some(obj) = schema.as_object() else {
+        return schema.clone();
+    };
+    let mut out = Object::new();
+    for (key, value) in obj.iter() {
+        match key {
+            "properties" => {
+                let mut props = Object::new();
+                if let Some(p) = value.as_object() {
+                    for (name, sub) in p.iter() {
+                        props.insert(name, clean_schema(sub));
+                    }
+                }
+                out.insert("properties", props);
+            }
+            "items" => {
+                out.insert("items", clean_schema(value));
+            }
+            "anyOf" | "oneOf" => {
+                let list: Vec<Value> = value
+                    .as_array()
+                    .map(|a| a.iter().map(clean_schema).collect())
+                    .unwrap_or_default();
+                out.insert("anyOf", list);
+            }
+            "type" => match value {
+                Value::Array(types) => {
+                    let real: Vec<&Value> = types
+                        .iter()
+                        .filter(|t| t.as_str() != Some("null"))
+                        .collect();
+                    if real.len() < types.len() {
+                        out.insert("nullable", true);
+                    }
+                    if let Some(first) = real.first() {
+                        out.insert("type", (*first).clone());
+                    }
+                }
+                other => {
+                    out.insert("type", other.clone());
+                }
+            },
+            "const" => {
+                out.insert("enum", vec![value.clone()]);
+            }
+            "minimum" | "maximum" => {
+                out.insert(key, value.clone());
+            }
+            k if SCHEMA_KEYS.contains(&k) => {
+                out.insert(k, value.clone());
+            }
+            _ => {}
+        }
+    }
+    Value::Object(out)
+}
+
+fn is_gemini3(model: &ModelInfo) -> bool {
+    model.id.contains("gemini-3")
+}
+
+/// Builds the request body (pure; golden-tested).
+pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
+    let target = Target {
+        api: API,
+        provider: &model.provider,
+        model: &model.id,
+        accepts_images: model.accepts_images,
+        ids: IdRule::Any,
+    };
+    let history = history::repair(request.messages, &target);
+    let mut contents: Vec<(&str, Vec<Value>)> = Vec::new();
+    for message in &history {
+        let (role, parts): (&str, Vec<Value>) = match message {
+            Message::User(user) => ("user", user.content.iter().filter_map(user_part).collect()),
+            Message::Assistant(assistant) => {
+                let same = same_model(assistant, &target);
+                let parts = assistant
+                    .content
+                    .iter()
+                    .filter_map(|block| model_part(block, same, is_gemini3(model)))
+                    .collect();
+                ("model", parts)
+            }
+            Message::ToolResult(result) => {
+                let text = joined_text(&result.content);
+                let key = if result.is_error { "error" } else { "output" };
+                let mut response = Object::new();
+                response.insert(key, text);
+                let mut call =
+                    json_object! {"name" => result.tool_name.as_str(), "response" => response};
+                if !result.tool_call_id.is_empty() && !result.tool_call_id.starts_with("gemini_") {
+                    call.as_object_mut()
+                        .unwrap()
+                        .insert("id", result.tool_call_id.as_str());
+                }
+                let mut parts = vec![json_object! {"functionResponse" => call}];
+                parts.extend(
+                    history::images(&result.content)
+                        .into_iter()
+                        .map(|(m, d)| inline_data(m, d)),
+                );
+                ("user", parts)
+            }
+            Message::Custom(_) => continue,
+        };
+        if parts.is_empty() {
+            continue;
+        }
+        match contents.last_mut() {
+            Some((r, existing)) if *r == role => existing.extend(parts),
+            _ => contents.push((role, parts)),
+        }
+    }
+
+    let mut body = Object::new();
+    let contents: Vec<Value> = contents
+        .into_iter()
+        .map(|(role, parts)| json_object! {"role" => role, "parts" => parts})
+        .collect();
+    body.insert("contents", contents);
+    if !request.system_prompt.is_empty() {
+        body.insert(
+            "systemInstruction",
+            json_object! {"parts" => vec![json_object! {"text" => request.system_prompt}]},
+        );
+    }
+    if !request.tools.is_empty() {
+        let declarations: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|t| {
+                json_object! {
+                    "name" => t.name.as_str(),
+                    "description" => t.description.as_str(),
+                    "parameters" => clean_schema(&t.parameters),
+                }
+            })
+            .collect();
+        body.insert(
+            "tools",
+            vec![json_object! {"functionDeclarations" => declarations}],
+        );
+    }
+    let mut config = Object::new();
+    config.insert(
+        "maxOutputTokens",
+        crate::thinking::max_tokens(model, request.options),
+    );
+    if let Some(t) = request.options.temperature {
+        config.insert("temperature", t);
+    }
+    if model.reasoning {
+        config.insert(
+            "thinkingConfig",
+            thinking_config(model, request.options.thinking),
+        );
+    }
+    body.insert("generationConfig", config);
+    Value::Object(body)
+}
+
+/// Gemini's thinking knobs: a `thinkingLevel` on Gemini 3, a token budget on 2.5.
+fn thinking_config(model: &ModelInfo, level: ThinkingLevel) -> Value {
+    if is_gemini3(model) {
+        let name = match level {
+            ThinkingLevel::Off | ThinkingLevel::Minimal | ThinkingLevel::Low => "LOW",
+            ThinkingLevel::Medium if !model.id.contains("pro") => "MEDIUM",
+            _ => "HIGH",
+        };
+        return json_object! {"thinkingLevel" => name, "includeThoughts" => level != ThinkingLevel::Off};
+    }
+    let pro = model.id.contains("pro");
+    let budget: i64 = match level {
+        // 2.5 Pro cannot switch thinking off; 128 is its least.
+        ThinkingLevel::Off if pro => 128,
+        ThinkingLevel::Off => 0,
+        ThinkingLevel::Minimal => 128,
+        ThinkingLevel::Low => 2048,
+        ThinkingLevel::Medium => 8192,
+        ThinkingLevel::High | ThinkingLevel::XHigh if pro => 32768,
+        ThinkingLevel::High | ThinkingLevel::XHigh => 24576,
+    };
+    json_object! {"thinkingBudget" => budget, "includeThoughts" => level != ThinkingLevel::Off}
+}
+
+fn inline_data(mime: &str, data: &str) -> Value {
+    json_object! {"inlineData" => json_object! {"mimeType" => mime, "data" => data}}
+}
+
+fn user_part(block: &Content) -> Option<Value> {
+    match block {
+        Content::Text { text, .. } if !text.is_empty() => {
+            Some(json_object! {"text" => text.as_str()})
+        }
+        Content::Image { data, mime_type } => Some(inline_data(mime_type, data)),
+        _ => None,
+    }
+}
+
+fn model_part(block: &Content, same: bool, gemini3: bool) -> Option<Value> {
+    let with_signature = |mut part: Value, sig: &Option<String>| {
+        if let (true, Some(sig)) = (same, sig) {
+            part.as_object_mut()
+                .unwrap()
+                .insert("thoughtSignature", sig.as_str());
+        }
+        part
+    };
+    match block {
+        Content::Text { text, signature } if !text.is_empty() => Some(with_signature(
+            json_object! {"text" => text.as_str()},
+            signature,
+        )),
+        Content::Thinking {
+            thinking,
+            signature,
+            redacted: false,
+        } if !thinking.is_empty() => Some(with_signature(
+            json_object! {"text" => thinking.as_str(), "thought" => true},
+            signature,
+        )),
+        Content::ToolCall(call) => {
+            let mut fc = json_object! {
+                "name" => call.name.as_str(),
+                "args" => if call.arguments.as_object().is_some() { call.arguments.clone() } else { Value::Object(Object::new()) },
+            };
+            if !call.id.starts_with("gemini_") {
+                fc.as_object_mut().unwrap().insert("id", call.id.as_str());
+            }
+            let mut part = json_object! {"functionCall" => fc};
+            let sig = match (&call.thought_signature, same) {
+                (Some(s), true) => Some(s.as_str()),
+                _ if gemini3 => Some(SKIP_SIGNATURE),
+                _ => None,
+            };
+            if let Some(sig) = sig {
+                part.as_object_mut()
+                    .unwrap()
+                    .insert("thoughtSignature", sig);
+            }
+            Some(part)
+        }
+        _ => None,
+    }
+}
+
+/// Converts `usageMetadata` (`output` includes thinking tokens; `input` excludes
+/// cached ones).
+pub fn convert_usage(usage: &Value) -> Usage {
+    let cached = count(&usage["cachedContentTokenCount"]);
+    Usage {
+        input: count(&usage["promptTokenCount"]).saturating_sub(cached),
+        output: count(&usage["candidatesTokenCount"]) + count(&usage["thoughtsTokenCount"]),
+        cache_read: cached,
+        cache_write: 0,
+        total_tokens: count(&usage["totalTokenCount"]),
+        ..Usage::default()
+    }
+}
+
+/// Maps a `finishReason`; `Err` carries an error message.
+pub fn map_finish_reason(reason: &str) -> Result<StopReason, String> {
+    match reason {
+        "STOP" | "FINISH_REASON_UNSPECIFIED" => Ok(StopReason::Stop),
+        "MAX_TOKENS" => Ok(StopReason::Length),
+        other => Err(format!("Gemini stopped the answer (finishReason {other})")),
+    }
+}
+
+/// The stream decoder.
+#[derive(Default)]
+pub struct Decoder {
+    /// The open text or thinking block: (index, is thinking).
+    current: Option<(usize, bool)>,
+    calls: usize,
+    finish_seen: bool,
+}
+
+impl StreamDecoder for Decoder {
+    fn on_event(&mut self, event: &SseEvent, out: &mut MessageBuilder<'_, '_>) {
+        let data = match event_json(event) {
+            Ok(v) => v,
+            Err(e) => return out.set_error(e),
+        };
+        if !data["error"].is_null() {
+            let message = data["error"]["message"].as_str().unwrap_or("unknown error");
+            out.set_error(message.to_string());
+            return;
+        }
+        if let Some(id) = data["responseId"].as_str() {
+            out.set_response_id(id);
+        }
+        if data["usageMetadata"].as_object().is_some() {
+            out.set_usage(convert_usage(&data["usageMetadata"]));
+        }
+        if let Some(reason) = data["promptFeedback"]["blockReason"].as_str() {
+            self.finish_seen = true;
+            out.set_error(format!("Gemini blocked the prompt (blockReason {reason})"));
+        }
+        let candidate = &data["candidates"][0];
+        if let Some(parts) = candidate["content"]["parts"].as_array() {
+            for part in parts {
+                self.on_part(part, out);
+            }
+        }
+        if let Some(reason) = candidate["finishReason"].as_str() {
+            self.finish_seen = true;
+            match map_finish_reason(reason) {
+                Ok(r) => out.set_stop_reason(r),
+                Err(e) => out.set_error(e),
+            }
+        }
+    }
+
+    fn on_end(&mut self, out: &mut MessageBuilder<'_, '_>) {
+        if !self.finish_seen {
+            out.set_error("the stream ended before the model finished (no finishReason)");
+        }
+    }
+}
+
+impl Decoder {
+    fn on_part(&mut self, part: &Value, out: &mut MessageBuilder<'_, '_>) {
+        let signature = part["thoughtSignature"].as_str();
+        if let Some(text) = part["text"].as_str() {
+            let thinking = part["thought"].as_bool() == Some(true);
+            let index = match self.current {
+                Some((i, t)) if t == thinking => i,
+                other => {
+                    if let Some((i, _)) = other {
+                        out.close(i);
+                    }
+                    if text.is_empty() && signature.is_none() {
+                        return; // an empty closing part opens nothing
+                    }
+                    let i = if thinking {
+                        out.open_thinking()
+                    } else {
+                        out.open_text()
+                    };
+                    self.current = Some((i, thinking));
+                    i
+                }
+            };
+            out.append(index, text);
+            if let Some(sig) = signature {
+                out.set_signature(index, sig);
+            }
+        } else if part["functionCall"].as_object().is_some() {
+            if let Some((i, _)) = self.current.take() {
+                out.close(i);
+            }
+            let call = &part["functionCall"];
+            let name = call["name"].as_str().unwrap_or("");
+            self.calls += 1;
+            let id = match call["id"].as_str() {
+                Some(id) if !id.is_empty() => id.to_string(),
+                // Gemini often sends no id; mint one that the request builder
+                // recognises and leaves out again.
+                _ => format!(
+                    "gemini_{name}_{}_{}",
+                    focus_core::message::now_ms(),
+                    self.calls
+                ),
+            };
+            let i = out.open_tool_call(&id, name);
+            let args = match &call["args"] {
+                v @ Value::Object(_) => v.clone(),
+                _ => Value::Object(Object::new()),
+            };
+            out.set_arguments(i, args);
+            if let Some(sig) = signature {
+                out.set_signature(i, sig);
+            }
+            out.close(i);
+        }
+        // Other parts (executableCode, server toolCall/toolResponse…) are
+        // server-side traffic: skipped.
+    }
+}

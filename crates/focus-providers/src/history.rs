@@ -1,0 +1,337 @@
+//! History repair: makes any stored history safe to send to any API.
+//!
+//! Every API rejects some histories an agent naturally produces: a turn the user
+//! aborted half-way (a tool call with no result), a tool result whose call was
+//! dropped, an empty assistant message, thinking blocks from another vendor whose
+//! signatures mean nothing here, tool-call ids in a format another API refuses, an
+//! image sent to a text-only model. [`repair`] runs before every request builder and
+//! returns a history with none of those; the builders then only translate shapes.
+
+use crate::ids::IdRule;
+use focus_core::message::{AssistantMessage, Content, Message, StopReason, ToolResultMessage};
+use std::collections::HashMap;
+
+/// The text of a synthesized result for a tool call that never got one.
+pub const NO_RESULT: &str = "No result provided";
+
+/// The text that replaces an image sent to a model without image input.
+pub const IMAGE_OMITTED: &str = "(image omitted: this model does not accept images)";
+
+/// What the history is being prepared for.
+#[derive(Clone, Debug)]
+pub struct Target<'a> {
+    /// The wire API (`anthropic-messages`…).
+    pub api: &'a str,
+    /// The provider name.
+    pub provider: &'a str,
+    /// The model id.
+    pub model: &'a str,
+    /// Whether images may be sent.
+    pub accepts_images: bool,
+    /// How tool-call ids must look.
+    pub ids: IdRule,
+}
+
+/// Whether `message` was produced by the target model itself (then its thinking
+/// signatures and provider metadata are meaningful and are kept).
+pub fn same_model(message: &AssistantMessage, target: &Target<'_>) -> bool {
+    message.api == target.api
+        && message.provider == target.provider
+        && message.model == target.model
+}
+
+/// Returns a copy of `messages` that every API accepts:
+///
+/// - custom messages are dropped (the agent should have converted them already);
+/// - assistant messages that ended in `error` or `aborted` are dropped whole (their
+///   content is incomplete, their tool calls were never run), as pi does;
+/// - thinking from another model becomes plain text (redacted thinking is dropped,
+///   Gemini `thoughtSignature`s are removed); empty text and thinking is dropped;
+/// - assistant messages left empty are dropped;
+/// - every tool call gets exactly one result: results for unknown or already
+///   answered calls are dropped, and a call without one gets an error result
+///   ([`NO_RESULT`]) right after its assistant message's other results;
+/// - tool-call ids are rewritten to the target's [`IdRule`], consistently in calls
+///   and results;
+/// - images become a text note when the model does not accept them.
+pub fn repair(messages: &[Message], target: &Target<'_>) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    let mut ids = crate::ids::IdMap::new(target.ids);
+    // Calls of the latest assistant message still waiting for a result, in order.
+    let mut pending: Vec<(String, String)> = Vec::new();
+    let mut answered: HashMap<String, ()> = HashMap::new();
+
+    for message in messages {
+        match message {
+            Message::Custom(_) => {}
+            Message::User(user) => {
+                flush_pending(&mut pending, &mut out);
+                let content = filter_images(&user.content, target.accepts_images);
+                if content.iter().any(|c| !is_empty_block(c)) {
+                    let mut user = user.clone();
+                    user.content = content;
+                    out.push(Message::User(user));
+                }
+            }
+            Message::Assistant(assistant) => {
+                flush_pending(&mut pending, &mut out);
+                if matches!(
+                    assistant.stop_reason,
+                    StopReason::Error | StopReason::Aborted
+                ) {
+                    continue;
+                }
+                let same = same_model(assistant, target);
+                let mut content = Vec::with_capacity(assistant.content.len());
+                for block in &assistant.content {
+                    match block {
+                        Content::Thinking {
+                            thinking, redacted, ..
+                        } if !same => {
+                            if !*redacted && !thinking.trim().is_empty() {
+                                content.push(Content::text(thinking.as_str()));
+                            }
+                        }
+                        Content::ToolCall(call) => {
+                            let mut call = call.clone();
+                            call.id = ids.map(&call.id);
+                            if !same {
+                                call.thought_signature = None;
+                            }
+                            pending.push((call.id.clone(), call.name.clone()));
+                            content.push(Content::ToolCall(call));
+                        }
+                        Content::Image { .. } => {}
+                        Content::Text { text, .. } if !same => {
+                            if !text.is_empty() {
+                                content.push(Content::text(text.as_str()));
+                            }
+                        }
+                        other => {
+                            if !is_empty_block(other) {
+                                content.push(other.clone());
+                            }
+                        }
+                    }
+                }
+                if content.is_empty() {
+                    continue;
+                }
+                let mut assistant = assistant.clone();
+                assistant.content = content;
+                out.push(Message::Assistant(assistant));
+            }
+            Message::ToolResult(result) => {
+                let id = ids.map(&result.tool_call_id);
+                let Some(position) = pending.iter().position(|(p, _)| *p == id) else {
+                    continue; // no open call: an orphaned or duplicate result
+                };
+                pending.remove(position);
+                answered.insert(id.clone(), ());
+                let mut result = result.clone();
+                result.tool_call_id = id;
+                result.content = filter_images(&result.content, target.accepts_images);
+                out.push(Message::ToolResult(result));
+            }
+        }
+    }
+    flush_pending(&mut pending, &mut out);
+    out
+}
+
+/// Synthesizes error results for calls that never got one.
+fn flush_pending(pending: &mut Vec<(String, String)>, out: &mut Vec<Message>) {
+    for (id, name) in pending.drain(..) {
+        out.push(Message::ToolResult(ToolResultMessage {
+            tool_call_id: id,
+            tool_name: name,
+            content: vec![Content::text(NO_RESULT)],
+            details: focus_core::json::Value::Null,
+            is_error: true,
+            timestamp: 0,
+        }));
+    }
+}
+
+fn is_empty_block(block: &Content) -> bool {
+    match block {
+        Content::Text { text, .. } => text.is_empty(),
+        Content::Thinking {
+            thinking,
+            signature,
+            redacted,
+        } => !*redacted && thinking.is_empty() && signature.is_none(),
+        _ => false,
+    }
+}
+
+fn filter_images(content: &[Content], accepts_images: bool) -> Vec<Content> {
+    let mut out = Vec::with_capacity(content.len());
+    for block in content {
+        match block {
+            Content::Image { .. } if !accepts_images => {
+                if out.last().and_then(Content::as_text) != Some(IMAGE_OMITTED) {
+                    out.push(Content::text(IMAGE_OMITTED));
+                }
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    out
+}
+
+/// All text blocks of a tool result or user message joined with newlines.
+pub fn joined_text(content: &[Content]) -> String {
+    let texts: Vec<&str> = content.iter().filter_map(Content::as_text).collect();
+    texts.join("\n")
+}
+
+/// The images in `content`, as `(mime type, base64 data)`.
+pub fn images(content: &[Content]) -> Vec<(&str, &str)> {
+    content
+        .iter()
+        .filter_map(|c| match c {
+            Content::Image { data, mime_type } => Some((mime_type.as_str(), data.as_str())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use focus_core::json_object;
+    use focus_core::message::{ToolCall, UserMessage};
+
+    fn call(id: &str) -> Content {
+        Content::ToolCall(ToolCall {
+            id: id.into(),
+            name: "bash".into(),
+            arguments: json_object! {},
+            thought_signature: Some("sig".into()),
+        })
+    }
+
+    fn assistant(content: Vec<Content>, reason: StopReason) -> Message {
+        Message::Assistant(AssistantMessage {
+            content,
+            api: "anthropic-messages".into(),
+            provider: "anthropic".into(),
+            model: "claude".into(),
+            stop_reason: reason,
+            ..Default::default()
+        })
+    }
+
+    fn result(id: &str) -> Message {
+        Message::ToolResult(ToolResultMessage {
+            tool_call_id: id.into(),
+            tool_name: "bash".into(),
+            content: vec![Content::text("ok")],
+            details: focus_core::json::Value::Null,
+            is_error: false,
+            timestamp: 0,
+        })
+    }
+
+    fn target(api: &'static str) -> Target<'static> {
+        Target {
+            api,
+            provider: "anthropic",
+            model: "claude",
+            accepts_images: false,
+            ids: IdRule::for_api(api),
+        }
+    }
+
+    #[test]
+    fn orphans_are_answered_and_stray_results_dropped() {
+        let history = vec![
+            Message::User(UserMessage::text("go", 0)),
+            assistant(vec![call("a"), call("b")], StopReason::ToolUse),
+            result("b"),
+            result("b"),
+            result("zzz"),
+            Message::User(UserMessage::text("next", 0)),
+        ];
+        let fixed = repair(&history, &target("anthropic-messages"));
+        let roles: Vec<&str> = fixed.iter().map(Message::role).collect();
+        assert_eq!(
+            roles,
+            ["user", "assistant", "toolResult", "toolResult", "user"]
+        );
+        let Message::ToolResult(synth) = &fixed[3] else {
+            panic!()
+        };
+        assert_eq!(synth.tool_call_id, "a");
+        assert!(synth.is_error);
+        assert_eq!(joined_text(&synth.content), NO_RESULT);
+    }
+
+    #[test]
+    fn aborted_turns_are_dropped_with_their_results_and_images_become_notes() {
+        let history = vec![
+            Message::User(UserMessage {
+                content: vec![
+                    Content::text("look"),
+                    Content::Image {
+                        data: "AA==".into(),
+                        mime_type: "image/png".into(),
+                    },
+                ],
+                timestamp: 0,
+            }),
+            assistant(vec![Content::text("half"), call("x")], StopReason::Aborted),
+            result("x"),
+            assistant(vec![Content::text("")], StopReason::Stop),
+        ];
+        let fixed = repair(&history, &target("anthropic-messages"));
+        assert_eq!(fixed.len(), 1);
+        let Message::User(u) = &fixed[0] else {
+            panic!()
+        };
+        assert_eq!(u.content[1].as_text(), Some(IMAGE_OMITTED));
+    }
+
+    #[test]
+    fn foreign_thinking_becomes_text_and_ids_are_normalised() {
+        let mut foreign = AssistantMessage {
+            content: vec![
+                Content::Thinking {
+                    thinking: "hmm".into(),
+                    signature: Some("s".into()),
+                    redacted: false,
+                },
+                Content::Thinking {
+                    thinking: "x".into(),
+                    signature: Some("d".into()),
+                    redacted: true,
+                },
+                call("call_1|fc:weird/id"),
+            ],
+            api: "openai-responses".into(),
+            provider: "openai".into(),
+            model: "gpt".into(),
+            stop_reason: StopReason::ToolUse,
+            ..Default::default()
+        };
+        foreign.usage.input = 1;
+        let history = vec![Message::Assistant(foreign), result("call_1|fc:weird/id")];
+        let fixed = repair(&history, &target("anthropic-messages"));
+        let Message::Assistant(a) = &fixed[0] else {
+            panic!()
+        };
+        assert_eq!(a.content[0].as_text(), Some("hmm"));
+        assert_eq!(a.content.len(), 2);
+        let call = a.tool_calls().next().unwrap();
+        assert!(call
+            .id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+        assert_eq!(call.thought_signature, None);
+        let Message::ToolResult(r) = &fixed[1] else {
+            panic!()
+        };
+        assert_eq!(r.tool_call_id, call.id);
+    }
+}

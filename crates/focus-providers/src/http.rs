@@ -1,0 +1,432 @@
+//! [`HttpProvider`]: one [`Provider`] for all four wire APIs. It builds the request
+//! with the API's builder, sends it through a [`Transport`], checks the status, feeds
+//! the body through the SSE decoder and the API's [`StreamDecoder`], and handles what
+//! the network throws at it: retries with backoff (only before anything was shown),
+//! provider error bodies, cut streams and cancellation.
+
+use crate::builder::MessageBuilder;
+use crate::decode::{decoder_for, StreamDecoder};
+use crate::overflow::is_context_overflow;
+use crate::secret::ApiKey;
+use focus_core::cancel::CancelToken;
+use focus_core::json::{parse_str, Value};
+use focus_core::message::{AssistantMessage, StopReason};
+use focus_core::provider::{ModelInfo, ModelRequest, Provider, StreamSink};
+use focus_transport::retry_after::retry_after_from_headers;
+use focus_transport::sse::SseDecoder;
+use focus_transport::{HttpRequest, Transport, TransportError};
+use std::io::Read;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// When and how often to retry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RetryPolicy {
+    /// Attempts in total (1 = no retry).
+    pub max_attempts: u32,
+    /// The first backoff delay; each retry doubles it, plus up to 50% jitter.
+    pub base_delay: Duration,
+    /// The longest wait accepted. A server asking (`Retry-After`) for longer makes
+    /// the call fail at once with the server's message instead.
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> RetryPolicy {
+        RetryPolicy {
+            max_attempts: 4,
+            base_delay: Duration::from_secs(1),
+            max_delay: Duration::from_secs(60),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The computed backoff before retry number `retry` (1-based), jittered.
+    pub fn backoff(&self, retry: u32) -> Duration {
+        let exp = self
+            .base_delay
+            .saturating_mul(1u32 << retry.saturating_sub(1).min(16));
+        let jitter_ms = (exp.as_millis() as u64 / 2).max(1);
+        let jitter = Duration::from_millis(pseudo_random() % jitter_ms);
+        (exp + jitter).min(self.max_delay)
+    }
+}
+
+/// A cheap, non-cryptographic random number for jitter (std has no RNG).
+fn pseudo_random() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
+}
+
+/// A model reached over HTTP. Construct with [`HttpProvider::new`] or the
+/// registry's `provider_for`.
+pub struct HttpProvider {
+    model: ModelInfo,
+    api_key: Option<ApiKey>,
+    transport: Arc<dyn Transport>,
+    retry: RetryPolicy,
+    headers: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for HttpProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpProvider")
+            .field("model", &self.model.id)
+            .field("api", &self.model.api)
+            .field("base_url", &self.model.base_url)
+            .field("api_key", &self.api_key)
+            .field("retry", &self.retry)
+            .finish()
+    }
+}
+
+/// A failed attempt: what to report, and whether trying again may help.
+struct Failure {
+    message: String,
+    retryable: bool,
+    retry_after: Option<Duration>,
+}
+
+impl HttpProvider {
+    /// A provider for `model` (its `api` must be one of [`crate::decode::APIS`]),
+    /// authenticating with `api_key` when given.
+    pub fn new(
+        model: ModelInfo,
+        api_key: Option<ApiKey>,
+        transport: Arc<dyn Transport>,
+    ) -> HttpProvider {
+        HttpProvider {
+            model,
+            api_key,
+            transport,
+            retry: RetryPolicy::default(),
+            headers: Vec::new(),
+        }
+    }
+
+    /// Replaces the retry policy.
+    pub fn with_retry(mut self, retry: RetryPolicy) -> HttpProvider {
+        self.retry = retry;
+        self
+    }
+
+    /// Adds headers sent with every request (from models.json `headers`).
+    pub fn with_headers(mut self, headers: Vec<(String, String)>) -> HttpProvider {
+        self.headers.extend(headers);
+        self
+    }
+
+    /// The HTTP request for `request` (body built by the API's builder). `None` for
+    /// an unknown API.
+    pub fn http_request(&self, request: &ModelRequest<'_>) -> Option<HttpRequest> {
+        let model = &self.model;
+        let key = self
+            .api_key
+            .as_ref()
+            .map(ApiKey::expose)
+            .filter(|k| !k.is_empty());
+        let mut headers: Vec<(String, String)> = vec![
+            ("content-type".into(), "application/json".into()),
+            ("accept".into(), "text/event-stream".into()),
+        ];
+        let (url, body) = match model.api.as_str() {
+            crate::anthropic::API => {
+                if let Some(k) = key {
+                    headers.push(("x-api-key".into(), k.into()));
+                }
+                headers.extend(crate::anthropic::headers(model, request));
+                (
+                    crate::anthropic::url(&model.base_url),
+                    crate::anthropic::build_request(model, request),
+                )
+            }
+            crate::openai_completions::API | crate::openai_responses::API => {
+                if let Some(k) = key {
+                    headers.push(("authorization".into(), format!("Bearer {k}")));
+                }
+                if model.api == crate::openai_responses::API {
+                    (
+                        crate::openai_responses::url(&model.base_url),
+                        crate::openai_responses::build_request(model, request),
+                    )
+                } else {
+                    (
+                        crate::openai_completions::url(&model.base_url),
+                        crate::openai_completions::build_request(model, request),
+                    )
+                }
+            }
+            crate::google::API => {
+                if let Some(k) = key {
+                    headers.push(("x-goog-api-key".into(), k.into()));
+                }
+                (
+                    crate::google::url(&model.base_url, &model.id),
+                    crate::google::build_request(model, request),
+                )
+            }
+            _ => return None,
+        };
+        headers.extend(self.headers.iter().cloned());
+        Some(HttpRequest {
+            method: "POST".into(),
+            url,
+            headers,
+            body: body.to_json_string().into_bytes(),
+            connect_timeout: Some(Duration::from_secs(30)),
+            total_timeout: None,
+        })
+    }
+
+    /// Waits `delay`, waking early when `cancel` fires. Returns false if cancelled.
+    fn sleep(delay: Duration, cancel: &CancelToken) -> bool {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let _registration = cancel.on_cancel(move || {
+            let _ = tx.send(());
+        });
+        let _ = rx.recv_timeout(delay);
+        !cancel.is_cancelled()
+    }
+
+    fn empty_message(&self) -> AssistantMessage {
+        AssistantMessage {
+            api: self.model.api.clone(),
+            provider: self.model.provider.clone(),
+            model: self.model.id.clone(),
+            timestamp: focus_core::message::now_ms(),
+            ..AssistantMessage::default()
+        }
+    }
+
+    /// One attempt. `Ok` is a finished message (success, in-band error after
+    /// events, or aborted); `Err` is a failure before anything was emitted.
+    fn attempt(
+        &self,
+        http: &HttpRequest,
+        cancel: &CancelToken,
+        sink: &mut StreamSink<'_>,
+        decoder: &mut dyn StreamDecoder,
+    ) -> Result<AssistantMessage, Failure> {
+        let response = match self.transport.send(http, cancel) {
+            Ok(r) => r,
+            Err(e) => {
+                return Err(Failure {
+                    retryable: e.is_retryable(),
+                    message: e.to_string(),
+                    retry_after: None,
+                })
+            }
+        };
+        if !(200..300).contains(&response.status) {
+            let retry_after = retry_after_from_headers(&response.headers);
+            let mut body = Vec::new();
+            let _ = response.body.take(256 * 1024).read_to_end(&mut body);
+            let error = TransportError::Status {
+                status: response.status,
+                body: String::from_utf8_lossy(&body).into_owned(),
+                retry_after,
+            };
+            let message = error_text(response.status, &body);
+            let overloaded = message.to_ascii_lowercase().contains("overloaded");
+            return Err(Failure {
+                retryable: error.is_retryable() || overloaded,
+                message,
+                retry_after,
+            });
+        }
+        let mut body = response.body;
+        let mut builder =
+            MessageBuilder::new(&self.model.api, &self.model.provider, &self.model.id, sink);
+        let mut sse = SseDecoder::new();
+        let mut events = Vec::new();
+        let mut buffer = vec![0u8; 16 * 1024];
+        loop {
+            if cancel.is_cancelled() {
+                return Ok(builder.abort());
+            }
+            match body.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => {
+                    sse.feed(&buffer[..n], &mut events);
+                    for event in events.drain(..) {
+                        decoder.on_event(&event, &mut builder);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    if cancel.is_cancelled() {
+                        return Ok(builder.abort());
+                    }
+                    let message = TransportError::StreamCut(e.to_string()).to_string();
+                    if builder.events_emitted() == 0 {
+                        return Err(Failure {
+                            message,
+                            retryable: true,
+                            retry_after: None,
+                        });
+                    }
+                    builder.set_error(message);
+                    return Ok(builder.finish());
+                }
+            }
+        }
+        sse.finish(&mut events);
+        for event in events.drain(..) {
+            decoder.on_event(&event, &mut builder);
+        }
+        if cancel.is_cancelled() {
+            return Ok(builder.abort());
+        }
+        decoder.on_end(&mut builder);
+        // An in-band failure before anything was shown (Anthropic's
+        // `overloaded_error` right after `message_start`) may be retried.
+        let m = builder.message();
+        if builder.events_emitted() == 0 && m.stop_reason == StopReason::Error {
+            let message = m.error_message.clone().unwrap_or_default();
+            let lower = message.to_ascii_lowercase();
+            if (lower.contains("overloaded") || lower.contains("rate limit"))
+                && !is_context_overflow(m, 0)
+            {
+                return Err(Failure {
+                    message,
+                    retryable: true,
+                    retry_after: None,
+                });
+            }
+        }
+        Ok(builder.finish())
+    }
+}
+
+impl Provider for HttpProvider {
+    fn model(&self) -> &ModelInfo {
+        &self.model
+    }
+
+    fn stream(
+        &self,
+        request: &ModelRequest<'_>,
+        cancel: &CancelToken,
+        sink: &mut StreamSink<'_>,
+    ) -> AssistantMessage {
+        let fail = |message: String, reason: StopReason, sink: &mut StreamSink<'_>| {
+            let mut b =
+                MessageBuilder::new(&self.model.api, &self.model.provider, &self.model.id, sink);
+            if reason == StopReason::Aborted {
+                return b.abort();
+            }
+            b.set_error(message);
+            b.finish()
+        };
+        let Some(http) = self.http_request(request) else {
+            return fail(
+                format!(
+                    "unknown API {:?} for model {} (expected one of {})",
+                    self.model.api,
+                    self.model.id,
+                    crate::decode::APIS.join(", ")
+                ),
+                StopReason::Error,
+                sink,
+            );
+        };
+        let mut attempt = 1;
+        loop {
+            if cancel.is_cancelled() {
+                return fail(String::new(), StopReason::Aborted, sink);
+            }
+            let mut decoder = decoder_for(&self.model.api).expect("api checked above");
+            let failure = match self.attempt(&http, cancel, sink, decoder.as_mut()) {
+                Ok(message) => return message,
+                Err(f) => f,
+            };
+            if cancel.is_cancelled() {
+                return fail(String::new(), StopReason::Aborted, sink);
+            }
+            let overflow = is_context_overflow(
+                &AssistantMessage {
+                    stop_reason: StopReason::Error,
+                    error_message: Some(failure.message.clone()),
+                    ..self.empty_message()
+                },
+                0,
+            );
+            if !failure.retryable || overflow || attempt >= self.retry.max_attempts {
+                let message = if attempt > 1 {
+                    format!("{} (after {attempt} attempts)", failure.message)
+                } else {
+                    failure.message
+                };
+                return fail(message, StopReason::Error, sink);
+            }
+            let delay = match failure.retry_after {
+                Some(asked) if asked > self.retry.max_delay => {
+                    return fail(
+                        format!(
+                            "{} (the server asks to retry after {}s, longer than the {}s limit)",
+                            failure.message,
+                            asked.as_secs(),
+                            self.retry.max_delay.as_secs()
+                        ),
+                        StopReason::Error,
+                        sink,
+                    );
+                }
+                Some(asked) => asked,
+                None => self.retry.backoff(attempt),
+            };
+            if !Self::sleep(delay, cancel) {
+                return fail(String::new(), StopReason::Aborted, sink);
+            }
+            attempt += 1;
+        }
+    }
+}
+
+/// The message for a non-2xx response: `HTTP 400: <the provider's message>`,
+/// reading the shapes each provider uses (`{"error":{"message"}}`, Anthropic's
+/// `{"type":"error","error":{…}}`, Gemini's `[{"error":…}]`), else the raw body
+/// (shortened).
+pub fn error_text(status: u16, body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let parsed = parse_str(text.trim()).ok();
+    let error = parsed.as_ref().map(|v| match v {
+        Value::Array(items) => items
+            .first()
+            .map(|i| i["error"].clone())
+            .unwrap_or(Value::Null),
+        other => other["error"].clone(),
+    });
+    let message = match &error {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(e) => {
+            e["message"]
+                .as_str()
+                .map(|m| match e["type"].as_str().or(e["status"].as_str()) {
+                    Some(kind) => format!("{kind}: {m}"),
+                    None => m.to_string(),
+                })
+        }
+        None => None,
+    };
+    let message = message.unwrap_or_else(|| {
+        let trimmed = text.trim();
+        let mut shown: String = trimmed.chars().take(500).collect();
+        if shown.len() < trimmed.len() {
+            shown.push('…');
+        }
+        shown
+    });
+    if message.is_empty() {
+        format!("HTTP {status}")
+    } else {
+        format!("HTTP {status}: {message}")
+    }
+}

@@ -1,0 +1,44 @@
+//! Thinking levels and output caps shared by the request builders: how many tokens
+//! each level may spend thinking, and the output cap to request.
+
+use focus_core::provider::{ModelInfo, RequestOptions, ThinkingLevel};
+
+/// The thinking token budget for a level (pi's defaults: 1024 / 2048 / 8192 /
+/// 16384, `xhigh` = `high`); `None` when thinking is off.
+pub fn budget(level: ThinkingLevel) -> Option<u64> {
+    match level {
+        ThinkingLevel::Off => None,
+        ThinkingLevel::Minimal => Some(1024),
+        ThinkingLevel::Low => Some(2048),
+        ThinkingLevel::Medium => Some(8192),
+        ThinkingLevel::High | ThinkingLevel::XHigh => Some(16384),
+    }
+}
+
+/// The output cap to request: the caller's, else the model's capped at 32000 (a
+/// model's full output limit makes some servers reserve that much context), else
+/// 4096 for a model that does not say.
+pub fn max_tokens(model: &ModelInfo, options: &RequestOptions) -> u64 {
+    options.max_tokens.unwrap_or(match model.max_tokens {
+        0 => 4096,
+        n => n.min(32000),
+    })
+}
+
+/// The OpenAI-style effort word for a level (`None` when off). `xhigh` is kept only
+/// when `xhigh_ok`, else it becomes `high`.
+pub fn effort(level: ThinkingLevel, xhigh_ok: bool) -> Option<&'static str> {
+    match level {
+        ThinkingLevel::Off => None,
+        ThinkingLevel::XHigh if xhigh_ok => Some("xhigh"),
+        ThinkingLevel::XHigh => Some("high"),
+        other => Some(other.as_str()),
+    }
+}
+
+/// Whether an OpenAI model accepts the `xhigh` effort (pi's `supportsXhigh`).
+pub fn supports_xhigh(model_id: &str) -> bool {
+    ["gpt-5.2", "gpt-5.3", "gpt-5.4", "gpt-5.5"]
+        .iter()
+        .any(|m| model_id.contains(m))
+}
