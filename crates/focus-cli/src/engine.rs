@@ -3,10 +3,12 @@
 //! file in step with the events (one entry per finished message, written before the
 //! next event is handled).
 
-use crate::store::Store;
+use crate::store::{SessionRequest, Store};
 use focus_core::agent::{spawn_agent, AgentConfig, AgentRun};
 use focus_core::event::{AgentEvent, EndReason};
+use focus_core::json::Value;
 use focus_core::message::{Message, StopReason};
+use std::path::{Path, PathBuf};
 
 /// A conversation: configuration, history, session.
 pub struct Engine {
@@ -103,7 +105,7 @@ impl Engine {
 
     /// Drops the failed assistant message and compacts; `false` when nothing could
     /// be compacted (then the error stands).
-    fn compact_for_retry(&mut self) -> bool {
+    pub fn compact_for_retry(&mut self) -> bool {
         if let Some(Message::Assistant(last)) = self.history.last() {
             if last.stop_reason == StopReason::Error {
                 self.history.pop();
@@ -111,6 +113,90 @@ impl Engine {
         }
         // Wired to focus-harness compaction once it lands.
         false
+    }
+}
+
+impl Engine {
+    /// Compacts the history now (the `/compact` and RPC `compact` commands), with
+    /// optional extra instructions for the summary; returns the result as JSON.
+    pub fn compact(&mut self, _instructions: Option<&str>) -> Result<Value, String> {
+        Err("compaction is not available in this build".into())
+    }
+
+    /// Starts a fresh session (same settings, empty history).
+    pub fn new_session(&mut self, cwd: &Path) -> Result<(), String> {
+        let disabled = self.store.path().is_none() && self.store.id().is_empty();
+        let request = if disabled {
+            SessionRequest::Disabled
+        } else {
+            SessionRequest::New
+        };
+        let (store, history) = Store::open(&request, cwd, self.store.dir())?;
+        self.store = store;
+        self.history = history;
+        Ok(())
+    }
+
+    /// Opens another session file and continues from its current leaf.
+    pub fn switch_session(&mut self, path: &str, cwd: &Path) -> Result<(), String> {
+        let (store, history) = Store::open(
+            &SessionRequest::Open(path.to_string()),
+            cwd,
+            self.store.dir(),
+        )?;
+        self.store = store;
+        self.history = history;
+        Ok(())
+    }
+
+    /// Forks: a new session holding the branch up to (not including) the user
+    /// message `entry_id`, whose text is returned so the user can edit and resend it.
+    pub fn fork(&mut self, entry_id: &str) -> Result<String, String> {
+        let (store, history, text) = self.store.fork(entry_id)?;
+        self.store = store;
+        self.history = history;
+        Ok(text)
+    }
+
+    /// The session tree as JSON (entries with ids, parents, kinds, short text, and
+    /// the current leaf).
+    pub fn session_tree(&self) -> Result<Value, String> {
+        self.store.tree_json()
+    }
+
+    /// Moves the current leaf to `entry_id` (continue from any entry).
+    pub fn go_to_entry(&mut self, entry_id: &str) -> Result<(), String> {
+        self.history = self.store.set_leaf(entry_id)?;
+        Ok(())
+    }
+
+    /// Writes the conversation as one self-contained HTML file; returns its path.
+    pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, String> {
+        let default_name = format!(
+            "focus-session-{}.html",
+            if self.store.id().is_empty() {
+                "unsaved"
+            } else {
+                self.store.id()
+            }
+        );
+        let path = output
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from(default_name));
+        let meta = crate::export::Meta {
+            title: self.store.name().unwrap_or("focus session").to_string(),
+            model: format!(
+                "{}/{}",
+                self.config.provider.model().provider,
+                self.config.provider.model().id
+            ),
+            session_id: self.store.id().to_string(),
+            cwd: String::new(),
+            system_prompt: self.config.system_prompt.clone(),
+        };
+        let html = crate::export::render_html(&meta, &self.history);
+        std::fs::write(&path, html).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(path)
     }
 }
 

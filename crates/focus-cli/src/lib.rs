@@ -10,6 +10,7 @@ pub mod args;
 pub mod choose;
 pub mod demo;
 pub mod engine;
+pub mod export;
 pub mod input;
 pub mod modes;
 pub mod probe;

@@ -95,3 +95,9 @@ pub fn mcp_list() -> i32 {
     println!("No MCP servers configured (add \"mcpServers\" to settings.json).");
     0
 }
+
+/// The RPC `approve` command: answers a pending approval request.
+pub fn rpc_approve(command: &focus_core::json::Value) -> Result<(), String> {
+    let id = command["requestId"].as_str().unwrap_or("");
+    Err(format!("no approval request {id:?} is pending"))
+}

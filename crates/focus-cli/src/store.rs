@@ -68,6 +68,36 @@ impl Store {
         &self.id
     }
 
+    /// The session's display name, if it has one.
+    pub fn name(&self) -> Option<&str> {
+        None
+    }
+
+    /// The directory sessions are stored in when `--session-dir` was given.
+    pub fn dir(&self) -> Option<&Path> {
+        None
+    }
+
+    /// A new session with the branch before entry `entry_id` (a user message);
+    /// returns it, its messages and the text of that user message.
+    pub fn fork(&self, entry_id: &str) -> Result<(Store, Vec<Message>, String), String> {
+        Err(format!(
+            "cannot fork at {entry_id:?}: sessions are not available in this build"
+        ))
+    }
+
+    /// The tree as JSON for `/tree` and RPC `get_session_tree`.
+    pub fn tree_json(&self) -> Result<Value, String> {
+        Err("sessions are not available in this build".into())
+    }
+
+    /// Moves the leaf to `entry_id`; returns the messages of the new branch.
+    pub fn set_leaf(&mut self, entry_id: &str) -> Result<Vec<Message>, String> {
+        Err(format!(
+            "no entry {entry_id:?}: sessions are not available in this build"
+        ))
+    }
+
     /// The header line (`{"type":"session",…}`), printed first in JSON mode.
     pub fn header_json(&self) -> Option<&Value> {
         self.header.as_ref()

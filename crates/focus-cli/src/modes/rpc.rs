@@ -1,11 +1,472 @@
-//! RPC mode (placeholder).
+//! RPC mode (`--mode rpc`): JSON-lines commands on stdin, events and responses on
+//! stdout, for editors and other programs. The protocol is pi's (docs/rpc.md):
+//! a command is `{"id"?, "type", ...}`, its response
+//! `{"id"?, "type":"response", "command", "success", "data"?|"error"?}`, and agent
+//! events are written as they happen, in the JSON-mode shape.
+//!
+//! One thread reads stdin (splitting on `\n` only), one forwards each run's events;
+//! both feed a single channel, so this loop is the only writer of state and stdout
+//! stays well-ordered. A malformed line gets an error response and the server goes
+//! on. At end of input the server lets a running prompt finish, then exits 0.
 
+use super::json::{event_json, write_line};
 use crate::args::Args;
-use crate::choose::ModelChoice;
-use crate::engine::Engine;
+use crate::choose::{ModelChoice, ModelSource};
+use crate::engine::{is_context_overflow, Engine};
+use crate::seams;
+use focus_core::agent::AgentHandle;
+use focus_core::event::{AgentEvent, EndReason};
+use focus_core::json::{parse_str, Object, ToJson, Value};
+use focus_core::json_object;
+use focus_core::message::{now_ms, Content, Message, UserMessage};
+use focus_core::provider::ThinkingLevel;
+use std::io::Read;
 use std::path::Path;
+use std::sync::mpsc::{self, Sender};
 
-/// Serves JSON-lines commands on stdin; returns the exit code.
-pub fn run(_engine: &mut Engine, _choice: &ModelChoice, _args: &Args, _cwd: &Path) -> i32 {
+/// Longest accepted command line; longer ones are answered with an error.
+const MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// What the loop waits for.
+pub enum Input {
+    /// One line from stdin.
+    Line(String),
+    /// A line that was too long (its length).
+    Oversized(usize),
+    /// stdin closed.
+    Eof,
+    /// An event of the running prompt.
+    Event(AgentEvent),
+    /// The running prompt ended; the full history.
+    Finished(Vec<Message>),
+    /// A message for stdout from another thread (approval requests).
+    Emit(Value),
+}
+
+/// The state of the server between inputs.
+struct Server<'a> {
+    engine: &'a mut Engine,
+    inputs: Sender<Input>,
+    running: Option<AgentHandle>,
+    /// The prompt already got its one retry after a context overflow.
+    retried: bool,
+    last_reason: Option<EndReason>,
+    cwd: &'a Path,
+}
+
+/// Serves commands until stdin closes; returns the exit code.
+pub fn run(engine: &mut Engine, _choice: &ModelChoice, _args: &Args, cwd: &Path) -> i32 {
+    let (sender, inputs) = mpsc::channel();
+    spawn_stdin_reader(sender.clone());
+    let mut server = Server {
+        engine,
+        inputs: sender,
+        running: None,
+        retried: false,
+        last_reason: None,
+        cwd,
+    };
+    let mut eof = false;
+    for input in inputs.iter() {
+        match input {
+            Input::Line(line) => server.handle_line(&line),
+            Input::Oversized(n) => write_line(&error_response(
+                None,
+                "parse",
+                &format!("command line of {n} bytes is longer than the 64 MiB limit"),
+            )),
+            Input::Eof => eof = true,
+            Input::Event(event) => {
+                server.engine.record(&event);
+                if let AgentEvent::AgentEnd { reason, .. } = &event {
+                    server.last_reason = Some(reason.clone());
+                }
+                write_line(&event_json(&event));
+            }
+            Input::Finished(history) => server.finished(history),
+            Input::Emit(value) => write_line(&value),
+        }
+        if eof && server.running.is_none() {
+            break;
+        }
+    }
     0
+}
+
+/// Reads stdin on its own thread, splitting on `\n` only (JSON strings may hold
+/// U+2028, which some line readers wrongly split on) and dropping a trailing `\r`.
+fn spawn_stdin_reader(sender: Sender<Input>) {
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut pending: Vec<u8> = Vec::new();
+        let mut buffer = [0u8; 64 * 1024];
+        let mut skipping = false;
+        loop {
+            let n = match stdin.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            let mut chunk = &buffer[..n];
+            while let Some(pos) = chunk.iter().position(|&b| b == b'\n') {
+                pending.extend_from_slice(&chunk[..pos]);
+                chunk = &chunk[pos + 1..];
+                let line = std::mem::take(&mut pending);
+                let input = if skipping {
+                    skipping = false;
+                    Input::Oversized(MAX_LINE + line.len())
+                } else {
+                    Input::Line(decode_line(line))
+                };
+                if sender.send(input).is_err() {
+                    return;
+                }
+            }
+            pending.extend_from_slice(chunk);
+            if pending.len() > MAX_LINE {
+                // Drop the oversized line's bytes as they come; answer once it ends.
+                pending.clear();
+                skipping = true;
+            }
+        }
+        if !pending.is_empty() && !skipping {
+            let _ = sender.send(Input::Line(decode_line(pending)));
+        }
+        let _ = sender.send(Input::Eof);
+    });
+}
+
+fn decode_line(mut bytes: Vec<u8>) -> String {
+    if bytes.last() == Some(&b'\r') {
+        bytes.pop();
+    }
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// A success response.
+pub fn ok_response(id: Option<&Value>, command: &str, data: Option<Value>) -> Value {
+    let mut o = Object::new();
+    if let Some(id) = id {
+        o.insert("id", id.clone());
+    }
+    o.insert("type", "response");
+    o.insert("command", command);
+    o.insert("success", true);
+    if let Some(data) = data {
+        o.insert("data", data);
+    }
+    Value::Object(o)
+}
+
+/// An error response.
+pub fn error_response(id: Option<&Value>, command: &str, error: &str) -> Value {
+    let mut o = Object::new();
+    if let Some(id) = id {
+        o.insert("id", id.clone());
+    }
+    o.insert("type", "response");
+    o.insert("command", command);
+    o.insert("success", false);
+    o.insert("error", error);
+    Value::Object(o)
+}
+
+/// The commands this server knows, for the unknown-command error.
+pub const COMMANDS: &[&str] = &[
+    "prompt",
+    "steer",
+    "follow_up",
+    "abort",
+    "get_state",
+    "get_messages",
+    "set_model",
+    "set_thinking_level",
+    "compact",
+    "new_session",
+    "switch_session",
+    "fork",
+    "get_session_tree",
+    "export_html",
+    "approve",
+];
+
+impl Server<'_> {
+    fn handle_line(&mut self, line: &str) {
+        if line.trim().is_empty() {
+            return;
+        }
+        let command = match parse_str(line) {
+            Ok(v @ Value::Object(_)) => v,
+            Ok(other) => {
+                let message = format!(
+                    "a command must be a JSON object like {{\"type\":\"get_state\"}}, not {}",
+                    other.type_name()
+                );
+                return write_line(&error_response(None, "parse", &message));
+            }
+            Err(e) => {
+                return write_line(&error_response(
+                    None,
+                    "parse",
+                    &format!("invalid JSON: {e}"),
+                ))
+            }
+        };
+        let id = command.get("id").cloned();
+        let Some(kind) = command["type"].as_str().map(String::from) else {
+            return write_line(&error_response(
+                id.as_ref(),
+                "parse",
+                "the command has no string \"type\" field (e.g. \"prompt\", \"get_state\")",
+            ));
+        };
+        let response = match self.dispatch(&kind, &command) {
+            Ok(data) => ok_response(id.as_ref(), &kind, data),
+            Err(error) => error_response(id.as_ref(), &kind, &error),
+        };
+        write_line(&response);
+    }
+
+    fn dispatch(&mut self, kind: &str, c: &Value) -> Result<Option<Value>, String> {
+        match kind {
+            "prompt" => self.prompt(c).map(|_| None),
+            "steer" | "follow_up" => {
+                let message = user_message(c)?;
+                let handle = self.running.as_ref().ok_or_else(|| {
+                    format!("nothing is running to {kind}; send a \"prompt\" command instead")
+                })?;
+                if kind == "steer" {
+                    handle.steer(message);
+                } else {
+                    handle.follow_up(message);
+                }
+                Ok(None)
+            }
+            "abort" => {
+                if let Some(handle) = &self.running {
+                    handle.abort();
+                }
+                Ok(None)
+            }
+            "get_state" => Ok(Some(self.state())),
+            "get_messages" => Ok(Some(json_object! {
+                "messages" => self.engine.history.to_json()
+            })),
+            "set_model" => self.set_model(c).map(Some),
+            "set_thinking_level" => {
+                let level = c["level"].as_str().ok_or("missing \"level\"")?;
+                let level = ThinkingLevel::parse(level).ok_or_else(|| {
+                    format!("unknown level {level:?}; use off, minimal, low, medium, high or xhigh")
+                })?;
+                self.engine.config.options.thinking = level;
+                Ok(None)
+            }
+            "compact" => {
+                self.idle("compact")?;
+                self.engine
+                    .compact(c["customInstructions"].as_str())
+                    .map(Some)
+            }
+            "new_session" => {
+                self.idle("start a new session")?;
+                self.engine.new_session(self.cwd)?;
+                Ok(Some(json_object! {"cancelled" => false}))
+            }
+            "switch_session" => {
+                self.idle("switch sessions")?;
+                let path = c["sessionPath"].as_str().ok_or("missing \"sessionPath\"")?;
+                self.engine.switch_session(path, self.cwd)?;
+                Ok(Some(json_object! {"cancelled" => false}))
+            }
+            "fork" => {
+                self.idle("fork")?;
+                let entry = c["entryId"].as_str().ok_or("missing \"entryId\"")?;
+                let text = self.engine.fork(entry)?;
+                Ok(Some(json_object! {"text" => text, "cancelled" => false}))
+            }
+            "get_session_tree" => self.engine.session_tree().map(Some),
+            "export_html" => {
+                let path = self
+                    .engine
+                    .export_html(c["outputPath"].as_str().map(Path::new))?;
+                Ok(Some(json_object! {"path" => path.display().to_string()}))
+            }
+            "approve" => seams::rpc_approve(c).map(|_| None),
+            other => Err(format!(
+                "Unknown command: {other} (known: {})",
+                COMMANDS.join(", ")
+            )),
+        }
+    }
+
+    fn idle(&self, what: &str) -> Result<(), String> {
+        if self.running.is_some() {
+            return Err(format!(
+                "cannot {what} while a prompt is running; send \"abort\" first or wait for agent_end"
+            ));
+        }
+        Ok(())
+    }
+
+    fn prompt(&mut self, c: &Value) -> Result<(), String> {
+        let message = user_message(c)?;
+        if let Some(handle) = &self.running {
+            return match c["streamingBehavior"].as_str() {
+                Some("steer") => {
+                    handle.steer(message);
+                    Ok(())
+                }
+                Some("followUp") => {
+                    handle.follow_up(message);
+                    Ok(())
+                }
+                _ => Err("a prompt is already running; set \"streamingBehavior\" to \"steer\" or \"followUp\", or send \"abort\"".into()),
+            };
+        }
+        self.retried = false;
+        self.start(vec![message]);
+        Ok(())
+    }
+
+    fn start(&mut self, prompts: Vec<Message>) {
+        let run = self.engine.spawn(prompts);
+        self.running = Some(run.handle.clone());
+        self.last_reason = None;
+        let sender = self.inputs.clone();
+        std::thread::spawn(move || {
+            for event in run.events.iter() {
+                if sender.send(Input::Event(event)).is_err() {
+                    break;
+                }
+            }
+            let _ = sender.send(Input::Finished(run.join()));
+        });
+    }
+
+    fn finished(&mut self, history: Vec<Message>) {
+        self.running = None;
+        self.engine.history = history;
+        if let Some(EndReason::Error(message)) = &self.last_reason {
+            if !self.retried && is_context_overflow(message) && self.engine.compact_for_retry() {
+                self.retried = true;
+                self.start(Vec::new());
+            }
+        }
+    }
+
+    fn state(&self) -> Value {
+        let model = self.engine.config.provider.model();
+        json_object! {
+            "model" => model_json(model),
+            "thinkingLevel" => self.engine.config.options.thinking.as_str(),
+            "isStreaming" => self.running.is_some(),
+            "isCompacting" => false,
+            "sessionFile" => self.engine.store.path().map(|p| p.display().to_string()),
+            "sessionId" => Some(self.engine.store.id()).filter(|s| !s.is_empty()),
+            "sessionName" => self.engine.store.name(),
+            "messageCount" => self.engine.history.len(),
+        }
+    }
+
+    fn set_model(&mut self, c: &Value) -> Result<Value, String> {
+        let provider = c["provider"].as_str().unwrap_or("");
+        let model = c["modelId"].as_str().or(c["model"].as_str()).unwrap_or("");
+        if provider.is_empty() && model.is_empty() {
+            return Err("set_model needs \"provider\" and \"modelId\"".into());
+        }
+        let choice = if provider == crate::demo::DEMO_PROVIDER {
+            ModelChoice::Demo
+        } else {
+            ModelChoice::Registered {
+                provider: provider.to_string(),
+                model: model.to_string(),
+                source: ModelSource::Flags,
+            }
+        };
+        let built = seams::build_provider(&choice)?;
+        self.engine.config.provider = built;
+        Ok(model_json(self.engine.config.provider.model()))
+    }
+}
+
+/// The user message of a `prompt`/`steer`/`follow_up` command: `message` text plus
+/// optional `images` (`[{"type":"image","data","mimeType"}]`).
+fn user_message(c: &Value) -> Result<Message, String> {
+    let text = c["message"]
+        .as_str()
+        .ok_or("missing \"message\" (the text to send)")?;
+    let mut content = vec![Content::text(text)];
+    if let Some(images) = c["images"].as_array() {
+        for (i, image) in images.iter().enumerate() {
+            let (Some(data), Some(mime)) = (image["data"].as_str(), image["mimeType"].as_str())
+            else {
+                return Err(format!(
+                    "images[{i}] needs \"data\" (base64) and \"mimeType\""
+                ));
+            };
+            content.push(Content::Image {
+                data: data.to_string(),
+                mime_type: mime.to_string(),
+            });
+        }
+    }
+    Ok(Message::User(UserMessage {
+        content,
+        timestamp: now_ms(),
+    }))
+}
+
+/// A model as JSON (pi's field names).
+pub fn model_json(m: &focus_core::provider::ModelInfo) -> Value {
+    json_object! {
+        "id" => m.id.as_str(),
+        "name" => m.name.as_str(),
+        "api" => m.api.as_str(),
+        "provider" => m.provider.as_str(),
+        "baseUrl" => m.base_url.as_str(),
+        "reasoning" => m.reasoning,
+        "contextWindow" => m.context_window,
+        "maxTokens" => m.max_tokens,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn responses_echo_the_id() {
+        let id = Value::from(7);
+        assert_eq!(
+            ok_response(Some(&id), "abort", None).to_json_string(),
+            r#"{"id":7,"type":"response","command":"abort","success":true}"#
+        );
+        assert_eq!(
+            error_response(None, "parse", "bad").to_json_string(),
+            r#"{"type":"response","command":"parse","success":false,"error":"bad"}"#
+        );
+    }
+
+    #[test]
+    fn user_messages_need_text_and_valid_images() {
+        let c = parse_str(r#"{"message":"hi","images":[{"data":"AA==","mimeType":"image/png"}]}"#)
+            .unwrap();
+        let Message::User(u) = user_message(&c).unwrap() else {
+            panic!()
+        };
+        assert_eq!(u.content.len(), 2);
+        assert!(user_message(&parse_str("{}").unwrap())
+            .unwrap_err()
+            .contains("missing \"message\""));
+        assert!(
+            user_message(&parse_str(r#"{"message":"x","images":[{}]}"#).unwrap())
+                .unwrap_err()
+                .contains("images[0]")
+        );
+    }
+
+    #[test]
+    fn lines_drop_carriage_returns_and_survive_bad_utf8() {
+        assert_eq!(decode_line(b"{}\r".to_vec()), "{}");
+        assert_eq!(decode_line(vec![b'a', 0xff]), "a\u{fffd}");
+    }
 }
