@@ -46,7 +46,8 @@ pub enum Value {
 ///   back as the same `f64`, with `.0` added to integral values so they stay floats.
 ///   NaN and ±infinity have no JSON spelling: they serialize as `null`.
 /// - **Equality** compares the held value and kind: `1` (integer) and `1.0` (float)
-///   differ; `1.0` and `1.00` are equal (same float, different text).
+///   differ; `1.0` and `1.00` are equal (same float, different text); NaN equals NaN,
+///   so that equality stays reflexive for values built by hand.
 #[derive(Clone)]
 pub struct Number {
     pub(crate) kind: NumberKind,
@@ -123,8 +124,9 @@ impl Number {
         !matches!(self.kind, NumberKind::Float(_))
     }
 
-    /// The original text of the number when it was parsed and its value alone would
-    /// print differently; `None` for constructed numbers and canonical integers.
+    /// The original text of a parsed number that is not held as an exact 64-bit
+    /// integer (a fraction, an exponent, a wider integer, `-0`); `None` for exact
+    /// integers, whose value prints back identically, and for constructed numbers.
     pub fn original_text(&self) -> Option<&str> {
         self.text.as_deref()
     }
