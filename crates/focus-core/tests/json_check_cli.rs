@@ -4,7 +4,7 @@
 //! `cargo test` builds examples before running tests; when the binary is missing
 //! (e.g. `cargo test --test json_check_cli` alone), the test says so and passes.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// `target/<profile>/examples/json_check`, found from this test binary's location
@@ -33,7 +33,7 @@ fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn run(bin: &PathBuf, files: &[PathBuf]) -> (i32, String) {
+fn run(bin: &Path, files: &[&Path]) -> (i32, String) {
     let out = Command::new(bin)
         .args(files)
         .output()
@@ -53,27 +53,27 @@ fn valid_files_pass_silently_and_invalid_ones_are_named_with_a_position() {
     std::fs::write(&good, b"{\"a\": [1, 2.5, \"x\"]}\n").unwrap();
     std::fs::write(&bad, b"{\n  \"a\": [1, 2,]\n}\n").unwrap();
 
-    assert_eq!(run(&bin, &[good.clone(), good.clone()]), (0, String::new()));
+    assert_eq!(run(&bin, &[&good, &good]), (0, String::new()));
 
-    let (code, out) = run(&bin, &[good.clone(), bad.clone()]);
+    let (code, out) = run(&bin, &[&good, &bad]);
     assert_eq!(code, 1);
     assert_eq!(
         out.trim_end(),
         format!(
-            "{}: expected a JSON value, found ']' at line 2, column 16 (byte 17)",
+            "{}: expected a JSON value, found ']' at line 2, column 14 (byte 15)",
             bad.display()
         )
     );
 
     let missing = dir.join("missing.json");
-    let (code, out) = run(&bin, &[missing.clone()]);
+    let (code, out) = run(&bin, &[&missing]);
     assert_eq!(code, 1);
     assert!(
         out.starts_with(&format!("{}: cannot read", missing.display())),
         "{out}"
     );
 
-    let (code, _) = run(&bin, &[dir.clone()]);
+    let (code, _) = run(&bin, &[&dir]);
     assert_eq!(code, 1, "a directory is reported, not a crash");
     let (code, _) = run(&bin, &[]);
     assert_eq!(code, 1, "no arguments is a usage error");
@@ -99,7 +99,7 @@ fn hostile_files_get_a_verdict_not_a_crash() {
     for (name, bytes) in cases {
         let path = dir.join(name);
         std::fs::write(&path, bytes).unwrap();
-        let (code, _) = run(&bin, &[path]);
+        let (code, _) = run(&bin, &[&path]);
         assert!(code == 0 || code == 1, "{name}: exit code {code}");
         if name == "huge_number.json" {
             assert_eq!(code, 0, "a long integer is valid JSON");

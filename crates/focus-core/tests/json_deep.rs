@@ -41,7 +41,10 @@ fn depth_of(mut v: &Value) -> usize {
     loop {
         v = match v {
             Value::Array(items) => &items[1],
-            Value::Object(o) => &o["child"],
+            Value::Object(o) => match o.get("child") {
+                Some(child) => child,
+                None => return depth,
+            },
             _ => return depth,
         };
         depth += 1;
@@ -56,8 +59,8 @@ fn hand_built_deep_arrays_are_safe_to_clone_compare_print_and_drop() {
         assert_eq!(depth_of(&copy), HAND_BUILT_DEPTH);
         assert!(v == copy);
         let text = v.to_json_string();
-        assert_eq!(text.len(), HAND_BUILT_DEPTH * 8 + 6);
-        assert!(text.starts_with("[null,[null,") && text.ends_with("\"leaf\"]]"));
+        assert_eq!(text.len(), HAND_BUILT_DEPTH * 7 + 6);
+        assert!(text.starts_with("[null,[null,") && text.contains("[null,\"leaf\"]]]"));
         assert_eq!(format!("{v:?}"), text);
         assert_eq!(format!("{v}"), text);
         let mut different = deep_arrays(HAND_BUILT_DEPTH - 1);

@@ -165,7 +165,7 @@ fn random_inputs_never_panic_and_parsed_values_round_trip() {
     let mut rng = Rng(seed | 1);
     let corpus = corpus();
     let mut cases: Vec<Vec<u8>> = special_cases();
-    for _ in 0..3_000 {
+    for _ in 0..5_000 {
         let input = if rng.below(4) == 0 {
             random_bytes(&mut rng)
         } else {
