@@ -482,3 +482,71 @@ impl<'a> Parser<'a> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The word-at-a-time scan must agree with a plain byte loop for every byte value
+    /// at every position of short inputs (covering the 8-byte chunks and the tail).
+    #[test]
+    fn find_special_agrees_with_a_byte_loop() {
+        let naive = |bytes: &[u8], from: usize| {
+            (from..bytes.len())
+                .find(|&i| matches!(bytes[i], b'"' | b'\\' | 0..=0x1f))
+                .unwrap_or(bytes.len())
+        };
+        for len in 0..20 {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = b;
+                    // A high byte before the probe must not hide it (borrow effects).
+                    if at > 0 {
+                        bytes[at - 1] = 0xff;
+                    }
+                    for from in [0, at / 2, at] {
+                        assert_eq!(
+                            find_special(&bytes, from),
+                            naive(&bytes, from),
+                            "{bytes:?} from {from}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn errors_name_position_and_what_was_found() {
+        let err = parse(b"{\n  \"a\": [1, 2,]\n}").unwrap_err();
+        assert_eq!((err.offset, err.line, err.column), (15, 2, 14));
+        assert_eq!(err.message, "expected a JSON value, found ']'");
+        let err = parse(b"[1, 2").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "expected ',' or ']' after an array element, found end of input at line 1, column 6 (byte 5)"
+        );
+        let err = parse(b"\"abc\xff\"").unwrap_err();
+        assert_eq!(
+            (err.offset, err.message.as_str()),
+            (4, "invalid UTF-8 in string")
+        );
+        let err = parse(b"\"a\\ud800\"").unwrap_err();
+        assert_eq!(err.offset, 2, "points at the escape");
+        assert!(err.message.contains("surrogate"), "{err}");
+        let err = parse(b"[tru]").unwrap_err();
+        assert_eq!(err.message, "invalid literal: expected 'true'");
+        let err = parse(b"{\"a\":1}x").unwrap_err();
+        assert_eq!(
+            err.message,
+            "expected end of input after the JSON value, found 'x'"
+        );
+    }
+
+    #[test]
+    fn strings_decode_escapes_and_keep_utf8() {
+        let v = parse_str(r#""a\"b\\c\/d\b\f\n\r\t\u0041\u00e9\u4e2d\ud83d\ude00 é中😀""#).unwrap();
+        assert_eq!(v.as_str(), Some("a\"b\\c/d\u{8}\u{c}\n\r\tAé中😀 é中😀"));
+    }
+}

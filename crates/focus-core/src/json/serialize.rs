@@ -194,3 +194,46 @@ pub fn write_string(s: &str, out: &mut String) {
     }
     out.push('"');
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_control_character_is_escaped_and_the_rest_kept() {
+        let all: String = (0u32..0x80)
+            .filter_map(char::from_u32)
+            .chain("é中😀".chars())
+            .collect();
+        let text = to_string(&Value::String(all.clone()));
+        assert!(text.starts_with(r#""\u0000\u0001"#), "{text}");
+        assert!(text.contains(r#"\b\t\n\u000b\f\r\u000e"#), "{text}");
+        assert!(
+            text.contains(r##" !\"#$"##) && text.contains(r#"[\\]"#),
+            "{text}"
+        );
+        assert!(text.ends_with("\u{7f}é中😀\""), "{text}");
+        assert!(!text.bytes().any(|b| b < 0x20), "no raw control bytes");
+        let back = super::super::parse_str(&text).unwrap();
+        assert_eq!(back.as_str(), Some(all.as_str()));
+    }
+
+    #[test]
+    fn integers_are_written_exactly() {
+        for n in [0, 1, 9, 10, 99, 100, 12345, u64::MAX] {
+            assert_eq!(to_string(&Value::from(n)), n.to_string());
+        }
+        for n in [-1, -10, -12345, i64::MIN] {
+            assert_eq!(to_string(&Value::from(n)), n.to_string());
+        }
+    }
+
+    #[test]
+    fn pretty_output_indents_two_spaces() {
+        let v = super::super::parse_str(r#"{"a":[1,{"b":null}],"c":{},"d":[]}"#).unwrap();
+        assert_eq!(
+            to_pretty_string(&v),
+            "{\n  \"a\": [\n    1,\n    {\n      \"b\": null\n    }\n  ],\n  \"c\": {},\n  \"d\": []\n}"
+        );
+    }
+}
