@@ -1,1 +1,299 @@
-//! Settings (under construction).
+//! Settings: `<FOCUS_HOME>/settings.json` (global) and `<cwd>/.focus/settings.json`
+//! (project). The project file wins; objects are merged key by key, so a project can
+//! change `compaction.reserveTokens` without restating `compaction.enabled`.
+//!
+//! Each file is checked on its own before merging, so a bad value is reported with
+//! the file it is in and its key path (`/p/.focus/settings.json: compaction.reserveTokens:
+//! expected a non-negative integer, found string`). Unknown keys are warnings (a typo
+//! should be visible, but must not stop focus). Keys owned by other parts of focus
+//! (`permissions`, `permissionMode`, `hooks`, `mcpServers`) are kept raw for them.
+
+use crate::compaction::CompactionSettings;
+use focus_core::json::{self, Object, Value};
+use focus_core::provider::ThinkingLevel;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Keys whose values other modules read and check.
+pub const KEYS_OWNED_ELSEWHERE: [&str; 4] =
+    ["permissions", "permissionMode", "hooks", "mcpServers"];
+
+/// The merged, checked settings.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    /// `defaultProvider`.
+    pub default_provider: Option<String>,
+    /// `defaultModel`.
+    pub default_model: Option<String>,
+    /// `defaultThinkingLevel`.
+    pub default_thinking_level: Option<ThinkingLevel>,
+    /// `compaction.{enabled, reserveTokens, keepRecentTokens}`, defaults filled in.
+    pub compaction: CompactionSettings,
+    /// `tools`: the enabled tool names; `None` means the default set.
+    pub tools: Option<Vec<String>>,
+    /// `shellPath`: the shell the bash tool runs.
+    pub shell_path: Option<String>,
+    /// The whole merged object, including the keys owned elsewhere
+    /// ([`Settings::raw`] reads one).
+    pub merged: Value,
+}
+
+impl Settings {
+    /// A raw top-level value (`permissions`, `hooks`…); `Null` when absent.
+    pub fn raw(&self, key: &str) -> &Value {
+        &self.merged[key]
+    }
+}
+
+/// Settings together with the warnings loading them produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedSettings {
+    /// The settings.
+    pub settings: Settings,
+    /// Unknown keys and similar, one line each, naming the file.
+    pub warnings: Vec<String>,
+}
+
+/// Settings files that could not be used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SettingsError {
+    /// One line per problem, each naming the file (and key).
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.problems.join("\n"))
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+/// The global settings file.
+pub fn global_settings_path(config_dir: &Path) -> PathBuf {
+    config_dir.join("settings.json")
+}
+
+/// The project settings file.
+pub fn project_settings_path(cwd: &Path) -> PathBuf {
+    cwd.join(".focus").join("settings.json")
+}
+
+/// Loads, checks and merges the global and project settings. Missing files are
+/// fine; unreadable JSON or bad values are errors.
+pub fn load_settings(config_dir: &Path, cwd: &Path) -> Result<LoadedSettings, SettingsError> {
+    let mut problems = Vec::new();
+    let mut warnings = Vec::new();
+    let mut merged = Value::Object(Object::new());
+    for path in [global_settings_path(config_dir), project_settings_path(cwd)] {
+        let text = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                problems.push(format!("{}: cannot read: {e}", path.display()));
+                continue;
+            }
+        };
+        match json::parse(&text) {
+            Ok(value @ Value::Object(_)) => {
+                check_file(&value, &path, &mut problems, &mut warnings);
+                deep_merge(&mut merged, value);
+            }
+            Ok(other) => problems.push(format!(
+                "{}: expected a JSON object, found {}",
+                path.display(),
+                other.type_name()
+            )),
+            Err(e) => problems.push(format!("{}: invalid JSON: {e}", path.display())),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(SettingsError { problems });
+    }
+    Ok(LoadedSettings {
+        settings: from_merged(merged),
+        warnings,
+    })
+}
+
+/// Merges `overlay` into `base`: objects key by key (recursively), anything else
+/// replaced.
+pub fn deep_merge(base: &mut Value, overlay: Value) {
+    if let (Value::Object(base), Value::Object(overlay)) = (&mut *base, &overlay) {
+        for (key, value) in overlay.iter() {
+            match base.get_mut(key) {
+                Some(existing) => deep_merge(existing, value.clone()),
+                None => {
+                    base.insert(key, value.clone());
+                }
+            }
+        }
+        return;
+    }
+    *base = overlay;
+}
+
+fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: &mut Vec<String>) {
+    let file = path.display();
+    let mut bad = |key: &str, expected: &str, found: &Value| {
+        problems.push(format!(
+            "{file}: {key}: expected {expected}, found {}",
+            describe(found)
+        ))
+    };
+    let Some(object) = value.as_object() else {
+        return;
+    };
+    for (key, v) in object.iter() {
+        match key {
+            "defaultProvider" | "defaultModel" | "shellPath" => {
+                if !matches!(v, Value::String(_)) {
+                    bad(key, "a string", v)
+                }
+            }
+            "defaultThinkingLevel" => {
+                if v.as_str().and_then(ThinkingLevel::parse).is_none() {
+                    bad(key, "one of off, minimal, low, medium, high, xhigh", v)
+                }
+            }
+            "tools" => {
+                let names = v
+                    .as_array()
+                    .filter(|a| a.iter().all(|t| t.as_str().is_some()));
+                if names.is_none() {
+                    bad(key, "an array of tool names", v)
+                }
+            }
+            "compaction" => {
+                let Some(c) = v.as_object() else {
+                    bad(key, "an object", v);
+                    continue;
+                };
+                for (sub, sv) in c.iter() {
+                    let full = format!("compaction.{sub}");
+                    match sub {
+                        "enabled" => {
+                            if sv.as_bool().is_none() {
+                                bad(&full, "true or false", sv)
+                            }
+                        }
+                        "reserveTokens" | "keepRecentTokens" => {
+                            if sv.as_u64().is_none() {
+                                bad(&full, "a non-negative integer", sv)
+                            }
+                        }
+                        _ => warnings.push(format!("{file}: unknown setting {full:?} ignored")),
+                    }
+                }
+            }
+            _ if KEYS_OWNED_ELSEWHERE.contains(&key) => {}
+            _ => warnings.push(format!("{file}: unknown setting {key:?} ignored")),
+        }
+    }
+}
+
+fn describe(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("string {s:?}"),
+        Value::Number(n) => format!("number {n}"),
+        other => other.type_name().to_string(),
+    }
+}
+
+/// Reads the typed fields from an already checked, merged object.
+fn from_merged(merged: Value) -> Settings {
+    let string = |key: &str| merged[key].as_str().map(str::to_string);
+    let defaults = CompactionSettings::default();
+    let compaction = &merged["compaction"];
+    Settings {
+        default_provider: string("defaultProvider"),
+        default_model: string("defaultModel"),
+        default_thinking_level: merged["defaultThinkingLevel"]
+            .as_str()
+            .and_then(ThinkingLevel::parse),
+        compaction: CompactionSettings {
+            enabled: compaction["enabled"].as_bool().unwrap_or(defaults.enabled),
+            reserve_tokens: compaction["reserveTokens"]
+                .as_u64()
+                .unwrap_or(defaults.reserve_tokens),
+            keep_recent_tokens: compaction["keepRecentTokens"]
+                .as_u64()
+                .unwrap_or(defaults.keep_recent_tokens),
+        },
+        tools: merged["tools"].as_array().map(|a| {
+            a.iter()
+                .filter_map(|t| t.as_str().map(str::to_string))
+                .collect()
+        }),
+        shell_path: string("shellPath"),
+        merged,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dirs(tag: &str) -> (PathBuf, PathBuf) {
+        let root =
+            std::env::temp_dir().join(format!("focus-settings-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let home = root.join("home");
+        let cwd = root.join("proj");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(cwd.join(".focus")).unwrap();
+        (home, cwd)
+    }
+
+    #[test]
+    fn project_wins_objects_merge_and_unknown_keys_warn() {
+        let (home, cwd) = dirs("merge");
+        std::fs::write(
+            global_settings_path(&home),
+            r#"{"defaultModel":"a","compaction":{"enabled":false,"reserveTokens":1000},"permissions":{"allow":["read"]},"colour":"red"}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            project_settings_path(&cwd),
+            r#"{"defaultModel":"b","defaultThinkingLevel":"high","compaction":{"reserveTokens":2000},"tools":["read","bash"],"hooks":{}}"#,
+        )
+        .unwrap();
+        let loaded = load_settings(&home, &cwd).unwrap();
+        let s = &loaded.settings;
+        assert_eq!(s.default_model.as_deref(), Some("b"));
+        assert_eq!(s.default_thinking_level, Some(ThinkingLevel::High));
+        assert!(!s.compaction.enabled, "kept from the global file");
+        assert_eq!(s.compaction.reserve_tokens, 2000);
+        assert_eq!(s.compaction.keep_recent_tokens, 20_000);
+        assert_eq!(
+            s.tools.as_deref(),
+            Some(&["read".to_string(), "bash".to_string()][..])
+        );
+        assert_eq!(s.raw("permissions")["allow"][0].as_str(), Some("read"));
+        assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+        assert!(loaded.warnings[0].contains("\"colour\""));
+    }
+
+    #[test]
+    fn bad_values_and_bad_json_are_named_with_file_and_key() {
+        let (home, cwd) = dirs("bad");
+        std::fs::write(
+            project_settings_path(&cwd),
+            r#"{"compaction":{"reserveTokens":"lots"},"defaultThinkingLevel":"max"}"#,
+        )
+        .unwrap();
+        let err = load_settings(&home, &cwd).unwrap_err();
+        let path = project_settings_path(&cwd).display().to_string();
+        assert_eq!(
+            err.problems,
+            [
+                format!("{path}: compaction.reserveTokens: expected a non-negative integer, found string \"lots\""),
+                format!("{path}: defaultThinkingLevel: expected one of off, minimal, low, medium, high, xhigh, found string \"max\""),
+            ]
+        );
+        std::fs::write(global_settings_path(&home), "{\"a\": }").unwrap();
+        let err = load_settings(&home, &cwd).unwrap_err();
+        assert!(err.problems[0].contains("invalid JSON"), "{err}");
+        assert!(load_settings(&home.join("none"), &home.join("none")).is_ok());
+    }
+}

@@ -1,1 +1,26 @@
-//! Compaction (under construction).
+//! Compaction: when a conversation nears the model's context window, replace its
+//! older part with a structured summary and keep the recent part verbatim.
+//! docs/compaction.md explains the algorithm.
+//!
+//! Reading order: [`tokens`] (how big is the context; when to compact), [`cut`]
+//! (where to cut), [`file_ops`] (files read and modified), [`prompts`] (what the
+//! summarizer is asked), [`run`] (plan, summarize, record), [`overflow`] (recovering
+//! from a provider's context-overflow error).
+
+pub mod cut;
+pub mod file_ops;
+pub mod overflow;
+pub mod prompts;
+pub mod run;
+pub mod tokens;
+
+pub use cut::{find_cut_point, CutPoint};
+pub use file_ops::FileOps;
+pub use overflow::{is_context_overflow, OverflowAction, OverflowRecovery};
+pub use run::{
+    compact, compact_session, prepare_compaction, CompactionError, CompactionOutcome,
+    CompactionPlan,
+};
+pub use tokens::{
+    estimate_context_tokens, estimate_message_tokens, should_compact, CompactionSettings,
+};

@@ -1,0 +1,120 @@
+//! Recognising a context-overflow error and recovering from it once.
+//!
+//! When a provider rejects a request because the context is too long, the CLI
+//! compacts and retries — once. [`OverflowRecovery`] remembers whether the retry
+//! has been spent, so a context that is still too long after compacting ends with
+//! an error instead of a loop.
+
+use focus_core::message::{AssistantMessage, StopReason};
+
+/// Phrases providers use for "the prompt is too long" (pi's list, lowercased).
+const OVERFLOW_PHRASES: &[&str] = &[
+    "prompt is too long",
+    "input is too long for requested model",
+    "exceeds the context window",
+    "exceeds the maximum",
+    "maximum prompt length is",
+    "reduce the length of the messages",
+    "maximum context length is",
+    "exceeds the limit of",
+    "exceeds the available context size",
+    "greater than the context length",
+    "context window exceeds limit",
+    "exceeded model token limit",
+    "maximum context length",
+    "model_context_window_exceeded",
+    "context_length_exceeded",
+    "context length exceeded",
+    "context_length exceeded",
+    "too many tokens",
+    "token limit exceeded",
+];
+
+/// Whether `message` failed because the context did not fit the window. Also true
+/// for a "successful" answer whose reported input exceeds `context_window` (some
+/// providers truncate silently).
+pub fn is_context_overflow(message: &AssistantMessage, context_window: u64) -> bool {
+    if message.stop_reason == StopReason::Error {
+        let text = message
+            .error_message
+            .as_deref()
+            .unwrap_or("")
+            .to_lowercase();
+        return OVERFLOW_PHRASES.iter().any(|p| text.contains(p));
+    }
+    let input = message.usage.input + message.usage.cache_read;
+    message.stop_reason == StopReason::Stop && context_window > 0 && input > context_window
+}
+
+/// The once-only overflow retry of one prompt.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OverflowRecovery {
+    attempted: bool,
+}
+
+/// What to do after a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OverflowAction {
+    /// Not an overflow: carry on.
+    None,
+    /// Drop the failed answer from the context, compact, and run again.
+    CompactAndRetry,
+    /// Already retried once: report that recovery failed.
+    GiveUp,
+}
+
+impl OverflowRecovery {
+    /// A fresh state, for a new user prompt.
+    pub fn new() -> OverflowRecovery {
+        OverflowRecovery::default()
+    }
+
+    /// Decides what to do about `last`, the run's final assistant message.
+    pub fn after_run(&mut self, last: &AssistantMessage, context_window: u64) -> OverflowAction {
+        if !is_context_overflow(last, context_window) {
+            return OverflowAction::None;
+        }
+        if self.attempted {
+            return OverflowAction::GiveUp;
+        }
+        self.attempted = true;
+        OverflowAction::CompactAndRetry
+    }
+}
+
+/// The note shown when the retry also overflowed.
+pub const RECOVERY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try /compact with instructions, or start a new session.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(text: &str) -> AssistantMessage {
+        AssistantMessage {
+            stop_reason: StopReason::Error,
+            error_message: Some(text.into()),
+            ..AssistantMessage::default()
+        }
+    }
+
+    #[test]
+    fn overflow_is_recognised_and_retried_once() {
+        let overflow =
+            failed("400 {\"error\":\"prompt is too long: 210000 tokens > 200000 maximum\"}");
+        assert!(is_context_overflow(&overflow, 200_000));
+        assert!(!is_context_overflow(
+            &failed("rate limit exceeded"),
+            200_000
+        ));
+        let mut recovery = OverflowRecovery::new();
+        assert_eq!(
+            recovery.after_run(&overflow, 0),
+            OverflowAction::CompactAndRetry
+        );
+        assert_eq!(recovery.after_run(&overflow, 0), OverflowAction::GiveUp);
+        assert_eq!(
+            OverflowRecovery::new().after_run(&failed("boom"), 0),
+            OverflowAction::None
+        );
+    }
+}

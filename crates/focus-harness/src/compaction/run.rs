@@ -1,0 +1,260 @@
+//! Running a compaction: [`prepare_compaction`] decides what to cut, [`compact`]
+//! asks the model for the summary, [`compact_session`] does both and records the
+//! result in the session.
+//!
+//! A failed summary is an error the caller must show; the history is then left
+//! exactly as it was. Nothing is dropped unless its summary was written first.
+
+use super::cut::find_cut_point;
+use super::file_ops::FileOps;
+use super::prompts::{
+    first_summary_instructions, summary_request, update_summary_instructions,
+    SUMMARIZER_SYSTEM_PROMPT, TURN_PREFIX_INSTRUCTIONS,
+};
+use super::tokens::{estimate_context_tokens, CompactionSettings};
+use crate::session::context::{build_context, entry_message};
+use crate::session::entry::{CompactionEntry, Entry, EntryKind};
+use crate::session::{SessionError, SessionManager};
+use focus_core::cancel::CancelToken;
+use focus_core::message::{Content, Message, StopReason, UserMessage};
+use focus_core::provider::{ModelRequest, Provider, RequestOptions};
+use std::fmt;
+
+/// What a compaction will summarize and keep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompactionPlan {
+    /// The first entry kept verbatim.
+    pub first_kept_entry_id: String,
+    /// Messages replaced by the summary.
+    pub messages_to_summarize: Vec<Message>,
+    /// When the cut splits a turn: that turn's messages before the cut, summarized
+    /// separately so the kept rest of the turn makes sense.
+    pub turn_prefix: Vec<Message>,
+    /// The context's estimated size before compacting.
+    pub tokens_before: u64,
+    /// The summary of the previous compaction on this branch, to be updated.
+    pub previous_summary: Option<String>,
+    /// Files read and modified, including those of earlier compactions.
+    pub file_ops: FileOps,
+}
+
+/// Why a compaction did not happen.
+#[derive(Debug)]
+pub enum CompactionError {
+    /// There is nothing old enough to summarize.
+    NothingToCompact,
+    /// The user cancelled.
+    Cancelled,
+    /// The model call failed; the message is the provider's.
+    Model(String),
+    /// The summary could not be recorded.
+    Session(SessionError),
+}
+
+impl fmt::Display for CompactionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompactionError::NothingToCompact => {
+                write!(f, "nothing to compact: the history is already short")
+            }
+            CompactionError::Cancelled => {
+                write!(f, "compaction cancelled; the history was kept in full")
+            }
+            CompactionError::Model(why) => write!(
+                f,
+                "compaction failed, the history was kept in full: summarizing failed: {why}"
+            ),
+            CompactionError::Session(e) => write!(f, "compaction could not be saved: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for CompactionError {}
+
+/// Plans a compaction of `branch` (root to leaf). `None` if the branch ends with a
+/// compaction already or nothing would be summarized.
+///
+/// The window starts at the previous compaction's first kept entry (pi starts after
+/// the compaction entry, which silently drops the entries that compaction had kept).
+pub fn prepare_compaction(
+    branch: &[&Entry],
+    settings: &CompactionSettings,
+) -> Option<CompactionPlan> {
+    if let Some(EntryKind::Compaction(_)) = branch.last().map(|e| &e.kind) {
+        return None;
+    }
+    let previous = branch
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, e)| match &e.kind {
+            EntryKind::Compaction(c) => Some((i, c)),
+            _ => None,
+        });
+    let start = match previous {
+        Some((at, c)) => branch[..at]
+            .iter()
+            .position(|e| e.id == c.first_kept_entry_id)
+            .unwrap_or(at + 1),
+        None => 0,
+    };
+    let cut = find_cut_point(branch, start, branch.len(), settings.keep_recent_tokens);
+    if cut.first_kept >= branch.len() {
+        return None;
+    }
+    let history_end = cut.turn_start.unwrap_or(cut.first_kept);
+    let messages = |range: std::ops::Range<usize>| -> Vec<Message> {
+        branch[range]
+            .iter()
+            .filter(|e| !matches!(e.kind, EntryKind::Compaction(_)))
+            .filter_map(|e| entry_message(e))
+            .collect()
+    };
+    let messages_to_summarize = messages(start..history_end);
+    let turn_prefix = messages(history_end..cut.first_kept);
+    if messages_to_summarize.is_empty() && turn_prefix.is_empty() {
+        return None;
+    }
+    let mut file_ops = FileOps::default();
+    if let Some((_, c)) = previous.filter(|(_, c)| !c.from_hook) {
+        file_ops.add_details(&c.details);
+    }
+    for m in messages_to_summarize.iter().chain(&turn_prefix) {
+        file_ops.add_message(m);
+    }
+    Some(CompactionPlan {
+        first_kept_entry_id: branch[cut.first_kept].id.clone(),
+        messages_to_summarize,
+        turn_prefix,
+        tokens_before: estimate_context_tokens(&build_context(branch).messages),
+        previous_summary: previous.map(|(_, c)| c.summary.clone()),
+        file_ops,
+    })
+}
+
+/// Asks `provider` for the summary of `plan` and returns the compaction entry to
+/// record. `instructions` (from `/compact <instructions>`) steer the summary.
+pub fn compact(
+    provider: &dyn Provider,
+    plan: &CompactionPlan,
+    settings: &CompactionSettings,
+    instructions: Option<&str>,
+    cancel: &CancelToken,
+) -> Result<CompactionEntry, CompactionError> {
+    let budget = settings.reserve_tokens.max(1_024);
+    let mut base = match plan.previous_summary {
+        Some(_) => update_summary_instructions(),
+        None => first_summary_instructions(),
+    };
+    if let Some(extra) = instructions.filter(|s| !s.trim().is_empty()) {
+        base.push_str(&format!("\n\nAdditional focus: {extra}"));
+    }
+    let history = if plan.messages_to_summarize.is_empty() {
+        match &plan.previous_summary {
+            Some(previous) => previous.clone(),
+            None => "No prior history.".to_string(),
+        }
+    } else {
+        let request = summary_request(
+            &plan.messages_to_summarize,
+            plan.previous_summary.as_deref(),
+            &base,
+        );
+        summarize(provider, &request, budget * 4 / 5, cancel)?
+    };
+    let mut summary = history;
+    if !plan.turn_prefix.is_empty() {
+        let request = summary_request(&plan.turn_prefix, None, TURN_PREFIX_INSTRUCTIONS);
+        let prefix = summarize(provider, &request, budget / 2, cancel)?;
+        summary.push_str("\n\n---\n\n**Turn Context (split turn):**\n\n");
+        summary.push_str(&prefix);
+    }
+    summary.push_str(&plan.file_ops.summary_suffix());
+    Ok(CompactionEntry {
+        summary,
+        first_kept_entry_id: plan.first_kept_entry_id.clone(),
+        tokens_before: plan.tokens_before,
+        details: plan.file_ops.to_details(),
+        from_hook: false,
+    })
+}
+
+/// One summarization call: the request as a single user message, no tools.
+fn summarize(
+    provider: &dyn Provider,
+    request_text: &str,
+    max_tokens: u64,
+    cancel: &CancelToken,
+) -> Result<String, CompactionError> {
+    let messages = [Message::User(UserMessage::text(
+        request_text,
+        focus_core::message::now_ms(),
+    ))];
+    let options = RequestOptions {
+        max_tokens: Some(max_tokens),
+        ..RequestOptions::default()
+    };
+    let request = ModelRequest {
+        system_prompt: SUMMARIZER_SYSTEM_PROMPT,
+        messages: &messages,
+        tools: &[],
+        options: &options,
+    };
+    let answer = provider.stream(&request, cancel, &mut |_, _| {});
+    match answer.stop_reason {
+        StopReason::Aborted => return Err(CompactionError::Cancelled),
+        StopReason::Error => {
+            return Err(CompactionError::Model(
+                answer
+                    .error_message
+                    .unwrap_or_else(|| "unknown error".into()),
+            ))
+        }
+        _ => {}
+    }
+    if cancel.is_cancelled() {
+        return Err(CompactionError::Cancelled);
+    }
+    let texts: Vec<&str> = answer.content.iter().filter_map(Content::as_text).collect();
+    let text = texts.join("\n");
+    if text.trim().is_empty() {
+        return Err(CompactionError::Model(
+            "the model returned an empty summary".into(),
+        ));
+    }
+    Ok(text.trim().to_string())
+}
+
+/// What [`compact_session`] did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompactionOutcome {
+    /// The new compaction entry's id.
+    pub entry_id: String,
+    /// Estimated context tokens before.
+    pub tokens_before: u64,
+    /// Estimated context tokens after (summary plus kept messages).
+    pub tokens_after: u64,
+}
+
+/// Compacts the session's current branch: plan, summarize, append the entry. On
+/// success the session's [`SessionManager::context`] is the compacted context; on
+/// failure the session is unchanged.
+pub fn compact_session(
+    session: &mut SessionManager,
+    provider: &dyn Provider,
+    settings: &CompactionSettings,
+    instructions: Option<&str>,
+    cancel: &CancelToken,
+) -> Result<CompactionOutcome, CompactionError> {
+    let plan = prepare_compaction(&session.tree().current_branch(), settings)
+        .ok_or(CompactionError::NothingToCompact)?;
+    let entry = compact(provider, &plan, settings, instructions, cancel)?;
+    let entry_id = session
+        .append_compaction(entry)
+        .map_err(CompactionError::Session)?;
+    Ok(CompactionOutcome {
+        entry_id,
+        tokens_before: plan.tokens_before,
+        tokens_after: estimate_context_tokens(&session.context().messages),
+    })
+}
