@@ -125,8 +125,7 @@ impl Engine {
 
     /// Starts a fresh session (same settings, empty history).
     pub fn new_session(&mut self, cwd: &Path) -> Result<(), String> {
-        let disabled = self.store.path().is_none() && self.store.id().is_empty();
-        let request = if disabled {
+        let request = if self.store.is_disabled() {
             SessionRequest::Disabled
         } else {
             SessionRequest::New

@@ -143,7 +143,14 @@ fn build_prompts(
 
 /// `--list-models [SEARCH]`: one model per line.
 fn list_models(search: Option<&str>) -> i32 {
-    let models = seams::list_models(search);
+    let registry = match seams::registry() {
+        Ok(registry) => registry,
+        Err(error) => {
+            eprintln!("focus: {error}");
+            return EXIT_FAILURE;
+        }
+    };
+    let models = seams::list_models(&registry, search);
     if models.is_empty() {
         eprintln!("focus: no known model matches {:?}", search.unwrap_or(""));
         return EXIT_FAILURE;

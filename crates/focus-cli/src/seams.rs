@@ -6,6 +6,10 @@ use crate::choose::ModelChoice;
 use crate::demo::DemoProvider;
 use focus_core::provider::{ModelInfo, Provider, ThinkingLevel};
 use focus_core::tool::{Tool, ToolGate};
+use focus_harness::session::focus_home;
+use focus_providers::registry::env_vars_for;
+use focus_providers::Registry;
+use focus_transport::Transport;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -25,27 +29,119 @@ pub fn settings_defaults(_cwd: &Path) -> Defaults {
     Defaults::default()
 }
 
+/// The model registry: built-in models plus `FOCUS_HOME/models.json`.
+pub fn registry() -> Result<Registry, String> {
+    Registry::load(&focus_home())
+}
+
 /// Providers with an API key available (environment or models.json), as
-/// `(provider, where the key is)`, in order of preference.
-pub fn keyed_providers() -> Vec<(String, String)> {
-    Vec::new()
+/// `(provider, where the key is)`, in the registry's order of providers.
+pub fn keyed_providers(registry: &Registry) -> Vec<(String, String)> {
+    let mut seen: Vec<String> = Vec::new();
+    for model in registry.models() {
+        if !seen.contains(&model.provider) {
+            seen.push(model.provider.clone());
+        }
+    }
+    seen.into_iter()
+        .filter(|provider| registry.api_key(provider).is_some())
+        .map(|provider| {
+            let source = env_vars_for(&provider)
+                .iter()
+                .find(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
+                .map_or_else(|| "models.json".to_string(), |v| v.to_string());
+            (provider, source)
+        })
+        .collect()
+}
+
+/// The HTTP engine providers talk through.
+pub fn transport() -> Result<Arc<dyn Transport>, String> {
+    Err("the curl transport is not available in this build".into())
 }
 
 /// Builds the provider for a chosen model.
-pub fn build_provider(choice: &ModelChoice) -> Result<Arc<dyn Provider>, String> {
-    match choice {
-        ModelChoice::Demo => Ok(Arc::new(DemoProvider::new())),
-        ModelChoice::Registered { provider, model, .. } => Err(format!(
-            "cannot use model {:?} of provider {:?}: the model registry is not available in this build",
-            model, provider
-        )),
-        ModelChoice::Local { .. } => Err("local servers are not available in this build".into()),
+pub fn build_provider(
+    choice: &ModelChoice,
+    registry: &Registry,
+) -> Result<Arc<dyn Provider>, String> {
+    let model = match choice {
+        ModelChoice::Demo => return Ok(Arc::new(DemoProvider::new())),
+        ModelChoice::Registered {
+            provider, model, ..
+        } => resolve_model(registry, provider, model)?,
+        ModelChoice::Local {
+            provider,
+            base_url,
+            model,
+        } => ModelInfo {
+            id: model.clone(),
+            name: model.clone(),
+            api: "openai-completions".into(),
+            provider: provider.clone(),
+            base_url: base_url.clone(),
+            context_window: 32_768,
+            max_tokens: 8_192,
+            ..ModelInfo::default()
+        },
+    };
+    let transport = transport()?;
+    Ok(registry.provider_for(&model, transport))
+}
+
+/// Finds the model for `--provider`/`--model`: `provider/model` or a bare id in the
+/// registry; a provider alone gives its first model; an unknown id for a known
+/// provider (a local server's model) is taken as given.
+pub fn resolve_model(
+    registry: &Registry,
+    provider: &str,
+    model: &str,
+) -> Result<ModelInfo, String> {
+    if model.is_empty() {
+        return registry
+            .models()
+            .iter()
+            .find(|m| m.provider == provider)
+            .cloned()
+            .ok_or_else(|| format!("unknown provider {provider:?} (see focus --list-models, or add it to models.json)"));
+    }
+    let spec = if provider.is_empty() || model.contains('/') {
+        model.to_string()
+    } else {
+        format!("{provider}/{model}")
+    };
+    match registry.find(&spec) {
+        Ok(found) => Ok(found.clone()),
+        Err(error) => match registry.provider(provider) {
+            Some(entry) if !provider.is_empty() => Ok(ModelInfo {
+                id: model.to_string(),
+                name: model.to_string(),
+                api: entry.api.clone(),
+                provider: provider.to_string(),
+                base_url: entry.base_url.clone(),
+                context_window: 128_000,
+                max_tokens: 16_384,
+                ..ModelInfo::default()
+            }),
+            _ => Err(error),
+        },
     }
 }
 
-/// The known models matching `search` (all when `None`).
-pub fn list_models(_search: Option<&str>) -> Vec<ModelInfo> {
-    vec![DemoProvider::new().model().clone()]
+/// The known models matching `search` (all when `None`), with the demo model last.
+pub fn list_models(registry: &Registry, search: Option<&str>) -> Vec<ModelInfo> {
+    let mut models: Vec<ModelInfo> = registry
+        .search(search.unwrap_or(""))
+        .into_iter()
+        .cloned()
+        .collect();
+    let demo = DemoProvider::new().model().clone();
+    let demo_matches = search
+        .is_none_or(|s| format!("{}/{}", demo.provider, demo.id).contains(&s.to_ascii_lowercase()));
+    if demo_matches {
+        models.push(demo);
+    }
+    models
 }
 
 /// The names of the built-in tools, in their usual order.

@@ -70,7 +70,8 @@ pub fn build_engine(
     interactive: bool,
 ) -> Result<(Engine, ModelChoice), SetupError> {
     let defaults = seams::settings_defaults(cwd);
-    let keyed = seams::keyed_providers();
+    let registry = seams::registry().map_err(SetupError::failure)?;
+    let keyed = seams::keyed_providers(&registry);
     let ollama_host = std::env::var("OLLAMA_HOST").ok();
     let (flag_model, suffix_thinking) = split_thinking_suffix(args.model.as_deref())?;
     let inputs = ChoiceInputs {
@@ -85,7 +86,7 @@ pub fn build_engine(
     let choice = choose_model(&inputs, &|authority, path| {
         crate::probe::get_json(authority, path, crate::probe::PROBE_TIMEOUT)
     });
-    let provider = seams::build_provider(&choice).map_err(SetupError::usage)?;
+    let provider = seams::build_provider(&choice, &registry).map_err(SetupError::usage)?;
 
     let all_tools = seams::builtin_tools(cwd);
     let tools = if args.no_tools {
@@ -132,6 +133,7 @@ pub fn build_engine(
         .or(defaults.thinking)
         .unwrap_or(ThinkingLevel::Off);
     config.options.session_id = Some(store.id().to_string()).filter(|s| !s.is_empty());
+    config.convert_to_llm = Some(std::sync::Arc::new(focus_harness::session::convert_to_llm));
     config.gate = seams::gate(args.permission_mode.as_deref(), interactive);
     Ok((Engine::new(config, history, store), choice))
 }

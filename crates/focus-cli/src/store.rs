@@ -1,9 +1,15 @@
 //! The session store as the CLI sees it: open the session the flags ask for, append
-//! every finished message, and say where it lives. The format and the tree live in
-//! focus-harness; this file is the thin seam to it.
+//! every finished message, and say where it lives. The format, the tree and the
+//! file handling live in focus-harness ([`SessionManager`]); this file maps the
+//! flags onto it and turns its errors into sentences.
+//!
+//! `--session-dir DIR` keeps sessions directly in DIR (pi's meaning); otherwise
+//! they go to `FOCUS_HOME/sessions/<encoded cwd>/`.
 
-use focus_core::json::Value;
-use focus_core::message::Message;
+use focus_core::json::{ToJson, Value};
+use focus_core::json_object;
+use focus_core::message::{Content, Message};
+use focus_harness::session::{EntryKind, SessionInfo, SessionManager, SessionStore};
 use std::path::{Path, PathBuf};
 
 /// Which session the command line asks for.
@@ -21,20 +27,23 @@ pub enum SessionRequest {
     Resume(PathBuf),
 }
 
-/// An open session (or none, for `--no-session`).
+/// An open session (in memory only for `--no-session`).
 pub struct Store {
-    path: Option<PathBuf>,
-    id: String,
-    header: Option<Value>,
+    manager: SessionManager,
+    cwd: PathBuf,
+    session_dir: Option<PathBuf>,
+    /// Warnings from loading (damaged lines skipped), shown once.
+    pub load_warnings: Vec<String>,
 }
 
 impl Store {
-    /// A store that keeps nothing.
-    pub fn disabled() -> Store {
+    /// A store that keeps nothing on disk.
+    pub fn disabled(cwd: &Path) -> Store {
         Store {
-            path: None,
-            id: String::new(),
-            header: None,
+            manager: SessionManager::in_memory(cwd),
+            cwd: cwd.to_path_buf(),
+            session_dir: None,
+            load_warnings: Vec::new(),
         }
     }
 
@@ -43,63 +52,294 @@ impl Store {
     /// current branch.
     pub fn open(
         request: &SessionRequest,
-        _cwd: &Path,
-        _session_dir: Option<&Path>,
+        cwd: &Path,
+        session_dir: Option<&Path>,
     ) -> Result<(Store, Vec<Message>), String> {
-        match request {
-            SessionRequest::Disabled => Ok((Store::disabled(), Vec::new())),
-            // Wired to focus-harness once its session store lands.
-            _ => Ok((Store::disabled(), Vec::new())),
-        }
+        let sessions = SessionStore::from_env();
+        let manager = match request {
+            SessionRequest::Disabled => SessionManager::in_memory(cwd),
+            SessionRequest::New => match session_dir {
+                Some(dir) => SessionManager::create_in(dir, cwd, None),
+                None => SessionManager::create(&sessions, cwd),
+            }
+            .map_err(|e| e.to_string())?,
+            SessionRequest::ContinueRecent => match session_dir {
+                Some(dir) => match newest_session_in(dir) {
+                    Some(path) => SessionManager::open(&path),
+                    None => SessionManager::create_in(dir, cwd, None),
+                },
+                None => SessionManager::continue_recent(&sessions, cwd),
+            }
+            .map_err(|e| e.to_string())?,
+            SessionRequest::Resume(path) => {
+                SessionManager::open(path).map_err(|e| e.to_string())?
+            }
+            SessionRequest::Open(spec) => open_spec(spec, cwd, session_dir, &sessions)?,
+        };
+        let load_warnings = manager
+            .load_problems()
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        let store = Store {
+            manager,
+            cwd: cwd.to_path_buf(),
+            session_dir: session_dir.map(Path::to_path_buf),
+            load_warnings,
+        };
+        let history = store.context_messages();
+        Ok((store, history))
     }
 
-    /// Appends one finished message to the session (a no-op without a session).
-    pub fn append_message(&mut self, _message: &Message) -> Result<(), String> {
-        Ok(())
+    /// The messages of the current branch (what the agent continues from).
+    pub fn context_messages(&self) -> Vec<Message> {
+        self.manager.context().messages
+    }
+
+    /// The model and thinking level recorded on the current branch.
+    pub fn context_model(&self) -> (Option<(String, String)>, String) {
+        let context = self.manager.context();
+        (context.model, context.thinking_level)
+    }
+
+    /// Appends one finished message to the session.
+    pub fn append_message(&mut self, message: &Message) -> Result<(), String> {
+        self.manager
+            .append_message(message)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Records a model switch.
+    pub fn append_model_change(&mut self, provider: &str, model: &str) -> Result<(), String> {
+        self.manager
+            .append_model_change(provider, model)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Records a thinking-level change.
+    pub fn append_thinking_change(&mut self, level: &str) -> Result<(), String> {
+        self.manager
+            .append_thinking_level_change(level)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Names the session.
+    pub fn set_name(&mut self, name: &str) -> Result<(), String> {
+        self.manager
+            .set_name(name)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    /// The harness session (for compaction and export).
+    pub fn manager(&self) -> &SessionManager {
+        &self.manager
+    }
+
+    /// The harness session, mutable.
+    pub fn manager_mut(&mut self) -> &mut SessionManager {
+        &mut self.manager
     }
 
     /// The session file, if any.
     pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
+        self.manager.path()
     }
 
-    /// The session id (empty without a session).
+    /// The session id.
     pub fn id(&self) -> &str {
-        &self.id
+        self.manager.id()
     }
 
     /// The session's display name, if it has one.
     pub fn name(&self) -> Option<&str> {
-        None
+        self.manager.name()
     }
 
     /// The directory sessions are stored in when `--session-dir` was given.
     pub fn dir(&self) -> Option<&Path> {
-        None
+        self.session_dir.as_deref()
+    }
+
+    /// Whether this session is only in memory.
+    pub fn is_disabled(&self) -> bool {
+        self.manager.path().is_none()
     }
 
     /// A new session with the branch before entry `entry_id` (a user message);
-    /// returns it, its messages and the text of that user message.
+    /// returns it, its messages and the text of that user message (to edit and
+    /// resend). Forking at another kind of entry keeps that entry.
     pub fn fork(&self, entry_id: &str) -> Result<(Store, Vec<Message>, String), String> {
-        Err(format!(
-            "cannot fork at {entry_id:?}: sessions are not available in this build"
-        ))
+        let tree = self.manager.tree();
+        let entry = tree.get(entry_id).ok_or_else(|| {
+            format!("no entry {entry_id:?} in this session (see get_session_tree)")
+        })?;
+        let (fork_at, text) = match &entry.kind {
+            EntryKind::Message(Message::User(u)) => (
+                entry.parent_id.clone(),
+                u.content
+                    .iter()
+                    .filter_map(Content::as_text)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            _ => (Some(entry.id.clone()), String::new()),
+        };
+        let sessions = SessionStore::from_env();
+        let manager = self
+            .manager
+            .fork(fork_at.as_deref(), &sessions, &self.cwd)
+            .map_err(|e| e.to_string())?;
+        let store = Store {
+            manager,
+            cwd: self.cwd.clone(),
+            session_dir: self.session_dir.clone(),
+            load_warnings: Vec::new(),
+        };
+        let history = store.context_messages();
+        Ok((store, history, text))
     }
 
-    /// The tree as JSON for `/tree` and RPC `get_session_tree`.
+    /// The tree as JSON for `/tree` and RPC `get_session_tree`: every entry with
+    /// `id`, `parentId`, `type`, a short `text`, `label`, and the `leafId`.
     pub fn tree_json(&self) -> Result<Value, String> {
-        Err("sessions are not available in this build".into())
+        let tree = self.manager.tree();
+        let entries: Vec<Value> = tree
+            .entries()
+            .iter()
+            .map(|e| {
+                json_object! {
+                    "id" => e.id.as_str(),
+                    "parentId" => e.parent_id.as_deref(),
+                    "type" => e.kind.type_name(),
+                    "role" => match &e.kind { EntryKind::Message(m) => Some(m.role().to_string()), _ => None },
+                    "text" => entry_preview(&e.kind),
+                    "label" => tree.label(&e.id),
+                    "timestamp" => e.timestamp.as_str(),
+                }
+            })
+            .collect();
+        Ok(json_object! {
+            "entries" => Value::Array(entries),
+            "leafId" => tree.leaf_id(),
+        })
     }
 
     /// Moves the leaf to `entry_id`; returns the messages of the new branch.
     pub fn set_leaf(&mut self, entry_id: &str) -> Result<Vec<Message>, String> {
-        Err(format!(
-            "no entry {entry_id:?}: sessions are not available in this build"
-        ))
+        self.manager
+            .move_leaf(Some(entry_id))
+            .map_err(|e| e.to_string())?;
+        Ok(self.context_messages())
     }
 
     /// The header line (`{"type":"session",…}`), printed first in JSON mode.
-    pub fn header_json(&self) -> Option<&Value> {
-        self.header.as_ref()
+    pub fn header_json(&self) -> Option<Value> {
+        if self.is_disabled() {
+            return None;
+        }
+        Some(self.manager.header().to_json())
+    }
+}
+
+/// A one-line preview of an entry for tree views.
+pub fn entry_preview(kind: &EntryKind) -> String {
+    let text = match kind {
+        EntryKind::Message(Message::User(u)) => u
+            .content
+            .iter()
+            .filter_map(Content::as_text)
+            .collect::<Vec<_>>()
+            .join(" "),
+        EntryKind::Message(Message::Assistant(a)) => {
+            let text = a.text();
+            let calls: Vec<&str> = a.tool_calls().map(|c| c.name.as_str()).collect();
+            if calls.is_empty() {
+                text
+            } else {
+                format!("{text} [{}]", calls.join(", "))
+            }
+        }
+        EntryKind::Message(Message::ToolResult(r)) => format!("{} result", r.tool_name),
+        EntryKind::Message(Message::Custom(c)) => c.role.clone(),
+        EntryKind::ModelChange { provider, model_id } => format!("model {provider}/{model_id}"),
+        EntryKind::ThinkingLevelChange { thinking_level } => format!("thinking {thinking_level}"),
+        EntryKind::Compaction(c) => format!("compaction ({} tokens before)", c.tokens_before),
+        EntryKind::SessionInfo { name } => format!("name {}", name.as_deref().unwrap_or("")),
+        other => other.type_name().to_string(),
+    };
+    crate::modes::print::clip(text.trim(), 100)
+}
+
+/// Opens `--session PATH|ID`: an existing path, else an id prefix.
+fn open_spec(
+    spec: &str,
+    cwd: &Path,
+    session_dir: Option<&Path>,
+    sessions: &SessionStore,
+) -> Result<SessionManager, String> {
+    let path = Path::new(spec);
+    if spec.ends_with(".jsonl") || path.is_file() || spec.contains('/') {
+        return SessionManager::open(path).map_err(|e| e.to_string());
+    }
+    if let Some(dir) = session_dir {
+        let found: Vec<PathBuf> = jsonl_files(dir)
+            .into_iter()
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(|n| n.rsplit_once('_'))
+                    .is_some_and(|(_, id)| id.starts_with(spec))
+            })
+            .collect();
+        return match found.as_slice() {
+            [one] => SessionManager::open(one).map_err(|e| e.to_string()),
+            [] => Err(format!(
+                "no session with id starting {spec:?} in {}",
+                dir.display()
+            )),
+            _ => Err(format!(
+                "several sessions match {spec:?}; give more of the id"
+            )),
+        };
+    }
+    SessionManager::open_by_id_prefix(sessions, spec, cwd).map_err(|e| e.to_string())
+}
+
+/// The `.jsonl` files in `dir`.
+fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The most recently modified session file in `dir`.
+fn newest_session_in(dir: &Path) -> Option<PathBuf> {
+    jsonl_files(dir)
+        .into_iter()
+        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+}
+
+/// The recent sessions for `cwd` (newest first), for `-r` and `/resume`.
+pub fn recent_sessions(cwd: &Path, session_dir: Option<&Path>) -> Vec<SessionInfo> {
+    match session_dir {
+        Some(dir) => {
+            let mut list: Vec<SessionInfo> = jsonl_files(dir)
+                .iter()
+                .filter_map(|p| focus_harness::session::list::session_info(p))
+                .collect();
+            list.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms));
+            list
+        }
+        None => SessionStore::from_env().list(cwd),
     }
 }

@@ -12,7 +12,7 @@ use std::io::Write;
 /// Runs `prompts` and prints every event; returns the exit code.
 pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
     if let Some(header) = engine.store.header_json() {
-        write_line(header);
+        write_line(&header);
     }
     for prompt in prompts {
         let outcome =
@@ -36,48 +36,9 @@ pub fn write_line(value: &Value) {
     let _ = out.flush();
 }
 
-/// The JSON form of an event (pi's shape; see docs/json-events.md).
+/// The JSON form of an event (pi's shape, defined in focus-core; see
+/// docs/json-events.md).
 pub fn event_json(event: &AgentEvent) -> Value {
-    // Interim form until focus-core's `ToJson for AgentEvent` lands: the type and
-    // the main fields.
     use focus_core::json::ToJson;
-    use focus_core::json_object;
-    match event {
-        AgentEvent::AgentStart => json_object! {"type" => "agent_start"},
-        AgentEvent::AgentEnd { messages, .. } => {
-            json_object! {"type" => "agent_end", "messages" => messages.to_json()}
-        }
-        AgentEvent::TurnStart => json_object! {"type" => "turn_start"},
-        AgentEvent::TurnEnd { message, .. } => json_object! {"type" => "turn_end",
-        "message" => Message::Assistant(message.clone()).to_json()},
-        AgentEvent::MessageStart { message } => {
-            json_object! {"type" => "message_start", "message" => message.to_json()}
-        }
-        AgentEvent::MessageUpdate { event, .. } => json_object! {"type" => "message_update",
-        "assistantMessageEvent" => json_object!{"type" => event.type_name()}},
-        AgentEvent::MessageEnd { message } => {
-            json_object! {"type" => "message_end", "message" => message.to_json()}
-        }
-        AgentEvent::ToolExecutionStart {
-            call_id,
-            tool_name,
-            args,
-        } => json_object! {
-        "type" => "tool_execution_start", "toolCallId" => call_id.as_str(),
-        "toolName" => tool_name.as_str(), "args" => args.clone()},
-        AgentEvent::ToolExecutionUpdate {
-            call_id, tool_name, ..
-        } => json_object! {
-        "type" => "tool_execution_update", "toolCallId" => call_id.as_str(),
-        "toolName" => tool_name.as_str()},
-        AgentEvent::ToolExecutionEnd {
-            call_id,
-            tool_name,
-            output,
-        } => json_object! {
-        "type" => "tool_execution_end", "toolCallId" => call_id.as_str(),
-        "toolName" => tool_name.as_str(),
-        "result" => json_object!{"content" => output.content.to_json()},
-        "isError" => output.is_error},
-    }
+    event.to_json()
 }

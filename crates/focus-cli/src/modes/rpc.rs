@@ -382,7 +382,8 @@ impl Server<'_> {
                 source: ModelSource::Flags,
             }
         };
-        let built = seams::build_provider(&choice)?;
+        let registry = seams::registry()?;
+        let built = seams::build_provider(&choice, &registry)?;
         self.engine.config.provider = built;
         Ok(model_json(self.engine.config.provider.model()))
     }
