@@ -424,11 +424,15 @@ impl Decoder {
                 Some(id) if !id.is_empty() => id.to_string(),
                 // Gemini often sends no id; mint one that the request builder
                 // recognises and leaves out again.
-                _ => format!(
-                    "gemini_{name}_{}_{}",
-                    focus_core::message::now_ms(),
-                    self.calls
-                ),
+                // Unique across turns: the response id when there is one.
+                _ => match out.message().response_id.clone() {
+                    Some(rid) => format!("gemini_{name}_{rid}_{}", self.calls),
+                    None => format!(
+                        "gemini_{name}_{}_{}",
+                        focus_core::message::now_ms(),
+                        self.calls
+                    ),
+                },
             };
             let i = out.open_tool_call(&id, name);
             let args = match &call["args"] {
