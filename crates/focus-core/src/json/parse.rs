@@ -62,9 +62,11 @@ pub fn parse_str(input: &str) -> Result<Value, ParseError> {
     parse(input.as_bytes())
 }
 
+/// An open container: where its children start in the shared child list, and for
+/// an object the key whose value is being parsed.
 enum Frame {
-    Array(Vec<Value>),
-    Object(Object, String),
+    Array(usize),
+    Object(usize, String),
 }
 
 struct Parser<'a> {
@@ -174,6 +176,11 @@ impl<'a> Parser<'a> {
     /// loop fills it until its closing bracket pops it.
     fn parse_value(&mut self) -> Result<Value, ParseError> {
         let mut stack: Vec<Frame> = Vec::new();
+        // Children of all open containers, innermost last; each frame remembers where
+        // its own start. Closing a container moves its children into one vector of
+        // exactly the right size, instead of growing a vector per container.
+        let mut elements: Vec<Value> = Vec::new();
+        let mut members: Vec<(String, Value)> = Vec::new();
         'value: loop {
             self.skip_whitespace();
             // Parse one value start: a scalar, or open a container.
@@ -188,7 +195,7 @@ impl<'a> Parser<'a> {
                         self.pos += 1;
                         Value::Array(Vec::new())
                     } else {
-                        stack.push(Frame::Array(Vec::new()));
+                        stack.push(Frame::Array(elements.len()));
                         continue 'value;
                     }
                 }
@@ -203,7 +210,7 @@ impl<'a> Parser<'a> {
                         Value::Object(Object::new())
                     } else {
                         let key = self.parse_key()?;
-                        stack.push(Frame::Object(Object::new(), key));
+                        stack.push(Frame::Object(members.len(), key));
                         continue 'value;
                     }
                 }
@@ -221,8 +228,9 @@ impl<'a> Parser<'a> {
                 };
                 self.skip_whitespace();
                 match frame {
-                    Frame::Array(items) => {
-                        items.push(value);
+                    Frame::Array(start) => {
+                        let start = *start;
+                        elements.push(value);
                         match self.peek() {
                             Some(b',') => {
                                 self.pos += 1;
@@ -230,16 +238,15 @@ impl<'a> Parser<'a> {
                             }
                             Some(b']') => {
                                 self.pos += 1;
-                                let Some(Frame::Array(items)) = stack.pop() else {
-                                    unreachable!()
-                                };
-                                value = Value::Array(items);
+                                stack.pop();
+                                value = Value::Array(elements.drain(start..).collect());
                             }
                             _ => return Err(self.expected("',' or ']' after an array element")),
                         }
                     }
-                    Frame::Object(object, key) => {
-                        object.push(std::mem::take(key), value);
+                    Frame::Object(start, key) => {
+                        let start = *start;
+                        members.push((std::mem::take(key), value));
                         match self.peek() {
                             Some(b',') => {
                                 self.pos += 1;
@@ -249,10 +256,9 @@ impl<'a> Parser<'a> {
                             }
                             Some(b'}') => {
                                 self.pos += 1;
-                                let Some(Frame::Object(object, _)) = stack.pop() else {
-                                    unreachable!()
-                                };
-                                value = Value::Object(object);
+                                stack.pop();
+                                let entries = members.drain(start..).collect();
+                                value = Value::Object(Object::from_entries(entries));
                             }
                             _ => return Err(self.expected("',' or '}' after an object member")),
                         }

@@ -272,6 +272,11 @@ impl Object {
         self.entries.iter().map(|(k, _)| k.as_str())
     }
 
+    /// An object holding `entries` as they are (duplicate keys included).
+    pub(crate) fn from_entries(entries: Vec<(String, Value)>) -> Object {
+        Object { entries }
+    }
+
     /// The entries in insertion order, as a slice (for walkers that keep an iterator).
     pub(crate) fn entries(&self) -> &[(String, Value)] {
         &self.entries
