@@ -5,9 +5,16 @@
 
 use crate::store::{SessionRequest, Store};
 use focus_core::agent::{spawn_agent, AgentConfig, AgentRun};
+use focus_core::cancel::CancelToken;
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::json::Value;
+use focus_core::json_object;
 use focus_core::message::{Message, StopReason};
+use focus_harness::compaction::overflow::RECOVERY_FAILED;
+use focus_harness::compaction::{
+    compact_session, estimate_context_tokens, should_compact, CompactionSettings, OverflowAction,
+    OverflowRecovery,
+};
 use std::path::{Path, PathBuf};
 
 /// A conversation: configuration, history, session.
@@ -18,7 +25,9 @@ pub struct Engine {
     pub history: Vec<Message>,
     /// Where finished messages go.
     pub store: Store,
-    /// A warning from the last session write, shown once by the mode.
+    /// When to compact automatically.
+    pub compaction: CompactionSettings,
+    /// A warning from the last session write or compaction, shown once by the mode.
     pub store_warning: Option<String>,
 }
 
@@ -38,6 +47,7 @@ impl Engine {
             config,
             history,
             store,
+            compaction: CompactionSettings::default(),
             store_warning: None,
         }
     }
@@ -63,19 +73,25 @@ impl Engine {
 
     /// Runs `prompts` to the end on this thread, handing every event to `on_event`
     /// after recording it. On a context-overflow error the history is compacted and
-    /// the run retried once.
+    /// the run retried once; after a run that filled the context past the window's
+    /// reserve, the history is compacted for the next prompt.
     pub fn run_blocking(
         &mut self,
         prompts: Vec<Message>,
         on_event: &mut dyn FnMut(&AgentEvent),
     ) -> RunOutcome {
+        let mut recovery = OverflowRecovery::new();
         let mut outcome = self.run_once(prompts, on_event);
-        if let EndReason::Error(message) = &outcome.reason {
-            if is_context_overflow(message) && self.compact_for_retry() {
-                outcome = self.run_once(Vec::new(), on_event);
+        loop {
+            match self.after_run(&mut recovery) {
+                AfterRun::Retry => outcome = self.run_once(Vec::new(), on_event),
+                AfterRun::Done => return outcome,
+                AfterRun::GaveUp(note) => {
+                    outcome.reason = EndReason::Error(note);
+                    return outcome;
+                }
             }
         }
-        outcome
     }
 
     fn run_once(
@@ -103,24 +119,85 @@ impl Engine {
         RunOutcome { reason, final_text }
     }
 
-    /// Drops the failed assistant message and compacts; `false` when nothing could
-    /// be compacted (then the error stands).
-    pub fn compact_for_retry(&mut self) -> bool {
+    /// After a run: retry once after compacting on overflow, or compact when the
+    /// context passed the threshold.
+    pub fn after_run(&mut self, recovery: &mut OverflowRecovery) -> AfterRun {
+        let window = self.config.provider.model().context_window;
+        let last = self
+            .history
+            .iter()
+            .rev()
+            .find_map(Message::as_assistant)
+            .cloned();
+        if let Some(last) = last {
+            match recovery.after_run(&last, window) {
+                OverflowAction::CompactAndRetry => {
+                    return match self.compact(None) {
+                        Ok(_) if self.drop_trailing_error() => AfterRun::Retry,
+                        Ok(_) => AfterRun::Done,
+                        Err(error) => AfterRun::GaveUp(format!(
+                            "the context is too long for the model and {error}"
+                        )),
+                    };
+                }
+                OverflowAction::GiveUp => return AfterRun::GaveUp(RECOVERY_FAILED.into()),
+                OverflowAction::None => {}
+            }
+        }
+        let tokens = estimate_context_tokens(&self.history);
+        if should_compact(tokens, window, &self.compaction) {
+            if let Err(error) = self.compact(None) {
+                self.store_warning = Some(format!("automatic compaction: {error}"));
+            }
+        }
+        AfterRun::Done
+    }
+
+    /// Drops a failed assistant message at the end of the history (it is kept in
+    /// the session file) so the run can continue; whether the history can continue.
+    fn drop_trailing_error(&mut self) -> bool {
         if let Some(Message::Assistant(last)) = self.history.last() {
             if last.stop_reason == StopReason::Error {
                 self.history.pop();
             }
         }
-        // Wired to focus-harness compaction once it lands.
-        false
+        matches!(
+            self.history.last(),
+            Some(Message::User(_)) | Some(Message::ToolResult(_))
+        )
     }
+}
+
+/// What to do after a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AfterRun {
+    /// Nothing more.
+    Done,
+    /// The context was compacted after an overflow: continue the run once.
+    Retry,
+    /// Overflow recovery failed; the sentence to show.
+    GaveUp(String),
 }
 
 impl Engine {
     /// Compacts the history now (the `/compact` and RPC `compact` commands), with
     /// optional extra instructions for the summary; returns the result as JSON.
-    pub fn compact(&mut self, _instructions: Option<&str>) -> Result<Value, String> {
-        Err("compaction is not available in this build".into())
+    pub fn compact(&mut self, instructions: Option<&str>) -> Result<Value, String> {
+        let provider = self.config.provider.clone();
+        let outcome = compact_session(
+            self.store.manager_mut(),
+            provider.as_ref(),
+            &self.compaction,
+            instructions,
+            &CancelToken::new(),
+        )
+        .map_err(|e| e.to_string())?;
+        self.history = self.store.context_messages();
+        Ok(json_object! {
+            "entryId" => outcome.entry_id.as_str(),
+            "tokensBefore" => outcome.tokens_before,
+            "tokensAfter" => outcome.tokens_after,
+        })
     }
 
     /// Starts a fresh session (same settings, empty history).
@@ -197,23 +274,4 @@ impl Engine {
         std::fs::write(&path, html).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         Ok(path)
     }
-}
-
-/// Whether a provider's error message says the context was too long (the phrases
-/// the major APIs and local servers use).
-pub fn is_context_overflow(message: &str) -> bool {
-    let m = message.to_ascii_lowercase();
-    [
-        "prompt is too long",
-        "context length",
-        "context_length_exceeded",
-        "maximum context",
-        "context window",
-        "too many tokens",
-        "exceeds the context",
-        "input is too long",
-        "request too large",
-    ]
-    .iter()
-    .any(|phrase| m.contains(phrase))
 }

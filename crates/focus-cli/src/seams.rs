@@ -4,29 +4,25 @@
 
 use crate::choose::ModelChoice;
 use crate::demo::DemoProvider;
-use focus_core::provider::{ModelInfo, Provider, ThinkingLevel};
+use focus_core::provider::{ModelInfo, Provider};
 use focus_core::tool::{Tool, ToolGate};
+use focus_harness::prompt::{build_system_prompt, PromptOptions};
 use focus_harness::session::focus_home;
+use focus_harness::settings::{load_settings, Settings};
 use focus_providers::registry::env_vars_for;
 use focus_providers::Registry;
 use focus_transport::Transport;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The defaults the user configured in settings.
-#[derive(Clone, Debug, Default)]
-pub struct Defaults {
-    /// Default provider.
-    pub provider: Option<String>,
-    /// Default model.
-    pub model: Option<String>,
-    /// Default thinking level.
-    pub thinking: Option<ThinkingLevel>,
-}
-
-/// Reads the settings' defaults for `cwd` (warnings go to stderr).
-pub fn settings_defaults(_cwd: &Path) -> Defaults {
-    Defaults::default()
+/// The settings (global and project `settings.json`, merged); problems are fatal
+/// because a half-read settings file could loosen permissions.
+pub fn settings(cwd: &Path) -> Result<Settings, String> {
+    let loaded = load_settings(&focus_home(), cwd).map_err(|e| e.to_string())?;
+    for warning in &loaded.warnings {
+        eprintln!("focus: {warning}");
+    }
+    Ok(loaded.settings)
 }
 
 /// The model registry: built-in models plus `FOCUS_HOME/models.json`.
@@ -155,28 +151,23 @@ pub fn builtin_tools(_cwd: &Path) -> Vec<Arc<dyn Tool>> {
 }
 
 /// The system prompt for `cwd` with these tools (`replace` replaces the base
-/// prompt, `append` goes at the end).
+/// prompt, `append` goes after the tool list); AGENTS.md/CLAUDE.md and skills are
+/// discovered by the harness.
 pub fn system_prompt(
-    _cwd: &Path,
+    cwd: &Path,
     tools: &[Arc<dyn Tool>],
     replace: Option<&str>,
     append: Option<&str>,
 ) -> String {
-    let mut prompt = match replace {
-        Some(text) => text.to_string(),
-        None => {
-            let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
-            format!(
-                "You are focus, a coding agent working in the user's terminal. Tools: {}.",
-                names.join(", ")
-            )
-        }
-    };
-    if let Some(extra) = append {
-        prompt.push_str("\n\n");
-        prompt.push_str(extra);
+    let mut options = PromptOptions::new(cwd, focus_home());
+    options.tools = tools.iter().map(|t| t.spec()).collect();
+    options.replace_base = replace.map(String::from);
+    options.append = append.map(String::from).into_iter().collect();
+    let prompt = build_system_prompt(&options);
+    for warning in &prompt.warnings {
+        eprintln!("focus: {warning}");
     }
-    prompt
+    prompt.text
 }
 
 /// The gate every tool call passes, for a permission mode and whether the user

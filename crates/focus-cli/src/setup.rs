@@ -69,7 +69,7 @@ pub fn build_engine(
     session: &SessionRequest,
     interactive: bool,
 ) -> Result<(Engine, ModelChoice), SetupError> {
-    let defaults = seams::settings_defaults(cwd);
+    let settings = seams::settings(cwd).map_err(SetupError::failure)?;
     let registry = seams::registry().map_err(SetupError::failure)?;
     let keyed = seams::keyed_providers(&registry);
     let ollama_host = std::env::var("OLLAMA_HOST").ok();
@@ -77,8 +77,8 @@ pub fn build_engine(
     let inputs = ChoiceInputs {
         flag_provider: args.provider.as_deref(),
         flag_model,
-        settings_provider: defaults.provider.as_deref(),
-        settings_model: defaults.model.as_deref(),
+        settings_provider: settings.default_provider.as_deref(),
+        settings_model: settings.default_model.as_deref(),
         keyed_providers: &keyed,
         ollama_host: ollama_host.as_deref(),
         offline: args.offline || std::env::var_os("FOCUS_OFFLINE").is_some(),
@@ -91,7 +91,7 @@ pub fn build_engine(
     let all_tools = seams::builtin_tools(cwd);
     let tools = if args.no_tools {
         Vec::new()
-    } else if let Some(names) = &args.tools {
+    } else if let Some(names) = args.tools.as_ref().or(settings.tools.as_ref()) {
         let known = seams::tool_names();
         for name in names {
             if !all_tools.iter().any(|t| t.name() == name) {
@@ -130,12 +130,14 @@ pub fn build_engine(
     config.options.thinking = args
         .thinking
         .or(suffix_thinking)
-        .or(defaults.thinking)
+        .or(settings.default_thinking_level)
         .unwrap_or(ThinkingLevel::Off);
     config.options.session_id = Some(store.id().to_string()).filter(|s| !s.is_empty());
     config.convert_to_llm = Some(std::sync::Arc::new(focus_harness::session::convert_to_llm));
     config.gate = seams::gate(args.permission_mode.as_deref(), interactive);
-    Ok((Engine::new(config, history, store), choice))
+    let mut engine = Engine::new(config, history, store);
+    engine.compaction = settings.compaction;
+    Ok((engine, choice))
 }
 
 /// Splits pi's `model:thinking` suffix (`sonnet:high`) off a model pattern.

@@ -12,14 +12,15 @@
 use super::json::{event_json, write_line};
 use crate::args::Args;
 use crate::choose::{ModelChoice, ModelSource};
-use crate::engine::{is_context_overflow, Engine};
+use crate::engine::{AfterRun, Engine};
 use crate::seams;
 use focus_core::agent::AgentHandle;
-use focus_core::event::{AgentEvent, EndReason};
+use focus_core::event::AgentEvent;
 use focus_core::json::{parse_str, Object, ToJson, Value};
 use focus_core::json_object;
 use focus_core::message::{now_ms, Content, Message, UserMessage};
 use focus_core::provider::ThinkingLevel;
+use focus_harness::compaction::OverflowRecovery;
 use std::io::Read;
 use std::path::Path;
 use std::sync::mpsc::{self, Sender};
@@ -48,9 +49,8 @@ struct Server<'a> {
     engine: &'a mut Engine,
     inputs: Sender<Input>,
     running: Option<AgentHandle>,
-    /// The prompt already got its one retry after a context overflow.
-    retried: bool,
-    last_reason: Option<EndReason>,
+    /// The once-only overflow retry of the current prompt.
+    recovery: OverflowRecovery,
     cwd: &'a Path,
 }
 
@@ -62,8 +62,7 @@ pub fn run(engine: &mut Engine, _choice: &ModelChoice, _args: &Args, cwd: &Path)
         engine,
         inputs: sender,
         running: None,
-        retried: false,
-        last_reason: None,
+        recovery: OverflowRecovery::new(),
         cwd,
     };
     let mut eof = false;
@@ -78,9 +77,6 @@ pub fn run(engine: &mut Engine, _choice: &ModelChoice, _args: &Args, cwd: &Path)
             Input::Eof => eof = true,
             Input::Event(event) => {
                 server.engine.record(&event);
-                if let AgentEvent::AgentEnd { reason, .. } = &event {
-                    server.last_reason = Some(reason.clone());
-                }
                 write_line(&event_json(&event));
             }
             Input::Finished(history) => server.finished(history),
@@ -322,7 +318,7 @@ impl Server<'_> {
                 _ => Err("a prompt is already running; set \"streamingBehavior\" to \"steer\" or \"followUp\", or send \"abort\"".into()),
             };
         }
-        self.retried = false;
+        self.recovery = OverflowRecovery::new();
         self.start(vec![message]);
         Ok(())
     }
@@ -330,7 +326,6 @@ impl Server<'_> {
     fn start(&mut self, prompts: Vec<Message>) {
         let run = self.engine.spawn(prompts);
         self.running = Some(run.handle.clone());
-        self.last_reason = None;
         let sender = self.inputs.clone();
         std::thread::spawn(move || {
             for event in run.events.iter() {
@@ -345,11 +340,13 @@ impl Server<'_> {
     fn finished(&mut self, history: Vec<Message>) {
         self.running = None;
         self.engine.history = history;
-        if let Some(EndReason::Error(message)) = &self.last_reason {
-            if !self.retried && is_context_overflow(message) && self.engine.compact_for_retry() {
-                self.retried = true;
-                self.start(Vec::new());
-            }
+        match self.engine.after_run(&mut self.recovery) {
+            AfterRun::Retry => self.start(Vec::new()),
+            AfterRun::GaveUp(note) => write_line(&json_object! {
+                "type" => "auto_compaction_end", "aborted" => false, "willRetry" => false,
+                "errorMessage" => note,
+            }),
+            AfterRun::Done => {}
         }
     }
 
