@@ -208,5 +208,19 @@ fn constructed_non_finite_floats_serialize_as_null() {
     assert_eq!(Value::from(2.0).to_json_string(), "2.0");
     assert_eq!(Value::from(-0.0).to_json_string(), "-0.0");
     assert_eq!(Value::from(0.1).to_json_string(), "0.1");
+    assert_eq!(Value::from(1e300).to_json_string(), "1e300");
+    assert_eq!(Value::from(-2.5e-7).to_json_string(), "-2.5e-7");
+    assert_eq!(Value::from(123456.0).to_json_string(), "123456.0");
+    for f in [
+        1e300,
+        -2.5e-7,
+        0.1 + 0.2,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+    ] {
+        let back = parse(Value::from(f).to_json_string().as_bytes()).unwrap();
+        assert_eq!(back.as_f64(), Some(f), "{f:e} round trips");
+    }
     assert_eq!(Value::from(-7i64).to_json_string(), "-7");
 }

@@ -129,14 +129,11 @@ pub fn write_number(n: &Number, out: &mut String) {
         NumberKind::Float(f) if !f.is_finite() => out.push_str("null"),
         NumberKind::Float(f) => {
             use std::fmt::Write;
-            // Rust's `{}` for f64 is the shortest round-trip form, never in exponent
-            // notation; integral floats print without a fraction, which reads back as
-            // an integer: add ".0" so the kind survives a round trip.
-            let start = out.len();
-            let _ = write!(out, "{f}");
-            if !out[start..].contains(['.', 'e', 'E']) {
-                out.push_str(".0");
-            }
+            // `{:?}` is the shortest text that reads back as the same f64; it keeps a
+            // `.0` on integral values (so the kind survives a round trip) and switches
+            // to exponent form for very large or small magnitudes (`1e300`, `1e-7`),
+            // both valid JSON.
+            let _ = write!(out, "{f:?}");
         }
     }
 }

@@ -43,8 +43,8 @@ pub enum Value {
 ///   `-0` keeps its sign. [`Number::original_text`] exposes the text; [`Number::as_f64`]
 ///   gives the (possibly rounded or infinite) float.
 /// - **Constructed floats** ([`Number::from_f64`]) print in the shortest form that reads
-///   back as the same `f64`, with `.0` added to integral values so they stay floats.
-///   NaN and ±infinity have no JSON spelling: they serialize as `null`.
+///   back as the same `f64`, with `.0` on integral values so they stay floats and
+///   exponent form for very large or small magnitudes (`2.0`, `0.1`, `1e300`). NaN and ±infinity have no JSON spelling: they serialize as `null`.
 /// - **Equality** compares the held value and kind: `1` (integer) and `1.0` (float)
 ///   differ; `1.0` and `1.00` are equal (same float, different text); NaN equals NaN,
 ///   so that equality stays reflexive for values built by hand.
