@@ -4,6 +4,18 @@
 //! Reading order: [`value`] (the data), [`mod@parse`] (text to data), [`serialize`]
 //! (data to text), [`mod@partial`] (streaming tool-call arguments), [`convert`] (data to
 //! Rust types and back).
+//!
+//! Guarantees, each backed by tests in `crates/focus-core/tests/json_*.rs`:
+//! - [`parse()`] is strict RFC 8259 over bytes (it passes JSONTestSuite) and never
+//!   panics; errors carry byte offset, line, column and what was expected and found.
+//!   Nesting is capped at [`MAX_DEPTH`] with its own error; no walk over a [`Value`]
+//!   (parse, drop, clone, compare, print) uses the call stack for depth.
+//! - Numbers are never silently changed: exact 64-bit integers, otherwise an `f64`
+//!   plus the original text (see [`Number`]).
+//! - The serializer writes UTF-8, escapes only `"`, `\` and control characters, and
+//!   writes non-finite floats as `null`.
+//! - [`parse_partial()`] turns any prefix of a document into the value it promises so
+//!   far, in one linear pass.
 
 pub mod convert;
 pub mod parse;
