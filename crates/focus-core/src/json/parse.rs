@@ -49,6 +49,10 @@ pub fn parse(input: &[u8]) -> Result<Value, ParseError> {
         text: std::str::from_utf8(input).ok(),
         pos: 0,
     };
+    if input.starts_with(b"\xEF\xBB\xBF") {
+        // RFC 8259 section 8.1: implementations must not add a BOM; we do not accept one.
+        return Err(parser.error_at(0, "unexpected byte order mark (BOM) before the JSON text"));
+    }
     let value = parser.parse_value()?;
     parser.skip_whitespace();
     if parser.pos < input.len() {
@@ -543,6 +547,8 @@ mod tests {
         assert!(err.message.contains("surrogate"), "{err}");
         let err = parse(b"[tru]").unwrap_err();
         assert_eq!(err.message, "invalid literal: expected 'true'");
+        let err = parse(b"\xEF\xBB\xBF{}").unwrap_err();
+        assert!(err.message.contains("byte order mark"), "{err}");
         let err = parse(b"{\"a\":1}x").unwrap_err();
         assert_eq!(
             err.message,
