@@ -149,7 +149,14 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
                 ("model", parts)
             }
             Message::ToolResult(result) => {
-                let text = joined_text(&result.content);
+                let mut text = joined_text(&result.content);
+                if text.is_empty() {
+                    text = if history::images(&result.content).is_empty() {
+                        "(no output)".into()
+                    } else {
+                        "(see attached image)".into()
+                    };
+                }
                 let key = if result.is_error { "error" } else { "output" };
                 let mut response = Object::new();
                 response.insert(key, text);
@@ -209,10 +216,15 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
         );
     }
     let mut config = Object::new();
-    config.insert(
-        "maxOutputTokens",
-        crate::thinking::max_tokens(model, request.options),
-    );
+    // Thinking tokens count against maxOutputTokens: make room for the budget.
+    let mut max_tokens = crate::thinking::max_tokens(model, request.options);
+    if let (true, Some(budget)) = (
+        model.reasoning,
+        crate::thinking::budget(request.options.thinking),
+    ) {
+        max_tokens = (max_tokens + budget).min(model.max_tokens.max(max_tokens));
+    }
+    config.insert("maxOutputTokens", max_tokens);
     if let Some(t) = request.options.temperature {
         config.insert("temperature", t);
     }
