@@ -1,0 +1,14 @@
+//! A scripted mock LLM server for all four wire APIs, for end-to-end tests and
+//! benchmarks that must not touch the internet.
+//!
+//! A [`Scenario`] (read from a JSON file in `fixtures/scenarios/`) lists what the
+//! "model" does on each request: stream a reply (thinking, text, tool calls), fail
+//! with an HTTP status, or cut the stream short. [`encode`] turns one reply into the
+//! exact server-sent events each provider sends, so the real decoders in this crate
+//! are exercised over the real curl path.
+
+pub mod encode;
+pub mod scenario;
+
+pub use encode::{encode_reply, Api};
+pub use scenario::{Reply, Scenario, Step, ToolCallSpec};

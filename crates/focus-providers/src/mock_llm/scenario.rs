@@ -1,0 +1,141 @@
+//! Scenario files: what the mock model does on each request.
+//!
+//! ```json
+//! {"name": "one_tool_call",
+//!  "steps": [
+//!    {"reply": {"text": "Let me look.", "toolCalls": [{"name": "ls", "arguments": {"path": "."}}]}},
+//!    {"error": {"status": 429, "retryAfter": 0, "body": "{\"error\":{\"message\":\"slow down\"}}"}},
+//!    {"reply": {"thinking": "The listing shows...", "text": "Done."}},
+//!    {"cut": {"reply": {"text": "This answer will be cut"}, "afterEvents": 3}}
+//!  ]}
+//! ```
+//! Step `n` answers request `n`; once the steps run out, the last one repeats.
+
+use focus_core::json::{FromJson, FromJsonError, Value};
+
+/// A whole scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// A short name for messages.
+    pub name: String,
+    /// What to do on each request, in order.
+    pub steps: Vec<Step>,
+}
+
+/// What the mock model does for one request.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// Stream a complete answer.
+    Reply(Reply),
+    /// Answer with an HTTP error status and body (and a `Retry-After` header, seconds).
+    Error {
+        status: u16,
+        body: String,
+        retry_after: Option<u64>,
+    },
+    /// Stream the first `after_events` events of `reply`, then close the connection.
+    Cut { reply: Reply, after_events: usize },
+}
+
+/// One streamed answer.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Reply {
+    /// Reasoning text, streamed before the answer.
+    pub thinking: Option<String>,
+    /// Answer text.
+    pub text: Option<String>,
+    /// Tool calls, in order.
+    pub tool_calls: Vec<ToolCallSpec>,
+    /// Input tokens to report.
+    pub input_tokens: u64,
+    /// Output tokens to report.
+    pub output_tokens: u64,
+    /// End as if the output token limit was hit.
+    pub truncated: bool,
+}
+
+/// A tool call in a reply.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCallSpec {
+    /// The tool's name.
+    pub name: String,
+    /// Its arguments (an object).
+    pub arguments: Value,
+}
+
+impl Scenario {
+    /// The step that answers request number `request_idx` (0-based); the last step
+    /// repeats once the list runs out.
+    pub fn step(&self, request_idx: usize) -> Option<&Step> {
+        self.steps.get(request_idx).or_else(|| self.steps.last())
+    }
+
+    /// Parses a scenario from JSON text; errors name the path of the bad field.
+    pub fn parse(text: &str) -> Result<Scenario, String> {
+        let value = focus_core::json::parse_str(text).map_err(|e| e.to_string())?;
+        Scenario::from_json(&value).map_err(|e| e.to_string())
+    }
+}
+
+impl FromJson for Scenario {
+    fn from_json(v: &Value) -> Result<Scenario, FromJsonError> {
+        Ok(Scenario {
+            name: v.opt_field("name")?.unwrap_or_default(),
+            steps: v.field("steps")?,
+        })
+    }
+}
+
+impl FromJson for Step {
+    fn from_json(v: &Value) -> Result<Step, FromJsonError> {
+        if v.get("reply").is_some() {
+            return Ok(Step::Reply(v.field("reply")?));
+        }
+        if let Some(e) = v.get("error") {
+            let inner = || -> Result<Step, FromJsonError> {
+                Ok(Step::Error {
+                    status: e.field("status")?,
+                    body: e.opt_field("body")?.unwrap_or_default(),
+                    retry_after: e.opt_field("retryAfter")?,
+                })
+            };
+            return inner().map_err(|err| err.at_key("error"));
+        }
+        if let Some(c) = v.get("cut") {
+            let inner = || -> Result<Step, FromJsonError> {
+                Ok(Step::Cut {
+                    reply: c.field("reply")?,
+                    after_events: c.field("afterEvents")?,
+                })
+            };
+            return inner().map_err(|err| err.at_key("cut"));
+        }
+        Err(FromJsonError::new(
+            "expected one of the keys reply, error, cut",
+        ))
+    }
+}
+
+impl FromJson for Reply {
+    fn from_json(v: &Value) -> Result<Reply, FromJsonError> {
+        Ok(Reply {
+            thinking: v.opt_field("thinking")?,
+            text: v.opt_field("text")?,
+            tool_calls: v.opt_field("toolCalls")?.unwrap_or_default(),
+            input_tokens: v.opt_field("inputTokens")?.unwrap_or(100),
+            output_tokens: v.opt_field("outputTokens")?.unwrap_or(20),
+            truncated: v.opt_field("truncated")?.unwrap_or(false),
+        })
+    }
+}
+
+impl FromJson for ToolCallSpec {
+    fn from_json(v: &Value) -> Result<ToolCallSpec, FromJsonError> {
+        Ok(ToolCallSpec {
+            name: v.field("name")?,
+            arguments: v
+                .opt_field("arguments")?
+                .unwrap_or_else(|| focus_core::json_object! {}),
+        })
+    }
+}
