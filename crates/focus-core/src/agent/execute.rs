@@ -73,35 +73,47 @@ pub(crate) fn execute_batch(batch: &Batch<'_>, calls: &[&ToolCall]) -> Vec<ToolR
 }
 
 /// Runs the runnable calls on scoped threads and collects outputs in call order.
-/// Scoped threads end before this returns: when the run reports its end, no tool is
-/// still touching the workspace.
+/// The last runnable call runs on the loop's own thread (one spawn fewer). Scoped
+/// threads end before this returns: when the run reports its end, no tool is still
+/// touching the workspace.
 fn run_parallel(
     batch: &Batch<'_>,
     prepared: Vec<Prepared<'_>>,
     calls: &[&ToolCall],
 ) -> Vec<ToolOutput> {
+    let last_runnable = prepared.iter().rposition(|p| matches!(p, Prepared::Run(_)));
     std::thread::scope(|scope| {
+        let mut inline = None;
         let started: Vec<_> = prepared
             .into_iter()
             .zip(calls)
-            .map(|(p, call)| match p {
+            .enumerate()
+            .map(|(i, (p, call))| match p {
+                Prepared::Run(tool) if Some(i) == last_runnable => {
+                    inline = Some((tool, call));
+                    Ok(None)
+                }
                 Prepared::Run(tool) => {
                     let spawned = std::thread::Builder::new()
                         .name(format!("tool-{}", call.name))
                         .spawn_scoped(scope, move || run_one(batch, tool, call));
                     // No thread available: run it here rather than fail the call.
-                    spawned.map_err(|_| run_one(batch, tool, call))
+                    spawned.map(Some).map_err(|_| run_one(batch, tool, call))
                 }
                 Prepared::Done(output) => Err(output),
             })
             .collect();
+        let mut inline_output = inline.map(|(tool, call)| run_one(batch, tool, call));
         started
             .into_iter()
             .map(|handle| match handle {
                 // run_one catches the tool's panics, so a failed join is our bug.
-                Ok(thread) => thread
+                Ok(Some(thread)) => thread
                     .join()
                     .unwrap_or_else(|_| ToolOutput::error("internal error: tool thread failed")),
+                Ok(None) => inline_output
+                    .take()
+                    .unwrap_or_else(|| ToolOutput::error("internal error: missing tool output")),
                 Err(output) => output,
             })
             .collect()
