@@ -344,7 +344,10 @@ impl Provider for HttpProvider {
             }
             let mut decoder = decoder_for(&self.model.api).expect("api checked above");
             let failure = match self.attempt(&http, cancel, sink, decoder.as_mut()) {
-                Ok(message) => return message,
+                Ok(mut message) => {
+                    crate::registry::apply_cost(&mut message.usage, &self.model.price);
+                    return message;
+                }
                 Err(f) => f,
             };
             if cancel.is_cancelled() {
