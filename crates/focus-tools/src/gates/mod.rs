@@ -1,1 +1,221 @@
-//! Permission modes, the read-only shell judge and user hooks (under construction).
+//! The gates every tool call passes: permission, then the user's hooks.
+//!
+//! The agent loop validates a call's arguments against the tool's schema (the
+//! argument gate), then asks a [`ToolGate`]. [`Gatekeeper`] is focus's gate:
+//!
+//! 1. **permission** ([`permission`]): the mode (`default`, `accept-edits`, `plan`,
+//!    `auto`), allow/ask/deny rules ([`rules`]) and, for shell commands, the
+//!    read-only [`judge`](mod@judge); an "ask" goes to an [`Approver`];
+//! 2. **PreToolUse hooks** ([`hooks`]): may veto the call;
+//! 3. after the call, **PostToolUse hooks** may add to its output.
+//!
+//! Tool lists may advertise more than is allowed; the check happens here, on every
+//! call, because a model may call a tool it saw earlier.
+
+pub mod child;
+pub mod hooks;
+pub mod judge;
+pub mod permission;
+pub mod readonly_programs;
+pub mod rules;
+pub mod shell_lexer;
+
+use focus_core::json::Value;
+use focus_core::message::{AssistantMessage, Content, ToolCall};
+use focus_core::tool::{GateDecision, Tool, ToolGate, ToolOutput};
+use hooks::{HookConfig, HookEvent};
+pub use judge::{is_read_only_command, judge, Verdict};
+pub use permission::{
+    ApprovalAnswer, ApprovalRequest, Approver, Decision, Mode, NonInteractiveApprover,
+    PermissionConfig,
+};
+use rules::Rule;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+
+/// Everything the gates read from settings.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GateConfig {
+    /// Mode and rules.
+    pub permissions: PermissionConfig,
+    /// User hooks.
+    pub hooks: HookConfig,
+}
+
+impl GateConfig {
+    /// Reads `permissionMode`, `permissions` and `hooks` from a settings object.
+    pub fn from_json(settings: &Value) -> Result<GateConfig, String> {
+        Ok(GateConfig {
+            permissions: PermissionConfig::from_json(settings)?,
+            hooks: HookConfig::from_json(settings)?,
+        })
+    }
+}
+
+/// focus's [`ToolGate`]: permission mode and rules, approvals, and hooks.
+///
+/// The mode can change while the agent runs ([`Gatekeeper::set_mode`], for a
+/// `/permissions` command); "allow always" answers are remembered for the session.
+pub struct Gatekeeper {
+    config: GateConfig,
+    mode: RwLock<Mode>,
+    approver: Arc<dyn Approver>,
+    session_allow: Mutex<Vec<Rule>>,
+    /// One approval prompt at a time, even when calls are gated in parallel.
+    asking: Mutex<()>,
+    cwd: PathBuf,
+}
+
+impl Gatekeeper {
+    /// A gate with `config`, asking `approver` when needed; hooks run in `cwd`.
+    pub fn new(config: GateConfig, approver: Arc<dyn Approver>, cwd: PathBuf) -> Gatekeeper {
+        Gatekeeper {
+            mode: RwLock::new(config.permissions.mode),
+            config,
+            approver,
+            session_allow: Mutex::new(Vec::new()),
+            asking: Mutex::new(()),
+            cwd,
+        }
+    }
+
+    /// Reads the gate settings from a settings object (see [`GateConfig::from_json`]).
+    pub fn from_settings(
+        settings: &Value,
+        approver: Arc<dyn Approver>,
+        cwd: PathBuf,
+    ) -> Result<Gatekeeper, String> {
+        Ok(Gatekeeper::new(
+            GateConfig::from_json(settings)?,
+            approver,
+            cwd,
+        ))
+    }
+
+    /// The current mode.
+    pub fn mode(&self) -> Mode {
+        *self.mode.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Switches the mode; applies to the next call gated.
+    pub fn set_mode(&self, mode: Mode) {
+        *self.mode.write().unwrap_or_else(|p| p.into_inner()) = mode;
+    }
+
+    /// The rules added by "allow always" answers this session, as text.
+    pub fn session_rules(&self) -> Vec<String> {
+        lock(&self.session_allow)
+            .iter()
+            .map(Rule::to_string)
+            .collect()
+    }
+
+    /// The permission decision alone (no approver, no hooks): what would happen to
+    /// this call now. Useful for tests and for showing the mode's effect.
+    pub fn decide(&self, call: &ToolCall, tool: &dyn Tool) -> Decision {
+        let session = lock(&self.session_allow).clone();
+        self.config
+            .permissions
+            .decide(self.mode(), tool, call, &session)
+    }
+
+    fn check_permission(&self, call: &ToolCall, tool: &dyn Tool) -> Result<(), String> {
+        let reason = match self.decide(call, tool) {
+            Decision::Allow => return Ok(()),
+            Decision::Deny(reason) => return Err(reason),
+            Decision::Ask(reason) => reason,
+        };
+        let _one_at_a_time = lock(&self.asking);
+        // An "allow always" given while this call waited may cover it now.
+        if let Decision::Allow = self.decide(call, tool) {
+            return Ok(());
+        }
+        let always_rule = self.config.permissions.suggested_rule(call);
+        let request = ApprovalRequest {
+            call_id: call.id.clone(),
+            tool_name: tool.name().to_string(),
+            arguments: call.arguments.clone(),
+            summary: permission::summarize_call(call),
+            reason,
+            always_rule: always_rule.to_string(),
+        };
+        match self.approver.ask(&request) {
+            ApprovalAnswer::AllowOnce => Ok(()),
+            ApprovalAnswer::AllowAlways => {
+                lock(&self.session_allow).push(always_rule);
+                Ok(())
+            }
+            ApprovalAnswer::Deny(reason) => Err(permission::denied_message(tool.name(), &reason)),
+        }
+    }
+}
+
+impl ToolGate for Gatekeeper {
+    fn before_call(
+        &self,
+        call: &ToolCall,
+        tool: &dyn Tool,
+        _message: &AssistantMessage,
+    ) -> GateDecision {
+        if let Err(reason) = self.check_permission(call, tool) {
+            return GateDecision::Block(reason);
+        }
+        if self
+            .config
+            .hooks
+            .matching(HookEvent::PreToolUse, tool.name())
+            .next()
+            .is_none()
+        {
+            return GateDecision::Allow;
+        }
+        let input = hooks::hook_input(
+            HookEvent::PreToolUse,
+            tool.name(),
+            &call.arguments,
+            &call.id,
+            &self.cwd,
+            None,
+        );
+        match hooks::run_pre_tool_use(&self.config.hooks, tool.name(), &input, &self.cwd) {
+            Ok(()) => GateDecision::Allow,
+            Err(reason) => GateDecision::Block(reason),
+        }
+    }
+
+    fn after_call(&self, call: &ToolCall, tool: &dyn Tool, mut output: ToolOutput) -> ToolOutput {
+        if self
+            .config
+            .hooks
+            .matching(HookEvent::PostToolUse, tool.name())
+            .next()
+            .is_none()
+        {
+            return output;
+        }
+        let text = output.text_content();
+        let input = hooks::hook_input(
+            HookEvent::PostToolUse,
+            tool.name(),
+            &call.arguments,
+            &call.id,
+            &self.cwd,
+            Some((&text, output.is_error)),
+        );
+        let appended = hooks::run_post_tool_use(&self.config.hooks, tool.name(), &input, &self.cwd);
+        if !appended.is_empty() {
+            match output.content.iter_mut().rev().find_map(|c| match c {
+                Content::Text { text, .. } => Some(text),
+                _ => None,
+            }) {
+                Some(last) => last.push_str(&appended),
+                None => output.content.push(Content::text(appended.trim_start())),
+            }
+        }
+        output
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}

@@ -1,0 +1,346 @@
+//! User hooks: shell commands from settings run before and after tool calls, as in
+//! Claude Code.
+//!
+//! ```json
+//! "hooks": {
+//!   "PreToolUse":  [{"matcher": "bash|edit", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 10}]}],
+//!   "PostToolUse": [{"matcher": "*",         "hooks": [{"type": "command", "command": "cargo fmt --check"}]}]
+//! }
+//! ```
+//!
+//! - `matcher`: tool names separated by `|`, `*` wildcards, case-insensitive; empty
+//!   or missing matches every tool.
+//! - A hook runs with `sh -c`, in the working directory, with the call as JSON on
+//!   standard input: `hook_event_name`, `tool_name`, `tool_input`, `tool_call_id`,
+//!   `cwd` (and `tool_response` for PostToolUse: `{text, is_error}`), and
+//!   `FOCUS_PROJECT_DIR` in its environment.
+//! - `timeout` in seconds (default 60). At the timeout the hook's whole process group
+//!   is killed: a hanging hook delays a call by at most its timeout.
+//! - **PreToolUse fails closed**: exit 0 lets the call run; any other exit code, a
+//!   crash (killed by a signal), a timeout or a failure to start blocks it, and the
+//!   hook's output becomes the reason the model reads. (Claude Code blocks only on
+//!   exit 2 and lets other failures through; a guard that crashes should not
+//!   silently stop guarding, so focus blocks on every failure.)
+//! - **PostToolUse cannot undo anything**: its output (if any) is appended to the
+//!   result, headed by `[PostToolUse hook]`, or `[PostToolUse hook failed: exit N]`.
+
+use super::child::{run_with_timeout, Finished};
+use super::rules::glob_match;
+use focus_core::json::Value;
+use focus_core::json_object;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// When a hook runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookEvent {
+    /// Before a call; may block it.
+    PreToolUse,
+    /// After a call; may add to its output.
+    PostToolUse,
+}
+
+impl HookEvent {
+    /// The settings spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PostToolUse => "PostToolUse",
+        }
+    }
+}
+
+/// One configured hook command.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hook {
+    /// When it runs.
+    pub event: HookEvent,
+    /// Tool name patterns (`|`-separated in settings); empty matches all.
+    pub matchers: Vec<String>,
+    /// The shell command.
+    pub command: String,
+    /// How long it may run.
+    pub timeout: Duration,
+}
+
+/// Default hook timeout.
+pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Longest hook output kept in a reason or appended to a result.
+const MAX_HOOK_OUTPUT: usize = 10_000;
+
+impl Hook {
+    /// Whether the hook applies to `tool_name`.
+    pub fn matches(&self, tool_name: &str) -> bool {
+        let name = tool_name.to_ascii_lowercase();
+        self.matchers.is_empty() || self.matchers.iter().any(|m| glob_match(m, &name))
+    }
+}
+
+/// All configured hooks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HookConfig {
+    /// Hooks in settings order.
+    pub hooks: Vec<Hook>,
+}
+
+impl HookConfig {
+    /// Reads the `hooks` key of a settings object (missing → no hooks). Errors name
+    /// the bad key with its path, e.g. `hooks.PreToolUse[0].hooks[1].timeout`.
+    pub fn from_json(settings: &Value) -> Result<HookConfig, String> {
+        let mut config = HookConfig::default();
+        let hooks = &settings["hooks"];
+        if hooks.is_null() {
+            return Ok(config);
+        }
+        let events = hooks
+            .as_object()
+            .ok_or_else(|| format!("`hooks` must be an object, found {}", hooks.type_name()))?;
+        for (event_name, groups) in events.iter() {
+            let event = match event_name {
+                "PreToolUse" => HookEvent::PreToolUse,
+                "PostToolUse" => HookEvent::PostToolUse,
+                other => {
+                    return Err(format!(
+                        "unknown hook event `hooks.{other}` (focus supports PreToolUse and PostToolUse)"
+                    ))
+                }
+            };
+            let groups = groups
+                .as_array()
+                .ok_or_else(|| format!("`hooks.{event_name}` must be an array"))?;
+            for (gi, group) in groups.iter().enumerate() {
+                let at = format!("hooks.{event_name}[{gi}]");
+                let object = group
+                    .as_object()
+                    .ok_or_else(|| format!("`{at}` must be an object"))?;
+                for key in object.keys() {
+                    if key != "matcher" && key != "hooks" {
+                        return Err(format!(
+                            "unknown key `{at}.{key}` (expected matcher, hooks)"
+                        ));
+                    }
+                }
+                let matchers = match &group["matcher"] {
+                    Value::Null => Vec::new(),
+                    Value::String(s) => s
+                        .split('|')
+                        .map(|m| m.trim().to_ascii_lowercase())
+                        .filter(|m| !m.is_empty() && m != "*")
+                        .collect(),
+                    other => {
+                        return Err(format!(
+                            "`{at}.matcher` must be a string, found {}",
+                            other.type_name()
+                        ))
+                    }
+                };
+                let commands = group["hooks"]
+                    .as_array()
+                    .ok_or_else(|| format!("`{at}.hooks` must be an array"))?;
+                for (hi, hook) in commands.iter().enumerate() {
+                    let at = format!("{at}.hooks[{hi}]");
+                    config
+                        .hooks
+                        .push(parse_hook(hook, &at, event, matchers.clone())?);
+                }
+            }
+        }
+        Ok(config)
+    }
+
+    /// The hooks for `event` that match `tool_name`.
+    pub fn matching<'a>(
+        &'a self,
+        event: HookEvent,
+        tool_name: &'a str,
+    ) -> impl Iterator<Item = &'a Hook> + 'a {
+        self.hooks
+            .iter()
+            .filter(move |h| h.event == event && h.matches(tool_name))
+    }
+}
+
+fn parse_hook(
+    hook: &Value,
+    at: &str,
+    event: HookEvent,
+    matchers: Vec<String>,
+) -> Result<Hook, String> {
+    let object = hook
+        .as_object()
+        .ok_or_else(|| format!("`{at}` must be an object"))?;
+    for key in object.keys() {
+        if !matches!(key, "type" | "command" | "timeout") {
+            return Err(format!(
+                "unknown key `{at}.{key}` (expected type, command, timeout)"
+            ));
+        }
+    }
+    match hook["type"].as_str() {
+        Some("command") | None => {}
+        Some(other) => {
+            return Err(format!(
+                "`{at}.type` is `{other}`; only \"command\" is supported"
+            ))
+        }
+    }
+    let command = hook["command"]
+        .as_str()
+        .filter(|c| !c.trim().is_empty())
+        .ok_or_else(|| format!("`{at}.command` must be a non-empty string"))?
+        .to_string();
+    let timeout = match &hook["timeout"] {
+        Value::Null => DEFAULT_HOOK_TIMEOUT,
+        value => {
+            let secs = value
+                .as_f64()
+                .filter(|s| *s > 0.0 && *s <= 3600.0)
+                .ok_or_else(|| {
+                    format!("`{at}.timeout` must be a number of seconds between 0 and 3600")
+                })?;
+            Duration::from_secs_f64(secs)
+        }
+    };
+    Ok(Hook {
+        event,
+        matchers,
+        command,
+        timeout,
+    })
+}
+
+/// The outcome of running one hook.
+#[derive(Debug)]
+pub struct HookRun {
+    /// Whether it exited with status 0.
+    pub ok: bool,
+    /// How it ended, for messages: `exit 2`, `killed by a signal`, `timed out after 10s`.
+    pub ending: String,
+    /// Its standard error and standard output, trimmed and capped.
+    pub output: String,
+}
+
+/// Runs `hook` with `input` (the call as JSON) on standard input, in `cwd`.
+pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path) -> HookRun {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(&hook.command)
+        .current_dir(cwd)
+        .env("FOCUS_PROJECT_DIR", cwd);
+    let stdin = input.to_json_string();
+    match run_with_timeout(command, stdin.as_bytes(), hook.timeout) {
+        Err(e) => HookRun {
+            ok: false,
+            ending: "failed to start".to_string(),
+            output: e,
+        },
+        Ok(finished) => describe(finished, hook.timeout),
+    }
+}
+
+fn describe(finished: Finished, timeout: Duration) -> HookRun {
+    let mut output = String::new();
+    for part in [finished.stderr.trim(), finished.stdout.trim()] {
+        if !part.is_empty() {
+            if !output.is_empty() {
+                output.push('\n');
+            }
+            output.push_str(part);
+        }
+    }
+    if output.len() > MAX_HOOK_OUTPUT {
+        let mut cut = MAX_HOOK_OUTPUT;
+        while !output.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        output.truncate(cut);
+        output.push_str("\n[hook output truncated]");
+    }
+    let (ok, ending) = match finished.status {
+        _ if finished.timed_out => (false, format!("timed out after {}s", timeout.as_secs_f64())),
+        Some(status) if status.success() => (true, "exit 0".to_string()),
+        Some(status) => match status.code() {
+            Some(code) => (false, format!("exit {code}")),
+            None => (false, "killed by a signal".to_string()),
+        },
+        None => (false, "killed".to_string()),
+    };
+    HookRun { ok, ending, output }
+}
+
+/// The JSON a hook reads on standard input.
+pub fn hook_input(
+    event: HookEvent,
+    tool_name: &str,
+    tool_input: &Value,
+    call_id: &str,
+    cwd: &Path,
+    response: Option<(&str, bool)>,
+) -> Value {
+    let mut value = json_object! {
+        "hook_event_name" => event.as_str(),
+        "tool_name" => tool_name,
+        "tool_input" => tool_input.clone(),
+        "tool_call_id" => call_id,
+        "cwd" => cwd.to_string_lossy().into_owned(),
+    };
+    if let (Some((text, is_error)), Some(object)) = (response, value.as_object_mut()) {
+        object.insert(
+            "tool_response",
+            json_object! { "text" => text, "is_error" => is_error },
+        );
+    }
+    value
+}
+
+/// Runs the PreToolUse hooks for a call in order; the first failure blocks, and the
+/// returned text is the reason the model reads.
+pub fn run_pre_tool_use(
+    config: &HookConfig,
+    tool_name: &str,
+    input: &Value,
+    cwd: &Path,
+) -> Result<(), String> {
+    for hook in config.matching(HookEvent::PreToolUse, tool_name) {
+        let run = run_hook(hook, input, cwd);
+        if !run.ok {
+            let detail = if run.output.is_empty() {
+                "(no output)".to_string()
+            } else {
+                run.output
+            };
+            return Err(format!(
+                "`{tool_name}` was blocked by a PreToolUse hook ({}, command `{}`):\n{detail}",
+                run.ending, hook.command
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Runs the PostToolUse hooks for a call; returns the text to append to its result
+/// (empty if the hooks were silent and succeeded).
+pub fn run_post_tool_use(
+    config: &HookConfig,
+    tool_name: &str,
+    input: &Value,
+    cwd: &Path,
+) -> String {
+    let mut appended = String::new();
+    for hook in config.matching(HookEvent::PostToolUse, tool_name) {
+        let run = run_hook(hook, input, cwd);
+        if run.ok && run.output.is_empty() {
+            continue;
+        }
+        let header = if run.ok {
+            "[PostToolUse hook]".to_string()
+        } else {
+            format!("[PostToolUse hook failed: {}]", run.ending)
+        };
+        appended.push_str(&format!("\n{header}\n{}", run.output));
+    }
+    appended
+}

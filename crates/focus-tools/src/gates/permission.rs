@@ -1,0 +1,401 @@
+//! The permission gate: modes, allow/ask/deny rules, and who approves.
+//!
+//! [`PermissionConfig::decide`] answers Allow, Deny or Ask for one call, in this order
+//! (the first that applies wins):
+//!
+//! 1. a **deny** rule matches → Deny (deny always wins, in every mode);
+//! 2. mode **auto** → Allow (nothing asks; for unattended runs);
+//! 3. an **ask** rule matches → Ask;
+//! 4. the call only reads (`Tool::is_read_only`) → Allow;
+//! 5. mode **plan** → Deny, telling the model it is in plan mode;
+//! 6. an **allow** rule covers it (for shell commands: every part that is not
+//!    read-only) → Allow;
+//! 7. an edit tool (`write`, `edit`) in **default** or **accept-edits** → Allow;
+//! 8. in **accept-edits**, a shell command that only creates, copies or moves files
+//!    inside the working directory (`mkdir`, `touch`, `cp`, `mv`) → Allow;
+//! 9. anything else (writing shell commands, MCP tools, unknown tools) → Ask.
+//!
+//! An Ask goes to an [`Approver`]: the terminal asks the user, RPC mode sends an
+//! event and waits for an `approve` command, print and JSON modes use
+//! [`NonInteractiveApprover`], which denies with a message telling the model not to
+//! retry.
+
+use super::judge;
+use super::rules::{self, Rule, Subject};
+use focus_core::json::Value;
+use focus_core::message::ToolCall;
+use focus_core::tool::Tool;
+
+/// How much the agent may do without asking.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// File edits run; writing shell commands and unknown tools ask.
+    #[default]
+    Default,
+    /// Like default, and simple file operations in the working directory
+    /// (`mkdir`, `touch`, `cp`, `mv`) run without asking.
+    AcceptEdits,
+    /// Read-only: writes, edits and writing shell commands are blocked.
+    Plan,
+    /// Nothing asks (deny rules still apply).
+    Auto,
+}
+
+impl Mode {
+    /// Every mode, in the order a mode switch cycles through them.
+    pub const ALL: [Mode; 4] = [Mode::Default, Mode::AcceptEdits, Mode::Plan, Mode::Auto];
+
+    /// The settings spelling: `default`, `accept-edits`, `plan`, `auto`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Default => "default",
+            Mode::AcceptEdits => "accept-edits",
+            Mode::Plan => "plan",
+            Mode::Auto => "auto",
+        }
+    }
+
+    /// Parses a mode name (`acceptEdits` is accepted for Claude Code settings).
+    pub fn parse(text: &str) -> Result<Mode, String> {
+        match text {
+            "default" => Ok(Mode::Default),
+            "accept-edits" | "acceptEdits" => Ok(Mode::AcceptEdits),
+            "plan" => Ok(Mode::Plan),
+            "auto" => Ok(Mode::Auto),
+            other => Err(format!(
+                "unknown permission mode `{other}` (expected default, accept-edits, plan or auto)"
+            )),
+        }
+    }
+}
+
+/// The permission gate's answer for one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Run it.
+    Allow,
+    /// Do not run it; the text is what the model reads.
+    Deny(String),
+    /// Ask an [`Approver`]; the text says why approval is needed.
+    Ask(String),
+}
+
+/// Mode and rules from settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PermissionConfig {
+    /// The starting mode.
+    pub mode: Mode,
+    /// Calls that run without asking.
+    pub allow: Vec<Rule>,
+    /// Calls that always ask (except in auto mode).
+    pub ask: Vec<Rule>,
+    /// Calls that never run.
+    pub deny: Vec<Rule>,
+    /// Tools that edit files (allowed in default and accept-edits mode).
+    pub edit_tools: Vec<String>,
+    /// Tools whose `command` argument is a shell command line.
+    pub shell_tools: Vec<String>,
+}
+
+impl Default for PermissionConfig {
+    fn default() -> Self {
+        PermissionConfig {
+            mode: Mode::Default,
+            allow: Vec::new(),
+            ask: Vec::new(),
+            deny: Vec::new(),
+            edit_tools: vec!["write".to_string(), "edit".to_string()],
+            shell_tools: vec!["bash".to_string()],
+        }
+    }
+}
+
+impl PermissionConfig {
+    /// Reads `permissionMode` and `permissions: {allow, ask, deny, defaultMode}` from a
+    /// settings object; other top-level keys are ignored (they belong to others).
+    /// Errors name the bad key or rule.
+    pub fn from_json(settings: &Value) -> Result<PermissionConfig, String> {
+        let mut config = PermissionConfig::default();
+        if settings.is_null() {
+            return Ok(config);
+        }
+        if settings.as_object().is_none() {
+            return Err(format!(
+                "settings must be an object, found {}",
+                settings.type_name()
+            ));
+        }
+        let mut mode_text = None;
+        match &settings["permissionMode"] {
+            Value::Null => {}
+            Value::String(s) => mode_text = Some(s.clone()),
+            other => {
+                return Err(format!(
+                    "`permissionMode` must be a string, found {}",
+                    other.type_name()
+                ))
+            }
+        }
+        match &settings["permissions"] {
+            Value::Null => {}
+            Value::Object(perms) => {
+                for (key, value) in perms.iter() {
+                    let list = match key {
+                        "allow" => &mut config.allow,
+                        "ask" => &mut config.ask,
+                        "deny" => &mut config.deny,
+                        "defaultMode" => {
+                            let s = value.as_str().ok_or("`permissions.defaultMode` must be a string")?;
+                            mode_text.get_or_insert_with(|| s.to_string());
+                            continue;
+                        }
+                        other => {
+                            return Err(format!(
+                                "unknown key `permissions.{other}` (expected allow, ask, deny or defaultMode)"
+                            ))
+                        }
+                    };
+                    let items = value.as_array().ok_or_else(|| {
+                        format!("`permissions.{key}` must be an array of rule strings")
+                    })?;
+                    for (i, item) in items.iter().enumerate() {
+                        let text = item
+                            .as_str()
+                            .ok_or_else(|| format!("`permissions.{key}[{i}]` must be a string"))?;
+                        list.push(
+                            Rule::parse(text)
+                                .map_err(|e| format!("`permissions.{key}[{i}]`: {e}"))?,
+                        );
+                    }
+                }
+            }
+            other => {
+                return Err(format!(
+                    "`permissions` must be an object, found {}",
+                    other.type_name()
+                ))
+            }
+        }
+        if let Some(text) = mode_text {
+            config.mode = Mode::parse(&text).map_err(|e| format!("`permissionMode`: {e}"))?;
+        }
+        Ok(config)
+    }
+
+    /// Whether `name` is a shell tool.
+    pub fn is_shell(&self, name: &str) -> bool {
+        self.shell_tools.iter().any(|t| t == name)
+    }
+
+    /// Decides one call in `mode`; `session_allow` are rules the user added with
+    /// "allow always" during this session. See the module docs for the order.
+    pub fn decide(
+        &self,
+        mode: Mode,
+        tool: &dyn Tool,
+        call: &ToolCall,
+        session_allow: &[Rule],
+    ) -> Decision {
+        let name = tool.name();
+        let args = &call.arguments;
+        let is_shell = self.is_shell(name);
+        let subject = Subject::of(is_shell, args);
+        if let Some(rule) = rules::any_matches(&self.deny, name, &subject) {
+            return Decision::Deny(format!(
+                "`{name}` is blocked by the deny rule `{rule}` in the settings. Do not retry it; \
+                 find another way or ask the user."
+            ));
+        }
+        if mode == Mode::Auto {
+            return Decision::Allow;
+        }
+        if let Some(rule) = rules::any_matches(&self.ask, name, &subject) {
+            return Decision::Ask(format!("the ask rule `{rule}` matches"));
+        }
+        // A shell tool that has not wired the judge into `is_read_only` still gets it.
+        let judged_read_only = match subject {
+            Subject::Command(cmd) if is_shell => judge::is_read_only_command(cmd),
+            _ => false,
+        };
+        if tool.is_read_only(args) || judged_read_only {
+            return Decision::Allow;
+        }
+        if mode == Mode::Plan {
+            return Decision::Deny(plan_mode_message(name, is_shell, args));
+        }
+        if rules::allows(&self.allow, name, &subject)
+            || rules::allows(session_allow, name, &subject)
+        {
+            return Decision::Allow;
+        }
+        if self.edit_tools.iter().any(|t| t == name) {
+            return Decision::Allow;
+        }
+        if mode == Mode::AcceptEdits && is_shell {
+            if let Subject::Command(cmd) = subject {
+                if judge::is_workspace_edit_command(cmd) {
+                    return Decision::Allow;
+                }
+            }
+        }
+        if is_shell {
+            let why = match &subject {
+                Subject::Command(cmd) => match judge::judge(cmd) {
+                    judge::Verdict::NotReadOnly(reason) => reason,
+                    judge::Verdict::ReadOnly => {
+                        "the tool did not report it as read-only".to_string()
+                    }
+                },
+                _ => "no command given".to_string(),
+            };
+            Decision::Ask(format!("the command may change things: {why}"))
+        } else {
+            Decision::Ask(format!("`{name}` may change things and no rule allows it"))
+        }
+    }
+
+    /// The rule "allow always" adds for a call: for a shell command of one simple
+    /// command, its first word, plus its second if that is a subcommand
+    /// (`bash(cargo test:*)`); for a longer command line, that exact line; for other
+    /// tools, the whole tool.
+    pub fn suggested_rule(&self, call: &ToolCall) -> Rule {
+        if !self.is_shell(&call.name) {
+            return Rule::tool(&call.name);
+        }
+        let command = call.arguments["command"].as_str().unwrap_or("").trim();
+        match judge::split_commands(command) {
+            Some(parts) if parts.len() == 1 && !parts[0].effective.is_empty() => {
+                let words: Vec<&str> = parts[0].effective.split(' ').collect();
+                let mut prefix = words[0].to_string();
+                if let Some(second) = words.get(1) {
+                    let is_subcommand = second
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-')
+                        && !second.starts_with('-');
+                    if is_subcommand {
+                        prefix = format!("{prefix} {second}");
+                    }
+                }
+                Rule::with_pattern(&call.name, &format!("{prefix}:*"))
+            }
+            _ => Rule::with_pattern(&call.name, &command.replace('*', "?")),
+        }
+    }
+}
+
+fn plan_mode_message(name: &str, is_shell: bool, args: &Value) -> String {
+    let what = if is_shell {
+        let cmd = args["command"].as_str().unwrap_or("");
+        match judge::judge(cmd) {
+            judge::Verdict::NotReadOnly(reason) => {
+                format!("this command is not read-only ({reason})")
+            }
+            judge::Verdict::ReadOnly => "this command is not read-only".to_string(),
+        }
+    } else {
+        format!("`{name}` may change files or other state")
+    };
+    format!(
+        "Blocked: focus is in plan mode (read-only), and {what}. Do not try to work around this. \
+         Investigate with read-only tools and commands, then present your plan; the user will \
+         switch modes to carry it out."
+    )
+}
+
+/// A call waiting for approval, as shown to the user.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApprovalRequest {
+    /// The tool call id.
+    pub call_id: String,
+    /// The tool's name.
+    pub tool_name: String,
+    /// The call's arguments.
+    pub arguments: Value,
+    /// One line to show: the command, the path, or the arguments as JSON.
+    pub summary: String,
+    /// Why approval is needed.
+    pub reason: String,
+    /// The rule "allow always" would add for this session (e.g. `bash(cargo test:*)`).
+    pub always_rule: String,
+}
+
+impl ApprovalRequest {
+    /// The request as JSON (for RPC clients): `{callId, toolName, arguments, summary,
+    /// reason, alwaysRule}`.
+    pub fn to_json(&self) -> Value {
+        focus_core::json_object! {
+            "callId" => self.call_id.as_str(),
+            "toolName" => self.tool_name.as_str(),
+            "arguments" => self.arguments.clone(),
+            "summary" => self.summary.as_str(),
+            "reason" => self.reason.as_str(),
+            "alwaysRule" => self.always_rule.as_str(),
+        }
+    }
+}
+
+/// The user's answer to an [`ApprovalRequest`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApprovalAnswer {
+    /// Run this call.
+    AllowOnce,
+    /// Run this call and, for the rest of the session, calls the request's
+    /// `always_rule` covers.
+    AllowAlways,
+    /// Do not run it; the reason (may be empty) is passed to the model.
+    Deny(String),
+}
+
+/// Asks someone whether a call may run. Implemented by the terminal (a prompt) and
+/// RPC mode (an event and an `approve` command). `ask` may block until answered;
+/// the gate calls it from the agent loop's thread, one request at a time.
+pub trait Approver: Send + Sync {
+    /// Answers one request.
+    fn ask(&self, request: &ApprovalRequest) -> ApprovalAnswer;
+}
+
+/// The approver for print and JSON modes: nobody is there to ask, so every request
+/// is denied with a message telling the model not to retry.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NonInteractiveApprover;
+
+impl Approver for NonInteractiveApprover {
+    fn ask(&self, request: &ApprovalRequest) -> ApprovalAnswer {
+        ApprovalAnswer::Deny(format!(
+            "`{}` needs the user's approval ({}), but focus is running non-interactively. \
+             Do not retry it; continue without it, or finish and say what needs approval \
+             (the user can allow it with a permission rule or --permission-mode).",
+            request.tool_name, request.reason
+        ))
+    }
+}
+
+/// The text the model reads when the user denies a call.
+pub fn denied_message(tool_name: &str, reason: &str) -> String {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        format!("The user denied this `{tool_name}` call. Do not retry it; ask what to do instead.")
+    } else if reason.contains("Do not retry") {
+        reason.to_string()
+    } else {
+        format!(
+            "The user denied this `{tool_name}` call: {reason}. Do not retry it; ask what to do instead."
+        )
+    }
+}
+
+/// A one-line summary of a call's arguments for prompts.
+pub fn summarize_call(call: &ToolCall) -> String {
+    let args = &call.arguments;
+    let text = args["command"]
+        .as_str()
+        .or_else(|| args["path"].as_str())
+        .or_else(|| args["file_path"].as_str())
+        .map(str::to_string)
+        .unwrap_or_else(|| args.to_json_string());
+    if text.chars().count() > 200 {
+        format!("{}…", text.chars().take(200).collect::<String>())
+    } else {
+        text
+    }
+}

@@ -1,0 +1,574 @@
+//! The allow list of read-only programs and the argument check for each.
+//!
+//! Most programs on the list never write whatever their arguments (`ALWAYS_READ_ONLY`).
+//! A few write only with certain flags (`find -delete`, `sed -i`, `sort -o`,
+//! `git branch -D`); those get a check, and for them an argument computed at run time
+//! (a `$variable`, a glob, arguments appended by `xargs`) is refused, because it could
+//! turn into the dangerous flag.
+
+use super::shell_lexer::Word;
+
+/// Where a command's arguments come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgsOrigin {
+    /// Only the words written in the command.
+    Literal,
+    /// More arguments are appended at run time (`xargs`).
+    Appended,
+}
+
+/// Programs that only read, whatever their arguments.
+const ALWAYS_READ_ONLY: &[&str] = &[
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "grep",
+    "egrep",
+    "fgrep",
+    "stat",
+    "pwd",
+    "echo",
+    "printf",
+    "which",
+    "whoami",
+    "id",
+    "uname",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "du",
+    "df",
+    "diff",
+    "cmp",
+    "comm",
+    "cut",
+    "tr",
+    "nl",
+    "od",
+    "hexdump",
+    "tac",
+    "rev",
+    "fold",
+    "paste",
+    "join",
+    "fmt",
+    "expand",
+    "unexpand",
+    "column",
+    "strings",
+    "base64",
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "jq",
+    "printenv",
+    "ps",
+    "pgrep",
+    "seq",
+    "sleep",
+    "true",
+    "false",
+    "test",
+    "[",
+    "[[",
+    "]]",
+    "cd",
+    "pushd",
+    "popd",
+    "dirs",
+    "type",
+    "read",
+    "whereis",
+    "nproc",
+    "uptime",
+    "free",
+    "arch",
+    "groups",
+    "tty",
+    "yes",
+    "locate",
+    "env",
+];
+
+/// Checks `program` with `args`; `Err` explains why it may write.
+pub fn check_program(program: &str, args: &[Word], origin: ArgsOrigin) -> Result<(), String> {
+    if ALWAYS_READ_ONLY.contains(&program) {
+        return Ok(());
+    }
+    let check: fn(&[&str]) -> Result<(), String> = match program {
+        "find" => check_find,
+        "fd" | "fdfind" => check_fd,
+        "rg" => check_rg,
+        "sed" => check_sed,
+        "sort" => check_sort,
+        "uniq" | "xxd" => check_at_most_one_operand,
+        "tree" => check_tree,
+        "date" => check_date,
+        "hostname" => check_hostname,
+        "file" => check_file,
+        "git" => check_git,
+        _ => return Err(format!("`{program}` is not a known read-only program")),
+    };
+    if origin == ArgsOrigin::Appended {
+        return Err(format!(
+            "arguments of `{program}` are appended at run time; cannot rule out a writing flag"
+        ));
+    }
+    if let Some(w) = args.iter().find(|w| w.dynamic) {
+        return Err(format!(
+            "argument `{}` of `{program}` is computed at run time; cannot rule out a writing flag",
+            w.text
+        ));
+    }
+    let args: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+    check(&args)
+}
+
+fn refuse(program: &str, flag: &str) -> Result<(), String> {
+    Err(format!("`{program} {flag}` writes or runs other programs"))
+}
+
+fn check_find(args: &[&str]) -> Result<(), String> {
+    const WRITING: &[&str] = &[
+        "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
+    ];
+    match args.iter().find(|a| WRITING.contains(a)) {
+        Some(flag) => refuse("find", flag),
+        None => Ok(()),
+    }
+}
+
+fn check_fd(args: &[&str]) -> Result<(), String> {
+    for a in args {
+        let short_exec = !a.starts_with("--") && a.starts_with('-') && a.contains(['x', 'X']);
+        if short_exec || a.starts_with("--exec") {
+            return refuse("fd", a);
+        }
+    }
+    Ok(())
+}
+
+fn check_rg(args: &[&str]) -> Result<(), String> {
+    match args
+        .iter()
+        .find(|a| **a == "--pre" || a.starts_with("--pre="))
+    {
+        Some(flag) => refuse("rg", flag),
+        None => Ok(()),
+    }
+}
+
+fn check_sort(args: &[&str]) -> Result<(), String> {
+    for a in args {
+        let short_output = !a.starts_with("--") && a.starts_with('-') && a.contains('o');
+        if short_output || a.starts_with("--output") || a.starts_with("--compress-program") {
+            return refuse("sort", a);
+        }
+    }
+    Ok(())
+}
+
+/// `uniq IN OUT` and `xxd IN OUT` write OUT.
+fn check_at_most_one_operand(args: &[&str]) -> Result<(), String> {
+    let operands = args
+        .iter()
+        .filter(|a| !a.starts_with('-') || **a == "-")
+        .count();
+    if operands > 1 {
+        return Err("a second file operand is an output file".to_string());
+    }
+    Ok(())
+}
+
+fn check_tree(args: &[&str]) -> Result<(), String> {
+    match args
+        .iter()
+        .find(|a| **a == "-o" || **a == "-R" || a.starts_with("--output"))
+    {
+        Some(flag) => refuse("tree", flag),
+        None => Ok(()),
+    }
+}
+
+fn check_date(args: &[&str]) -> Result<(), String> {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if a.starts_with("-s") || a.starts_with("--set") {
+            return refuse("date", a);
+        }
+        if matches!(*a, "-d" | "-f" | "-r" | "--date" | "--file" | "--reference") {
+            i += 2;
+            continue;
+        }
+        if !a.starts_with('-') && !a.starts_with('+') {
+            return Err("`date` with an operand sets the clock".to_string());
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+fn check_hostname(args: &[&str]) -> Result<(), String> {
+    match args
+        .iter()
+        .find(|a| !a.starts_with('-') || matches!(**a, "-F" | "--file" | "-b" | "--boot"))
+    {
+        Some(a) => Err(format!("`hostname {a}` sets the host name")),
+        None => Ok(()),
+    }
+}
+
+fn check_file(args: &[&str]) -> Result<(), String> {
+    match args.iter().find(|a| **a == "-C" || **a == "--compile") {
+        Some(flag) => refuse("file", flag),
+        None => Ok(()),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// sed: read-only unless -i, a script file, or a script with w/W/e/r commands.
+
+fn check_sed(args: &[&str]) -> Result<(), String> {
+    let mut scripts: Vec<&str> = Vec::new();
+    let mut operands: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if *a == "-e" || *a == "--expression" {
+            scripts.push(args.get(i).copied().unwrap_or(""));
+            i += 1;
+        } else if let Some(script) = a.strip_prefix("--expression=") {
+            scripts.push(script);
+        } else if *a == "-l" || *a == "--line-length" {
+            i += 1;
+        } else if a.starts_with("--in-place") || *a == "-f" || a.starts_with("--file") {
+            return refuse("sed", a);
+        } else if let Some(flags) = a
+            .strip_prefix('-')
+            .filter(|f| !f.is_empty() && !a.starts_with("--"))
+        {
+            if flags.contains('i') || flags.contains('f') {
+                return refuse("sed", a);
+            }
+            if let Some(pos) = flags.find('e') {
+                // `-ne 'script'` or `-e'script'`.
+                let attached = &flags[pos + 1..];
+                if attached.is_empty() {
+                    scripts.push(args.get(i).copied().unwrap_or(""));
+                    i += 1;
+                } else {
+                    scripts.push(attached);
+                }
+            }
+        } else if !a.starts_with("--") {
+            operands.push(a);
+        }
+    }
+    if scripts.is_empty() {
+        match operands.first() {
+            Some(script) => scripts.push(script),
+            None => return Err("`sed` without a script".to_string()),
+        }
+    }
+    for script in scripts {
+        if !sed_script_is_read_only(script) {
+            return Err(format!(
+                "the sed script `{script}` may write files or run commands (or is too complex to judge)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Accepts a conservative subset of sed scripts: addresses, then the commands
+/// `p d D n N P q Q = l g G h H x z F { } b t T :` and `s`/`y` without the `w`/`e`
+/// flags, plus `a`/`i`/`c` text. Anything else (`w`, `W`, `r`, `R`, `e`) is refused.
+fn sed_script_is_read_only(script: &str) -> bool {
+    let c: Vec<char> = script.chars().collect();
+    let mut i = 0;
+    loop {
+        while i < c.len() && (c[i].is_whitespace() || c[i] == ';') {
+            i += 1;
+        }
+        if i >= c.len() {
+            return true;
+        }
+        if !skip_sed_address(&c, &mut i) {
+            return false;
+        }
+        if i < c.len() && c[i] == ',' {
+            i += 1;
+            if i < c.len() && (c[i] == '+' || c[i] == '~') {
+                i += 1;
+            }
+            if !skip_sed_address(&c, &mut i) {
+                return false;
+            }
+        }
+        while i < c.len() && (c[i] == ' ' || c[i] == '!') {
+            i += 1;
+        }
+        let Some(&command) = c.get(i) else {
+            return false;
+        };
+        i += 1;
+        match command {
+            'p' | 'd' | 'D' | 'n' | 'N' | 'P' | 'q' | 'Q' | '=' | 'l' | 'g' | 'G' | 'h' | 'H'
+            | 'x' | 'z' | 'F' | '{' | '}' => {
+                while i < c.len() && c[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            'b' | 't' | 'T' | ':' | 'a' | 'i' | 'c' => {
+                // A label or a line of text: up to the end of the line (or `;` for labels).
+                let stop_at_semicolon = command != 'a' && command != 'i' && command != 'c';
+                while i < c.len() && c[i] != '\n' && !(stop_at_semicolon && c[i] == ';') {
+                    i += 1;
+                }
+            }
+            's' | 'y' => {
+                let Some(&delim) = c.get(i) else {
+                    return false;
+                };
+                if delim == '\\' || delim == '\n' {
+                    return false;
+                }
+                i += 1;
+                for _ in 0..2 {
+                    while i < c.len() && c[i] != delim {
+                        i += if c[i] == '\\' { 2 } else { 1 };
+                    }
+                    if i >= c.len() {
+                        return false;
+                    }
+                    i += 1;
+                }
+                while i < c.len() && !matches!(c[i], ';' | '\n' | '}') {
+                    if command == 'y' || !"gpiImM0123456789 ".contains(c[i]) {
+                        return false;
+                    }
+                    i += 1;
+                }
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Skips an optional sed address (`12`, `$`, `/re/I`, `\%re%`, `first~step`).
+fn skip_sed_address(c: &[char], i: &mut usize) -> bool {
+    match c.get(*i) {
+        Some(d) if d.is_ascii_digit() => {
+            while *i < c.len() && (c[*i].is_ascii_digit() || c[*i] == '~') {
+                *i += 1;
+            }
+        }
+        Some('$') => *i += 1,
+        Some('/') | Some('\\') => {
+            let delim = if c[*i] == '\\' {
+                *i += 1;
+                match c.get(*i) {
+                    Some(&d) => d,
+                    None => return false,
+                }
+            } else {
+                '/'
+            };
+            *i += 1;
+            while *i < c.len() && c[*i] != delim {
+                *i += if c[*i] == '\\' { 2 } else { 1 };
+            }
+            if *i >= c.len() {
+                return false;
+            }
+            *i += 1;
+            while *i < c.len() && (c[*i] == 'I' || c[*i] == 'M') {
+                *i += 1;
+            }
+        }
+        _ => {}
+    }
+    true
+}
+
+// ---------------------------------------------------------------------------
+// git: the inspecting subcommands, with their writing flags refused.
+
+fn check_git(args: &[&str]) -> Result<(), String> {
+    let mut i = 0;
+    // Global options before the subcommand.
+    while let Some(a) = args.get(i) {
+        match *a {
+            "-C" => i += 2,
+            "--no-pager" | "-P" | "--no-optional-locks" | "--bare" | "--literal-pathspecs" => {
+                i += 1
+            }
+            _ if a.starts_with("--git-dir=") || a.starts_with("--work-tree=") => i += 1,
+            "-c" => return Err("`git -c` can make git run any program".to_string()),
+            _ if a.starts_with('-') => {
+                return Err(format!("git option `{a}` is not known to be safe"))
+            }
+            _ => break,
+        }
+    }
+    let Some(sub) = args.get(i) else {
+        return Ok(()); // bare `git` prints help
+    };
+    let rest = &args[i + 1..];
+    match *sub {
+        "status" | "log" | "diff" | "show" | "rev-parse" | "ls-files" | "ls-tree" | "blame"
+        | "annotate" | "shortlog" | "describe" | "cat-file" | "show-ref" | "merge-base"
+        | "name-rev" | "count-objects" | "for-each-ref" | "rev-list" | "whatchanged"
+        | "diff-tree" | "diff-files" | "diff-index" | "var" | "version" | "check-ignore"
+        | "check-attr" | "cherry" | "range-diff" | "grep" => {
+            let writing = rest.iter().find(|a| {
+                a.starts_with("--output")
+                    || **a == "--ext-diff"
+                    || (*sub == "grep"
+                        && (a.starts_with("-O") || a.starts_with("--open-files-in-pager")))
+            });
+            match writing {
+                Some(flag) => Err(format!("`git {sub} {flag}` writes or runs other programs")),
+                None => Ok(()),
+            }
+        }
+        "branch" => check_git_listing("branch", rest, BRANCH_LIST_FLAGS),
+        "tag" => check_git_listing("tag", rest, TAG_LIST_FLAGS),
+        "remote" => match rest.first() {
+            None | Some(&"-v") | Some(&"--verbose") if rest.len() <= 1 => Ok(()),
+            Some(&"show") | Some(&"get-url") => Ok(()),
+            _ => Err("`git remote` with these arguments changes the remotes".to_string()),
+        },
+        "stash" | "worktree" => match rest.first() {
+            Some(&"list") => Ok(()),
+            Some(&"show") if *sub == "stash" => Ok(()),
+            _ => Err(format!("`git {sub}` without `list` changes the repository")),
+        },
+        "reflog" => match rest.first() {
+            None | Some(&"show") => Ok(()),
+            Some(a) if a.starts_with('-') => Ok(()),
+            _ => Err("`git reflog` with a subcommand may rewrite the reflog".to_string()),
+        },
+        "config" => check_git_config(rest),
+        other => Err(format!(
+            "`git {other}` changes the repository or is not known to be read-only"
+        )),
+    }
+}
+
+const BRANCH_LIST_FLAGS: &[&str] = &[
+    "-a",
+    "-r",
+    "-v",
+    "-vv",
+    "-l",
+    "-i",
+    "--list",
+    "--all",
+    "--remotes",
+    "--show-current",
+    "--verbose",
+    "--contains",
+    "--no-contains",
+    "--merged",
+    "--no-merged",
+    "--points-at",
+    "--ignore-case",
+    "--omit-empty",
+    "--no-color",
+    "--no-column",
+];
+
+const TAG_LIST_FLAGS: &[&str] = &[
+    "-l",
+    "-n",
+    "-i",
+    "--list",
+    "--contains",
+    "--no-contains",
+    "--merged",
+    "--no-merged",
+    "--points-at",
+    "--ignore-case",
+    "--omit-empty",
+    "--no-color",
+    "--no-column",
+];
+
+/// `git branch` / `git tag` only when listing: known flags only, and operands only
+/// as patterns after a listing flag.
+fn check_git_listing(sub: &str, rest: &[&str], allowed: &[&str]) -> Result<(), String> {
+    let mut listing = false;
+    let mut operands = false;
+    for a in rest {
+        let with_value = ["--sort=", "--format=", "--color", "--column", "--abbrev="];
+        if allowed.contains(a) {
+            listing |= *a != "-v" && *a != "-vv" && *a != "--verbose" && *a != "-i";
+        } else if with_value.iter().any(|p| a.starts_with(p))
+            || (sub == "tag" && a.starts_with("-n"))
+        {
+        } else if a.starts_with('-') {
+            return Err(format!("`git {sub} {a}` changes the repository"));
+        } else {
+            operands = true;
+        }
+    }
+    if operands && !listing {
+        return Err(format!(
+            "`git {sub}` with a name creates or changes a {sub}"
+        ));
+    }
+    Ok(())
+}
+
+fn check_git_config(rest: &[&str]) -> Result<(), String> {
+    const READING: &[&str] = &[
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--get-urlmatch",
+        "--list",
+        "-l",
+    ];
+    const NEUTRAL: &[&str] = &[
+        "--global",
+        "--local",
+        "--system",
+        "--worktree",
+        "--show-origin",
+        "--show-scope",
+        "--name-only",
+        "-z",
+        "--null",
+        "--bool",
+        "--int",
+        "--path",
+        "--includes",
+        "--no-includes",
+    ];
+    let mut reading = false;
+    let mut operands = 0;
+    for a in rest {
+        if READING.contains(a) {
+            reading = true;
+        } else if NEUTRAL.contains(a) || a.starts_with("--type=") || a.starts_with("--default=") {
+        } else if a.starts_with('-') {
+            return Err(format!("`git config {a}` changes the configuration"));
+        } else {
+            operands += 1;
+        }
+    }
+    if reading || operands <= 1 {
+        Ok(())
+    } else {
+        Err("`git config NAME VALUE` sets a value".to_string())
+    }
+}

@@ -1,0 +1,307 @@
+//! JSON-RPC 2.0 over a child process's stdin and stdout, one JSON object per line
+//! (MCP's stdio transport).
+//!
+//! One reader thread per connection reads lines and routes them: responses go to the
+//! request waiting for that `id` (a channel per request), notifications to a
+//! callback, and requests from the server get a short answer (`ping` → `{}`, anything
+//! else → "method not found"). When the server's stdout closes, every waiting
+//! request fails at once with the reason, so a server that dies mid-call turns into
+//! a tool error instead of a hang.
+
+use crate::gates::child::kill_process_group;
+use focus_core::cancel::CancelToken;
+use focus_core::json::{parse_str, Value};
+use focus_core::json_object;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+/// Why a request got no result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RpcError {
+    /// The server is gone (it exited, or its pipe closed); the text says how.
+    Closed(String),
+    /// No answer within the timeout.
+    Timeout(Duration),
+    /// The caller cancelled.
+    Cancelled,
+    /// The server answered with a JSON-RPC error.
+    Server {
+        /// The error code.
+        code: i64,
+        /// The server's message.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for RpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RpcError::Closed(reason) => write!(f, "the server is not running ({reason})"),
+            RpcError::Timeout(t) => write!(f, "no answer within {}s", t.as_secs_f64()),
+            RpcError::Cancelled => write!(f, "cancelled"),
+            RpcError::Server { code, message } => write!(f, "server error {code}: {message}"),
+        }
+    }
+}
+
+type Reply = Result<Value, RpcError>;
+type NotificationHandler = Box<dyn Fn(&str, &Value) + Send + Sync>;
+
+/// Longest line accepted from a server (a larger one is a protocol error).
+const MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// A live JSON-RPC connection to a child process.
+pub struct Connection {
+    stdin: Mutex<Option<ChildStdin>>,
+    pending: Mutex<HashMap<u64, mpsc::Sender<Reply>>>,
+    next_id: AtomicU64,
+    /// `Some(reason)` once the server is gone.
+    closed: Mutex<Option<String>>,
+    child: Mutex<Option<Child>>,
+    pid: u32,
+    log: Option<Mutex<File>>,
+}
+
+impl Connection {
+    /// Wraps a spawned `child` (stdin and stdout piped, in its own process group).
+    /// `on_notification` sees every notification; `on_close` runs once when the
+    /// server's output ends, with the reason.
+    pub fn start(
+        mut child: Child,
+        log: Option<File>,
+        on_notification: NotificationHandler,
+        on_close: Box<dyn FnOnce(String) + Send>,
+    ) -> Arc<Connection> {
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let connection = Arc::new(Connection {
+            stdin: Mutex::new(stdin),
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            closed: Mutex::new(None),
+            pid: child.id(),
+            child: Mutex::new(Some(child)),
+            log: log.map(Mutex::new),
+        });
+        let reader = connection.clone();
+        thread::spawn(move || {
+            let reason = match stdout {
+                Some(stdout) => reader.read_loop(stdout, &on_notification),
+                None => "no stdout pipe".to_string(),
+            };
+            let reason = reader.exit_description(reason);
+            reader.close(&reason);
+            on_close(reason);
+        });
+        connection
+    }
+
+    /// Whether the server is gone, and why.
+    pub fn closed_reason(&self) -> Option<String> {
+        lock(&self.closed).clone()
+    }
+
+    /// Sends a request and waits for its result, at most `timeout`, returning early
+    /// if `cancel` fires. On timeout or cancel the server is told with
+    /// `notifications/cancelled`.
+    pub fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: Option<&CancelToken>,
+    ) -> Reply {
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let (tx, rx) = mpsc::channel();
+        {
+            // Registering under the `closed` lock: a close either happened before
+            // (we fail now) or will see this request (and fail it).
+            let closed = lock(&self.closed);
+            if let Some(reason) = closed.as_ref() {
+                return Err(RpcError::Closed(reason.clone()));
+            }
+            lock(&self.pending).insert(id, tx.clone());
+        }
+        let message = json_object! {
+            "jsonrpc" => "2.0", "id" => id, "method" => method, "params" => params,
+        };
+        if let Err(e) = self.send(&message) {
+            lock(&self.pending).remove(&id);
+            return Err(RpcError::Closed(e));
+        }
+        let _registration = cancel.map(|token| {
+            let tx = tx.clone();
+            token.on_cancel(move || {
+                let _ = tx.send(Err(RpcError::Cancelled));
+            })
+        });
+        let reply = rx
+            .recv_timeout(timeout)
+            .unwrap_or(Err(RpcError::Timeout(timeout)));
+        lock(&self.pending).remove(&id);
+        if let Err(RpcError::Timeout(_) | RpcError::Cancelled) = &reply {
+            let reason = match &reply {
+                Err(RpcError::Cancelled) => "cancelled by the user",
+                _ => "timed out",
+            };
+            let _ = self.notify(
+                "notifications/cancelled",
+                json_object! { "requestId" => id, "reason" => reason },
+            );
+        }
+        reply
+    }
+
+    /// Sends a notification (no answer expected).
+    pub fn notify(&self, method: &str, params: Value) -> Result<(), String> {
+        self.send(&json_object! { "jsonrpc" => "2.0", "method" => method, "params" => params })
+    }
+
+    fn send(&self, message: &Value) -> Result<(), String> {
+        let mut line = message.to_json_string();
+        line.push('\n');
+        let mut stdin = lock(&self.stdin);
+        let pipe = stdin.as_mut().ok_or("the connection is shut down")?;
+        pipe.write_all(line.as_bytes())
+            .and_then(|_| pipe.flush())
+            .map_err(|e| format!("cannot write to the server: {e}"))
+    }
+
+    /// Stops the server: closes its stdin, kills its process group, reaps it.
+    pub fn shutdown(&self) {
+        lock(&self.stdin).take();
+        kill_process_group(self.pid);
+        if let Some(mut child) = lock(&self.child).take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        self.close("shut down by focus");
+    }
+
+    fn read_loop(&self, stdout: ChildStdout, on_notification: &NotificationHandler) -> String {
+        let mut reader = BufReader::new(stdout);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let read = (&mut reader)
+                .take(MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut line);
+            match read {
+                Ok(0) => return "its output closed".to_string(),
+                Err(e) => return format!("reading its output failed: {e}"),
+                Ok(_) if line.len() > MAX_LINE => {
+                    return "it sent a line longer than 64 MiB".to_string()
+                }
+                Ok(_) => {}
+            }
+            let text = String::from_utf8_lossy(&line);
+            let text = text.trim();
+            if text.is_empty() {
+                continue;
+            }
+            match parse_str(text) {
+                Ok(message) => self.route(message, on_notification),
+                Err(e) => self.log_line(&format!(
+                    "[focus] ignored a line that is not JSON ({e}): {}",
+                    clip(text)
+                )),
+            }
+        }
+    }
+
+    fn route(&self, message: Value, on_notification: &NotificationHandler) {
+        let method = message["method"].as_str();
+        let id = &message["id"];
+        match (method, id.is_null()) {
+            (Some(method), true) => on_notification(method, &message["params"]),
+            (Some(method), false) => {
+                // A request from the server. focus offers no client features yet.
+                let answer = if method == "ping" {
+                    json_object! { "jsonrpc" => "2.0", "id" => id.clone(), "result" => json_object! {} }
+                } else {
+                    json_object! {
+                        "jsonrpc" => "2.0", "id" => id.clone(),
+                        "error" => json_object! { "code" => -32601, "message" => format!("focus does not support `{method}`") },
+                    }
+                };
+                let _ = self.send(&answer);
+            }
+            (None, false) => {
+                let Some(id) = id.as_u64() else {
+                    self.log_line("[focus] ignored a response with a non-numeric id");
+                    return;
+                };
+                let reply = if message["error"].is_null() {
+                    Ok(message["result"].clone())
+                } else {
+                    Err(RpcError::Server {
+                        code: message["error"]["code"].as_i64().unwrap_or(0),
+                        message: message["error"]["message"]
+                            .as_str()
+                            .unwrap_or("(no message)")
+                            .to_string(),
+                    })
+                };
+                if let Some(tx) = lock(&self.pending).remove(&id) {
+                    let _ = tx.send(reply);
+                }
+            }
+            (None, true) => self.log_line("[focus] ignored a message with neither method nor id"),
+        }
+    }
+
+    /// Adds the exit status to the reason, if the process has exited by now.
+    fn exit_description(&self, reason: String) -> String {
+        let mut child = lock(&self.child);
+        let Some(child) = child.as_mut() else {
+            return reason;
+        };
+        for _ in 0..20 {
+            if let Ok(Some(status)) = child.try_wait() {
+                return format!("{reason}; it exited with {status}");
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
+        reason
+    }
+
+    fn close(&self, reason: &str) {
+        let mut closed = lock(&self.closed);
+        if closed.is_none() {
+            *closed = Some(reason.to_string());
+        }
+        for (_, tx) in lock(&self.pending).drain() {
+            let _ = tx.send(Err(RpcError::Closed(reason.to_string())));
+        }
+    }
+
+    fn log_line(&self, line: &str) {
+        if let Some(log) = &self.log {
+            let _ = writeln!(lock(log), "{line}");
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn clip(text: &str) -> String {
+    if text.chars().count() > 200 {
+        format!("{}…", text.chars().take(200).collect::<String>())
+    } else {
+        text.to_string()
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}

@@ -1,0 +1,362 @@
+//! One MCP server: started, handshaken, its tool list kept fresh, its calls made.
+//!
+//! Start ([`Server::start`]): spawn the command in its own process group (stderr to
+//! a log file), send `initialize` (protocol version, capabilities, client info),
+//! then `notifications/initialized`, then `tools/list` page by page. All of it is
+//! bounded by the server's startup timeout; any failure leaves the server `Failed`
+//! with the reason, and its tools are simply absent.
+//!
+//! When the server sends `notifications/tools/list_changed`, a helper thread fetches
+//! the list again. When its output closes, it becomes `Exited` and every call in
+//! flight fails with the reason.
+
+use super::config::McpServerConfig;
+use super::rpc::{Connection, RpcError};
+use focus_core::cancel::CancelToken;
+use focus_core::json::Value;
+use focus_core::json_object;
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+/// The MCP protocol version focus asks for.
+pub const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// Where a server is in its life.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerState {
+    /// Being started.
+    Starting,
+    /// Handshake done; tools available.
+    Running,
+    /// Never became usable; the reason says why.
+    Failed(String),
+    /// Was running and went away; the reason says how.
+    Exited(String),
+}
+
+/// A tool as a server lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteTool {
+    /// Its name on the server.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// Its `inputSchema`.
+    pub input_schema: Value,
+    /// `annotations.readOnlyHint` (advisory only: focus does not trust it for
+    /// permissions).
+    pub read_only_hint: bool,
+}
+
+/// One configured server and its connection.
+pub struct Server {
+    /// The configuration it was started from.
+    pub config: McpServerConfig,
+    state: Mutex<ServerState>,
+    tools: Mutex<Vec<RemoteTool>>,
+    server_info: Mutex<String>,
+    connection: Mutex<Option<Arc<Connection>>>,
+    log_path: Option<PathBuf>,
+    /// Bumped whenever any server's tool list changes (shared by the manager).
+    generation: Arc<AtomicU64>,
+    /// Warnings for the user, each pushed once (shared by the manager).
+    warnings: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    /// Starts the server and waits (at most its startup timeout) until it is
+    /// running or has failed.
+    pub fn start(
+        config: McpServerConfig,
+        log_dir: Option<&Path>,
+        generation: Arc<AtomicU64>,
+        warnings: Arc<Mutex<Vec<String>>>,
+    ) -> Arc<Server> {
+        let log_path =
+            log_dir.map(|dir| dir.join(format!("{}.log", super::sanitize(&config.name))));
+        let server = Arc::new(Server {
+            config,
+            state: Mutex::new(ServerState::Starting),
+            tools: Mutex::new(Vec::new()),
+            server_info: Mutex::new(String::new()),
+            connection: Mutex::new(None),
+            log_path,
+            generation,
+            warnings,
+        });
+        if let Err(reason) = server.connect() {
+            server.fail(ServerState::Failed(reason));
+        }
+        server
+    }
+
+    /// The current state.
+    pub fn state(&self) -> ServerState {
+        lock(&self.state).clone()
+    }
+
+    /// The tools from the last `tools/list`.
+    pub fn tools(&self) -> Vec<RemoteTool> {
+        lock(&self.tools).clone()
+    }
+
+    /// `name version` from the handshake, if known.
+    pub fn server_info(&self) -> String {
+        lock(&self.server_info).clone()
+    }
+
+    /// The stderr log file, if one was opened.
+    pub fn log_path(&self) -> Option<&Path> {
+        self.log_path.as_deref()
+    }
+
+    fn connect(self: &Arc<Server>) -> Result<(), String> {
+        let config = &self.config;
+        if let Some(url) = &config.url {
+            return Err(format!(
+                "the HTTP transport (`url: {url}`) is not supported yet"
+            ));
+        }
+        let deadline = Instant::now() + config.startup_timeout;
+        let log = self.open_log();
+        let mut command = Command::new(&config.command);
+        command
+            .args(&config.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped());
+        command.stderr(match log.as_ref().and_then(|f| f.try_clone().ok()) {
+            Some(file) => Stdio::from(file),
+            None => Stdio::null(),
+        });
+        for (key, value) in &config.env {
+            command.env(key, value);
+        }
+        if let Some(cwd) = &config.cwd {
+            command.current_dir(cwd);
+        }
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let child = command
+            .spawn()
+            .map_err(|e| format!("cannot start `{}`: {e}", config.command))?;
+        let weak: Weak<Server> = Arc::downgrade(self);
+        let on_notification = Box::new(move |method: &str, _params: &Value| {
+            if method == "notifications/tools/list_changed" {
+                if let Some(server) = weak.upgrade() {
+                    std::thread::spawn(move || server.refresh_tools());
+                }
+            }
+        });
+        let weak: Weak<Server> = Arc::downgrade(self);
+        let on_close = Box::new(move |reason: String| {
+            if let Some(server) = weak.upgrade() {
+                server.fail(ServerState::Exited(reason));
+            }
+        });
+        let connection = Connection::start(child, log, on_notification, on_close);
+        *lock(&self.connection) = Some(connection.clone());
+
+        let params = json_object! {
+            "protocolVersion" => PROTOCOL_VERSION,
+            "capabilities" => json_object! {},
+            "clientInfo" => json_object! { "name" => "focus", "version" => env!("CARGO_PKG_VERSION") },
+        };
+        let result = connection
+            .request("initialize", params, remaining(deadline), None)
+            .map_err(|e| format!("initialize failed: {e}"))?;
+        if result["protocolVersion"].as_str().is_none() {
+            return Err("initialize answered without a protocolVersion".to_string());
+        }
+        let info = &result["serverInfo"];
+        *lock(&self.server_info) = format!(
+            "{} {}",
+            info["name"].as_str().unwrap_or("?"),
+            info["version"].as_str().unwrap_or("")
+        )
+        .trim()
+        .to_string();
+        connection
+            .notify("notifications/initialized", json_object! {})
+            .map_err(|e| format!("cannot finish the handshake: {e}"))?;
+        let tools = list_tools(&connection, deadline)?;
+        *lock(&self.tools) = tools;
+        {
+            let mut state = lock(&self.state);
+            if *state == ServerState::Starting {
+                *state = ServerState::Running;
+            }
+        }
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+
+    fn open_log(&self) -> Option<File> {
+        let path = self.log_path.as_ref()?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .ok()?;
+        use std::io::Write;
+        let _ = writeln!(
+            file,
+            "--- focus started `{}` ({} args) at {} ms since the epoch ---",
+            self.config.command,
+            self.config.args.len(),
+            focus_core::message::now_ms()
+        );
+        Some(file)
+    }
+
+    /// Fetches the tool list again (after `notifications/tools/list_changed`).
+    pub fn refresh_tools(&self) {
+        let Some(connection) = lock(&self.connection).clone() else {
+            return;
+        };
+        let deadline = Instant::now() + self.config.request_timeout;
+        if let Ok(tools) = list_tools(&connection, deadline) {
+            *lock(&self.tools) = tools;
+            self.generation.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Calls `tools/call` for `tool` with `arguments`: the raw result, or why there
+    /// is none.
+    pub fn call_tool(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        cancel: &CancelToken,
+    ) -> Result<Value, RpcError> {
+        let connection = lock(&self.connection).clone();
+        let Some(connection) = connection else {
+            return Err(RpcError::Closed(match self.state() {
+                ServerState::Failed(reason) | ServerState::Exited(reason) => reason,
+                _ => "not started".to_string(),
+            }));
+        };
+        let params = json_object! { "name" => tool, "arguments" => arguments.clone() };
+        connection.request(
+            "tools/call",
+            params,
+            self.config.request_timeout,
+            Some(cancel),
+        )
+    }
+
+    /// Moves to a failed or exited state (once), drops the tools, and queues a
+    /// warning for the user.
+    fn fail(&self, mut new_state: ServerState) {
+        {
+            let mut state = lock(&self.state);
+            if matches!(*state, ServerState::Failed(_) | ServerState::Exited(_)) {
+                return;
+            }
+            // Dying during the handshake is a failure to start.
+            if let (ServerState::Starting, ServerState::Exited(reason)) = (&*state, &new_state) {
+                new_state = ServerState::Failed(reason.clone());
+            }
+            *state = new_state.clone();
+        }
+        let had_tools = !std::mem::take(&mut *lock(&self.tools)).is_empty();
+        if let Some(connection) = lock(&self.connection).take() {
+            connection.shutdown();
+        }
+        if had_tools {
+            self.generation.fetch_add(1, Ordering::SeqCst);
+        }
+        let log_hint = match &self.log_path {
+            Some(path) => format!(" (its stderr is in {})", path.display()),
+            None => String::new(),
+        };
+        let message = match new_state {
+            ServerState::Failed(reason) => {
+                format!(
+                    "MCP server `{}` failed to start: {reason}{log_hint}",
+                    self.config.name
+                )
+            }
+            ServerState::Exited(reason) => {
+                format!(
+                    "MCP server `{}` stopped: {reason}{log_hint}",
+                    self.config.name
+                )
+            }
+            _ => return,
+        };
+        lock(&self.warnings).push(message);
+    }
+
+    /// Stops the server (no warning: this is focus's own doing).
+    pub fn shutdown(&self) {
+        {
+            let mut state = lock(&self.state);
+            if !matches!(*state, ServerState::Failed(_) | ServerState::Exited(_)) {
+                *state = ServerState::Exited("shut down by focus".to_string());
+            }
+        }
+        if let Some(connection) = lock(&self.connection).take() {
+            connection.shutdown();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(connection) = lock(&self.connection).take() {
+            connection.shutdown();
+        }
+    }
+}
+
+/// `tools/list`, following `nextCursor` (at most 100 pages), before `deadline`.
+fn list_tools(connection: &Connection, deadline: Instant) -> Result<Vec<RemoteTool>, String> {
+    let mut tools = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..100 {
+        let params = match &cursor {
+            Some(c) => json_object! { "cursor" => c.as_str() },
+            None => json_object! {},
+        };
+        let result = connection
+            .request("tools/list", params, remaining(deadline), None)
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        let items = result["tools"]
+            .as_array()
+            .ok_or("tools/list answered without a `tools` array")?;
+        for item in items {
+            let Some(name) = item["name"].as_str() else {
+                continue;
+            };
+            tools.push(RemoteTool {
+                name: name.to_string(),
+                description: item["description"].as_str().unwrap_or("").to_string(),
+                input_schema: item["inputSchema"].clone(),
+                read_only_hint: item["annotations"]["readOnlyHint"]
+                    .as_bool()
+                    .unwrap_or(false),
+            });
+        }
+        match result["nextCursor"].as_str() {
+            Some(next) if !next.is_empty() => cursor = Some(next.to_string()),
+            _ => return Ok(tools),
+        }
+    }
+    Err("tools/list returned more than 100 pages".to_string())
+}
+
+fn remaining(deadline: Instant) -> Duration {
+    deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_millis(1))
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
