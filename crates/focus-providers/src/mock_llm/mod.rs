@@ -9,6 +9,8 @@
 
 pub mod encode;
 pub mod scenario;
+pub mod server;
 
 pub use encode::{encode_reply, Api};
 pub use scenario::{Reply, Scenario, Step, ToolCallSpec};
+pub use server::MockLlm;

@@ -29,12 +29,20 @@ pub enum Step {
     Reply(Reply),
     /// Answer with an HTTP error status and body (and a `Retry-After` header, seconds).
     Error {
+        /// The HTTP status.
         status: u16,
+        /// The response body (usually the API's error JSON).
         body: String,
+        /// Seconds for a `Retry-After` header, if any.
         retry_after: Option<u64>,
     },
     /// Stream the first `after_events` events of `reply`, then close the connection.
-    Cut { reply: Reply, after_events: usize },
+    Cut {
+        /// The answer to start streaming.
+        reply: Reply,
+        /// How many SSE events to send before closing the connection.
+        after_events: usize,
+    },
 }
 
 /// One streamed answer.
