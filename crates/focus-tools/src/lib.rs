@@ -1,6 +1,67 @@
 //! focus-tools: the hands of the agent (read, write, edit, bash, grep, find, ls),
 //! the gates every call passes (permission modes, the shell read-only judge, user
 //! hooks) and tools served by MCP servers.
+//!
+//! Reading order for the built-in tools: [`path`] (how a path the model gives
+//! becomes a file), [`output`] (why and how every output is capped and cleaned),
+//! then the tools themselves: [`read`], [`write`], [`edit`], [`bash`]; and the
+//! search stack underneath [`grep`], [`find`] and [`ls`]: [`regex`] (a Pike VM),
+//! [`glob`], [`ignore`] (`.gitignore` rules) and [`walk`] (the tree walk).
+//!
+//! Everything is std-only. Every tool turns bad input into a `ToolOutput::error`
+//! whose text tells the model what went wrong and what to do next; nothing here
+//! panics on model output or file contents.
+
+#![warn(missing_docs)]
 
 pub mod gates;
 pub mod mcp;
+
+pub mod args;
+pub mod bash;
+pub mod edit;
+pub mod find;
+pub mod glob;
+pub mod grep;
+pub mod ignore;
+pub mod ls;
+pub mod output;
+pub mod path;
+pub mod read;
+pub mod regex;
+pub mod walk;
+pub mod write;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use focus_core::tool::Tool;
+
+/// The names of the built-in tools, in the order [`builtin_tools`] returns them
+/// (pi's order: the four coding tools, then the three read-only search tools).
+pub const TOOL_NAMES: &[&str] = &["read", "bash", "edit", "write", "grep", "find", "ls"];
+
+/// All seven built-in tools, working relative to `cwd`, in [`TOOL_NAMES`] order.
+pub fn builtin_tools(cwd: &Path) -> Vec<Arc<dyn Tool>> {
+    TOOL_NAMES
+        .iter()
+        .filter_map(|name| tool_by_name(name, cwd))
+        .collect()
+}
+
+/// One built-in tool by name (`"read"`, `"bash"`, …), working relative to `cwd`;
+/// `None` for an unknown name.
+pub fn tool_by_name(name: &str, cwd: &Path) -> Option<Arc<dyn Tool>> {
+    let cwd = cwd.to_path_buf();
+    let tool: Arc<dyn Tool> = match name {
+        "read" => Arc::new(read::ReadTool::new(cwd)),
+        "bash" => Arc::new(bash::BashTool::new(cwd)),
+        "edit" => Arc::new(edit::EditTool::new(cwd)),
+        "write" => Arc::new(write::WriteTool::new(cwd)),
+        "grep" => Arc::new(grep::GrepTool::new(cwd)),
+        "find" => Arc::new(find::FindTool::new(cwd)),
+        "ls" => Arc::new(ls::LsTool::new(cwd)),
+        _ => return None,
+    };
+    Some(tool)
+}

@@ -1,0 +1,437 @@
+//! `bash`: run a shell command in the working directory.
+//!
+//! The command runs as `bash -c` (or `sh -c` where bash is missing) with stdin
+//! closed, as the leader of its own process group ([`group`]), so a timeout or
+//! an abort can kill it together with every child and background process it
+//! started. Standard error is merged into standard output *inside the shell*
+//! (the script starts with `exec 2>&1`), so both streams share one pipe and
+//! keep their real interleaving, which two separately-read pipes cannot.
+//!
+//! Output is kept as a rolling tail: the end of a build log is where the
+//! error is. Past 50 KB the full output also goes to a temporary file whose
+//! path the result gives, so nothing is lost. While the command runs, the tail
+//! is streamed through `on_update` a few times a second.
+//!
+//! When the shell exits, output still arriving from a background process
+//! (`server &`) is waited for only briefly: the result is returned and the
+//! background process keeps running. A timeout, by contrast, kills it.
+
+pub mod group;
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use focus_core::json::Value;
+use focus_core::tool::{Tool, ToolContext, ToolOutput};
+use focus_core::{json_array, json_object};
+
+use crate::args;
+use crate::output::{self, MAX_BYTES, MAX_LINES};
+
+/// Timeout when the model gives none, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: f64 = 120.0;
+/// How often the child is polled.
+const POLL: Duration = Duration::from_millis(10);
+/// How often partial output is streamed to the user interface.
+const UPDATE_EVERY: Duration = Duration::from_millis(250);
+/// How long to wait for the output pipe to close once the shell has exited.
+const DRAIN_GRACE: Duration = Duration::from_millis(200);
+
+/// The `bash` tool.
+pub struct BashTool {
+    cwd: PathBuf,
+}
+
+impl BashTool {
+    /// A `bash` tool running commands in `cwd`.
+    pub fn new(cwd: PathBuf) -> BashTool {
+        BashTool { cwd }
+    }
+}
+
+impl Tool for BashTool {
+    fn name(&self) -> &str {
+        "bash"
+    }
+
+    fn description(&self) -> &str {
+        "Run a shell command with bash in the working directory. stdout and stderr are merged. \
+         Output is cut to the last 2000 lines or 50KB; when cut, the full output is saved to a \
+         file whose path is given (read it with read, or search it with grep). Non-zero exit codes \
+         are reported. timeout is in seconds (default 120); on timeout the command and everything \
+         it started are killed, so raise timeout for long builds and test runs. stdin is closed: \
+         avoid interactive commands. Background processes (cmd &) are not waited for; redirect \
+         their output to a file."
+    }
+
+    fn parameters(&self) -> Value {
+        json_object! {
+            "type" => "object",
+            "properties" => json_object! {
+                "command" => json_object! {
+                    "type" => "string",
+                    "description" => "The command to run",
+                },
+                "timeout" => json_object! {
+                    "type" => "number", "exclusiveMinimum" => 0,
+                    "description" => "Timeout in seconds (default 120)",
+                },
+            },
+            "required" => json_array!["command"],
+        }
+    }
+
+    fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
+        let command = match args::required_str(args, "command") {
+            Ok(c) => c,
+            Err(e) => return ToolOutput::error(e),
+        };
+        let timeout = match args::optional_f64(args, "timeout") {
+            Ok(t) => t.filter(|t| *t > 0.0).unwrap_or(DEFAULT_TIMEOUT_SECS),
+            Err(e) => return ToolOutput::error(e),
+        };
+        if command.trim().is_empty() {
+            return ToolOutput::error("The command is empty.");
+        }
+        run_command(&self.cwd, command, timeout, ctx)
+    }
+
+    fn is_read_only(&self, _args: &Value) -> bool {
+        false
+    }
+
+    fn runs_alone(&self, _args: &Value) -> bool {
+        true
+    }
+}
+
+/// Output captured so far, shared between the reader thread and the caller.
+#[derive(Default)]
+struct Captured {
+    /// Everything while small; afterwards the most recent bytes only.
+    tail: Vec<u8>,
+    total_bytes: usize,
+    total_newlines: usize,
+    /// Where the full output goes once it passed 50 KB.
+    spill: Option<(PathBuf, File)>,
+    /// The pipe reached end of file.
+    eof: bool,
+    /// The caller has finished; the reader only drains from now on.
+    detached: bool,
+    /// New bytes since the last update.
+    changed: bool,
+}
+
+impl Captured {
+    fn push(&mut self, chunk: &[u8]) {
+        if self.detached {
+            return;
+        }
+        self.total_bytes += chunk.len();
+        self.total_newlines += chunk.iter().filter(|&&b| b == b'\n').count();
+        self.changed = true;
+        if self.spill.is_none() && self.total_bytes > MAX_BYTES {
+            if let Some(mut spill) = create_spill_file() {
+                if spill.1.write_all(&self.tail).is_ok() {
+                    self.spill = Some(spill);
+                }
+            }
+        }
+        if let Some((_, file)) = &mut self.spill {
+            let _ = file.write_all(chunk);
+        }
+        self.tail.extend_from_slice(chunk);
+        // Keep a rolling tail of about twice what is shown, trimmed in bulk.
+        if self.spill.is_some() && self.tail.len() > 4 * MAX_BYTES {
+            let cut = self.tail.len() - 2 * MAX_BYTES;
+            self.tail.drain(..cut);
+        }
+    }
+}
+
+fn create_spill_file() -> Option<(PathBuf, File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    for _ in 0..16 {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path =
+            std::env::temp_dir().join(format!("focus-bash-{}-{n}-{nanos}.log", std::process::id()));
+        if let Ok(file) = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            return Some((path, file));
+        }
+    }
+    None
+}
+
+fn lock(captured: &Mutex<Captured>) -> std::sync::MutexGuard<'_, Captured> {
+    captured.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The shell to use: bash where it exists, else the POSIX `sh`.
+fn shell() -> &'static str {
+    if Path::new("/bin/bash").exists() {
+        "/bin/bash"
+    } else if Path::new("/usr/bin/bash").exists() {
+        "/usr/bin/bash"
+    } else {
+        "sh"
+    }
+}
+
+/// How the command ended.
+enum Ending {
+    Exited(Option<i32>, Option<i32>),
+    TimedOut,
+    Aborted,
+}
+
+/// Runs `command` and builds the tool result.
+pub fn run_command(
+    cwd: &Path,
+    command: &str,
+    timeout_secs: f64,
+    ctx: &ToolContext<'_>,
+) -> ToolOutput {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+
+    if !cwd.is_dir() {
+        return ToolOutput::error(format!(
+            "The working directory {} does not exist; cannot run commands.",
+            cwd.display()
+        ));
+    }
+    let script = format!("exec 2>&1\n{command}");
+    let spawned = Command::new(shell())
+        .arg("-c")
+        .arg(script)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn();
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => return ToolOutput::error(format!("Could not start {}: {e}.", shell())),
+    };
+    let pgid = child.id();
+    let captured = Arc::new(Mutex::new(Captured::default()));
+    let readers: Vec<_> = [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|mut pipe| {
+        let captured = Arc::clone(&captured);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 16 * 1024];
+            loop {
+                match pipe.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => lock(&captured).push(&buf[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        })
+    })
+    .collect();
+
+    // An abort kills the group at once, from whichever thread cancels.
+    let registration = ctx.cancel.on_cancel(move || {
+        group::kill_group(pgid);
+    });
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs_f64(timeout_secs.min(1e9));
+    let mut last_update = started;
+    let ending = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Ending::Exited(status.code(), status.signal()),
+            Ok(None) => {}
+            Err(_) => {
+                group::kill_group(pgid);
+                let _ = child.wait();
+                break Ending::Exited(None, None);
+            }
+        }
+        if ctx.cancel.is_cancelled() {
+            group::kill_group(pgid);
+            let _ = child.wait();
+            break Ending::Aborted;
+        }
+        if Instant::now() >= deadline {
+            group::kill_group(pgid);
+            let _ = child.wait();
+            break Ending::TimedOut;
+        }
+        if last_update.elapsed() >= UPDATE_EVERY {
+            last_update = Instant::now();
+            let mut state = lock(&captured);
+            if state.changed {
+                state.changed = false;
+                let tail = String::from_utf8_lossy(&state.tail).into_owned();
+                drop(state);
+                let partial = output::truncate_tail(&output::sanitize(&tail), MAX_LINES, MAX_BYTES);
+                (ctx.on_update)(ToolOutput::text(partial.content));
+            }
+        }
+        std::thread::sleep(POLL);
+    };
+    drop(registration);
+
+    // Let the readers finish: at once when the group was killed, briefly when
+    // a background process still holds the pipe open.
+    let drain_until = Instant::now() + DRAIN_GRACE;
+    let mut readers = readers;
+    while Instant::now() < drain_until && readers.iter().any(|r| !r.is_finished()) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for reader in readers.drain(..) {
+        if reader.is_finished() {
+            let _ = reader.join();
+        }
+    }
+    let mut state = lock(&captured);
+    state.eof = true;
+    state.detached = true;
+    let raw = String::from_utf8_lossy(&state.tail).into_owned();
+    let total_lines = state.total_newlines + usize::from(!raw.is_empty() && !raw.ends_with('\n'));
+    let spilled = state.spill.take();
+    let total_bytes = state.total_bytes;
+    drop(state);
+
+    build_result(
+        &raw,
+        total_lines,
+        total_bytes,
+        spilled,
+        ending,
+        timeout_secs,
+        started.elapsed(),
+    )
+}
+
+fn build_result(
+    raw: &str,
+    total_lines: usize,
+    total_bytes: usize,
+    spilled: Option<(PathBuf, File)>,
+    ending: Ending,
+    timeout_secs: f64,
+    elapsed: Duration,
+) -> ToolOutput {
+    let clean = output::sanitize(raw);
+    let cut = output::truncate_tail(&clean, MAX_LINES, MAX_BYTES);
+    let truncated = cut.truncated || spilled.is_some();
+    let full_output_path = match spilled {
+        Some((path, mut file)) => {
+            let _ = file.flush();
+            Some(path)
+        }
+        // Cut by lines while small: the full text is still in memory.
+        None if truncated => create_spill_file()
+            .and_then(|(path, mut file)| file.write_all(raw.as_bytes()).ok().map(|()| path)),
+        None => None,
+    };
+    let mut text = if cut.content.is_empty() {
+        "(no output)".to_string()
+    } else {
+        cut.content.clone()
+    };
+    if truncated {
+        let where_full = match &full_output_path {
+            Some(path) => format!("Full output: {}", path.display()),
+            None => "The full output could not be saved".to_string(),
+        };
+        let shown_lines = cut.kept_lines + usize::from(cut.partial_line);
+        let first = total_lines.saturating_sub(shown_lines) + 1;
+        let note = if cut.partial_line {
+            format!(
+                "Showing the last {} of line {total_lines}. {where_full}",
+                output::format_size(cut.content.len())
+            )
+        } else if cut.by_bytes || total_bytes > raw.len() {
+            format!(
+                "Showing lines {first}-{total_lines} of {total_lines} ({} limit). {where_full}",
+                output::format_size(MAX_BYTES)
+            )
+        } else {
+            format!("Showing lines {first}-{total_lines} of {total_lines}. {where_full}")
+        };
+        text.push_str(&format!("\n\n[{note}]"));
+    }
+    let mut details = focus_core::json::Object::new();
+    details.insert("durationMs", elapsed.as_millis() as u64);
+    if let Some(path) = &full_output_path {
+        details.insert("fullOutputPath", path.display().to_string());
+    }
+    details.insert("truncated", truncated);
+    let is_error = match ending {
+        Ending::Exited(Some(0), _) => false,
+        Ending::Exited(Some(code), _) => {
+            text.push_str(&format!("\n\nCommand exited with code {code}"));
+            details.insert("exitCode", code);
+            true
+        }
+        Ending::Exited(None, Some(signal)) => {
+            text.push_str(&format!("\n\nCommand was killed by signal {signal}"));
+            details.insert("signal", signal);
+            true
+        }
+        Ending::Exited(None, None) => {
+            text.push_str("\n\nCommand ended but its exit status could not be read");
+            true
+        }
+        Ending::TimedOut => {
+            text.push_str(&format!(
+                "\n\nCommand timed out after {} seconds; it and every process it started were killed. \
+                 Use a larger timeout if it needs more time.",
+                format_seconds(timeout_secs)
+            ));
+            details.insert("timedOut", true);
+            true
+        }
+        Ending::Aborted => {
+            text.push_str(
+                "\n\nCommand aborted by the user; it and every process it started were killed.",
+            );
+            details.insert("aborted", true);
+            true
+        }
+    };
+    if let Ending::Exited(Some(0), _) = ending {
+        details.insert("exitCode", 0);
+    }
+    let result = if is_error {
+        ToolOutput::error(text)
+    } else {
+        ToolOutput::text(text)
+    };
+    result.with_details(Value::Object(details))
+}
+
+fn format_seconds(secs: f64) -> String {
+    if secs.fract() == 0.0 {
+        format!("{}", secs as u64)
+    } else {
+        format!("{secs:.1}")
+    }
+}

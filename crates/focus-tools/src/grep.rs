@@ -1,0 +1,462 @@
+//! `grep`: search file contents with a regex or a literal string.
+//!
+//! One walker ([`crate::walk`]) lists candidate files in sorted order and two
+//! worker threads search them ([`search_buffer`]). Each file is read whole; a
+//! NUL byte in its first 8 KB marks it binary and it is skipped. The search runs
+//! over the whole buffer, not line by line: the regex's literal prefilter finds
+//! the next candidate, only then is that one line cut out and checked, and line
+//! numbers are counted lazily between hits. On a typical tree almost every file
+//! is rejected by one fast byte scan.
+//!
+//! Results keep the walk's order however the threads interleave: files are
+//! handed out in order, every file handed out is finished, and the output takes
+//! the first `limit` matches of that ordered prefix.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use focus_core::json::Value;
+use focus_core::tool::{Tool, ToolContext, ToolOutput};
+use focus_core::{json_array, json_object};
+
+use crate::args;
+use crate::glob::Glob;
+use crate::output::{self, MAX_BYTES};
+use crate::path;
+use crate::regex::literal::{find_byte, rfind_byte};
+use crate::regex::Regex;
+use crate::walk::{self, Flow};
+
+/// Matches returned when the model gives no limit.
+pub const DEFAULT_LIMIT: usize = 100;
+/// Matched lines are cut at this many characters.
+pub const MAX_LINE_CHARS: usize = 500;
+/// How much of a file's start is checked for NUL bytes.
+const BINARY_SNIFF_BYTES: usize = 8192;
+/// Files larger than this are skipped (logs and data dumps, not source).
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// Threads searching file contents.
+const WORKERS: usize = 2;
+
+/// The `grep` tool.
+pub struct GrepTool {
+    cwd: PathBuf,
+}
+
+impl GrepTool {
+    /// A `grep` tool resolving relative paths against `cwd`.
+    pub fn new(cwd: PathBuf) -> GrepTool {
+        GrepTool { cwd }
+    }
+}
+
+/// Options for one search.
+#[derive(Clone, Debug)]
+pub struct GrepOptions {
+    /// Lines of context before and after each match.
+    pub context: usize,
+    /// Most matches reported.
+    pub limit: usize,
+    /// Only files whose name (or relative path, if it has a `/`) matches.
+    pub glob: Option<Glob>,
+}
+
+/// One matched line found in a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineMatch {
+    /// 1-based line number.
+    pub line_number: usize,
+    /// Byte range of the line (without its `\n` or `\r\n`).
+    pub start: usize,
+    /// End of the line.
+    pub end: usize,
+}
+
+/// What one file contributed.
+#[derive(Debug, Default)]
+struct FileResult {
+    /// Output lines: (is a match, text).
+    lines: Vec<(bool, String)>,
+    matches: usize,
+    long_lines_cut: bool,
+}
+
+impl Tool for GrepTool {
+    fn name(&self) -> &str {
+        "grep"
+    }
+
+    fn description(&self) -> &str {
+        "Search file contents for a regular expression (or a literal string with literal=true). \
+         Searches a directory tree recursively (respecting .gitignore, skipping binary files) or \
+         one file. Output lines are `path:LINE: text`, context lines `path-LINE- text`. Regex \
+         syntax: . \\d \\w \\s [a-z] [^...] ^ $ \\b | (...) * + ? {m,n}. Use glob (e.g. '*.rs' or \
+         'src/**/*.ts') to filter files, ignoreCase for case-insensitive search, context for \
+         surrounding lines. At most limit matches (default 100) are returned; lines are cut at \
+         500 characters."
+    }
+
+    fn parameters(&self) -> Value {
+        json_object! {
+            "type" => "object",
+            "properties" => json_object! {
+                "pattern" => json_object! {
+                    "type" => "string",
+                    "description" => "Regular expression to search for (a literal string if literal is true)",
+                },
+                "path" => json_object! {
+                    "type" => "string",
+                    "description" => "Directory or file to search (default: the working directory)",
+                },
+                "glob" => json_object! {
+                    "type" => "string",
+                    "description" => "Only search files matching this glob, e.g. '*.ts' or 'src/**/*.rs'",
+                },
+                "ignoreCase" => json_object! {
+                    "type" => "boolean",
+                    "description" => "Case-insensitive search (default false)",
+                },
+                "literal" => json_object! {
+                    "type" => "boolean",
+                    "description" => "Treat pattern as a literal string, not a regex (default false)",
+                },
+                "context" => json_object! {
+                    "type" => "integer", "minimum" => 0,
+                    "description" => "Lines of context to show before and after each match (default 0)",
+                },
+                "limit" => json_object! {
+                    "type" => "integer", "minimum" => 1,
+                    "description" => "Maximum number of matches to return (default 100)",
+                },
+            },
+            "required" => json_array!["pattern"],
+        }
+    }
+
+    fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
+        match run(&self.cwd, args, &|| ctx.cancel.is_cancelled()) {
+            Ok(output) => output,
+            Err(message) => ToolOutput::error(message),
+        }
+    }
+
+    fn is_read_only(&self, _args: &Value) -> bool {
+        true
+    }
+}
+
+fn run(
+    cwd: &Path,
+    args: &Value,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<ToolOutput, String> {
+    let pattern = args::required_str(args, "pattern")?;
+    let given = args::optional_str(args, "path")?.unwrap_or(".");
+    let ignore_case = args::optional_bool(args, "ignoreCase")?.unwrap_or(false);
+    let literal = args::optional_bool(args, "literal")?.unwrap_or(false);
+    let context = args::optional_u64(args, "context")?.unwrap_or(0).min(50) as usize;
+    let limit = args::optional_u64(args, "limit")?
+        .unwrap_or(DEFAULT_LIMIT as u64)
+        .max(1) as usize;
+    let glob = match args::optional_str(args, "glob")? {
+        Some(g) if !g.is_empty() => Some(Glob::new(g).map_err(|e| format!("Invalid glob: {e}."))?),
+        _ => None,
+    };
+    let regex = if literal {
+        Regex::literal(pattern, ignore_case)
+    } else {
+        Regex::with_options(pattern, ignore_case).map_err(|e| {
+            format!("Invalid regex {pattern:?}: {e}. Escape special characters with \\, or set literal=true to search for the text as-is.")
+        })?
+    };
+    let resolved = path::resolve(cwd, given)?;
+    let metadata =
+        std::fs::metadata(&resolved).map_err(|e| path::io_error("search", given, &resolved, &e))?;
+    let options = GrepOptions {
+        context,
+        limit,
+        glob,
+    };
+    let results = if metadata.is_dir() {
+        search_tree(cwd, &resolved, &regex, &options, cancelled)
+    } else {
+        let mut buffer = Vec::new();
+        let label = path::relative_display(cwd, &resolved);
+        let mut map = BTreeMap::new();
+        if let Some(result) = search_file(&resolved, &label, &regex, &options, &mut buffer) {
+            map.insert(0, result);
+        }
+        map
+    };
+    if cancelled() {
+        return Err("The search was cancelled.".to_string());
+    }
+    Ok(format_results(results, limit, context))
+}
+
+fn format_results(
+    results: BTreeMap<usize, FileResult>,
+    limit: usize,
+    context: usize,
+) -> ToolOutput {
+    let mut lines: Vec<String> = Vec::new();
+    let mut matches = 0;
+    let mut more_available = false;
+    let mut long_lines_cut = false;
+    let mut files = 0;
+    'files: for result in results.into_values() {
+        files += 1;
+        long_lines_cut |= result.long_lines_cut;
+        let mut trailing_context = 0;
+        for (is_match, text) in result.lines {
+            if is_match {
+                if matches == limit {
+                    more_available = true;
+                    break 'files;
+                }
+                matches += 1;
+                trailing_context = context;
+            } else if matches == limit {
+                if trailing_context == 0 {
+                    continue;
+                }
+                trailing_context -= 1;
+            }
+            lines.push(text);
+        }
+    }
+    if matches == 0 {
+        return ToolOutput::text("No matches found.").with_details(json_object! { "matches" => 0 });
+    }
+    let text = lines.join("\n");
+    let cut = output::truncate_head(&text, usize::MAX, MAX_BYTES);
+    let mut out = cut.content;
+    let mut notes = Vec::new();
+    if more_available {
+        notes.push(format!(
+            "{limit} matches limit reached. Use limit={} for more, or refine the pattern",
+            limit * 2
+        ));
+    }
+    if cut.truncated {
+        notes.push(format!(
+            "{} limit reached; output cut",
+            output::format_size(MAX_BYTES)
+        ));
+    }
+    if long_lines_cut {
+        notes.push(format!("Some lines were longer than {MAX_LINE_CHARS} characters and were cut; use read to see them whole"));
+    }
+    if !notes.is_empty() {
+        out.push_str(&format!("\n\n[{}]", notes.join(". ")));
+    }
+    ToolOutput::text(out).with_details(json_object! {
+        "matches" => matches,
+        "files" => files,
+        "limitReached" => more_available,
+    })
+}
+
+/// Walks `root` and searches every file in parallel; results keyed by walk order.
+fn search_tree(
+    cwd: &Path,
+    root: &Path,
+    regex: &Regex,
+    options: &GrepOptions,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> BTreeMap<usize, FileResult> {
+    let results: Mutex<BTreeMap<usize, FileResult>> = Mutex::new(BTreeMap::new());
+    let total = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (sender, receiver) = mpsc::sync_channel::<(usize, PathBuf, String)>(1024);
+    let receiver = Arc::new(Mutex::new(receiver));
+    std::thread::scope(|scope| {
+        for _ in 0..WORKERS {
+            let receiver = Arc::clone(&receiver);
+            let (results, total, stop) = (&results, &total, &stop);
+            scope.spawn(move || {
+                let mut buffer = Vec::new();
+                loop {
+                    let next = {
+                        let guard = receiver.lock().unwrap_or_else(|p| p.into_inner());
+                        if stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        guard.recv()
+                    };
+                    let Ok((index, path, label)) = next else {
+                        break;
+                    };
+                    if let Some(result) = search_file(&path, &label, regex, options, &mut buffer) {
+                        // One more than the limit tells "there is more".
+                        if total.fetch_add(result.matches, Ordering::Relaxed) + result.matches
+                            > options.limit
+                        {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                        results
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .insert(index, result);
+                    }
+                    if cancelled() {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+        let mut index = 0;
+        walk::walk(root, true, &mut |entry| {
+            if stop.load(Ordering::Relaxed) || cancelled() {
+                return Flow::Stop;
+            }
+            if entry.is_dir {
+                return Flow::Continue;
+            }
+            let rel_to_root = &entry.rel;
+            if let Some(glob) = &options.glob {
+                if !glob.matches_path(rel_to_root) {
+                    return Flow::Continue;
+                }
+            }
+            let label = path::relative_display(cwd, &entry.path);
+            index += 1;
+            match sender.send((index, entry.path.clone(), label)) {
+                Ok(()) => Flow::Continue,
+                Err(_) => Flow::Stop,
+            }
+        });
+        drop(sender);
+    });
+    results.into_inner().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Searches one file; `None` when it has no match, is binary, too large or
+/// unreadable.
+fn search_file(
+    path: &Path,
+    label: &str,
+    regex: &Regex,
+    options: &GrepOptions,
+    buffer: &mut Vec<u8>,
+) -> Option<FileResult> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    if size > MAX_FILE_BYTES {
+        return None;
+    }
+    buffer.clear();
+    buffer.reserve(size as usize + 1);
+    file.read_to_end(buffer).ok()?;
+    let sniff = &buffer[..buffer.len().min(BINARY_SNIFF_BYTES)];
+    if find_byte(sniff, 0).is_some() {
+        return None;
+    }
+    let found = search_buffer(regex, buffer, options.limit + 1);
+    if found.is_empty() {
+        return None;
+    }
+    Some(format_file(label, buffer, &found, options.context))
+}
+
+/// The matching lines of `buffer`, at most `max`.
+pub fn search_buffer(regex: &Regex, buffer: &[u8], max: usize) -> Vec<LineMatch> {
+    let mut found = Vec::new();
+    let mut pos = 0;
+    let mut line_number = 1;
+    let mut counted_to = 0;
+    while pos < buffer.len() && found.len() < max {
+        // Jump to the next line that can match: the prefilter's next hit, or
+        // simply the next line when there is no prefilter.
+        let line_start = match regex.prefilter() {
+            Some(prefilter) => {
+                let Some(hit) = prefilter.find(buffer, pos) else {
+                    break;
+                };
+                rfind_byte(&buffer[pos..hit], b'\n').map_or(pos, |i| pos + i + 1)
+            }
+            None => pos,
+        };
+        let line_end =
+            find_byte(&buffer[line_start..], b'\n').map_or(buffer.len(), |i| line_start + i);
+        let mut content_end = line_end;
+        if content_end > line_start && buffer[content_end - 1] == b'\r' {
+            content_end -= 1;
+        }
+        let line = &buffer[line_start..content_end];
+        let is_match =
+            (regex.is_pure_literal() && regex.prefilter().is_some()) || regex.is_match(line);
+        if is_match {
+            line_number += buffer[counted_to..line_start]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            counted_to = line_start;
+            found.push(LineMatch {
+                line_number,
+                start: line_start,
+                end: content_end,
+            });
+        }
+        pos = line_end + 1;
+    }
+    found
+}
+
+/// Output lines for one file: matches and, with `context`, their neighbours.
+fn format_file(label: &str, buffer: &[u8], found: &[LineMatch], context: usize) -> FileResult {
+    let mut result = FileResult {
+        matches: found.len(),
+        ..FileResult::default()
+    };
+    let render = |result: &mut FileResult, is_match: bool, number: usize, bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes);
+        let clean = output::sanitize(&text);
+        let cut = output::cut_line(&clean, MAX_LINE_CHARS);
+        result.long_lines_cut |= cut.len() != clean.len();
+        let sep = if is_match { ':' } else { '-' };
+        result
+            .lines
+            .push((is_match, format!("{label}{sep}{number}{sep} {cut}")));
+    };
+    if context == 0 {
+        for m in found {
+            render(&mut result, true, m.line_number, &buffer[m.start..m.end]);
+        }
+        return result;
+    }
+    let lines: Vec<&[u8]> = {
+        let mut lines: Vec<&[u8]> = buffer.split(|&b| b == b'\n').collect();
+        if buffer.ends_with(b"\n") {
+            lines.pop();
+        }
+        lines
+            .into_iter()
+            .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+            .collect()
+    };
+    let matched: std::collections::HashSet<usize> = found.iter().map(|m| m.line_number).collect();
+    let mut next_line = 1;
+    for m in found {
+        let from = m.line_number.saturating_sub(context).max(next_line);
+        let to = (m.line_number + context).min(lines.len());
+        for number in from..=to {
+            // A later match inside this window is printed as a match, once.
+            if number > m.line_number && matched.contains(&number) {
+                break;
+            }
+            render(
+                &mut result,
+                number == m.line_number,
+                number,
+                lines[number - 1],
+            );
+            next_line = number + 1;
+        }
+    }
+    result
+}

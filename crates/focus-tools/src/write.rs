@@ -1,0 +1,162 @@
+//! `write`: create or overwrite a file, atomically.
+//!
+//! [`write_atomic`] is the one way focus changes a file (edit uses it too). It
+//! writes the new bytes to a temporary file in the *same directory*, flushes them
+//! to disk, copies the old file's permissions, then renames the temporary file
+//! over the target. A rename within one file system is atomic: a reader, or a
+//! crash at any moment, sees either the whole old file or the whole new one,
+//! never a half-written mix. (A temporary file elsewhere, such as /tmp, could be
+//! on another file system, where rename is a copy.) Finally the directory is
+//! synced so the rename itself survives a power cut.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use focus_core::json::Value;
+use focus_core::tool::{Tool, ToolContext, ToolOutput};
+use focus_core::{json_array, json_object};
+
+use crate::args;
+use crate::path;
+
+/// The `write` tool.
+pub struct WriteTool {
+    cwd: PathBuf,
+}
+
+impl WriteTool {
+    /// A `write` tool resolving relative paths against `cwd`.
+    pub fn new(cwd: PathBuf) -> WriteTool {
+        WriteTool { cwd }
+    }
+}
+
+impl Tool for WriteTool {
+    fn name(&self) -> &str {
+        "write"
+    }
+
+    fn description(&self) -> &str {
+        "Write content to a file, creating it (and missing parent directories) or replacing it \
+         entirely. Use it for new files or complete rewrites; to change part of an existing file, \
+         use edit instead. The write is atomic and keeps the file's permissions."
+    }
+
+    fn parameters(&self) -> Value {
+        json_object! {
+            "type" => "object",
+            "properties" => json_object! {
+                "path" => json_object! {
+                    "type" => "string",
+                    "description" => "Path to the file, relative to the working directory or absolute",
+                },
+                "content" => json_object! {
+                    "type" => "string",
+                    "description" => "The complete new content of the file",
+                },
+            },
+            "required" => json_array!["path", "content"],
+        }
+    }
+
+    fn execute(&self, args: &Value, _ctx: &ToolContext<'_>) -> ToolOutput {
+        match run(&self.cwd, args) {
+            Ok(output) => output,
+            Err(message) => ToolOutput::error(message),
+        }
+    }
+
+    fn runs_alone(&self, _args: &Value) -> bool {
+        true
+    }
+}
+
+fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
+    let given = args::required_str(args, "path")?;
+    let content = args::required_str(args, "content")?;
+    let resolved = path::resolve(cwd, given)?;
+    let shown = path::describe(given, &resolved);
+    if resolved.is_dir() {
+        return Err(format!(
+            "{shown} is a directory; give the path of a file inside it."
+        ));
+    }
+    if let Some(parent) = resolved.parent() {
+        if parent.exists() && !parent.is_dir() {
+            return Err(format!(
+                "Cannot write {shown}: {} is a file, not a directory.",
+                parent.display()
+            ));
+        }
+        fs::create_dir_all(parent)
+            .map_err(|e| path::io_error("create the parent directory of", given, &resolved, &e))?;
+    }
+    let existed = resolved.exists();
+    write_atomic(&resolved, content.as_bytes())
+        .map_err(|e| path::io_error("write", given, &resolved, &e))?;
+    let verb = if existed { "Overwrote" } else { "Created" };
+    Ok(
+        ToolOutput::text(format!("{verb} {given}: wrote {} bytes.", content.len())).with_details(
+            json_object! { "path" => resolved.display().to_string(), "bytes" => content.len() },
+        ),
+    )
+}
+
+/// Replaces `path` with `bytes` atomically (temp file in the same directory,
+/// fsync, permissions of the old file, rename, directory fsync). A symlink is
+/// written through: its target is replaced, the link stays a link.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let target = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)?,
+        _ => path.to_path_buf(),
+    };
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let old_permissions = fs::metadata(&target).ok().map(|m| m.permissions());
+    let (temp_path, mut temp_file) = create_temp_beside(&dir, &target)?;
+    let result = (|| {
+        temp_file.write_all(bytes)?;
+        if let Some(permissions) = old_permissions {
+            temp_file.set_permissions(permissions)?;
+        }
+        temp_file.sync_all()?;
+        drop(temp_file);
+        fs::rename(&temp_path, &target)?;
+        // Persist the directory entry change; not every file system supports
+        // syncing a directory, and the data is already safe, so failure is ignored.
+        if let Ok(dir_handle) = File::open(&dir) {
+            let _ = dir_handle.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temp_path);
+    }
+    result
+}
+
+/// Creates a fresh, uniquely named hidden file next to `target`.
+fn create_temp_beside(dir: &Path, target: &Path) -> std::io::Result<(PathBuf, File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".to_string());
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let temp_path = dir.join(format!(".{name}.focus-{}-{n}.tmp", std::process::id()));
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp_path)
+        {
+            Ok(file) => return Ok((temp_path, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
