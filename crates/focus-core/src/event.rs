@@ -26,52 +26,76 @@ pub enum EndReason {
     CircuitBreaker(usize),
 }
 
-/// One thing that happened in a run. The order is a grammar (see
-/// docs/ARCHITECTURE.md): `AgentStart`, then turns, then `AgentEnd`; inside a turn,
-/// every `MessageStart` has one `MessageEnd`, every `ToolExecutionStart` one
-/// `ToolExecutionEnd`.
+/// One thing that happened in a run. The order is a grammar, checked by
+/// [`crate::agent::check_event_grammar`] (see `agent::invariants` and docs/loop.md):
+/// `AgentStart`, then turns, then `AgentEnd`; inside a turn, every `MessageStart`
+/// has one `MessageEnd`, every `ToolExecutionStart` one `ToolExecutionEnd`;
+/// `MessageUpdate` only between an assistant message's start and end.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentEvent {
     /// The run began.
     AgentStart,
-    /// The run ended; `messages` are the messages it added to the history.
+    /// The run ended (always the last event).
     AgentEnd {
+        /// The messages the run added to the history, in order.
         messages: Vec<Message>,
+        /// Why it ended.
         reason: EndReason,
     },
     /// A turn (one model call and the tool calls it asked for) began.
     TurnStart,
     /// A turn ended.
     TurnEnd {
+        /// The assistant message of the turn.
         message: AssistantMessage,
+        /// The results of its tool calls, in the order they were asked for.
         tool_results: Vec<ToolResultMessage>,
     },
     /// A message entered the history (user, tool result) or began streaming (assistant).
-    MessageStart { message: Message },
+    MessageStart {
+        /// The message (for an assistant message, the partial one so far).
+        message: Message,
+    },
     /// The streaming assistant message changed.
     MessageUpdate {
+        /// The partial message after `event` was applied.
         message: AssistantMessage,
+        /// What changed.
         event: StreamEvent,
     },
     /// A message is final.
-    MessageEnd { message: Message },
-    /// A tool call is about to run.
+    MessageEnd {
+        /// The final message.
+        message: Message,
+    },
+    /// A tool call is about to run (or to be refused: validation, gate, abort).
     ToolExecutionStart {
+        /// The id of the call.
         call_id: String,
+        /// The tool's name as the model spelled it.
         tool_name: String,
+        /// The arguments.
         args: Value,
     },
     /// A running tool reported partial output.
     ToolExecutionUpdate {
+        /// The id of the call.
         call_id: String,
+        /// The tool's name.
         tool_name: String,
+        /// The arguments.
         args: Value,
+        /// The output so far.
         partial: ToolOutput,
     },
-    /// A tool call finished (successfully or not).
+    /// A tool call finished (successfully or not). When calls run in parallel these
+    /// come in completion order; the tool-result messages keep the asked order.
     ToolExecutionEnd {
+        /// The id of the call.
         call_id: String,
+        /// The tool's name.
         tool_name: String,
+        /// What the model will read (after the gate's `after_call`).
         output: ToolOutput,
     },
 }

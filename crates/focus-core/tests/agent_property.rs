@@ -152,7 +152,7 @@ fn one_run(seed: u64) -> Result<&'static str, String> {
     }
     if *reason == EndReason::Completed {
         let last = history.last().and_then(Message::as_assistant);
-        if last.is_none_or(|m| m.tool_calls().next().is_some()) {
+        if !last.is_some_and(|m| m.tool_calls().next().is_none()) {
             return Err("completed, but the last message is not a final answer".into());
         }
     }
