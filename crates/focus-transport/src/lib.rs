@@ -59,6 +59,30 @@ impl HttpResponse {
     }
 }
 
+impl HttpResponse {
+    /// The largest error body [`HttpResponse::error_for_status`] reads.
+    pub const MAX_ERROR_BODY: u64 = 256 * 1024;
+
+    /// Passes a 2xx response through; turns any other status into
+    /// [`TransportError::Status`] with the body (up to
+    /// [`HttpResponse::MAX_ERROR_BODY`] bytes, as text) and the delay asked for by
+    /// `Retry-After` / `retry-after-ms`.
+    pub fn error_for_status(self) -> Result<HttpResponse, TransportError> {
+        if (200..300).contains(&self.status) {
+            return Ok(self);
+        }
+        let retry_after = retry_after::retry_after_from_headers(&self.headers);
+        let mut body = Vec::new();
+        // A body cut short still says something useful: keep what arrived.
+        let _ = self.body.take(Self::MAX_ERROR_BODY).read_to_end(&mut body);
+        Err(TransportError::Status {
+            status: self.status,
+            body: String::from_utf8_lossy(&body).into_owned(),
+            retry_after,
+        })
+    }
+}
+
 impl std::fmt::Debug for HttpResponse {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpResponse")

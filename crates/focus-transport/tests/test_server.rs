@@ -201,3 +201,39 @@ fn dropping_the_server_ends_a_long_scripted_delay() {
     let mut rest = Vec::new();
     assert_eq!(stream.read_to_end(&mut rest).unwrap(), 0);
 }
+
+#[test]
+fn gated_chunk_waits_for_the_test() {
+    use focus_transport::testkit::server::Gate;
+    let gate = Gate::new();
+    let server = TestServer::queue(vec![
+        ScriptedResponse::sse(&["data: 1\n\n"]).chunk_after_gate(&gate, "data: 2\n\n")
+    ]);
+    let mut stream = TcpStream::connect(server.addr()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    stream.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !text(&seen).contains("data: 1\n\n\r\n") {
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0);
+        seen.extend_from_slice(&buf[..n]);
+    }
+    // Nothing more can come while the gate is closed: a short read times out.
+    stream
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    assert!(
+        stream.read(&mut buf).is_err(),
+        "data came through a closed gate"
+    );
+    assert!(!gate.is_open());
+    gate.open();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    stream.read_to_end(&mut seen).unwrap();
+    assert!(text(&seen).ends_with("9\r\ndata: 2\n\n\r\n0\r\n\r\n"));
+}

@@ -28,6 +28,10 @@
 //! # let _ = (url, requests);
 //! ```
 //!
+//! For streaming tests that must not depend on timing, a [`Gate`] holds a chunk
+//! (or the whole response, [`ScriptedResponse::head_after_gate`]) back until the
+//! test opens it: read the first event, check it arrived, then `gate.open()`.
+//!
 //! Bounded by design: each connection runs on its own thread with read and write
 //! timeouts, every scripted delay is cut short when the server stops, and dropping
 //! the server stops it, waking the accept loop and waiting (a bounded time) for
@@ -38,7 +42,7 @@ mod recorded;
 mod scripted;
 
 pub use recorded::RecordedRequest;
-pub use scripted::{Chunk, Framing, ScriptedResponse};
+pub use scripted::{Chunk, Framing, Gate, ScriptedResponse};
 
 use std::collections::VecDeque;
 use std::io::Write;

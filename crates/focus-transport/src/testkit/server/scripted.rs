@@ -8,6 +8,7 @@
 use std::io::{self, Write};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// How the body's end is signalled to the client.
@@ -22,14 +23,71 @@ pub enum Framing {
     CloseDelimited,
 }
 
-/// A piece of the body, written after waiting `delay_before`.
+/// A piece of the body, written after waiting `delay_before` (and for `gate`).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Chunk {
     /// How long to wait before writing this piece.
     pub delay_before: Duration,
+    /// When set, the piece is only written once the test opens this gate, so a
+    /// test can check what a client does *before* the rest of the body exists.
+    pub gate: Option<Gate>,
     /// The bytes.
     pub bytes: Vec<u8>,
 }
+
+/// A one-way latch a test opens to let the server continue: deterministic
+/// streaming tests without guessing delays. Clones share the same latch.
+#[derive(Clone, Debug, Default)]
+pub struct Gate {
+    state: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl Gate {
+    /// A closed gate.
+    pub fn new() -> Gate {
+        Gate::default()
+    }
+
+    /// Opens the gate (for good); every waiting response continues.
+    pub fn open(&self) {
+        let (open, changed) = &*self.state;
+        *open.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        changed.notify_all();
+    }
+
+    /// Whether [`Gate::open`] was called.
+    pub fn is_open(&self) -> bool {
+        *self.state.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Waits until the gate opens; gives up (with an error) when `stop` is set.
+    fn wait(&self, stop: &AtomicBool) -> io::Result<()> {
+        let (open, changed) = &*self.state;
+        let mut is_open = open.lock().unwrap_or_else(|p| p.into_inner());
+        while !*is_open {
+            if stop.load(Ordering::SeqCst) {
+                return Err(io::Error::new(
+                    io::ErrorKind::Interrupted,
+                    "server stopping",
+                ));
+            }
+            is_open = changed
+                .wait_timeout(is_open, Duration::from_millis(20))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        Ok(())
+    }
+}
+
+impl PartialEq for Gate {
+    /// Gates are equal when they are the same latch.
+    fn eq(&self, other: &Gate) -> bool {
+        Arc::ptr_eq(&self.state, &other.state)
+    }
+}
+
+impl Eq for Gate {}
 
 /// One scripted answer. Build it with [`ScriptedResponse::new`] or a shortcut
 /// ([`ScriptedResponse::json`], [`ScriptedResponse::sse`],
@@ -55,6 +113,8 @@ pub struct ScriptedResponse {
     /// Write the chunks verbatim with no status line or headers (for malformed
     /// responses); `status`, `headers` and `framing` are then ignored.
     pub raw: bool,
+    /// When set, nothing is written until the test opens this gate.
+    pub head_gate: Option<Gate>,
 }
 
 impl ScriptedResponse {
@@ -68,6 +128,7 @@ impl ScriptedResponse {
             first_byte_delay: Duration::ZERO,
             disconnect_after: None,
             raw: false,
+            head_gate: None,
         }
     }
 
@@ -133,6 +194,7 @@ impl ScriptedResponse {
     pub fn body(mut self, body: impl AsRef<[u8]>) -> ScriptedResponse {
         self.chunks = vec![Chunk {
             delay_before: Duration::ZERO,
+            gate: None,
             bytes: body.as_ref().to_vec(),
         }];
         self
@@ -147,8 +209,25 @@ impl ScriptedResponse {
     pub fn chunk_after(mut self, delay: Duration, bytes: impl AsRef<[u8]>) -> ScriptedResponse {
         self.chunks.push(Chunk {
             delay_before: delay,
+            gate: None,
             bytes: bytes.as_ref().to_vec(),
         });
+        self
+    }
+
+    /// Appends a chunk written only once `gate` is open.
+    pub fn chunk_after_gate(mut self, gate: &Gate, bytes: impl AsRef<[u8]>) -> ScriptedResponse {
+        self.chunks.push(Chunk {
+            delay_before: Duration::ZERO,
+            gate: Some(gate.clone()),
+            bytes: bytes.as_ref().to_vec(),
+        });
+        self
+    }
+
+    /// Writes nothing at all (not even the head) until `gate` is open.
+    pub fn head_after_gate(mut self, gate: &Gate) -> ScriptedResponse {
+        self.head_gate = Some(gate.clone());
         self
     }
 
@@ -188,6 +267,9 @@ impl ScriptedResponse {
     /// an error) when `stop` is set or the client goes away.
     pub(super) fn write_to(&self, stream: &mut TcpStream, stop: &AtomicBool) -> io::Result<()> {
         sleep_unless_stopped(self.first_byte_delay, stop)?;
+        if let Some(gate) = &self.head_gate {
+            gate.wait(stop)?;
+        }
         if !self.raw {
             stream.write_all(&self.head())?;
         }
@@ -196,6 +278,9 @@ impl ScriptedResponse {
                 return Ok(());
             }
             sleep_unless_stopped(chunk.delay_before, stop)?;
+            if let Some(gate) = &chunk.gate {
+                gate.wait(stop)?;
+            }
             if self.framing == Framing::Chunked && !self.raw {
                 if chunk.bytes.is_empty() {
                     // An empty HTTP chunk would end the body; skip it.
