@@ -1,8 +1,9 @@
 //! The strict RFC 8259 parser: bytes in, [`Value`] or a positioned [`ParseError`] out.
 //!
 //! One loop over an explicit stack of open containers, so nesting depth costs heap,
-//! not call stack. Depth is still capped at [`MAX_DEPTH`] so a hostile document cannot
-//! make focus allocate without bound; exceeding it is its own error.
+//! not call stack. Depth is still capped at [`MAX_DEPTH`] (far beyond any real
+//! document) so that a hostile one gets a clear error of its own instead of a value
+//! whose depth surprises code elsewhere that does recurse.
 
 use super::value::{Number, NumberKind, Object, Value};
 use std::fmt;
@@ -42,11 +43,23 @@ impl fmt::Debug for ParseError {
 impl std::error::Error for ParseError {}
 
 /// Parses one complete JSON text. Surrounding whitespace is allowed; anything else
-/// after the value is an error.
+/// after the value is an error. Duplicate object keys are kept in order (see
+/// [`Object::get`] for which one a lookup sees).
 pub fn parse(input: &[u8]) -> Result<Value, ParseError> {
+    parse_text(input, std::str::from_utf8(input).ok())
+}
+
+/// Parses a `&str`; see [`parse`]. Skips the up-front UTF-8 check, which the type
+/// already guarantees.
+pub fn parse_str(input: &str) -> Result<Value, ParseError> {
+    parse_text(input.as_bytes(), Some(input))
+}
+
+/// `text` is `input` as `&str` when it is known to be valid UTF-8.
+fn parse_text(input: &[u8], text: Option<&str>) -> Result<Value, ParseError> {
     let mut parser = Parser {
         input,
-        text: std::str::from_utf8(input).ok(),
+        text,
         pos: 0,
     };
     if input.starts_with(b"\xEF\xBB\xBF") {
@@ -59,11 +72,6 @@ pub fn parse(input: &[u8]) -> Result<Value, ParseError> {
         return Err(parser.expected("end of input after the JSON value"));
     }
     Ok(value)
-}
-
-/// Parses a `&str`; see [`parse`].
-pub fn parse_str(input: &str) -> Result<Value, ParseError> {
-    parse(input.as_bytes())
 }
 
 /// An open container: where its children start in the shared child list, and for
