@@ -147,3 +147,34 @@ impl FromJson for ToolCallSpec {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fixture_scenario_parses() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/scenarios");
+        let mut count = 0;
+        for entry in std::fs::read_dir(&dir).expect("fixtures/scenarios exists") {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let scenario =
+                Scenario::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(!scenario.steps.is_empty(), "{}", path.display());
+            count += 1;
+        }
+        assert!(
+            count >= 8,
+            "expected the eight e2e scenarios, found {count}"
+        );
+    }
+
+    #[test]
+    fn bad_scenarios_name_the_field() {
+        let err = Scenario::parse(r#"{"steps":[{"error":{"status":"x"}}]}"#).unwrap_err();
+        assert_eq!(err, "steps[0].error.status: expected integer, found string");
+        let err = Scenario::parse(r#"{"steps":[{"nope":1}]}"#).unwrap_err();
+        assert!(err.contains("steps[0]"), "{err}");
+    }
+}
