@@ -95,7 +95,7 @@ fn run_parallel(
                 }
                 Prepared::Run(tool) => {
                     let spawned = std::thread::Builder::new()
-                        .name(format!("tool-{}", call.name))
+                        .name("focus-tool".into())
                         .spawn_scoped(scope, move || run_one(batch, tool, call));
                     // No thread available: run it here rather than fail the call.
                     spawned.map(Some).map_err(|_| run_one(batch, tool, call))

@@ -22,6 +22,9 @@ use crate::provider::{ModelRequest, StreamEvent, ToolSpec};
 /// (`history` plus everything the run added). [`super::spawn_agent`] calls this on a
 /// new thread; call it directly when you already have a thread (tests, benchmarks).
 ///
+/// `handle` belongs to this run (its cancel token, once fired, stays fired): use a
+/// fresh [`AgentHandle::new`] per run.
+///
 /// Never panics: a panic in the provider, a tool, the gate or the hooks becomes an
 /// error the model or the caller reads; a panic in the loop itself ends the run with
 /// `EndReason::Error` and a repaired history.
