@@ -1,0 +1,38 @@
+//! curl honours `http_proxy` from the environment: the test server plays the
+//! proxy and receives the absolute-form request. Its own test binary, because it
+//! changes this process's environment.
+
+use focus_core::cancel::CancelToken;
+use focus_providers::curl::CurlTransport;
+use focus_transport::testkit::server::{ScriptedResponse, TestServer};
+use focus_transport::{HttpRequest, Transport};
+use std::io::Read;
+use std::time::Duration;
+
+#[test]
+fn requests_go_through_the_proxy_from_the_environment() {
+    let proxy = TestServer::queue(vec![ScriptedResponse::json("{\"via\":\"proxy\"}")]);
+    for name in ["no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY"] {
+        std::env::remove_var(name);
+    }
+    std::env::set_var("http_proxy", proxy.url());
+    let request = HttpRequest {
+        method: "POST".into(),
+        url: "http://focus-proxy-test.invalid/v1/chat".into(),
+        headers: vec![("authorization".into(), "Bearer sk-proxy-test".into())],
+        body: b"{}".to_vec(),
+        connect_timeout: Some(Duration::from_secs(5)),
+        total_timeout: Some(Duration::from_secs(10)),
+    };
+    let response = CurlTransport::new()
+        .send(&request, &CancelToken::new())
+        .unwrap();
+    let mut body = String::new();
+    let mut reader = response.body;
+    reader.read_to_string(&mut body).unwrap();
+    assert_eq!(body, "{\"via\":\"proxy\"}");
+    let seen = &proxy.requests()[0];
+    assert_eq!(seen.path, "http://focus-proxy-test.invalid/v1/chat");
+    assert_eq!(seen.header("authorization"), Some("Bearer sk-proxy-test"));
+    assert_eq!(seen.body, b"{}");
+}
