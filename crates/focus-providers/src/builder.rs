@@ -19,8 +19,9 @@ pub fn ignore_events(_: &StreamEvent, _: &AssistantMessage) {}
 pub struct MessageBuilder<'a, 'b> {
     message: AssistantMessage,
     sink: &'a mut StreamSink<'b>,
-    /// Raw argument text per content index (tool-call blocks only).
-    raw_arguments: Vec<(usize, String)>,
+    /// Raw argument text per content index (tool-call blocks only), with the
+    /// length at which it was last parsed.
+    raw_arguments: Vec<(usize, String, usize)>,
     /// Indexes of blocks opened but not yet closed.
     open: Vec<usize>,
     started: bool,
@@ -154,7 +155,7 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
             arguments: Value::Object(Object::new()),
             thought_signature: None,
         }));
-        self.raw_arguments.push((index, String::new()));
+        self.raw_arguments.push((index, String::new(), 0));
         self.emit(StreamEvent::ToolCallStart { index });
         index
     }
@@ -203,13 +204,20 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
         if !self.is_open(index) {
             return;
         }
-        let Some(raw) = self.raw_arguments.iter_mut().find(|(i, _)| *i == index) else {
+        let Some((_, raw, parsed_at)) = self.raw_arguments.iter_mut().find(|(i, _, _)| *i == index)
+        else {
             return;
         };
-        raw.1.push_str(fragment);
-        let parsed = parse_partial(&raw.1);
-        if let Some(Content::ToolCall(call)) = self.message.content.get_mut(index) {
-            call.arguments = parsed;
+        raw.push_str(fragment);
+        // Re-parsing the whole text on every fragment is quadratic for a long
+        // argument (a file being written). Past 4 KiB, re-parse only after the text
+        // grew by an eighth: the preview lags a little, the total cost stays linear.
+        if raw.len() <= 4096 || raw.len() - *parsed_at >= raw.len() / 8 {
+            *parsed_at = raw.len();
+            let parsed = parse_partial(raw);
+            if let Some(Content::ToolCall(call)) = self.message.content.get_mut(index) {
+                call.arguments = parsed;
+            }
         }
         self.emit(StreamEvent::ToolCallDelta {
             index,
@@ -220,8 +228,11 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     /// Replaces the complete arguments of a tool call that arrived whole (Gemini).
     pub fn set_arguments(&mut self, index: usize, arguments: Value) {
         let text = arguments.to_json_string();
-        if let Some((_, raw)) = self.raw_arguments.iter_mut().find(|(i, _)| *i == index) {
+        if let Some((_, raw, parsed_at)) =
+            self.raw_arguments.iter_mut().find(|(i, _, _)| *i == index)
+        {
             raw.clear();
+            *parsed_at = 0;
         }
         self.append_arguments(index, &text);
     }
@@ -258,8 +269,8 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
             Some(Content::Text { .. }) => StreamEvent::TextEnd { index },
             Some(Content::Thinking { .. }) => StreamEvent::ThinkingEnd { index },
             Some(Content::ToolCall(call)) => {
-                if let Some(p) = self.raw_arguments.iter().position(|(i, _)| *i == index) {
-                    let (_, raw) = self.raw_arguments.swap_remove(p);
+                if let Some(p) = self.raw_arguments.iter().position(|(i, _, _)| *i == index) {
+                    let (_, raw, _) = self.raw_arguments.swap_remove(p);
                     call.arguments = if raw.trim().is_empty() {
                         Value::Object(Object::new())
                     } else {
