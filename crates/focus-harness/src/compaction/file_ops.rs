@@ -46,9 +46,9 @@ impl FileOps {
                 .map(|a| {
                     a.iter()
                         .filter_map(|v| v.as_str().map(str::to_string))
-                        .collect()
+                        .collect::<Vec<String>>()
                 })
-                .unwrap_or_else(Vec::new)
+                .unwrap_or_default()
         };
         self.read.extend(strings("readFiles"));
         self.modified.extend(strings("modifiedFiles"));

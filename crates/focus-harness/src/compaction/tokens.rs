@@ -94,11 +94,28 @@ pub fn reported_context_tokens(message: &Message) -> Option<u64> {
 /// The estimated size of a whole context: the last trustworthy reported usage plus
 /// estimates for the messages after it (or estimates for everything, if no call
 /// reported usage yet).
+///
+/// Usage reported before the latest compaction measured the context as it was
+/// *before* compacting (the kept messages still carry it), so only usage newer than
+/// the compaction summary can anchor the estimate.
 pub fn estimate_context_tokens(messages: &[Message]) -> u64 {
+    let compacted_at = messages
+        .iter()
+        .rev()
+        .find(|m| m.role() == "compactionSummary")
+        .and_then(|m| match m {
+            Message::Custom(c) => c.raw["timestamp"].as_u64(),
+            _ => None,
+        })
+        .unwrap_or(0);
     let anchor = messages
         .iter()
         .enumerate()
         .rev()
+        .filter(|(_, m)| {
+            m.as_assistant()
+                .is_some_and(|a| a.timestamp >= compacted_at)
+        })
         .find_map(|(i, m)| reported_context_tokens(m).map(|t| (i, t)));
     let (from, base) = match anchor {
         Some((i, tokens)) => (i + 1, tokens),

@@ -38,7 +38,7 @@ impl SessionStore {
     /// The sessions of `cwd`, most recently active first. Unreadable files are left out.
     pub fn list(&self, cwd: &Path) -> Vec<SessionInfo> {
         let mut sessions = list_dir(&self.dir_for(cwd));
-        sessions.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms));
+        sessions.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
         sessions
     }
 
@@ -48,7 +48,7 @@ impl SessionStore {
             .iter()
             .flat_map(|dir| list_dir(dir))
             .collect();
-        sessions.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms));
+        sessions.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
         sessions
     }
 

@@ -1,0 +1,332 @@
+//! Compaction: the cut never separates a tool call from its result (property test
+//! over random histories), summaries go through the Provider, earlier summaries are
+//! updated, and a failed summary leaves the history whole.
+
+use crate::support::{assistant, tool_result, user, Rng, Scratch, ScriptedProvider};
+use focus_core::cancel::CancelToken;
+use focus_core::json::{Object, Value};
+use focus_core::json_object;
+use focus_core::message::{CustomMessage, Message};
+use focus_harness::compaction::{
+    compact_session, find_cut_point, prepare_compaction, CompactionError, CompactionSettings,
+};
+use focus_harness::session::{convert_to_llm, Entry, EntryKind, SessionManager, SessionStore};
+use std::collections::HashMap;
+use std::path::Path;
+
+fn entry(id: usize, kind: EntryKind) -> Entry {
+    Entry {
+        id: format!("{id:08x}"),
+        parent_id: id.checked_sub(1).map(|p| format!("{p:08x}")),
+        timestamp: "2026-01-01T00:00:00.000Z".into(),
+        kind,
+    }
+}
+
+fn bash_execution() -> Message {
+    let mut raw = Object::new();
+    raw.insert("role", "bashExecution");
+    raw.insert("command", "ls");
+    raw.insert("output", "x".repeat(40));
+    Message::Custom(CustomMessage {
+        role: "bashExecution".into(),
+        raw: Value::Object(raw),
+    })
+}
+
+/// A random history: turns of user messages and assistant messages with 0–3 tool
+/// calls, their results, and now and then something wedged between a call and its
+/// result (a steering message, a settings entry).
+fn random_history(rng: &mut Rng) -> Vec<Entry> {
+    let mut kinds = Vec::new();
+    let turns = 1 + rng.below(12);
+    let mut call_number = 0;
+    for _ in 0..turns {
+        kinds.push(EntryKind::Message(user(
+            &"u".repeat(rng.below(400) as usize),
+        )));
+        for _ in 0..rng.below(4) {
+            let n_calls = rng.below(4);
+            let ids: Vec<String> = (0..n_calls)
+                .map(|_| {
+                    call_number += 1;
+                    format!("call{call_number}")
+                })
+                .collect();
+            let calls: Vec<(&str, &str, Value)> = ids
+                .iter()
+                .map(|id| (id.as_str(), "read", json_object! {"path" => "f"}))
+                .collect();
+            kinds.push(EntryKind::Message(assistant(
+                &"a".repeat(rng.below(300) as usize),
+                &calls,
+                0,
+            )));
+            for id in &ids {
+                match rng.below(10) {
+                    0 => kinds.push(EntryKind::Message(bash_execution())),
+                    1 => kinds.push(EntryKind::ThinkingLevelChange {
+                        thinking_level: "low".into(),
+                    }),
+                    2 => kinds.push(EntryKind::CustomMessage {
+                        custom_type: "steer".into(),
+                        content: "steer".into(),
+                        display: true,
+                        details: Value::Null,
+                    }),
+                    _ => {}
+                }
+                kinds.push(EntryKind::Message(tool_result(
+                    id,
+                    &"r".repeat(rng.below(2000) as usize),
+                )));
+            }
+        }
+        if rng.below(3) == 0 {
+            kinds.push(EntryKind::ModelChange {
+                provider: "p".into(),
+                model_id: "m".into(),
+            });
+        }
+    }
+    kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| entry(i, k))
+        .collect()
+}
+
+#[test]
+fn cut_never_separates_a_tool_call_from_its_result() {
+    let mut rng = Rng::new(42);
+    let mut split_turns = 0;
+    for round in 0..2000 {
+        let history = random_history(&mut rng);
+        let refs: Vec<&Entry> = history.iter().collect();
+        let keep = rng.below(3000);
+        let cut = find_cut_point(&refs, 0, refs.len(), keep);
+        assert!(cut.first_kept < refs.len(), "round {round}");
+        // Where each call and each result lives.
+        let mut call_at = HashMap::new();
+        for (i, e) in history.iter().enumerate() {
+            if let Some(Message::Assistant(a)) = e.message() {
+                for call in a.tool_calls() {
+                    call_at.insert(call.id.clone(), i);
+                }
+            }
+        }
+        for (i, e) in history.iter().enumerate() {
+            if let Some(Message::ToolResult(r)) = e.message() {
+                let call = call_at[&r.tool_call_id];
+                assert_eq!(
+                    call < cut.first_kept,
+                    i < cut.first_kept,
+                    "round {round}: call at {call}, result at {i}, cut at {}",
+                    cut.first_kept
+                );
+            }
+        }
+        assert!(
+            !matches!(
+                history[cut.first_kept].message(),
+                Some(Message::ToolResult(_))
+            ),
+            "round {round}"
+        );
+        if let Some(start) = cut.turn_start {
+            split_turns += 1;
+            assert!(start < cut.first_kept);
+            assert!(matches!(
+                history[start].kind,
+                EntryKind::Message(Message::User(_))
+                    | EntryKind::Message(Message::Custom(_))
+                    | EntryKind::CustomMessage { .. }
+            ));
+        }
+    }
+    assert!(split_turns > 100, "split turns exercised: {split_turns}");
+}
+
+#[test]
+fn cut_keeps_about_the_requested_recent_tokens() {
+    // Ten turns of ~250 tokens each: keeping 1000 tokens keeps the last ~4 turns.
+    let mut kinds = Vec::new();
+    for _ in 0..10 {
+        kinds.push(EntryKind::Message(user(&"u".repeat(500))));
+        kinds.push(EntryKind::Message(assistant(&"a".repeat(500), &[], 0)));
+    }
+    let history: Vec<Entry> = kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| entry(i, k))
+        .collect();
+    let refs: Vec<&Entry> = history.iter().collect();
+    let cut = find_cut_point(&refs, 0, refs.len(), 1000);
+    assert_eq!(cut.first_kept, 12, "8 messages x 125 tokens = 1000");
+    assert_eq!(cut.turn_start, None, "cut on a user message");
+    let everything = find_cut_point(&refs, 0, refs.len(), 1_000_000);
+    assert_eq!(everything.first_kept, 0);
+}
+
+fn long_session(store: &SessionStore) -> SessionManager {
+    let mut session = SessionManager::create(store, Path::new("/p")).unwrap();
+    for turn in 0..8 {
+        session
+            .append_message(&user(&format!("turn {turn}: {}", "please ".repeat(100))))
+            .unwrap();
+        let call = format!("c{turn}");
+        let (name, path) = if turn % 2 == 0 {
+            ("read", "src/lib.rs")
+        } else {
+            ("edit", "src/main.rs")
+        };
+        session
+            .append_message(&assistant(
+                "working",
+                &[(call.as_str(), name, json_object! { "path" => path })],
+                1000 * (turn + 1),
+            ))
+            .unwrap();
+        session
+            .append_message(&tool_result(&call, &"output ".repeat(200)))
+            .unwrap();
+        session
+            .append_message(&assistant("done", &[], 1000 * (turn + 1) + 500))
+            .unwrap();
+    }
+    session
+}
+
+fn small_keep() -> CompactionSettings {
+    CompactionSettings {
+        keep_recent_tokens: 600,
+        ..CompactionSettings::default()
+    }
+}
+
+#[test]
+fn compaction_summarizes_through_the_provider_and_rebuilds_the_context() {
+    let scratch = Scratch::new("compact");
+    let store = SessionStore::new(scratch.path());
+    let mut session = long_session(&store);
+    let before = session.context().messages.len();
+    let provider = ScriptedProvider::new(vec![
+        ScriptedProvider::text_answer("## Goal\nFirst summary."),
+        ScriptedProvider::text_answer("## Original Request\nTurn prefix."),
+        ScriptedProvider::text_answer("## Goal\nSecond summary."),
+        ScriptedProvider::text_answer("## Original Request\nAnother prefix."),
+    ]);
+    let cancel = CancelToken::new();
+    let outcome = compact_session(
+        &mut session,
+        &provider,
+        &small_keep(),
+        Some("the edits"),
+        &cancel,
+    )
+    .unwrap();
+    assert!(outcome.tokens_after < outcome.tokens_before, "{outcome:?}");
+    let context = session.context();
+    assert!(context.messages.len() < before);
+    let llm = convert_to_llm(&context.messages);
+    let Message::User(first) = &llm[0] else {
+        panic!("summary first")
+    };
+    let summary = first.content[0].as_text().unwrap();
+    assert!(summary.contains("First summary."));
+    // The cut fell inside turn 6 (after its tool result): that turn's first part is
+    // summarized on its own.
+    assert!(summary.contains("**Turn Context (split turn):**\n\n## Original Request\nTurn prefix."));
+    let first_requests = provider.requests.lock().unwrap().len();
+    assert_eq!(first_requests, 2);
+    assert!(summary.contains("<read-files>\nsrc/lib.rs\n</read-files>"));
+    assert!(summary.contains("<modified-files>\nsrc/main.rs\n</modified-files>"));
+    {
+        let requests = provider.requests.lock().unwrap();
+        let (system, text) = &requests[0];
+        assert!(system.contains("Do NOT continue the conversation"));
+        assert!(text.starts_with("<conversation>\n[User]: turn 0"));
+        assert!(text.contains("[Assistant tool calls]: read(path=\"src/lib.rs\")"));
+        assert!(text.contains("Additional focus: the edits"));
+        assert!(!text.contains("<previous-summary>"));
+    }
+    let EntryKind::Compaction(entry) = &session.tree().leaf().unwrap().kind else {
+        panic!("leaf is the compaction")
+    };
+    assert_eq!(
+        entry.details["modifiedFiles"][0].as_str(),
+        Some("src/main.rs")
+    );
+
+    // Reload gives the same compacted context.
+    let path = session.path().unwrap().to_path_buf();
+    let reloaded_context = SessionManager::open_read_only(&path).unwrap().context();
+    assert_eq!(reloaded_context, context);
+
+    // More work, then a second compaction updates the first summary.
+    for turn in 8..12 {
+        session
+            .append_message(&user(&format!("turn {turn}: {}", "again ".repeat(100))))
+            .unwrap();
+        session
+            .append_message(&assistant(&"answer ".repeat(100), &[], 0))
+            .unwrap();
+    }
+    compact_session(&mut session, &provider, &small_keep(), None, &cancel).unwrap();
+    let requests = provider.requests.lock().unwrap();
+    let (_, text) = &requests[first_requests];
+    assert!(text.contains("<previous-summary>\n## Goal\nFirst summary."));
+    assert!(text.contains("Update that summary"));
+    // Files from the first compaction are carried into the second.
+    let EntryKind::Compaction(second) = &session.tree().leaf().unwrap().kind else {
+        panic!()
+    };
+    assert_eq!(second.details["readFiles"][0].as_str(), Some("src/lib.rs"));
+    // Kept messages of the first compaction were summarized, not dropped: the
+    // second request's transcript starts where the first kept part began.
+    let first_kept_turn = text.find("[User]: turn").map(|i| &text[i..i + 20]).unwrap();
+    assert!(!first_kept_turn.contains("turn 0"), "{first_kept_turn}");
+    assert!(
+        text.contains("[User]: turn 7"),
+        "kept by the first compaction, summarized now"
+    );
+}
+
+#[test]
+fn failed_summary_is_an_error_and_the_history_is_untouched() {
+    let scratch = Scratch::new("compact-fail");
+    let store = SessionStore::new(scratch.path());
+    let mut session = long_session(&store);
+    let entries_before = session.tree().entries().len();
+    let context_before = session.context();
+    let provider = ScriptedProvider::new(vec![ScriptedProvider::error_answer("overloaded")]);
+    let err = compact_session(
+        &mut session,
+        &provider,
+        &small_keep(),
+        None,
+        &CancelToken::new(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, CompactionError::Model(_)));
+    assert_eq!(
+        err.to_string(),
+        "compaction failed, the history was kept in full: summarizing failed: overloaded"
+    );
+    assert_eq!(session.tree().entries().len(), entries_before);
+    assert_eq!(session.context(), context_before);
+
+    // Nothing to do on a short history.
+    let mut short = SessionManager::in_memory(Path::new("/p"));
+    short.append_message(&user("hi")).unwrap();
+    assert!(prepare_compaction(&short.tree().current_branch(), &small_keep()).is_none());
+    let err = compact_session(
+        &mut short,
+        &provider,
+        &small_keep(),
+        None,
+        &CancelToken::new(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, CompactionError::NothingToCompact));
+}

@@ -1,0 +1,12 @@
+//! Integration tests of focus-harness, in one binary (one link instead of many).
+//!
+//! Modules: `sessions` (tree, branching, fork, labels, listing, fixtures),
+//! `pi_samples` (real pi session files), `crash` (killing the writer at random
+//! moments), `lock` (two writers), `compaction` (cut points, summaries).
+
+mod compaction;
+mod crash;
+mod lock;
+mod pi_samples;
+mod sessions;
+mod support;
