@@ -376,8 +376,15 @@ fn abort_during_the_stream_keeps_the_partial_message() {
         .say("I was about to")
         .call("c1", "echo", r#"{"text":"never"}"#)
         .hang()]));
+    // Abort once the call is complete in the partial message (the provider then hangs).
     let (out, took) = abort_when(config(&provider, vec![Arc::new(FnTool::echo())]), |e| {
-        matches!(e, AgentEvent::MessageUpdate { .. })
+        matches!(
+            e,
+            AgentEvent::MessageUpdate {
+                event: focus_core::provider::StreamEvent::ToolCallEnd { .. },
+                ..
+            }
+        )
     });
     println!("abort during stream returned control in {took:?}");
     assert!(took < Duration::from_secs(2));
@@ -693,4 +700,107 @@ fn the_checkers_catch_broken_histories_and_event_streams() {
     assert!(check_event_grammar(&open_tool)
         .unwrap_err()
         .contains("still running"));
+}
+
+fn call_content(id: &str) -> Content {
+    Content::ToolCall(ToolCall {
+        id: id.into(),
+        name: "echo".into(),
+        arguments: focus_core::json_object! { "text" => "x" },
+        thought_signature: None,
+    })
+}
+
+fn result_for(id: &str, text: &str) -> Message {
+    Message::ToolResult(ToolResultMessage {
+        tool_call_id: id.into(),
+        tool_name: "echo".into(),
+        content: vec![Content::text(text)],
+        details: focus_core::json::Value::Null,
+        is_error: false,
+        timestamp: 0,
+    })
+}
+
+#[test]
+fn a_loaded_history_with_unanswered_calls_is_repaired_in_what_the_model_sees() {
+    // As pi leaves it: an aborted message whose call was never answered, then a user
+    // message; and a later message whose results came back out of order.
+    let aborted = Message::Assistant(AssistantMessage {
+        content: vec![call_content("a")],
+        stop_reason: StopReason::Aborted,
+        ..Default::default()
+    });
+    let two = Message::Assistant(AssistantMessage {
+        content: vec![call_content("b"), call_content("c")],
+        stop_reason: StopReason::ToolUse,
+        ..Default::default()
+    });
+    let loaded = vec![
+        user("one"),
+        aborted.clone(),
+        user("two"),
+        two.clone(),
+        result_for("c", "C"),
+        result_for("b", "B"),
+        result_for("zz", "stray"),
+    ];
+    assert!(check_history(&loaded).is_err());
+    let provider = Arc::new(ScriptedProvider::new(vec![Reply::text("fine")]));
+    let run = spawn_agent(
+        config(&provider, vec![]),
+        loaded.clone(),
+        vec![user("three")],
+    );
+    let events: Vec<AgentEvent> = run.events.iter().collect();
+    let history = run.join();
+    check_event_grammar(&events).unwrap();
+    assert_eq!(
+        history[..loaded.len()],
+        loaded[..],
+        "the stored history is not rewritten"
+    );
+    assert!(
+        provider.violations().is_empty(),
+        "{:?}",
+        provider.violations()
+    );
+    let sent = &provider.requests()[0].messages;
+    let no_result = match &sent[2] {
+        Message::ToolResult(r) => (r.tool_call_id.as_str(), text_of(r), r.is_error),
+        other => panic!("expected a synthesized result, got {other:?}"),
+    };
+    assert_eq!(no_result, ("a", "No result provided.".to_string(), true));
+    assert_eq!(sent[5], result_for("b", "B"));
+    assert_eq!(sent[6], result_for("c", "C"));
+    assert_eq!(sent.len(), 8, "the stray result is dropped");
+}
+
+#[test]
+fn a_panicking_transform_ends_the_run_with_an_error() {
+    let provider = Arc::new(ScriptedProvider::new(vec![Reply::text("unused")]));
+    let mut cfg = config(&provider, vec![]);
+    cfg.transform_context = Some(Arc::new(|_: Vec<Message>, _: &_| panic!("compaction bug")));
+    let out = run(cfg, Vec::new(), vec![user("go")]);
+    assert!(matches!(&out.reason, EndReason::Error(m) if m.contains("compaction bug")));
+    assert_eq!(provider.remaining(), 1, "the model was not called");
+    let failed = out.history[1].as_assistant().unwrap();
+    assert_eq!(failed.stop_reason, StopReason::Error);
+}
+
+#[test]
+fn the_loop_never_needs_repair_on_its_own_histories() {
+    // repair_history is the identity on well-formed histories.
+    let provider = Arc::new(ScriptedProvider::new(vec![
+        Reply::new()
+            .call("1", "echo", r#"{"text":"a"}"#)
+            .call("2", "echo", "{}"),
+        Reply::text("done"),
+    ]));
+    let out = run(
+        config(&provider, vec![Arc::new(FnTool::echo())]),
+        Vec::new(),
+        vec![user("go")],
+    );
+    assert_eq!(focus_core::agent::repair_history(&out.history), out.history);
 }

@@ -51,7 +51,8 @@ pub fn check_history(messages: &[Message]) -> Result<(), String> {
                 ))
             }
             Message::Assistant(assistant) => {
-                pending = assistant.tool_calls().collect();
+                pending.clear(); // reuses the buffer: no allocation per message
+                pending.extend(assistant.tool_calls());
                 owner = i;
                 next = 0;
             }
@@ -65,6 +66,54 @@ pub fn check_history(messages: &[Message]) -> Result<(), String> {
         )),
         None => Ok(()),
     }
+}
+
+/// A copy of `messages` that keeps the history rule: after each assistant message,
+/// its calls' results in call order (taken from the tool results that follow it),
+/// a synthesized error result `No result provided.` for each call without one, and
+/// stray tool results (answering no call of that message) dropped.
+///
+/// The loop never produces a history that needs this; histories loaded from
+/// elsewhere can (pi keeps an aborted message's calls unanswered and patches them
+/// the same way when it sends). The loop applies it to the view sent to the model
+/// only, and only when [`check_history`] fails.
+pub fn repair_history(messages: &[Message]) -> Vec<Message> {
+    let mut out = Vec::with_capacity(messages.len());
+    let mut i = 0;
+    while i < messages.len() {
+        let message = &messages[i];
+        i += 1;
+        match message {
+            Message::Assistant(assistant) => {
+                out.push(message.clone());
+                let first_result = i;
+                while matches!(messages.get(i), Some(Message::ToolResult(_))) {
+                    i += 1;
+                }
+                let mut results: Vec<Option<&Message>> =
+                    messages[first_result..i].iter().map(Some).collect();
+                for call in assistant.tool_calls() {
+                    let found = results.iter_mut().find(
+                        |r| matches!(r, Some(Message::ToolResult(t)) if t.tool_call_id == call.id),
+                    );
+                    match found.and_then(Option::take) {
+                        Some(result) => out.push(result.clone()),
+                        None => out.push(Message::ToolResult(crate::message::ToolResultMessage {
+                            tool_call_id: call.id.clone(),
+                            tool_name: call.name.clone(),
+                            content: vec![crate::message::Content::text("No result provided.")],
+                            details: crate::json::Value::Null,
+                            is_error: true,
+                            timestamp: 0,
+                        })),
+                    }
+                }
+            }
+            Message::ToolResult(_) => {} // answers no call: dropped
+            _ => out.push(message.clone()),
+        }
+    }
+    out
 }
 
 /// The calls of the last assistant message that have no result yet (empty when the

@@ -37,7 +37,7 @@ use std::thread::JoinHandle;
 
 pub use config::{AgentConfig, ConvertToLlm, TransformContext};
 pub use handle::AgentHandle;
-pub use invariants::{check_event_grammar, check_history};
+pub use invariants::{check_event_grammar, check_history, repair_history};
 pub use run::run_agent;
 
 use crate::event::AgentEvent;

@@ -12,7 +12,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::Sender;
 
 use super::execute::{execute_batch, not_executed, panic_text, Batch};
-use super::invariants::unanswered_calls;
+use super::invariants::{check_history, repair_history, unanswered_calls};
 use super::{AgentConfig, AgentHandle};
 use crate::event::{AgentEvent, EndReason};
 use crate::message::{now_ms, AssistantMessage, Message, StopReason, ToolResultMessage};
@@ -302,7 +302,9 @@ impl Run<'_> {
 }
 
 /// The history as the model sees it: `transform_context`, then `convert_to_llm`
-/// (default: drop custom messages). Borrowed when there is nothing to change.
+/// (default: drop custom messages), then — only if the result breaks the pairing
+/// rule (a history loaded from elsewhere, a careless transform) — `repair_history`,
+/// because a provider would reject it outright. Borrowed when nothing changes.
 fn llm_view<'h>(
     config: &AgentConfig,
     history: &'h [Message],
@@ -313,7 +315,7 @@ fn llm_view<'h>(
         Some(transform) => Cow::Owned(transform(history.to_vec(), cancel)),
         None => Cow::Borrowed(history),
     };
-    match &config.convert_to_llm {
+    let view = match &config.convert_to_llm {
         Some(convert) => Cow::Owned(convert(&view)),
         None if has_custom || config.transform_context.is_some() => Cow::Owned(
             view.iter()
@@ -322,6 +324,10 @@ fn llm_view<'h>(
                 .collect(),
         ),
         None => view,
+    };
+    match check_history(&view) {
+        Ok(()) => view,
+        Err(_) => Cow::Owned(repair_history(&view)),
     }
 }
 
