@@ -804,3 +804,29 @@ fn the_loop_never_needs_repair_on_its_own_histories() {
     );
     assert_eq!(focus_core::agent::repair_history(&out.history), out.history);
 }
+
+#[test]
+fn abort_mid_text_keeps_what_was_streamed() {
+    let long = "word ".repeat(200);
+    let provider = Arc::new(ScriptedProvider::new(vec![
+        Reply::text(&long).piece_delay(Duration::from_millis(2))
+    ]));
+    let (out, took) = abort_when(config(&provider, vec![]), |e| {
+        matches!(
+            e,
+            AgentEvent::MessageUpdate {
+                event: focus_core::provider::StreamEvent::TextDelta { .. },
+                ..
+            }
+        )
+    });
+    println!("abort mid-text returned control in {took:?}");
+    assert!(took < Duration::from_secs(2));
+    assert_eq!(out.reason, EndReason::Aborted);
+    let kept = out.history[1].as_assistant().unwrap().text();
+    assert!(
+        !kept.is_empty() && kept.len() < long.len(),
+        "kept {} bytes",
+        kept.len()
+    );
+}

@@ -18,6 +18,7 @@ use crate::tool::{Tool, ToolContext, ToolOutput};
 pub struct Reply {
     steps: Vec<Step>,
     end: End,
+    piece_delay: Option<Duration>,
 }
 
 #[derive(Clone, Debug)]
@@ -115,6 +116,13 @@ impl Reply {
         self.end = End::Hang;
         self
     }
+
+    /// Waits (interruptibly) before every streamed piece, so the reply streams at a
+    /// visible pace (offline demos, abort tests).
+    pub fn piece_delay(mut self, delay: Duration) -> Reply {
+        self.piece_delay = Some(delay);
+        self
+    }
 }
 
 /// What the provider saw in one call.
@@ -159,6 +167,12 @@ impl ScriptedProvider {
             violations: Mutex::new(Vec::new()),
             record: true,
         }
+    }
+
+    /// Reports `model` as the model answering (the default is `scripted`).
+    pub fn with_model(mut self, model: ModelInfo) -> ScriptedProvider {
+        self.model = model;
+        self
     }
 
     /// Stops recording requests and checking their history (benchmarks).
@@ -232,7 +246,7 @@ impl Provider for ScriptedProvider {
             if cancel.is_cancelled() {
                 return finish_aborted(&mut message, sink);
             }
-            stream_step(step, &mut message, sink, cancel);
+            stream_step(step, &mut message, sink, cancel, reply.piece_delay);
         }
         if cancel.is_cancelled() {
             return finish_aborted(&mut message, sink);
@@ -260,13 +274,21 @@ fn stream_step(
     message: &mut AssistantMessage,
     sink: &mut StreamSink<'_>,
     cancel: &CancelToken,
+    delay: Option<Duration>,
 ) {
     let index = message.content.len();
+    // Streams pieces at the reply's pace; a cancel stops the step early (the
+    // caller then ends the message as aborted).
+    let pieces = |text: &str| -> Vec<String> { split(text).map(str::to_string).collect() };
+    let paced = |_: &String| match delay {
+        Some(delay) => !wait_for_cancel(cancel, Some(delay)),
+        None => !cancel.is_cancelled(),
+    };
     match step {
         Step::Text(text) => {
             message.content.push(Content::text(""));
             sink(&StreamEvent::TextStart { index }, message);
-            for piece in pieces(text) {
+            for piece in pieces(text).iter().take_while(|p| paced(p)) {
                 if let Some(Content::Text { text, .. }) = message.content.get_mut(index) {
                     text.push_str(piece);
                 }
@@ -282,7 +304,7 @@ fn stream_step(
                 redacted: false,
             });
             sink(&StreamEvent::ThinkingStart { index }, message);
-            for piece in pieces(text) {
+            for piece in pieces(text).iter().take_while(|p| paced(p)) {
                 if let Some(Content::Thinking { thinking, .. }) = message.content.get_mut(index) {
                     thinking.push_str(piece);
                 }
@@ -304,11 +326,14 @@ fn stream_step(
             }));
             sink(&StreamEvent::ToolCallStart { index }, message);
             let mut so_far = String::new();
-            for piece in pieces(arguments) {
+            for piece in pieces(arguments).iter().take_while(|p| paced(p)) {
                 so_far.push_str(piece);
                 set_arguments(message, index, parse_partial(&so_far));
                 let delta = piece.to_string();
                 sink(&StreamEvent::ToolCallDelta { index, delta }, message);
+            }
+            if cancel.is_cancelled() {
+                return; // the call stays as far as it got, like a real cut-off stream
             }
             let full = parse_str(arguments).unwrap_or_else(|_| parse_partial(arguments));
             set_arguments(message, index, full);
@@ -355,19 +380,21 @@ fn finish_failed(
     message.clone()
 }
 
-/// Splits `text` into pieces of at most [`PIECE`] bytes, on character boundaries.
-fn pieces(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
+/// Splits `text` into pieces of at most `PIECE` bytes, on character boundaries.
+fn split(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
-    while start < text.len() {
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
         let mut end = (start + PIECE).min(text.len());
         while !text.is_char_boundary(end) {
             end += 1;
         }
-        out.push(&text[start..end]);
+        let piece = &text[start..end];
         start = end;
-    }
-    out
+        Some(piece)
+    })
 }
 
 /// Waits until `cancel` fires or `timeout` passes (forever when `None`). Returns
