@@ -75,7 +75,10 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
         accepts_images: model.accepts_images,
         ids: IdRule::Anthropic,
     };
-    let messages = history::repair(request.messages, &target);
+    let mut messages = history::repair(request.messages, &target);
+    if request.tools.is_empty() {
+        messages = history::tool_turns_as_text(&messages);
+    }
     let mut wire: Vec<(String, Vec<Value>)> = Vec::new();
     for message in &messages {
         let (role, blocks) = match message {

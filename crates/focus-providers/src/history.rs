@@ -180,6 +180,51 @@ fn filter_images(content: &[Content], accepts_images: bool) -> Vec<Content> {
     out
 }
 
+/// Rewrites tool calls and tool results as plain text, for a request that defines
+/// no tools: Anthropic rejects `tool_use`/`tool_result` blocks without tool
+/// definitions (a summarization call over a history that used tools, for example).
+/// Calls become `[called tool NAME with ARGS]` in the assistant message; results
+/// become user messages `[result of tool NAME]: TEXT` (`(error)` marked).
+pub fn tool_turns_as_text(messages: &[Message]) -> Vec<Message> {
+    messages
+        .iter()
+        .map(|message| match message {
+            Message::Assistant(a) => {
+                let mut a = a.clone();
+                for block in &mut a.content {
+                    if let Content::ToolCall(call) = block {
+                        *block = Content::text(format!(
+                            "[called tool {} with {}]",
+                            call.name,
+                            call.arguments.to_json_string()
+                        ));
+                    }
+                }
+                Message::Assistant(a)
+            }
+            Message::ToolResult(r) => {
+                let mark = if r.is_error { " (error)" } else { "" };
+                let mut content = vec![Content::text(format!(
+                    "[result of tool {}{mark}]: {}",
+                    r.tool_name,
+                    joined_text(&r.content)
+                ))];
+                content.extend(
+                    r.content
+                        .iter()
+                        .filter(|c| matches!(c, Content::Image { .. }))
+                        .cloned(),
+                );
+                Message::User(focus_core::message::UserMessage {
+                    content,
+                    timestamp: r.timestamp,
+                })
+            }
+            other => other.clone(),
+        })
+        .collect()
+}
+
 /// All text blocks of a tool result or user message joined with newlines.
 pub fn joined_text(content: &[Content]) -> String {
     let texts: Vec<&str> = content.iter().filter_map(Content::as_text).collect();

@@ -406,3 +406,20 @@ fn thinking_levels_map_to_each_providers_knobs() {
         "2.5 Pro cannot switch thinking off"
     );
 }
+
+#[test]
+fn anthropic_without_tools_gets_tool_turns_as_text() {
+    let (_, target) = targets().into_iter().next().unwrap();
+    let case = load("cross_provider", &target);
+    assert!(case.tools.is_empty());
+    let text = build(&target, &case, &options()).to_json_string();
+    assert!(
+        !text.contains("tool_use") && !text.contains("tool_result"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"[called tool bash with {\"command\":\"ls\"}]"#),
+        "{text}"
+    );
+    assert!(text.contains("[result of tool bash]: README.md"), "{text}");
+}
