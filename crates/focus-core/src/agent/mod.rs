@@ -40,7 +40,7 @@ pub use handle::AgentHandle;
 pub use invariants::{check_event_grammar, check_history, repair_history};
 pub use run::run_agent;
 
-use crate::event::AgentEvent;
+use crate::event::{AgentEvent, EndReason};
 use crate::message::Message;
 
 /// A run in progress on its own thread: read `events` until `AgentEnd` (the channel
@@ -50,7 +50,8 @@ pub struct AgentRun {
     pub events: Receiver<AgentEvent>,
     /// Steer, queue follow-ups, abort.
     pub handle: AgentHandle,
-    thread: JoinHandle<Vec<Message>>,
+    /// The loop's thread, or the untouched history if no thread could be started.
+    thread: Result<JoinHandle<Vec<Message>>, Vec<Message>>,
 }
 
 impl AgentRun {
@@ -61,7 +62,10 @@ impl AgentRun {
     pub fn join(self) -> Vec<Message> {
         // `run_agent` catches panics itself, so `Err` here would need a panic in the
         // few lines that report one; an empty history is the only honest answer then.
-        self.thread.join().unwrap_or_default()
+        match self.thread {
+            Ok(thread) => thread.join().unwrap_or_default(),
+            Err(history) => history,
+        }
     }
 }
 
@@ -76,10 +80,37 @@ pub fn spawn_agent(config: AgentConfig, history: Vec<Message>, prompts: Vec<Mess
     let handle = AgentHandle::new();
     handle.set_running(true);
     let loop_handle = handle.clone();
-    let thread = std::thread::Builder::new()
+    // The history travels to the thread through a slot, so that if the OS refuses
+    // to start a thread we still have it to hand back.
+    let slot = std::sync::Arc::new(std::sync::Mutex::new(Some((config, history, prompts))));
+    let thread_slot = slot.clone();
+    let loop_sender = sender.clone();
+    let spawned = std::thread::Builder::new()
         .name("focus-agent".into())
-        .spawn(move || run_agent(&config, history, prompts, &loop_handle, &sender))
-        .expect("the OS refused to start the agent thread");
+        .spawn(move || {
+            let taken = thread_slot.lock().ok().and_then(|mut s| s.take());
+            match taken {
+                Some((config, history, prompts)) => {
+                    run_agent(&config, history, prompts, &loop_handle, &loop_sender)
+                }
+                None => Vec::new(),
+            }
+        });
+    let thread = spawned.map_err(|error| {
+        // Report the failure the way every run ends: AgentStart, AgentEnd(Error).
+        let history = slot
+            .lock()
+            .ok()
+            .and_then(|mut s| s.take())
+            .map_or_else(Vec::new, |(_, history, _)| history);
+        handle.set_running(false);
+        let _ = sender.send(AgentEvent::AgentStart);
+        let _ = sender.send(AgentEvent::AgentEnd {
+            messages: Vec::new(),
+            reason: EndReason::Error(format!("could not start the agent thread: {error}")),
+        });
+        history
+    });
     AgentRun {
         events,
         handle,
