@@ -241,12 +241,18 @@ impl HttpProvider {
                 retry_after,
             });
         }
+        let response_status = response.status;
         let mut body = response.body;
         let mut builder =
             MessageBuilder::new(&self.model.api, &self.model.provider, &self.model.id, sink);
         let mut sse = SseDecoder::new();
         let mut events = Vec::new();
         let mut buffer = vec![0u8; 16 * 1024];
+        // The start of the body and whether any event came out of it: a server
+        // that answers 200 with plain JSON (a misconfigured proxy, an error page)
+        // is reported with what it said.
+        let mut head: Vec<u8> = Vec::new();
+        let mut any_event = false;
         loop {
             if cancel.is_cancelled() {
                 return Ok(builder.abort());
@@ -254,7 +260,11 @@ impl HttpProvider {
             match body.read(&mut buffer) {
                 Ok(0) => break,
                 Ok(n) => {
+                    if head.len() < 2048 {
+                        head.extend_from_slice(&buffer[..n.min(2048 - head.len())]);
+                    }
                     sse.feed(&buffer[..n], &mut events);
+                    any_event |= !events.is_empty();
                     for event in events.drain(..) {
                         decoder.on_event(&event, &mut builder);
                     }
@@ -278,11 +288,16 @@ impl HttpProvider {
             }
         }
         sse.finish(&mut events);
+        any_event |= !events.is_empty();
         for event in events.drain(..) {
             decoder.on_event(&event, &mut builder);
         }
         if cancel.is_cancelled() {
             return Ok(builder.abort());
+        }
+        if !any_event && !head.iter().all(u8::is_ascii_whitespace) {
+            let said = error_text(response_status, &head);
+            builder.set_error(format!("the server did not send an event stream ({said})"));
         }
         decoder.on_end(&mut builder);
         // An in-band failure before anything was shown (Anthropic's

@@ -330,3 +330,16 @@ fn debug_output_never_shows_the_key() {
         "{shown}"
     );
 }
+
+#[test]
+fn a_200_that_is_not_an_event_stream_is_reported_with_its_text() {
+    let r = run(vec![ReplayResponse::new(200).body(
+        br#"{"error":{"message":"model 'llama9' not found"}}"#.to_vec(),
+    )]);
+    assert_eq!(r.message.stop_reason, StopReason::Error);
+    let msg = r.message.error_message.unwrap();
+    assert!(
+        msg.contains("did not send an event stream") && msg.contains("model 'llama9' not found"),
+        "{msg}"
+    );
+}
