@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+pub mod approval;
 pub mod args;
 pub mod choose;
 pub mod demo;
@@ -66,8 +67,7 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
     let cwd = setup::current_dir()?;
     if args.mode == OutputMode::Rpc {
         let request = setup::session_request(args);
-        let (mut engine, choice) = setup::build_engine(args, &cwd, &request, false)?;
-        return Ok(modes::rpc::run(&mut engine, &choice, args, &cwd));
+        return Ok(modes::rpc::serve(args, &cwd, &request));
     }
     let piped = input::read_piped_stdin();
     let interactive_terminal =
@@ -91,17 +91,22 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
     } else {
         setup::session_request(args)
     };
-    let (mut engine, choice) = setup::build_engine(args, &cwd, &request, !print)?;
     let prompts = build_prompts(args, piped.as_deref())?;
     if !print {
+        // The UI's channel exists before the engine so the gate can ask through it.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let ask = approval::ask_through(sender.clone(), modes::interactive::Input::Approval);
+        let (mut engine, choice) = setup::build_engine(args, &cwd, &request, Some(ask))?;
         return Ok(modes::interactive::run(
             &mut engine,
             &choice,
             args,
             &cwd,
             prompts,
+            (sender, receiver),
         ));
     }
+    let (mut engine, choice) = setup::build_engine(args, &cwd, &request, None)?;
     if let Some(note) = setup::choice_note(&choice) {
         let style = terminal::style::Style::for_fd(terminal::STDERR);
         eprintln!("{}", style.dim(&format!("focus: {note}")));

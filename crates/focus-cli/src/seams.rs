@@ -2,8 +2,10 @@
 //! (model registry, provider construction, tools, system prompt, settings, gate).
 //! Keeping them together makes the wiring of focus readable in one screen.
 
+use crate::approval::AskUser;
 use crate::choose::ModelChoice;
 use crate::demo::DemoProvider;
+use crate::engine::Engine;
 use focus_core::provider::{ModelInfo, Provider};
 use focus_core::tool::{Tool, ToolGate};
 use focus_harness::prompt::{build_system_prompt, PromptOptions};
@@ -170,10 +172,26 @@ pub fn system_prompt(
     prompt.text
 }
 
-/// The gate every tool call passes, for a permission mode and whether the user
-/// can be asked.
-pub fn gate(_mode: Option<&str>, _interactive: bool) -> Option<Arc<dyn ToolGate>> {
-    None
+/// The gate every tool call passes: the permission mode (flag, else settings),
+/// allow/deny rules and hooks from settings, and `ask` for approvals (`None` in
+/// print and JSON modes: calls needing approval are denied).
+pub fn gate(
+    _settings: &Settings,
+    _mode: Option<&str>,
+    _ask: Option<AskUser>,
+    _cwd: &Path,
+) -> Result<Option<Arc<dyn ToolGate>>, String> {
+    Ok(None)
+}
+
+/// `/permissions [MODE]`: shows or changes the permission mode.
+pub fn set_permission_mode(_engine: &mut Engine, mode: &str) -> Result<String, String> {
+    if mode.is_empty() {
+        return Ok(
+            "permission mode: auto (permission gates are not available in this build)".into(),
+        );
+    }
+    Err("permission gates are not available in this build".into())
 }
 
 /// `focus mcp list`: prints the configured MCP servers and their tools; returns the
@@ -181,10 +199,4 @@ pub fn gate(_mode: Option<&str>, _interactive: bool) -> Option<Arc<dyn ToolGate>
 pub fn mcp_list() -> i32 {
     println!("No MCP servers configured (add \"mcpServers\" to settings.json).");
     0
-}
-
-/// The RPC `approve` command: answers a pending approval request.
-pub fn rpc_approve(command: &focus_core::json::Value) -> Result<(), String> {
-    let id = command["requestId"].as_str().unwrap_or("");
-    Err(format!("no approval request {id:?} is pending"))
 }

@@ -1,6 +1,7 @@
 //! From flags to a ready [`Engine`]: choose the model, build the tools, the system
 //! prompt and the gate, and open the session.
 
+use crate::approval::AskUser;
 use crate::args::Args;
 use crate::choose::{choose_model, ChoiceInputs, ModelChoice, ModelSource};
 use crate::engine::Engine;
@@ -67,7 +68,7 @@ pub fn build_engine(
     args: &Args,
     cwd: &Path,
     session: &SessionRequest,
-    interactive: bool,
+    ask: Option<AskUser>,
 ) -> Result<(Engine, ModelChoice), SetupError> {
     let settings = seams::settings(cwd).map_err(SetupError::failure)?;
     let registry = seams::registry().map_err(SetupError::failure)?;
@@ -134,7 +135,8 @@ pub fn build_engine(
         .unwrap_or(ThinkingLevel::Off);
     config.options.session_id = Some(store.id().to_string()).filter(|s| !s.is_empty());
     config.convert_to_llm = Some(std::sync::Arc::new(focus_harness::session::convert_to_llm));
-    config.gate = seams::gate(args.permission_mode.as_deref(), interactive);
+    config.gate = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
+        .map_err(SetupError::usage)?;
     let mut engine = Engine::new(config, history, store);
     engine.compaction = settings.compaction;
     Ok((engine, choice))

@@ -10,10 +10,12 @@
 //! on. At end of input the server lets a running prompt finish, then exits 0.
 
 use super::json::{event_json, write_line};
+use crate::approval::{ApprovalRequest, Decision};
 use crate::args::Args;
 use crate::choose::{ModelChoice, ModelSource};
 use crate::engine::{AfterRun, Engine};
 use crate::seams;
+use crate::store::SessionRequest;
 use focus_core::agent::AgentHandle;
 use focus_core::event::AgentEvent;
 use focus_core::json::{parse_str, Object, ToJson, Value};
@@ -23,7 +25,7 @@ use focus_core::provider::ThinkingLevel;
 use focus_harness::compaction::OverflowRecovery;
 use std::io::Read;
 use std::path::Path;
-use std::sync::mpsc::{self, Sender};
+use std::sync::mpsc::{self, Receiver, Sender};
 
 /// Longest accepted command line; longer ones are answered with an error.
 const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -40,8 +42,8 @@ pub enum Input {
     Event(AgentEvent),
     /// The running prompt ended; the full history.
     Finished(Vec<Message>),
-    /// A message for stdout from another thread (approval requests).
-    Emit(Value),
+    /// A tool call waits for the client's `approve` command.
+    Approval(ApprovalRequest),
 }
 
 /// The state of the server between inputs.
@@ -49,17 +51,40 @@ struct Server<'a> {
     engine: &'a mut Engine,
     inputs: Sender<Input>,
     running: Option<AgentHandle>,
+    /// Approval requests waiting for `approve`, by request id.
+    approvals: Vec<(String, ApprovalRequest)>,
+    next_approval: u64,
     /// The once-only overflow retry of the current prompt.
     recovery: OverflowRecovery,
     cwd: &'a Path,
 }
 
-/// Serves commands until stdin closes; returns the exit code.
-pub fn run(engine: &mut Engine, _choice: &ModelChoice, _args: &Args, cwd: &Path) -> i32 {
+/// Builds the engine (its gate asks through this server) and serves commands
+/// until stdin closes; returns the exit code.
+pub fn serve(args: &Args, cwd: &Path, request: &SessionRequest) -> i32 {
     let (sender, inputs) = mpsc::channel();
+    let ask = crate::approval::ask_through(sender.clone(), Input::Approval);
+    let (mut engine, _choice) = match crate::setup::build_engine(args, cwd, request, Some(ask)) {
+        Ok(built) => built,
+        Err(error) => {
+            eprintln!("focus: {}", error.message);
+            return if error.usage {
+                crate::EXIT_USAGE
+            } else {
+                crate::EXIT_FAILURE
+            };
+        }
+    };
+    run(&mut engine, cwd, sender, inputs)
+}
+
+/// Serves commands for `engine` until stdin closes; returns the exit code.
+pub fn run(engine: &mut Engine, cwd: &Path, sender: Sender<Input>, inputs: Receiver<Input>) -> i32 {
     spawn_stdin_reader(sender.clone());
     let mut server = Server {
         engine,
+        approvals: Vec::new(),
+        next_approval: 1,
         inputs: sender,
         running: None,
         recovery: OverflowRecovery::new(),
@@ -80,7 +105,16 @@ pub fn run(engine: &mut Engine, _choice: &ModelChoice, _args: &Args, cwd: &Path)
                 write_line(&event_json(&event));
             }
             Input::Finished(history) => server.finished(history),
-            Input::Emit(value) => write_line(&value),
+            Input::Approval(request) => {
+                let id = format!("approval-{}", server.next_approval);
+                server.next_approval += 1;
+                write_line(&json_object! {
+                    "type" => "approval_request",
+                    "requestId" => id.as_str(),
+                    "summary" => request.summary.as_str(),
+                });
+                server.approvals.push((id, request));
+            }
         }
         if eof && server.running.is_none() {
             break;
@@ -286,12 +320,35 @@ impl Server<'_> {
                     .export_html(c["outputPath"].as_str().map(Path::new))?;
                 Ok(Some(json_object! {"path" => path.display().to_string()}))
             }
-            "approve" => seams::rpc_approve(c).map(|_| None),
+            "approve" => self.approve(c).map(|_| None),
             other => Err(format!(
                 "Unknown command: {other} (known: {})",
                 COMMANDS.join(", ")
             )),
         }
+    }
+
+    fn approve(&mut self, c: &Value) -> Result<(), String> {
+        let id = c["requestId"].as_str().ok_or("missing \"requestId\"")?;
+        let decision = match c["decision"].as_str() {
+            Some("allow") | Some("allow_once") => Decision::AllowOnce,
+            Some("always") | Some("allow_always") => Decision::AllowAlways,
+            Some("deny") => Decision::Deny(
+                c["reason"]
+                    .as_str()
+                    .unwrap_or("the user denied this call")
+                    .to_string(),
+            ),
+            _ => return Err("\"decision\" must be \"allow\", \"always\" or \"deny\"".into()),
+        };
+        let position = self
+            .approvals
+            .iter()
+            .position(|(pending, _)| pending == id)
+            .ok_or_else(|| format!("no approval request {id:?} is pending"))?;
+        let (_, request) = self.approvals.remove(position);
+        request.answer(decision);
+        Ok(())
     }
 
     fn idle(&self, what: &str) -> Result<(), String> {

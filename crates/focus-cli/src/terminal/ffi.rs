@@ -46,7 +46,6 @@ const ICRNL: c_uint = 0o000400;
 const INPCK: c_uint = 0o000020;
 const ISTRIP: c_uint = 0o000040;
 const IXON: c_uint = 0o002000;
-const OPOST: c_uint = 0o000001;
 const CS8: c_uint = 0o000060;
 const ECHO: c_uint = 0o000010;
 const ICANON: c_uint = 0o000002;
@@ -84,13 +83,13 @@ pub fn set_attributes(fd: i32, termios: &Termios) -> io::Result<()> {
     Ok(())
 }
 
-/// `cfmakeraw` by hand: no echo, no line buffering, no signal keys (Ctrl+C arrives
-/// as a byte so the editor decides what it means), no output processing; reads
-/// return as soon as one byte is there.
+/// `cfmakeraw` by hand, minus one thing: no echo, no line buffering, no signal
+/// keys (Ctrl+C arrives as a byte so the editor decides what it means); reads return
+/// as soon as one byte is there. Output processing stays on, so `\n` still starts
+/// a new line at column 0 and streamed text can be printed as is.
 pub fn make_raw(original: &Termios) -> Termios {
     let mut raw = *original;
     raw.c_iflag &= !(BRKINT | ICRNL | INPCK | ISTRIP | IXON);
-    raw.c_oflag &= !OPOST;
     raw.c_cflag |= CS8;
     raw.c_lflag &= !(ECHO | ICANON | IEXTEN | ISIG);
     raw.c_cc[VMIN] = 1;

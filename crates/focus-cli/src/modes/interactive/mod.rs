@@ -1,18 +1,713 @@
-//! Interactive mode (placeholder until the line editor lands).
+//! Interactive mode: the terminal UI.
+//!
+//! One loop owns everything and waits on one channel fed by three sources: the
+//! stdin thread (raw key bytes), the forwarder of the running prompt's events,
+//! and approval requests from the gate. A 100 ms tick animates the spinner.
+//! Reading order: [`keys`] (bytes to keys), [`editor`] (the input line),
+//! [`markdown`] (styling answers), [`screen`] (drawing), [`commands`] (slash
+//! commands), then this file (the loop and how each event is shown).
+
+pub mod commands;
+pub mod editor;
+pub mod keys;
+pub mod markdown;
+pub mod screen;
 
 use crate::args::Args;
 use crate::choose::ModelChoice;
-use crate::engine::Engine;
-use focus_core::message::Message;
-use std::path::Path;
+use crate::engine::{AfterRun, Engine};
+use crate::modes::print::{clip, end_reason_text, tool_summary};
+use crate::terminal::raw::RawMode;
+use crate::terminal::style::Style;
+use crate::terminal::{self, STDIN, STDOUT};
+use editor::{EditAction, Editor};
+use focus_core::agent::AgentHandle;
+use focus_core::event::{AgentEvent, EndReason};
+use focus_core::message::{now_ms, Content, Message, StopReason, UserMessage};
+use focus_core::provider::StreamEvent;
+use focus_harness::compaction::OverflowRecovery;
+use keys::{Key, KeyDecoder};
+use markdown::Markdown;
+use screen::{visible_width, Screen};
+use std::collections::VecDeque;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::Duration;
+
+/// What the loop waits for.
+pub enum Input {
+    /// Bytes typed (or pasted).
+    Keys(Vec<u8>),
+    /// stdin closed.
+    Eof,
+    /// An event of the running prompt.
+    Event(AgentEvent),
+    /// The running prompt ended; the full history.
+    Finished(Vec<Message>),
+    /// A tool call waits for the user's decision.
+    Approval(crate::approval::ApprovalRequest),
+}
+
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// Which kind of streamed text the partial line holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    None,
+    Text,
+    Thinking,
+}
+
+/// The UI's state.
+pub struct Ui<'a> {
+    engine: &'a mut Engine,
+    cwd: PathBuf,
+    style: Style,
+    screen: Screen,
+    editor: Editor,
+    decoder: KeyDecoder,
+    history_file: PathBuf,
+    markdown: Markdown,
+    partial: String,
+    stream: Stream,
+    thinking_chars: usize,
+    show_thinking: bool,
+    running: Option<AgentHandle>,
+    waiting: bool,
+    frame: usize,
+    notice: Option<String>,
+    ctrl_c_armed: bool,
+    recovery: OverflowRecovery,
+    pending_prompts: VecDeque<Message>,
+    approval: Option<crate::approval::ApprovalRequest>,
+    /// Typing a reason for a denial.
+    denying: bool,
+    inputs: Sender<Input>,
+    quit: bool,
+}
 
 /// Runs the interactive terminal UI; returns the exit code.
 pub fn run(
     engine: &mut Engine,
-    _choice: &ModelChoice,
+    choice: &ModelChoice,
     _args: &Args,
-    _cwd: &Path,
+    cwd: &Path,
     prompts: Vec<Message>,
+    inputs: (Sender<Input>, Receiver<Input>),
 ) -> i32 {
-    super::print::run(engine, prompts)
+    let raw = match RawMode::enter(STDIN) {
+        Ok(raw) => raw,
+        Err(error) => {
+            eprintln!(
+                "focus: cannot put the terminal in raw mode ({error}); use -p for print mode"
+            );
+            return crate::EXIT_FAILURE;
+        }
+    };
+    let (sender, receiver) = inputs;
+    spawn_key_reader(sender.clone());
+    let home = focus_harness::session::focus_home();
+    let history_file = editor::history_path(&home);
+    let mut ui = Ui {
+        engine,
+        cwd: cwd.to_path_buf(),
+        style: Style::for_fd(STDOUT),
+        screen: Screen::new(),
+        editor: Editor::new(editor::load_history(&history_file)),
+        decoder: KeyDecoder::new(),
+        history_file,
+        markdown: Markdown::new(),
+        partial: String::new(),
+        stream: Stream::None,
+        thinking_chars: 0,
+        show_thinking: true,
+        running: None,
+        waiting: false,
+        frame: 0,
+        notice: None,
+        ctrl_c_armed: false,
+        recovery: OverflowRecovery::new(),
+        pending_prompts: prompts.into(),
+        approval: None,
+        denying: false,
+        inputs: sender,
+        quit: false,
+    };
+    // Bracketed paste on: pasted text arrives marked, so its newlines do not submit.
+    ui.screen.permanent(&ui.welcome(choice));
+    print!("\x1b[?2004h");
+    ui.start_next_prompt();
+    ui.redraw();
+    while !ui.quit {
+        match receiver.recv_timeout(Duration::from_millis(100)) {
+            Ok(input) => ui.handle(input),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if ui.running.is_some() {
+                    ui.frame += 1;
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        // Drain what is already queued before drawing (bursts of deltas).
+        while let Ok(input) = receiver.try_recv() {
+            ui.handle(input);
+            if ui.quit {
+                break;
+            }
+        }
+        ui.redraw();
+    }
+    if let Some(handle) = &ui.running {
+        handle.abort();
+    }
+    ui.screen.finish();
+    ui.screen.flush();
+    print!("\x1b[?2004l");
+    drop(raw);
+    println!();
+    0
+}
+
+/// Reads raw bytes from the terminal on its own thread.
+fn spawn_key_reader(sender: Sender<Input>) {
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut buffer = [0u8; 4096];
+        loop {
+            match stdin.read(&mut buffer) {
+                Ok(0) | Err(_) => {
+                    let _ = sender.send(Input::Eof);
+                    return;
+                }
+                Ok(n) => {
+                    if sender.send(Input::Keys(buffer[..n].to_vec())).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+}
+
+impl Ui<'_> {
+    fn welcome(&self, choice: &ModelChoice) -> String {
+        let model = self.engine.config.provider.model();
+        let mut text = format!(
+            "{} {}\n",
+            self.style.bold("focus"),
+            self.style.dim(&format!(
+                "· {}/{} · {}",
+                model.provider,
+                model.id,
+                self.cwd.display()
+            ))
+        );
+        if let Some(note) = crate::setup::choice_note(choice) {
+            text.push_str(&self.style.yellow(&note));
+            text.push('\n');
+        }
+        if !self.engine.history.is_empty() {
+            text.push_str(&self.style.dim(&format!(
+                "continuing a session with {} messages\n",
+                self.engine.history.len()
+            )));
+        }
+        text.push_str(&self.style.dim(
+            "Enter sends · Shift+Enter or \\ for a new line · Esc aborts · /help for commands\n",
+        ));
+        text
+    }
+
+    fn handle(&mut self, input: Input) {
+        match input {
+            Input::Keys(bytes) => {
+                let keys = self.decoder.feed(&bytes);
+                for key in keys {
+                    self.key(key);
+                    if self.quit {
+                        return;
+                    }
+                }
+            }
+            Input::Eof => self.quit = true,
+            Input::Event(event) => {
+                self.engine.record(&event);
+                self.event(&event);
+            }
+            Input::Finished(history) => self.finished(history),
+            Input::Approval(request) => {
+                self.screen.permanent(&self.style.yellow(&format!(
+                    "? allow {}  [y] once  [a] always this session  [n] deny (then type a reason)",
+                    request.summary
+                )));
+                self.approval = Some(request);
+            }
+        }
+    }
+
+    fn key(&mut self, key: Key) {
+        if let Some(request) = &self.approval {
+            if !self.denying {
+                let decision = match key {
+                    Key::Char('y') | Key::Char('Y') => Some(crate::approval::Decision::AllowOnce),
+                    Key::Char('a') | Key::Char('A') => Some(crate::approval::Decision::AllowAlways),
+                    Key::Char('n') | Key::Char('N') | Key::Esc => {
+                        self.denying = true;
+                        self.notice = Some("type why (the model reads it), then Enter".into());
+                        None
+                    }
+                    _ => None,
+                };
+                if let Some(decision) = decision {
+                    request.answer(decision);
+                    self.approval = None;
+                    self.notice = None;
+                }
+                return;
+            }
+            if key == Key::Enter {
+                let reason = self.editor.take();
+                let reason = if reason.trim().is_empty() {
+                    "the user denied this call".to_string()
+                } else {
+                    reason
+                };
+                request.answer(crate::approval::Decision::Deny(reason));
+                self.approval = None;
+                self.denying = false;
+                self.notice = None;
+                return;
+            }
+            self.editor.handle(&key);
+            return;
+        }
+        if key != Key::Ctrl('c') {
+            self.ctrl_c_armed = false;
+        }
+        match key {
+            Key::Esc => {
+                if let Some(handle) = &self.running {
+                    handle.abort();
+                    // Queued messages go back to the editor rather than being lost.
+                    let queued: Vec<String> =
+                        handle.drain_queued().iter().map(message_text).collect();
+                    if !queued.is_empty() {
+                        let mut text = queued.join("\n");
+                        if !self.editor.is_empty() {
+                            text = format!("{}\n{}", text, self.editor.text());
+                        }
+                        self.editor.set_text(&text);
+                    }
+                    self.notice = Some("aborting…".into());
+                }
+            }
+            Key::Ctrl('c') => {
+                if !self.editor.is_empty() {
+                    self.editor.take();
+                } else if let Some(handle) = &self.running {
+                    handle.abort();
+                } else if self.ctrl_c_armed {
+                    self.quit = true;
+                } else {
+                    self.ctrl_c_armed = true;
+                    self.notice = Some("press Ctrl+C again to quit".into());
+                }
+            }
+            Key::Ctrl('d') if self.editor.is_empty() && self.running.is_none() => self.quit = true,
+            Key::Ctrl('t') => {
+                self.show_thinking = !self.show_thinking;
+                self.notice = Some(if self.show_thinking {
+                    "thinking shown".into()
+                } else {
+                    "thinking collapsed".into()
+                });
+            }
+            Key::Tab => self.complete(),
+            other => match self.editor.handle(&other) {
+                EditAction::None => {}
+                EditAction::Submit(text) => self.submit(text, false),
+                EditAction::FollowUp(text) => self.submit(text, true),
+            },
+        }
+    }
+
+    fn complete(&mut self) {
+        let text = self.editor.text();
+        match commands::complete(&text) {
+            commands::Completion::One(done) => self.editor.set_text(&done),
+            commands::Completion::Many(prefix, names) => {
+                self.editor.set_text(&prefix);
+                self.notice = Some(names.join("  "));
+            }
+            commands::Completion::None => {}
+        }
+    }
+
+    fn submit(&mut self, text: String, follow_up: bool) {
+        editor::append_history(&self.history_file, &text);
+        if text.trim_start().starts_with('/') && !text.trim_start().starts_with("//") {
+            if self.running.is_some() {
+                self.notice = Some("commands wait until the agent is done (Esc aborts)".into());
+                self.editor.set_text(&text);
+                return;
+            }
+            commands::run(self, text.trim());
+            return;
+        }
+        let message = Message::User(UserMessage::text(text.clone(), now_ms()));
+        match &self.running {
+            Some(handle) if follow_up => {
+                handle.follow_up(message);
+                self.notice = Some(format!("follow-up queued: {}", clip(&text, 40)));
+            }
+            Some(handle) => {
+                handle.steer(message);
+                self.notice = Some(format!("steering queued: {}", clip(&text, 40)));
+            }
+            None => {
+                self.recovery = OverflowRecovery::new();
+                self.start(vec![message]);
+            }
+        }
+    }
+
+    fn start_next_prompt(&mut self) {
+        if let Some(prompt) = self.pending_prompts.pop_front() {
+            self.recovery = OverflowRecovery::new();
+            self.start(vec![prompt]);
+        }
+    }
+
+    fn start(&mut self, prompts: Vec<Message>) {
+        let run = self.engine.spawn(prompts);
+        self.running = Some(run.handle.clone());
+        self.waiting = true;
+        self.notice = None;
+        let sender = self.inputs.clone();
+        std::thread::spawn(move || {
+            for event in run.events.iter() {
+                if sender.send(Input::Event(event)).is_err() {
+                    break;
+                }
+            }
+            let _ = sender.send(Input::Finished(run.join()));
+        });
+    }
+
+    fn finished(&mut self, history: Vec<Message>) {
+        self.flush_partial();
+        self.running = None;
+        self.waiting = false;
+        self.engine.history = history;
+        match self.engine.after_run(&mut self.recovery) {
+            AfterRun::Retry => {
+                self.screen
+                    .permanent(&self.style.dim("context was too long: compacted, retrying"));
+                self.start(Vec::new());
+                return;
+            }
+            AfterRun::GaveUp(note) => self.screen.permanent(&self.style.red(&note)),
+            AfterRun::Done => {}
+        }
+        if let Some(warning) = self.engine.store_warning.take() {
+            self.screen.permanent(&self.style.yellow(&warning));
+        }
+        self.start_next_prompt();
+    }
+
+    /// Shows one agent event.
+    fn event(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::MessageStart {
+                message: Message::User(u),
+            } => {
+                let text: Vec<&str> = u.content.iter().filter_map(Content::as_text).collect();
+                let images = u
+                    .content
+                    .iter()
+                    .filter(|c| matches!(c, Content::Image { .. }))
+                    .count();
+                let mut shown = format!("› {}", text.join("\n  "));
+                if images > 0 {
+                    shown.push_str(&format!(" [{images} image(s)]"));
+                }
+                self.screen
+                    .permanent(&format!("\n{}", self.style.bold(&shown)));
+            }
+            AgentEvent::MessageStart {
+                message: Message::Assistant(_),
+            } => {
+                self.markdown.reset();
+            }
+            AgentEvent::MessageUpdate { event, .. } => self.stream_event(event),
+            AgentEvent::MessageEnd {
+                message: Message::Assistant(m),
+            } => {
+                self.flush_partial();
+                match m.stop_reason {
+                    StopReason::Error => {
+                        let error = m
+                            .error_message
+                            .as_deref()
+                            .unwrap_or("the model call failed");
+                        self.screen
+                            .permanent(&self.style.red(&format!("error: {error}")));
+                    }
+                    StopReason::Aborted => self.screen.permanent(&self.style.dim("(aborted)")),
+                    StopReason::Length => self
+                        .screen
+                        .permanent(&self.style.yellow("(the answer hit the output token limit)")),
+                    _ => {}
+                }
+                self.waiting = true;
+            }
+            AgentEvent::ToolExecutionStart {
+                tool_name, args, ..
+            } => {
+                self.flush_partial();
+                self.screen.permanent(&format!(
+                    "{} {}",
+                    self.style.blue("●"),
+                    self.style.bold(&tool_summary(tool_name, args))
+                ));
+                self.waiting = true;
+            }
+            AgentEvent::ToolExecutionEnd { output, .. } => {
+                let text = output.text_content();
+                let lines: Vec<&str> = text.lines().collect();
+                let mut preview = String::new();
+                for line in lines.iter().take(3) {
+                    preview.push_str(&format!("  ⎿ {}\n", clip(line, 150)));
+                }
+                if lines.len() > 3 {
+                    preview.push_str(&format!("  ⎿ … {} more lines\n", lines.len() - 3));
+                }
+                if lines.is_empty() {
+                    preview.push_str("  ⎿ (no output)\n");
+                }
+                let styled = if output.is_error {
+                    self.style.red(preview.trim_end())
+                } else {
+                    self.style.dim(preview.trim_end())
+                };
+                self.screen.permanent(&styled);
+            }
+            AgentEvent::AgentEnd { reason, .. } => match reason {
+                EndReason::Completed | EndReason::Aborted => {}
+                EndReason::Error(_) => {} // shown with the failed message
+                other => self
+                    .screen
+                    .permanent(&self.style.yellow(&end_reason_text(other))),
+            },
+            _ => {}
+        }
+    }
+
+    fn stream_event(&mut self, event: &StreamEvent) {
+        match event {
+            StreamEvent::TextDelta { delta, .. } => {
+                self.waiting = false;
+                self.switch_stream(Stream::Text);
+                self.push_stream(delta);
+            }
+            StreamEvent::ThinkingStart { .. } => {
+                self.waiting = false;
+                self.switch_stream(Stream::Thinking);
+                self.thinking_chars = 0;
+            }
+            StreamEvent::ThinkingDelta { delta, .. } => {
+                self.waiting = false;
+                self.switch_stream(Stream::Thinking);
+                self.thinking_chars += delta.chars().count();
+                if self.show_thinking {
+                    self.push_stream(delta);
+                }
+            }
+            StreamEvent::ThinkingEnd { .. } => {
+                self.flush_partial();
+                if !self.show_thinking {
+                    self.screen.permanent(&self.style.dim(&format!(
+                        "∴ thought for {} characters (Ctrl+T shows thinking)",
+                        self.thinking_chars
+                    )));
+                }
+            }
+            StreamEvent::TextEnd { .. } => self.flush_partial(),
+            StreamEvent::ToolCallStart { .. } => self.waiting = false,
+            _ => {}
+        }
+    }
+
+    fn switch_stream(&mut self, kind: Stream) {
+        if self.stream != kind {
+            self.flush_partial();
+            self.stream = kind;
+        }
+    }
+
+    /// Adds streamed text; each completed line becomes permanent, styled.
+    fn push_stream(&mut self, delta: &str) {
+        self.partial.push_str(delta);
+        while let Some(newline) = self.partial.find('\n') {
+            let line: String = self.partial.drain(..=newline).collect();
+            let line = line.trim_end_matches('\n');
+            let styled = self.style_line(line);
+            self.screen.permanent(&styled);
+        }
+    }
+
+    fn style_line(&mut self, line: &str) -> String {
+        match self.stream {
+            Stream::Thinking => self.style.dim(&self.style.italic(line)),
+            _ => self.markdown.line(line, self.style),
+        }
+    }
+
+    /// Makes the partial line permanent.
+    fn flush_partial(&mut self) {
+        if !self.partial.is_empty() {
+            let line = std::mem::take(&mut self.partial);
+            let styled = self.style_line(&line);
+            self.screen.permanent(&styled);
+        }
+        self.stream = Stream::None;
+    }
+
+    /// The footer: spinner or idle mark, model, thinking, tokens, cost, context use.
+    fn footer(&self) -> String {
+        let model = self.engine.config.provider.model();
+        let (mut input, mut output, mut cost) = (0u64, 0u64, 0.0f64);
+        let mut context = 0u64;
+        for m in self.engine.history.iter().filter_map(Message::as_assistant) {
+            input += m.usage.input + m.usage.cache_read;
+            output += m.usage.output;
+            cost += m.usage.cost.total;
+            let used = m.usage.input + m.usage.cache_read + m.usage.cache_write + m.usage.output;
+            if used > 0 {
+                context = used;
+            }
+        }
+        let percent = if model.context_window > 0 {
+            context * 100 / model.context_window
+        } else {
+            0
+        };
+        let mark = if self.running.is_some() {
+            if self.waiting {
+                SPINNER[self.frame % SPINNER.len()].to_string()
+            } else {
+                "●".to_string()
+            }
+        } else {
+            "○".to_string()
+        };
+        let mut text = format!(
+            "{mark} {}/{} · thinking {} · ↑{} ↓{} · ${:.3} · ctx {}%",
+            model.provider,
+            model.id,
+            self.engine.config.options.thinking.as_str(),
+            human(input),
+            human(output),
+            cost,
+            percent
+        );
+        if self.running.is_some() {
+            text.push_str(" · Esc aborts");
+        }
+        if let Some(notice) = &self.notice {
+            text.push_str(" · ");
+            text.push_str(notice);
+        }
+        text
+    }
+
+    fn redraw(&mut self) {
+        let width = terminal::width();
+        let mut lines = Vec::new();
+        if !self.partial.is_empty() {
+            let partial = match self.stream {
+                Stream::Thinking => self.style.dim(&self.partial),
+                _ => self.partial.clone(),
+            };
+            lines.push(partial);
+        }
+        let footer = clip(&self.footer(), width.saturating_sub(1).max(10));
+        lines.push(self.style.dim(&footer));
+        let prompt = if self.approval.is_some() {
+            "reason› "
+        } else {
+            "› "
+        };
+        let text = self.editor.text();
+        let before_cursor: String = text.chars().take(self.editor.cursor()).collect();
+        let cursor_line = before_cursor.matches('\n').count();
+        let cursor_col = visible_width(prompt)
+            + before_cursor
+                .rsplit('\n')
+                .next()
+                .map_or(0, |s| s.chars().count());
+        let first_editor_line = lines.len();
+        for (i, line) in text.split('\n').enumerate() {
+            let lead = if i == 0 { prompt } else { "  " };
+            lines.push(format!("{lead}{line}"));
+        }
+        self.screen
+            .draw_live(&lines, (first_editor_line + cursor_line, cursor_col), width);
+        self.screen.flush();
+    }
+
+    /// Shows a permanent note (used by commands).
+    pub fn say(&mut self, text: &str) {
+        self.screen.permanent(text);
+    }
+
+    /// Puts text in the editor (used by /fork and /tree).
+    pub fn set_input(&mut self, text: &str) {
+        self.editor.set_text(text);
+    }
+
+    /// The engine (used by commands).
+    pub fn engine(&mut self) -> &mut Engine {
+        self.engine
+    }
+
+    /// The working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The output style.
+    pub fn style(&self) -> Style {
+        self.style
+    }
+
+    /// Ends the UI.
+    pub fn request_quit(&mut self) {
+        self.quit = true;
+    }
+}
+
+/// The text of a user message.
+fn message_text(message: &Message) -> String {
+    match message {
+        Message::User(u) => u
+            .content
+            .iter()
+            .filter_map(Content::as_text)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// `1234` → `1.2k`.
+fn human(n: u64) -> String {
+    if n < 1000 {
+        n.to_string()
+    } else if n < 1_000_000 {
+        format!("{:.1}k", n as f64 / 1000.0)
+    } else {
+        format!("{:.1}M", n as f64 / 1_000_000.0)
+    }
 }

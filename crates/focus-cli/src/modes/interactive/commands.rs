@@ -1,0 +1,440 @@
+//! Slash commands of the interactive mode, with Tab completion. Commands that
+//! choose something (`/tree`, `/fork`, `/resume`, `/model`) list numbered choices
+//! when called bare and act on `/command N`.
+
+use super::Ui;
+use crate::choose::{ModelChoice, ModelSource};
+use crate::seams;
+use crate::store::{entry_preview, recent_sessions};
+use focus_core::message::Message;
+use focus_core::provider::ThinkingLevel;
+use focus_harness::session::EntryKind;
+use std::path::Path;
+
+/// Every command with a one-line description.
+pub const COMMANDS: &[(&str, &str)] = &[
+    ("/model", "list models, or switch: /model provider/id"),
+    (
+        "/thinking",
+        "show or set the thinking level: /thinking high",
+    ),
+    (
+        "/compact",
+        "summarize old history now: /compact [instructions]",
+    ),
+    (
+        "/tree",
+        "list this session's entries; /tree N continues from entry N",
+    ),
+    (
+        "/fork",
+        "list your messages; /fork N starts a new session before message N",
+    ),
+    ("/new", "start a new session"),
+    ("/resume", "list recent sessions; /resume N opens one"),
+    ("/name", "name this session: /name NAME"),
+    (
+        "/session",
+        "session file, id, message counts, tokens and cost",
+    ),
+    ("/export", "write the session as HTML: /export [file.html]"),
+    (
+        "/permissions",
+        "show or set the permission mode: /permissions plan",
+    ),
+    ("/help", "commands and keys"),
+    ("/quit", "leave focus (also /exit, Ctrl+D)"),
+];
+
+/// The result of completing a partial command.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Completion {
+    /// Nothing to complete.
+    None,
+    /// Exactly one match: the completed text.
+    One(String),
+    /// Several: their common prefix and their names.
+    Many(String, Vec<String>),
+}
+
+/// Completes a command name at the start of `text`.
+pub fn complete(text: &str) -> Completion {
+    if !text.starts_with('/') || text.contains(' ') {
+        return Completion::None;
+    }
+    let names: Vec<&str> = COMMANDS
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(["/exit"])
+        .filter(|n| n.starts_with(text))
+        .collect();
+    match names.as_slice() {
+        [] => Completion::None,
+        [one] => Completion::One(format!("{one} ")),
+        many => {
+            let mut prefix = many[0].to_string();
+            for name in &many[1..] {
+                while !name.starts_with(&prefix) {
+                    prefix.pop();
+                }
+            }
+            Completion::Many(prefix, many.iter().map(|s| s.to_string()).collect())
+        }
+    }
+}
+
+/// Runs one command line (starting with `/`).
+pub fn run(ui: &mut Ui<'_>, line: &str) {
+    let (name, rest) = match line.split_once(char::is_whitespace) {
+        Some((n, r)) => (n, r.trim()),
+        None => (line, ""),
+    };
+    let result = match name {
+        "/help" => {
+            help(ui);
+            Ok(())
+        }
+        "/quit" | "/exit" => {
+            ui.request_quit();
+            Ok(())
+        }
+        "/model" => model(ui, rest),
+        "/thinking" => thinking(ui, rest),
+        "/compact" => {
+            ui.say(&ui.style().dim("compacting…"));
+            let instructions = (!rest.is_empty()).then_some(rest);
+            ui.engine().compact(instructions).map(|r| {
+                let note = format!(
+                    "compacted: about {} → {} tokens",
+                    r["tokensBefore"].as_u64().unwrap_or(0),
+                    r["tokensAfter"].as_u64().unwrap_or(0)
+                );
+                ui.say(&note);
+            })
+        }
+        "/tree" => tree(ui, rest),
+        "/fork" => fork(ui, rest),
+        "/new" => {
+            let cwd = ui.cwd().to_path_buf();
+            ui.engine()
+                .new_session(&cwd)
+                .map(|_| ui.say("new session started"))
+        }
+        "/resume" => resume(ui, rest),
+        "/name" => {
+            if rest.is_empty() {
+                Err("give a name: /name NAME".into())
+            } else {
+                ui.engine()
+                    .store
+                    .set_name(rest)
+                    .map(|_| ui.say(&format!("session named {rest:?}")))
+            }
+        }
+        "/session" => {
+            session_info(ui);
+            Ok(())
+        }
+        "/export" => {
+            let output = (!rest.is_empty()).then(|| Path::new(rest));
+            ui.engine()
+                .export_html(output)
+                .map(|path| ui.say(&format!("exported to {}", path.display())))
+        }
+        "/permissions" => seams::set_permission_mode(ui.engine(), rest).map(|text| ui.say(&text)),
+        other => Err(format!("unknown command {other}; /help lists them")),
+    };
+    if let Err(error) = result {
+        let text = ui.style().red(&error);
+        ui.say(&text);
+    }
+}
+
+fn help(ui: &mut Ui<'_>) {
+    let mut text = String::from("Commands:\n");
+    for (name, description) in COMMANDS {
+        text.push_str(&format!("  {name:<13} {description}\n"));
+    }
+    text.push_str(
+        "Keys:\n  Enter send (while the agent works: steer) · Alt+Enter queue a follow-up\n  \
+         Shift+Enter, Ctrl+J or a trailing \\ new line · Esc abort · Ctrl+C clear/abort/quit\n  \
+         Up/Down history · Tab complete commands · Ctrl+T show/hide thinking · Ctrl+D quit\n",
+    );
+    ui.say(&text);
+}
+
+fn model(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
+    let registry = seams::registry()?;
+    if rest.is_empty() {
+        let current = ui.engine().config.provider.model().clone();
+        let keyed: Vec<String> = seams::keyed_providers(&registry)
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        let mut text = format!("current: {}/{}\n", current.provider, current.id);
+        let models = seams::list_models(&registry, None);
+        let usable: Vec<_> = models
+            .iter()
+            .filter(|m| keyed.contains(&m.provider) || m.provider == crate::demo::DEMO_PROVIDER)
+            .collect();
+        if usable.len() <= 1 {
+            text.push_str("no provider has an API key set; set one (e.g. ANTHROPIC_API_KEY) or add models.json\n");
+        }
+        for m in usable.iter().take(30) {
+            text.push_str(&format!("  {}/{}\n", m.provider, m.id));
+        }
+        text.push_str("switch with /model provider/id");
+        ui.say(&text);
+        return Ok(());
+    }
+    let (provider, id) = match rest.split_once('/') {
+        Some((p, m)) if registry.provider(p).is_some() || p == crate::demo::DEMO_PROVIDER => (p, m),
+        _ => ("", rest),
+    };
+    let choice = if provider == crate::demo::DEMO_PROVIDER {
+        ModelChoice::Demo
+    } else {
+        ModelChoice::Registered {
+            provider: provider.to_string(),
+            model: id.to_string(),
+            source: ModelSource::Flags,
+        }
+    };
+    let built = seams::build_provider(&choice, &registry)?;
+    let info = built.model().clone();
+    let engine = ui.engine();
+    engine.config.provider = built;
+    let _ = engine.store.append_model_change(&info.provider, &info.id);
+    ui.say(&format!("model: {}/{}", info.provider, info.id));
+    Ok(())
+}
+
+fn thinking(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
+    if rest.is_empty() {
+        let current = ui.engine().config.options.thinking;
+        ui.say(&format!(
+            "thinking: {} (choose off, minimal, low, medium, high, xhigh)",
+            current.as_str()
+        ));
+        return Ok(());
+    }
+    let level = ThinkingLevel::parse(rest).ok_or_else(|| {
+        format!("unknown level {rest:?}; use off, minimal, low, medium, high or xhigh")
+    })?;
+    let engine = ui.engine();
+    engine.config.options.thinking = level;
+    let _ = engine.store.append_thinking_change(level.as_str());
+    ui.say(&format!("thinking: {}", level.as_str()));
+    Ok(())
+}
+
+/// The message entries of the session in file order, with their depth in the tree
+/// and whether they are on the current branch.
+fn message_entries(ui: &mut Ui<'_>) -> Vec<(String, usize, bool, String, bool)> {
+    let manager = ui.engine().store.manager();
+    let tree = manager.tree();
+    let branch: Vec<String> = tree.current_branch().iter().map(|e| e.id.clone()).collect();
+    let mut out = Vec::new();
+    for entry in tree.entries() {
+        let EntryKind::Message(message) = &entry.kind else {
+            continue;
+        };
+        if matches!(message, Message::ToolResult(_)) {
+            continue;
+        }
+        let mut depth = 0;
+        let mut parent = entry.parent_id.clone();
+        while let Some(p) = parent {
+            depth += 1;
+            parent = tree.get(&p).and_then(|e| e.parent_id.clone());
+            if depth > 10_000 {
+                break;
+            }
+        }
+        let is_user = matches!(message, Message::User(_));
+        out.push((
+            entry.id.clone(),
+            depth,
+            branch.contains(&entry.id),
+            entry_preview(&entry.kind),
+            is_user,
+        ));
+    }
+    out
+}
+
+fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
+    let entries = message_entries(ui);
+    if entries.is_empty() {
+        return Err("this session has no messages yet".into());
+    }
+    if rest.is_empty() {
+        let mut text = String::from("session tree (* = current branch):\n");
+        let min_depth = entries.iter().map(|e| e.1).min().unwrap_or(0);
+        for (i, (_, depth, on_branch, preview, is_user)) in entries.iter().enumerate() {
+            let indent = " ".repeat(((depth - min_depth) / 2).min(20));
+            let who = if *is_user { "you" } else { "ai " };
+            let mark = if *on_branch { "*" } else { " " };
+            text.push_str(&format!("{mark}{:>3}. {indent}{who}: {preview}\n", i + 1));
+        }
+        text.push_str(
+            "continue from an entry with /tree N (a message of yours goes back to the editor)",
+        );
+        ui.say(&text);
+        return Ok(());
+    }
+    let n: usize = rest
+        .parse()
+        .map_err(|_| format!("/tree takes an entry number, not {rest:?}"))?;
+    let (id, _, _, _, is_user) = entries
+        .get(n.wrapping_sub(1))
+        .cloned()
+        .ok_or_else(|| format!("no entry {n}; /tree lists them"))?;
+    let engine = ui.engine();
+    if is_user {
+        // Going back to one of your messages: the leaf moves before it and its text
+        // returns to the editor, to edit and resend (a new branch).
+        let entry = engine.store.manager().tree().get(&id).cloned();
+        let parent = entry.as_ref().and_then(|e| e.parent_id.clone());
+        let text = match entry.map(|e| e.kind) {
+            Some(EntryKind::Message(m)) => super::message_text(&m),
+            _ => String::new(),
+        };
+        match parent {
+            Some(parent) => engine.go_to_entry(&parent)?,
+            None => {
+                engine
+                    .store
+                    .manager_mut()
+                    .move_leaf(None)
+                    .map_err(|e| e.to_string())?;
+                engine.history = engine.store.context_messages();
+            }
+        }
+        ui.set_input(&text);
+        ui.say("moved before that message; edit it and press Enter to branch");
+    } else {
+        engine.go_to_entry(&id)?;
+        ui.say("continuing from that entry");
+    }
+    Ok(())
+}
+
+fn fork(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
+    let users: Vec<_> = message_entries(ui)
+        .into_iter()
+        .filter(|e| e.2 && e.4)
+        .collect();
+    if users.is_empty() {
+        return Err("nothing to fork from: send a message first".into());
+    }
+    if rest.is_empty() {
+        let mut text = String::from("your messages on this branch:\n");
+        for (i, (_, _, _, preview, _)) in users.iter().enumerate() {
+            text.push_str(&format!("{:>3}. {preview}\n", i + 1));
+        }
+        text.push_str("/fork N starts a new session just before message N");
+        ui.say(&text);
+        return Ok(());
+    }
+    let n: usize = rest
+        .parse()
+        .map_err(|_| format!("/fork takes a message number, not {rest:?}"))?;
+    let id = users
+        .get(n.wrapping_sub(1))
+        .map(|e| e.0.clone())
+        .ok_or_else(|| format!("no message {n}; /fork lists them"))?;
+    let text = ui.engine().fork(&id)?;
+    ui.set_input(&text);
+    let path = ui
+        .engine()
+        .store
+        .path()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    ui.say(&format!("forked into a new session {path}"));
+    Ok(())
+}
+
+fn resume(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
+    let cwd = ui.cwd().to_path_buf();
+    let dir = ui.engine().store.dir().map(Path::to_path_buf);
+    let sessions = recent_sessions(&cwd, dir.as_deref());
+    if sessions.is_empty() {
+        return Err("no saved sessions for this directory".into());
+    }
+    if rest.is_empty() {
+        ui.say(&super::super::resume::format_list(&sessions));
+        ui.say("open one with /resume N");
+        return Ok(());
+    }
+    let n: usize = rest
+        .parse()
+        .map_err(|_| format!("/resume takes a number, not {rest:?}"))?;
+    let info = sessions
+        .get(n.wrapping_sub(1))
+        .ok_or_else(|| format!("no session {n}; /resume lists them"))?;
+    let path = info.path.display().to_string();
+    ui.engine().switch_session(&path, &cwd)?;
+    let count = ui.engine().history.len();
+    ui.say(&format!("resumed {path} ({count} messages)"));
+    Ok(())
+}
+
+fn session_info(ui: &mut Ui<'_>) {
+    let engine = ui.engine();
+    let (mut users, mut assistants, mut tools) = (0, 0, 0);
+    let (mut input, mut output, mut cost) = (0u64, 0u64, 0.0);
+    for m in &engine.history {
+        match m {
+            Message::User(_) => users += 1,
+            Message::Assistant(a) => {
+                assistants += 1;
+                input += a.usage.input + a.usage.cache_read;
+                output += a.usage.output;
+                cost += a.usage.cost.total;
+            }
+            Message::ToolResult(_) => tools += 1,
+            Message::Custom(_) => {}
+        }
+    }
+    let text = format!(
+        "session {}\n  file: {}\n  name: {}\n  messages: {} ({} yours, {} answers, {} tool results)\n  tokens: {} in, {} out · cost ${:.4}",
+        engine.store.id(),
+        engine.store.path().map_or("(not saved)".into(), |p| p.display().to_string()),
+        engine.store.name().unwrap_or("-"),
+        engine.history.len(),
+        users,
+        assistants,
+        tools,
+        input,
+        output,
+        cost
+    );
+    ui.say(&text);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completion_of_command_names() {
+        assert_eq!(complete("/mo"), Completion::One("/model ".into()));
+        assert_eq!(complete("/x"), Completion::None);
+        assert_eq!(complete("hello"), Completion::None);
+        match complete("/n") {
+            Completion::Many(prefix, names) => {
+                assert_eq!(prefix, "/n");
+                assert!(
+                    names.contains(&"/new".to_string()) && names.contains(&"/name".to_string())
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        match complete("/") {
+            Completion::Many(_, names) => assert_eq!(names.len(), COMMANDS.len() + 1),
+            other => panic!("{other:?}"),
+        }
+    }
+}
