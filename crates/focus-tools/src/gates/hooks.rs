@@ -13,7 +13,8 @@
 //! - A hook runs with `sh -c`, in the working directory, with the call as JSON on
 //!   standard input: `hook_event_name`, `tool_name`, `tool_input`, `tool_call_id`,
 //!   `cwd` (and `tool_response` for PostToolUse: `{text, is_error}`), and
-//!   `FOCUS_PROJECT_DIR` in its environment.
+//!   `FOCUS_PROJECT_DIR` (also `CLAUDE_PROJECT_DIR`, for copied hooks) in its
+//!   environment.
 //! - `timeout` in seconds (default 60). At the timeout the hook's whole process group
 //!   is killed: a hanging hook delays a call by at most its timeout.
 //! - **PreToolUse fails closed**: exit 0 lets the call run; any other exit code, a
@@ -229,7 +230,8 @@ pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path) -> HookRun {
         .arg("-c")
         .arg(&hook.command)
         .current_dir(cwd)
-        .env("FOCUS_PROJECT_DIR", cwd);
+        .env("FOCUS_PROJECT_DIR", cwd)
+        .env("CLAUDE_PROJECT_DIR", cwd);
     let stdin = input.to_json_string();
     match run_with_timeout(command, stdin.as_bytes(), hook.timeout) {
         Err(e) => HookRun {

@@ -12,6 +12,7 @@
 //! Tool lists may advertise more than is allowed; the check happens here, on every
 //! call, because a model may call a tool it saw earlier.
 
+pub mod approval_queue;
 pub mod child;
 pub mod hooks;
 pub mod judge;
@@ -20,6 +21,7 @@ pub mod readonly_programs;
 pub mod rules;
 pub mod shell_lexer;
 
+pub use approval_queue::QueuedApprover;
 use focus_core::json::Value;
 use focus_core::message::{AssistantMessage, Content, ToolCall};
 use focus_core::tool::{GateDecision, Tool, ToolGate, ToolOutput};

@@ -55,6 +55,22 @@ impl Mode {
         }
     }
 
+    /// A line for the system prompt telling the model how the mode constrains it
+    /// (`None` for default and auto, which need no warning).
+    pub fn prompt_hint(self) -> Option<&'static str> {
+        match self {
+            Mode::Plan => Some(
+                "You are in plan mode: only read-only tools and read-only shell commands run. \
+                 Investigate, then present a plan; do not try to change files.",
+            ),
+            Mode::AcceptEdits => Some(
+                "File edits run without asking; other shell commands that change things need \
+                 the user's approval.",
+            ),
+            Mode::Default | Mode::Auto => None,
+        }
+    }
+
     /// Parses a mode name (`acceptEdits` is accepted for Claude Code settings).
     pub fn parse(text: &str) -> Result<Mode, String> {
         match text {

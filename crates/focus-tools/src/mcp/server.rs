@@ -38,6 +38,17 @@ pub enum ServerState {
     Exited(String),
 }
 
+impl std::fmt::Display for ServerState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerState::Starting => write!(f, "starting"),
+            ServerState::Running => write!(f, "running"),
+            ServerState::Failed(reason) => write!(f, "failed: {reason}"),
+            ServerState::Exited(reason) => write!(f, "exited: {reason}"),
+        }
+    }
+}
+
 /// A tool as a server lists it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RemoteTool {

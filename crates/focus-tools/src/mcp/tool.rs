@@ -21,6 +21,7 @@ pub struct McpTool {
     exposed_name: String,
     description: String,
     schema: Value,
+    read_only_hint: bool,
 }
 
 impl McpTool {
@@ -48,6 +49,7 @@ impl McpTool {
             exposed_name,
             description,
             schema,
+            read_only_hint: remote.read_only_hint,
             server,
         }
     }
@@ -74,6 +76,17 @@ impl Tool for McpTool {
 
     fn parameters(&self) -> Value {
         self.schema.clone()
+    }
+
+    /// Never trusted for permissions: a server's `readOnlyHint` is its own claim.
+    fn is_read_only(&self, _args: &Value) -> bool {
+        false
+    }
+
+    /// A tool that does not declare `readOnlyHint` may change things, so it does not
+    /// run alongside other calls (the hint is good enough for scheduling).
+    fn runs_alone(&self, _args: &Value) -> bool {
+        !self.read_only_hint
     }
 
     fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
