@@ -264,6 +264,8 @@ pub fn run_command(
     let mut last_update = started;
     let ending = loop {
         match child.try_wait() {
+            // The abort callback may have killed the group already.
+            Ok(Some(_)) if ctx.cancel.is_cancelled() => break Ending::Aborted,
             Ok(Some(status)) => break Ending::Exited(status.code(), status.signal()),
             Ok(None) => {}
             Err(_) => {

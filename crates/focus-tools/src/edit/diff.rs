@@ -23,8 +23,8 @@ pub fn unified_diff(label: &str, old: &str, new: &str, context: usize) -> String
     if old == new {
         return String::new();
     }
-    let a: Vec<&str> = old.split('\n').collect();
-    let b: Vec<&str> = new.split('\n').collect();
+    let a = crate::output::lines_of(old);
+    let b = crate::output::lines_of(new);
     let ops = line_script(&a, &b);
     let mut out = format!("--- a/{label}\n+++ b/{label}\n");
     let changes: Vec<usize> = ops
