@@ -536,6 +536,7 @@ mod tests {
             input_tokens: 10,
             output_tokens: 5,
             truncated: false,
+            chunk_delay_ms: 0,
         }
     }
 

@@ -6,7 +6,8 @@
 //!    {"reply": {"text": "Let me look.", "toolCalls": [{"name": "ls", "arguments": {"path": "."}}]}},
 //!    {"error": {"status": 429, "retryAfter": 0, "body": "{\"error\":{\"message\":\"slow down\"}}"}},
 //!    {"reply": {"thinking": "The listing shows...", "text": "Done."}},
-//!    {"cut": {"reply": {"text": "This answer will be cut"}, "afterEvents": 3}}
+//!    {"cut": {"reply": {"text": "This answer will be cut"}, "afterEvents": 3}},
+//!    {"reply": {"text": "A slow answer", "chunkDelayMs": 200}}
 //!  ]}
 //! ```
 //! Step `n` answers request `n`; once the steps run out, the last one repeats.
@@ -60,6 +61,8 @@ pub struct Reply {
     pub output_tokens: u64,
     /// End as if the output token limit was hit.
     pub truncated: bool,
+    /// Milliseconds to wait between SSE events (0: send them at once).
+    pub chunk_delay_ms: u64,
 }
 
 /// A tool call in a reply.
@@ -133,6 +136,7 @@ impl FromJson for Reply {
             input_tokens: v.opt_field("inputTokens")?.unwrap_or(100),
             output_tokens: v.opt_field("outputTokens")?.unwrap_or(20),
             truncated: v.opt_field("truncated")?.unwrap_or(false),
+            chunk_delay_ms: v.opt_field("chunkDelayMs")?.unwrap_or(0),
         })
     }
 }

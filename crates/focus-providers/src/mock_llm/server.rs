@@ -2,10 +2,11 @@
 //! wire APIs, choosing the API from each request's path.
 
 use super::encode::{encode_reply, Api};
-use super::scenario::{Scenario, Step};
+use super::scenario::{Reply, Scenario, Step};
 use focus_transport::testkit::server::{RecordedRequest, ScriptedResponse, TestServer};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// A running mock LLM server. Dropping it stops it.
 pub struct MockLlm {
@@ -70,6 +71,15 @@ pub fn respond(scenario: &Scenario, turn: usize, request: &RecordedRequest) -> S
             }
             response
         }
+    }
+}
+
+/// `reply` as a chunked SSE response, one event per chunk, paced as the reply asks.
+fn stream(api: Api, reply: &Reply, model: &str, turn: usize) -> ScriptedResponse {
+    let response = ScriptedResponse::sse(&encode_reply(api, reply, model, turn));
+    match reply.chunk_delay_ms {
+        0 => response,
+        ms => response.delay_between_chunks(Duration::from_millis(ms)),
     }
 }
 
