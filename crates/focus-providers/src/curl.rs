@@ -5,17 +5,17 @@
 //!
 //! * **Secrets never on a command line.** curl's arguments are always just
 //!   `-q --config -`; the URL, method, headers (API keys) and options go to curl's
-//!   stdin as a config ([`config`]), the body through a private 0600 temp file
-//!   (`--data-binary @file`, [`temp_file`]). `ps` and `/proc/*/cmdline` show
+//!   stdin as a config (`config.rs`), the body through a private 0600 temp file
+//!   (`--data-binary @file`, `temp_file.rs`). `ps` and `/proc/*/cmdline` show
 //!   nothing but those three arguments.
 //! * **Streaming.** `--no-buffer` makes curl pass body bytes on as they arrive;
-//!   `--include` puts the response head first on stdout, so [`head`] reads the
+//!   `--include` puts the response head first on stdout, so `head.rs` reads the
 //!   status and headers before the body is touched.
 //! * **Errors keep their body.** No `--fail`: a 429 or 500 is a normal response
 //!   whose body (the API's error JSON) the caller reads. Transport failures come
-//!   from curl's exit code and stderr ([`exit_code`]).
+//!   from curl's exit code and stderr (`exit_code.rs`).
 //! * **Cancel is immediate.** A [`CancelToken`] callback SIGKILLs curl and reaps
-//!   it ([`process`]); a read blocked on the body wakes up with
+//!   it (`process.rs`); a read blocked on the body wakes up with
 //!   [`TransportError::Cancelled`].
 //! * **Proxies** (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`) work
 //!   because curl reads them from the environment, which the process inherits.

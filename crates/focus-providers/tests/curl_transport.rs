@@ -357,3 +357,27 @@ fn error_messages_do_not_leak_the_key_in_the_url() {
     let error = send(&req).unwrap_err().to_string();
     assert!(!error.contains("AIzaSECRETKEY123"), "{error}");
 }
+
+#[test]
+fn plain_http_answer_to_tls_is_a_tls_error() {
+    // A server that answers a TLS ClientHello with plain text, as a
+    // misconfigured proxy or port would: curl's handshake fails (exit 35).
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        if let Ok((mut stream, _)) = listener.accept() {
+            use std::io::Write;
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+            let mut hello = [0u8; 512];
+            let _ = stream.read(&mut hello);
+            let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+        }
+    });
+    let error = send(&request("GET", format!("https://127.0.0.1:{port}/"), b"")).unwrap_err();
+    server.join().unwrap();
+    assert!(
+        matches!(&error, TransportError::Tls(m) if m.contains("curl exit code 35")),
+        "{error:?}"
+    );
+    assert!(!error.is_retryable());
+}

@@ -35,6 +35,19 @@ fn main() {
         let mb_per_s = stream.len() as f64 / 1e6 / best.as_secs_f64();
         println!("{label:>14}: {mb_per_s:8.0} MB/s  ({events} events, best {best:.2?})");
     }
+    // One 16 MiB data line in 1 KiB pieces: a decoder that rescans its buffer per
+    // piece would be quadratic here.
+    let mut long_line = b"data: ".to_vec();
+    long_line.resize(16 << 20, b'x');
+    long_line.extend_from_slice(b"\n\n");
+    let started = Instant::now();
+    let events = decode(&long_line, 1024);
+    let elapsed = started.elapsed();
+    println!(
+        "{:>14}: {:8.0} MB/s  ({events} event of 16 MiB in 1 KiB pieces)",
+        "one long line",
+        long_line.len() as f64 / 1e6 / elapsed.as_secs_f64()
+    );
 }
 
 /// Decodes `stream` fed `piece` bytes at a time; returns the number of events.
