@@ -3,7 +3,8 @@
 //! traits; no network, no files.
 //!
 //! Reading order: [`config`] (what a run needs), [`handle`] (how other threads steer
-//! and abort it), [`run`] (the loop itself — the part that decides what happens next),
+//! and abort it), [`run`] (the loop itself — the part that decides what happens next;
+//! `context.rs` builds the model's view of the history for it),
 //! [`execute`] (one batch of tool calls), [`schema`] (argument validation),
 //! [`invariants`] (the two rules every run keeps, as reusable checkers), [`testing`]
 //! (a scripted in-memory provider and test tools). docs/loop.md walks one prompt
@@ -25,6 +26,7 @@
 //! [`AgentEvent`]: crate::event::AgentEvent
 
 pub mod config;
+mod context;
 pub mod execute;
 pub mod handle;
 pub mod invariants;

@@ -7,15 +7,15 @@
 //! tool calls it asked for. The inner loop goes on while the model calls tools or
 //! steering messages wait; the outer loop goes on while follow-ups wait.
 
-use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::Sender;
 
+use super::context::{error_text, failed_message, llm_view};
 use super::execute::{execute_batch, not_executed, panic_text, Batch};
-use super::invariants::{check_history, repair_history, unanswered_calls};
+use super::invariants::unanswered_calls;
 use super::{AgentConfig, AgentHandle};
 use crate::event::{AgentEvent, EndReason};
-use crate::message::{now_ms, AssistantMessage, Message, StopReason, ToolResultMessage};
+use crate::message::{AssistantMessage, Message, StopReason, ToolResultMessage};
 use crate::provider::{ModelRequest, StreamEvent, ToolSpec};
 
 /// Runs the loop on the current thread until it ends and returns the full history
@@ -301,36 +301,6 @@ impl Run<'_> {
     }
 }
 
-/// The history as the model sees it: `transform_context`, then `convert_to_llm`
-/// (default: drop custom messages), then — only if the result breaks the pairing
-/// rule (a history loaded from elsewhere, a careless transform) — `repair_history`,
-/// because a provider would reject it outright. Borrowed when nothing changes.
-fn llm_view<'h>(
-    config: &AgentConfig,
-    history: &'h [Message],
-    cancel: &crate::cancel::CancelToken,
-) -> Cow<'h, [Message]> {
-    let has_custom = history.iter().any(|m| matches!(m, Message::Custom(_)));
-    let view: Cow<'h, [Message]> = match &config.transform_context {
-        Some(transform) => Cow::Owned(transform(history.to_vec(), cancel)),
-        None => Cow::Borrowed(history),
-    };
-    let view = match &config.convert_to_llm {
-        Some(convert) => Cow::Owned(convert(&view)),
-        None if has_custom || config.transform_context.is_some() => Cow::Owned(
-            view.iter()
-                .filter(|m| !matches!(m, Message::Custom(_)))
-                .cloned()
-                .collect(),
-        ),
-        None => view,
-    };
-    match check_history(&view) {
-        Ok(()) => view,
-        Err(_) => Cow::Owned(repair_history(&view)),
-    }
-}
-
 /// Why `continue` cannot run on this history, if it cannot.
 fn can_continue(history: &[Message]) -> Result<(), String> {
     match history
@@ -343,27 +313,5 @@ fn can_continue(history: &[Message]) -> Result<(), String> {
              message, so there is nothing for the model to answer (send a prompt instead)"
             .into()),
         Some(_) => Ok(()),
-    }
-}
-
-/// An assistant message standing for a model call that failed outside the provider.
-fn failed_message(config: &AgentConfig, why: String) -> AssistantMessage {
-    let model = config.provider.model();
-    AssistantMessage {
-        api: model.api.clone(),
-        provider: model.provider.clone(),
-        model: model.id.clone(),
-        stop_reason: StopReason::Error,
-        error_message: Some(why),
-        timestamp: now_ms(),
-        ..AssistantMessage::default()
-    }
-}
-
-/// The error text of a failed message (never empty).
-fn error_text(message: &AssistantMessage) -> String {
-    match message.error_message.as_deref() {
-        Some(text) if !text.is_empty() => text.to_string(),
-        _ => "the model call failed without an error message".to_string(),
     }
 }
