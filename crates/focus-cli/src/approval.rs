@@ -1,64 +1,67 @@
-//! Asking the user about a tool call: the [`Decision`] they can make and the
-//! [`AskUser`] callback a gate calls (from the agent's thread) to get one. The
-//! interactive UI answers through its key loop, RPC mode through the `approve`
-//! command, and print/JSON modes never ask (non-approved calls are denied).
+//! Asking the user about a tool call. The gate (focus-tools' `Gatekeeper`) calls an
+//! [`Approver`] from the agent's thread and blocks; [`ChannelApprover`] carries each
+//! request into a UI loop's channel as a [`PendingApproval`] and waits for the
+//! answer. The interactive UI answers from its key loop, RPC mode through the
+//! `approve` command; print and JSON modes use the gates' `NonInteractiveApprover`
+//! (calls needing approval are denied, and the model is told not to retry).
 
+pub use focus_tools::gates::{ApprovalAnswer, ApprovalRequest, Approver};
 use std::sync::mpsc::Sender;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-/// What the user decided about one call.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Decision {
-    /// Run this call.
-    AllowOnce,
-    /// Run it, and similar calls for the rest of the session.
-    AllowAlways,
-    /// Do not run it; the reason is what the model reads.
-    Deny(String),
+/// The approver a mode hands to the gate.
+pub type AskUser = Arc<dyn Approver>;
+
+/// One question waiting in a UI loop.
+pub struct PendingApproval {
+    /// What the gate asks about.
+    pub request: ApprovalRequest,
+    reply: Sender<ApprovalAnswer>,
 }
 
-/// Asks the user about a call described by its one-line summary and blocks until
-/// they answer.
-pub type AskUser = Arc<dyn Fn(&str) -> Decision + Send + Sync>;
-
-/// One pending question, carried to the UI loop.
-pub struct ApprovalRequest {
-    /// The call in one line (`bash rm -rf build`).
-    pub summary: String,
-    reply: Sender<Decision>,
-}
-
-impl ApprovalRequest {
-    /// A request whose answer goes to `reply`.
-    pub fn new(summary: String, reply: Sender<Decision>) -> ApprovalRequest {
-        ApprovalRequest { summary, reply }
-    }
-
+impl PendingApproval {
     /// Sends the answer to the waiting gate.
-    pub fn answer(&self, decision: Decision) {
-        let _ = self.reply.send(decision);
+    pub fn answer(&self, answer: ApprovalAnswer) {
+        let _ = self.reply.send(answer);
     }
 }
 
-/// An [`AskUser`] that forwards each question into a UI loop's channel (wrapped by
-/// `wrap`) and waits for the answer. If the UI is gone, the call is denied.
-pub fn ask_through<T: Send + 'static>(
-    sender: Sender<T>,
-    wrap: fn(ApprovalRequest) -> T,
-) -> AskUser {
-    let sender = std::sync::Mutex::new(sender);
-    Arc::new(move |summary: &str| {
+/// Forwards approval requests into a channel of `T` (wrapped by `wrap`).
+pub struct ChannelApprover<T> {
+    sender: Mutex<Sender<T>>,
+    wrap: fn(PendingApproval) -> T,
+}
+
+impl<T: Send> Approver for ChannelApprover<T> {
+    fn ask(&self, request: &ApprovalRequest) -> ApprovalAnswer {
         let (reply, answer) = std::sync::mpsc::channel();
-        let request = ApprovalRequest::new(summary.to_string(), reply);
-        let sent = sender
+        let pending = PendingApproval {
+            request: request.clone(),
+            reply,
+        };
+        let sent = self
+            .sender
             .lock()
-            .map(|s| s.send(wrap(request)).is_ok())
+            .map(|s| s.send((self.wrap)(pending)).is_ok())
             .unwrap_or(false);
         if !sent {
-            return Decision::Deny("no one is there to approve this call".into());
+            return ApprovalAnswer::Deny(
+                "Nobody is there to approve this call. Do not retry it.".into(),
+            );
         }
-        answer
-            .recv()
-            .unwrap_or_else(|_| Decision::Deny("the approval prompt was closed".into()))
+        answer.recv().unwrap_or_else(|_| {
+            ApprovalAnswer::Deny("The approval prompt was closed. Do not retry it.".into())
+        })
+    }
+}
+
+/// An approver that asks through `sender`.
+pub fn ask_through<T: Send + 'static>(
+    sender: Sender<T>,
+    wrap: fn(PendingApproval) -> T,
+) -> AskUser {
+    Arc::new(ChannelApprover {
+        sender: Mutex::new(sender),
+        wrap,
     })
 }

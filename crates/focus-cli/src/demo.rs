@@ -262,7 +262,7 @@ fn finish(note: &str, results: &[(&str, String, bool)]) -> Step {
     } else {
         text.push_str(&format!(
             "I called {} through focus's real agent loop: each call was checked by the permission gate, run by the tool, \
-             and its result sent back to me, and the whole exchange was saved in this session (see `focus -r`). \
+             and its result sent back to me, and, unless you passed --no-session, the exchange was saved in a session (see `focus -r`). \
              A real model would choose its own tools from your request.\n\n",
             ran.join(" and ")
         ));

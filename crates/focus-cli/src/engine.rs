@@ -15,7 +15,10 @@ use focus_harness::compaction::{
     compact_session, estimate_context_tokens, should_compact, CompactionSettings, OverflowAction,
     OverflowRecovery,
 };
+use focus_tools::gates::Gatekeeper;
+use focus_tools::mcp::McpManager;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A conversation: configuration, history, session.
 pub struct Engine {
@@ -29,6 +32,10 @@ pub struct Engine {
     pub compaction: CompactionSettings,
     /// A warning from the last session write or compaction, shown once by the mode.
     pub store_warning: Option<String>,
+    /// The permission gate (for `/permissions`).
+    pub gatekeeper: Option<Arc<Gatekeeper>>,
+    /// The MCP servers, kept alive as long as the conversation.
+    pub mcp: Option<McpManager>,
 }
 
 /// How a run ended, as the modes need it.
@@ -49,6 +56,8 @@ impl Engine {
             store,
             compaction: CompactionSettings::default(),
             store_warning: None,
+            gatekeeper: None,
+            mcp: None,
         }
     }
 

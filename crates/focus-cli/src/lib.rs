@@ -62,7 +62,7 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
         return Ok(list_models(search.as_deref()));
     }
     if let Some(args::Subcommand::McpList) = args.subcommand {
-        return Ok(seams::mcp_list());
+        return Ok(seams::mcp_list(&setup::current_dir()?));
     }
     let cwd = setup::current_dir()?;
     if args.mode == OutputMode::Rpc {

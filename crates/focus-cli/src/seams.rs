@@ -7,12 +7,15 @@ use crate::choose::ModelChoice;
 use crate::demo::DemoProvider;
 use crate::engine::Engine;
 use focus_core::provider::{ModelInfo, Provider};
-use focus_core::tool::{Tool, ToolGate};
+use focus_core::tool::Tool;
 use focus_harness::prompt::{build_system_prompt, PromptOptions};
 use focus_harness::session::focus_home;
 use focus_harness::settings::{load_settings, Settings};
+use focus_providers::curl::CurlTransport;
 use focus_providers::registry::env_vars_for;
 use focus_providers::Registry;
+use focus_tools::gates::{Approver, Gatekeeper, Mode, NonInteractiveApprover};
+use focus_tools::mcp::{McpManager, McpServerConfig};
 use focus_transport::Transport;
 use std::path::Path;
 use std::sync::Arc;
@@ -55,7 +58,7 @@ pub fn keyed_providers(registry: &Registry) -> Vec<(String, String)> {
 
 /// The HTTP engine providers talk through.
 pub fn transport() -> Result<Arc<dyn Transport>, String> {
-    Err("the curl transport is not available in this build".into())
+    Ok(Arc::new(CurlTransport::new()))
 }
 
 /// Builds the provider for a chosen model.
@@ -144,12 +147,12 @@ pub fn list_models(registry: &Registry, search: Option<&str>) -> Vec<ModelInfo> 
 
 /// The names of the built-in tools, in their usual order.
 pub fn tool_names() -> Vec<&'static str> {
-    Vec::new()
+    focus_tools::TOOL_NAMES.to_vec()
 }
 
 /// The built-in tools for `cwd`.
-pub fn builtin_tools(_cwd: &Path) -> Vec<Arc<dyn Tool>> {
-    Vec::new()
+pub fn builtin_tools(cwd: &Path) -> Vec<Arc<dyn Tool>> {
+    focus_tools::builtin_tools(cwd)
 }
 
 /// The system prompt for `cwd` with these tools (`replace` replaces the base
@@ -172,31 +175,91 @@ pub fn system_prompt(
     prompt.text
 }
 
-/// The gate every tool call passes: the permission mode (flag, else settings),
-/// allow/deny rules and hooks from settings, and `ask` for approvals (`None` in
-/// print and JSON modes: calls needing approval are denied).
+/// The gate every tool call passes: the permission mode (`mode` from the flag,
+/// else settings), allow/deny rules and hooks from settings, and `ask` for
+/// approvals (`None` in print and JSON modes: calls needing approval are denied).
 pub fn gate(
-    _settings: &Settings,
-    _mode: Option<&str>,
-    _ask: Option<AskUser>,
-    _cwd: &Path,
-) -> Result<Option<Arc<dyn ToolGate>>, String> {
-    Ok(None)
+    settings: &Settings,
+    mode: Option<&str>,
+    ask: Option<AskUser>,
+    cwd: &Path,
+) -> Result<Arc<Gatekeeper>, String> {
+    let approver: Arc<dyn Approver> = match ask {
+        Some(ask) => ask,
+        None => Arc::new(NonInteractiveApprover),
+    };
+    let gatekeeper = Gatekeeper::from_settings(&settings.merged, approver, cwd.to_path_buf())
+        .map_err(|e| format!("settings: {e}"))?;
+    if let Some(mode) = mode {
+        gatekeeper.set_mode(Mode::parse(mode)?);
+    }
+    Ok(Arc::new(gatekeeper))
 }
 
 /// `/permissions [MODE]`: shows or changes the permission mode.
-pub fn set_permission_mode(_engine: &mut Engine, mode: &str) -> Result<String, String> {
+pub fn set_permission_mode(engine: &mut Engine, mode: &str) -> Result<String, String> {
+    let gatekeeper = engine
+        .gatekeeper
+        .as_ref()
+        .ok_or("this session has no permission gate")?;
     if mode.is_empty() {
-        return Ok(
-            "permission mode: auto (permission gates are not available in this build)".into(),
-        );
+        return Ok(format!(
+            "permission mode: {} (choose default, accept-edits, plan or auto)",
+            gatekeeper.mode().as_str()
+        ));
     }
-    Err("permission gates are not available in this build".into())
+    gatekeeper.set_mode(Mode::parse(mode)?);
+    Ok(format!("permission mode: {}", gatekeeper.mode().as_str()))
 }
 
-/// `focus mcp list`: prints the configured MCP servers and their tools; returns the
-/// exit code.
-pub fn mcp_list() -> i32 {
-    println!("No MCP servers configured (add \"mcpServers\" to settings.json).");
-    0
+/// The MCP servers configured in settings, started; `None` when none are configured.
+pub fn start_mcp(settings: &Settings) -> Result<Option<McpManager>, String> {
+    let configs =
+        McpServerConfig::from_json(&settings.merged).map_err(|e| format!("settings: {e}"))?;
+    if configs.is_empty() {
+        return Ok(None);
+    }
+    let manager = McpManager::start(configs, &focus_home().join("mcp-logs"));
+    for warning in manager.take_warnings() {
+        eprintln!("focus: MCP: {warning}");
+    }
+    Ok(Some(manager))
+}
+
+/// `focus mcp list`: starts the configured MCP servers, prints each with its state
+/// and tools, and stops them; returns the exit code.
+pub fn mcp_list(cwd: &Path) -> i32 {
+    let settings = match settings(cwd) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("focus: {e}");
+            return crate::EXIT_FAILURE;
+        }
+    };
+    let manager = match start_mcp(&settings) {
+        Ok(Some(m)) => m,
+        Ok(None) => {
+            println!("No MCP servers configured. Add them to settings.json, for example:");
+            println!("  {{\"mcpServers\": {{\"files\": {{\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]}}}}}}");
+            return 0;
+        }
+        Err(e) => {
+            eprintln!("focus: {e}");
+            return crate::EXIT_FAILURE;
+        }
+    };
+    let mut failed = false;
+    for status in manager.status() {
+        let state = format!("{:?}", status.state);
+        failed |= !state.starts_with("Running");
+        println!("{}  {}  {}", status.name, state, status.server_info);
+        for tool in &status.tools {
+            println!("  {tool}");
+        }
+        if let Some(log) = &status.log_path {
+            println!("  log: {}", log.display());
+        }
+    }
+    manager.shutdown();
+    i32::from(failed)
 }

@@ -110,6 +110,18 @@ pub fn build_engine(
         all_tools
     };
 
+    // MCP tools join the built-in ones (unless --no-tools); a server that fails is
+    // reported and skipped.
+    let mcp = if args.no_tools {
+        None
+    } else {
+        seams::start_mcp(&settings).map_err(SetupError::usage)?
+    };
+    let mut tools = tools;
+    if let Some(manager) = &mcp {
+        tools.extend(manager.tools());
+    }
+
     let replace = args
         .system_prompt
         .as_deref()
@@ -135,10 +147,13 @@ pub fn build_engine(
         .unwrap_or(ThinkingLevel::Off);
     config.options.session_id = Some(store.id().to_string()).filter(|s| !s.is_empty());
     config.convert_to_llm = Some(std::sync::Arc::new(focus_harness::session::convert_to_llm));
-    config.gate = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
+    let gatekeeper = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
         .map_err(SetupError::usage)?;
+    config.gate = Some(gatekeeper.clone());
     let mut engine = Engine::new(config, history, store);
     engine.compaction = settings.compaction;
+    engine.gatekeeper = Some(gatekeeper);
+    engine.mcp = mcp;
     Ok((engine, choice))
 }
 

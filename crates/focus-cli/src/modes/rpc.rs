@@ -10,7 +10,7 @@
 //! on. At end of input the server lets a running prompt finish, then exits 0.
 
 use super::json::{event_json, write_line};
-use crate::approval::{ApprovalRequest, Decision};
+use crate::approval::{ApprovalAnswer, PendingApproval};
 use crate::args::Args;
 use crate::choose::{ModelChoice, ModelSource};
 use crate::engine::{AfterRun, Engine};
@@ -43,7 +43,7 @@ pub enum Input {
     /// The running prompt ended; the full history.
     Finished(Vec<Message>),
     /// A tool call waits for the client's `approve` command.
-    Approval(ApprovalRequest),
+    Approval(PendingApproval),
 }
 
 /// The state of the server between inputs.
@@ -52,7 +52,7 @@ struct Server<'a> {
     inputs: Sender<Input>,
     running: Option<AgentHandle>,
     /// Approval requests waiting for `approve`, by request id.
-    approvals: Vec<(String, ApprovalRequest)>,
+    approvals: Vec<(String, PendingApproval)>,
     next_approval: u64,
     /// The once-only overflow retry of the current prompt.
     recovery: OverflowRecovery,
@@ -105,15 +105,21 @@ pub fn run(engine: &mut Engine, cwd: &Path, sender: Sender<Input>, inputs: Recei
                 write_line(&event_json(&event));
             }
             Input::Finished(history) => server.finished(history),
-            Input::Approval(request) => {
+            Input::Approval(pending) => {
                 let id = format!("approval-{}", server.next_approval);
                 server.next_approval += 1;
-                write_line(&json_object! {
+                let mut event = json_object! {
                     "type" => "approval_request",
                     "requestId" => id.as_str(),
-                    "summary" => request.summary.as_str(),
-                });
-                server.approvals.push((id, request));
+                };
+                let request = pending.request.to_json();
+                if let (Value::Object(e), Some(r)) = (&mut event, request.as_object()) {
+                    for (k, v) in r.iter() {
+                        e.insert(k, v.clone());
+                    }
+                }
+                write_line(&event);
+                server.approvals.push((id, pending));
             }
         }
         if eof && server.running.is_none() {
@@ -331,14 +337,9 @@ impl Server<'_> {
     fn approve(&mut self, c: &Value) -> Result<(), String> {
         let id = c["requestId"].as_str().ok_or("missing \"requestId\"")?;
         let decision = match c["decision"].as_str() {
-            Some("allow") | Some("allow_once") => Decision::AllowOnce,
-            Some("always") | Some("allow_always") => Decision::AllowAlways,
-            Some("deny") => Decision::Deny(
-                c["reason"]
-                    .as_str()
-                    .unwrap_or("the user denied this call")
-                    .to_string(),
-            ),
+            Some("allow") | Some("allow_once") => ApprovalAnswer::AllowOnce,
+            Some("always") | Some("allow_always") => ApprovalAnswer::AllowAlways,
+            Some("deny") => ApprovalAnswer::Deny(c["reason"].as_str().unwrap_or("").to_string()),
             _ => return Err("\"decision\" must be \"allow\", \"always\" or \"deny\"".into()),
         };
         let position = self

@@ -46,7 +46,7 @@ pub enum Input {
     /// The running prompt ended; the full history.
     Finished(Vec<Message>),
     /// A tool call waits for the user's decision.
-    Approval(crate::approval::ApprovalRequest),
+    Approval(crate::approval::PendingApproval),
 }
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -80,7 +80,7 @@ pub struct Ui<'a> {
     ctrl_c_armed: bool,
     recovery: OverflowRecovery,
     pending_prompts: VecDeque<Message>,
-    approval: Option<crate::approval::ApprovalRequest>,
+    approval: Option<crate::approval::PendingApproval>,
     /// Typing a reason for a denial.
     denying: bool,
     inputs: Sender<Input>,
@@ -236,12 +236,14 @@ impl Ui<'_> {
                 self.event(&event);
             }
             Input::Finished(history) => self.finished(history),
-            Input::Approval(request) => {
+            Input::Approval(pending) => {
+                self.flush_partial();
+                let r = &pending.request;
                 self.screen.permanent(&self.style.yellow(&format!(
-                    "? allow {}  [y] once  [a] always this session  [n] deny (then type a reason)",
-                    request.summary
+                    "? {} wants to run: {}\n  ({})\n  [y] allow once  [a] always allow {} this session  [n] deny and say why",
+                    r.tool_name, r.summary, r.reason, r.always_rule
                 )));
-                self.approval = Some(request);
+                self.approval = Some(pending);
             }
         }
     }
@@ -250,8 +252,12 @@ impl Ui<'_> {
         if let Some(request) = &self.approval {
             if !self.denying {
                 let decision = match key {
-                    Key::Char('y') | Key::Char('Y') => Some(crate::approval::Decision::AllowOnce),
-                    Key::Char('a') | Key::Char('A') => Some(crate::approval::Decision::AllowAlways),
+                    Key::Char('y') | Key::Char('Y') => {
+                        Some(crate::approval::ApprovalAnswer::AllowOnce)
+                    }
+                    Key::Char('a') | Key::Char('A') => {
+                        Some(crate::approval::ApprovalAnswer::AllowAlways)
+                    }
                     Key::Char('n') | Key::Char('N') | Key::Esc => {
                         self.denying = true;
                         self.notice = Some("type why (the model reads it), then Enter".into());
@@ -268,12 +274,7 @@ impl Ui<'_> {
             }
             if key == Key::Enter {
                 let reason = self.editor.take();
-                let reason = if reason.trim().is_empty() {
-                    "the user denied this call".to_string()
-                } else {
-                    reason
-                };
-                request.answer(crate::approval::Decision::Deny(reason));
+                request.answer(crate::approval::ApprovalAnswer::Deny(reason));
                 self.approval = None;
                 self.denying = false;
                 self.notice = None;
