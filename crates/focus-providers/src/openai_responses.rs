@@ -77,10 +77,10 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
                                 "content" => vec![json_object! {"type" => "output_text", "text" => text.as_str(), "annotations" => Vec::<Value>::new()}],
                                 "status" => "completed",
                             };
-                            if let (true, Some(id)) = (same, signature) {
-                                if id.starts_with("msg_") {
-                                    o.as_object_mut().unwrap().insert("id", id.as_str());
-                                }
+                            if let (true, Some(id)) =
+                                (same, signature.as_deref().and_then(message_id))
+                            {
+                                o.as_object_mut().unwrap().insert("id", id);
                             }
                             input.push(o);
                         }
@@ -176,6 +176,20 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
         body.insert("prompt_cache_key", key.as_str());
     }
     Value::Object(body)
+}
+
+/// The text signature stored for an assistant message item: pi's
+/// `TextSignatureV1`, `{"v":1,"id":"msg_…"}`, so sessions move between pi and focus.
+pub fn text_signature(message_id: &str) -> String {
+    json_object! {"v" => 1, "id" => message_id}.to_json_string()
+}
+
+/// The message item id in a text signature (pi's JSON form, or a bare `msg_…`).
+pub fn message_id(signature: &str) -> Option<String> {
+    if let Ok(v) = parse_str(signature) {
+        return v["id"].as_str().map(str::to_string);
+    }
+    signature.starts_with("msg_").then(|| signature.to_string())
 }
 
 fn input_image(mime: &str, data: &str) -> Value {
@@ -285,7 +299,11 @@ impl StreamDecoder for Decoder {
                 let item = &data["item"];
                 match item["type"].as_str().unwrap_or("") {
                     "reasoning" => out.set_signature(i, &item.to_json_string()),
-                    "message" => out.set_signature(i, item["id"].as_str().unwrap_or("")),
+                    "message" => {
+                        if let Some(id) = item["id"].as_str() {
+                            out.set_signature(i, &text_signature(id));
+                        }
+                    }
                     "function_call" => {
                         let streamed = match &out.message().content.get(i) {
                             Some(Content::ToolCall(c)) => {
