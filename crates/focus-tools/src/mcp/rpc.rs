@@ -96,8 +96,12 @@ impl Connection {
                 None => "no stdout pipe".to_string(),
             };
             let reason = reader.exit_description(reason);
+            // Record the reason first, let the owner update its state and warnings,
+            // and only then fail the waiting requests: a caller that sees its
+            // request fail also sees the server as gone.
+            reader.mark_closed(&reason);
+            on_close(reason.clone());
             reader.close(&reason);
-            on_close(reason);
         });
         connection
     }
@@ -132,8 +136,14 @@ impl Connection {
             "jsonrpc" => "2.0", "id" => id, "method" => method, "params" => params,
         };
         if let Err(e) = self.send(&message) {
+            // The pipe broke: the reader is about to see the end of the output and
+            // fail this request with the exit status, a better reason than EPIPE.
+            let reply = rx.recv_timeout(Duration::from_secs(1));
             lock(&self.pending).remove(&id);
-            return Err(RpcError::Closed(e));
+            return match reply {
+                Ok(Err(closed @ RpcError::Closed(_))) => Err(closed),
+                _ => Err(RpcError::Closed(e)),
+            };
         }
         let _registration = cancel.map(|token| {
             let tx = tx.clone();
@@ -271,13 +281,18 @@ impl Connection {
         reason
     }
 
-    fn close(&self, reason: &str) {
+    /// Records why the connection is gone (the first reason wins).
+    fn mark_closed(&self, reason: &str) -> String {
         let mut closed = lock(&self.closed);
-        if closed.is_none() {
-            *closed = Some(reason.to_string());
-        }
+        closed.get_or_insert_with(|| reason.to_string()).clone()
+    }
+
+    /// Marks the connection closed and fails every waiting request with the
+    /// recorded reason.
+    fn close(&self, reason: &str) {
+        let reason = self.mark_closed(reason);
         for (_, tx) in lock(&self.pending).drain() {
-            let _ = tx.send(Err(RpcError::Closed(reason.to_string())));
+            let _ = tx.send(Err(RpcError::Closed(reason.clone())));
         }
     }
 

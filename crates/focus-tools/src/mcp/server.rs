@@ -276,9 +276,6 @@ impl Server {
             *state = new_state.clone();
         }
         let had_tools = !std::mem::take(&mut *lock(&self.tools)).is_empty();
-        if let Some(connection) = lock(&self.connection).take() {
-            connection.shutdown();
-        }
         if had_tools {
             self.generation.fetch_add(1, Ordering::SeqCst);
         }
@@ -301,7 +298,12 @@ impl Server {
             }
             _ => return,
         };
+        // Warn before shutting the connection down: that fails the calls in flight,
+        // and whoever sees such a failure should also find the warning.
         lock(&self.warnings).push(message);
+        if let Some(connection) = lock(&self.connection).take() {
+            connection.shutdown();
+        }
     }
 
     /// Stops the server (no warning: this is focus's own doing).
