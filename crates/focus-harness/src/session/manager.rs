@@ -14,6 +14,7 @@ use super::reader::{parse_session, LoadProblem, Refusal, Tail};
 use super::time::now_iso8601;
 use super::tree::SessionTree;
 use super::writer::{Durability, SessionWriter};
+use focus_core::event::AgentEvent;
 use focus_core::json::{ToJson, Value};
 use focus_core::message::Message;
 use std::path::{Path, PathBuf};
@@ -214,6 +215,26 @@ impl SessionManager {
     /// `bashExecution`).
     pub fn append_message(&mut self, message: &Message) -> Result<String, SessionError> {
         self.append(EntryKind::Message(message.clone()))
+    }
+
+    /// Persists what an agent event finished: every `MessageEnd` becomes an entry
+    /// (a `custom`-role message becomes a `custom_message` entry, as in pi). Call it
+    /// for each event before handing the next one on, so a crash loses nothing the
+    /// user saw. Returns the new entry's id, if one was written.
+    pub fn record_event(&mut self, event: &AgentEvent) -> Result<Option<String>, SessionError> {
+        let AgentEvent::MessageEnd { message } = event else {
+            return Ok(None);
+        };
+        let kind = match message {
+            Message::Custom(c) if c.role == "custom" => EntryKind::CustomMessage {
+                custom_type: c.raw["customType"].as_str().unwrap_or("").to_string(),
+                content: c.raw["content"].clone(),
+                display: c.raw["display"].as_bool().unwrap_or(true),
+                details: c.raw["details"].clone(),
+            },
+            other => EntryKind::Message(other.clone()),
+        };
+        self.append(kind).map(Some)
     }
 
     /// Records a model switch.

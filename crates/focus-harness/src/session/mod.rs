@@ -25,7 +25,7 @@ pub mod tree;
 pub mod writer;
 
 pub use context::{build_context, SessionContext};
-pub use convert::convert_to_llm;
+pub use convert::{convert_to_llm, convert_to_llm_hook};
 pub use entry::{CompactionEntry, Entry, EntryKind, SessionHeader, CURRENT_VERSION};
 pub use error::SessionError;
 pub use list::SessionInfo;

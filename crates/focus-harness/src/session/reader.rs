@@ -104,92 +104,76 @@ pub enum Refusal {
     NotASession(String),
 }
 
+/// Files bigger than this are decoded on several threads (parsing JSON is most of
+/// the cost of loading, and lines are independent).
+const PARALLEL_THRESHOLD_BYTES: usize = 1 << 20;
+
+/// One decoded line.
+// Short-lived (one per line, consumed at once); boxing the entry would cost an
+// allocation per line for nothing.
+#[allow(clippy::large_enum_variant)]
+enum Decoded {
+    Entry(Entry, Option<LoadProblem>),
+    Problem(LoadProblem),
+}
+
 /// Reads a session file's bytes.
 pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
     let mut problems = Vec::new();
     let (whole, tail) = split_tail(bytes);
-    let mut lines: Vec<(usize, Value)> = Vec::new();
-    let mut line_number = 0;
-    let mut start = 0;
-    while start < whole.len() {
-        let end = whole[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(whole.len(), |i| start + i);
-        line_number += 1;
-        let line = trim_cr(&whole[start..end]);
-        start = end + 1;
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match json::parse(line) {
-            Ok(value @ Value::Object(_)) => lines.push((line_number, value)),
-            Ok(other) => problems.push(LoadProblem {
-                line: line_number,
-                kind: ProblemKind::CorruptLine(format!(
-                    "expected a JSON object, found {}",
-                    other.type_name()
-                )),
-            }),
-            Err(err) => problems.push(LoadProblem {
-                line: line_number,
-                kind: ProblemKind::CorruptLine(err.to_string()),
-            }),
-        }
-    }
+    let mut lines = split_lines(whole);
     let tail = match tail {
-        Some(torn) => match json::parse(trim_cr(torn)) {
-            // Complete JSON, only the newline is missing: a whole entry.
-            Ok(value @ Value::Object(_)) => {
-                lines.push((line_number + 1, value));
+        Some(torn) => {
+            let number = whole.iter().filter(|&&b| b == b'\n').count() + 1;
+            if let Ok(Value::Object(_)) = json::parse(trim_cr(torn)) {
+                // Complete JSON, only the newline is missing: a whole entry.
+                lines.push((number, trim_cr(torn)));
                 Tail::MissingNewline
-            }
-            _ => {
+            } else {
                 problems.push(LoadProblem {
-                    line: line_number + 1,
+                    line: number,
                     kind: ProblemKind::TornTail { bytes: torn.len() },
                 });
                 Tail::Torn {
                     keep: whole.len() as u64,
                 }
             }
-        },
+        }
         None => Tail::Clean,
     };
 
     let mut header = None;
-    let mut first_entry = 0;
-    if let Some((number, first)) = lines.first() {
-        if first["type"].as_str() == Some("session") {
-            match SessionHeader::from_json(first) {
-                Ok(h) => {
-                    if h.version > CURRENT_VERSION {
-                        return Err(Refusal::NewerVersion(h.version));
+    let mut entry_lines = &lines[..];
+    if let Some(&(number, first)) = lines.first() {
+        match json::parse(first) {
+            Ok(value) if value["type"].as_str() == Some("session") => {
+                match SessionHeader::from_json(&value) {
+                    Ok(h) if h.version > CURRENT_VERSION => {
+                        return Err(Refusal::NewerVersion(h.version))
                     }
-                    header = Some(h);
+                    Ok(h) => header = Some(h),
+                    Err(err) => problems.push(LoadProblem {
+                        line: number,
+                        kind: ProblemKind::MissingHeader(format!("unreadable header: {err}")),
+                    }),
                 }
-                Err(err) => problems.push(LoadProblem {
-                    line: *number,
-                    kind: ProblemKind::MissingHeader(format!("unreadable header: {err}")),
-                }),
+                entry_lines = &lines[1..];
             }
-            first_entry = 1;
-        } else if *number == 1 {
-            return Err(Refusal::NotASession(format!(
-                "line 1 has type {:?}, expected \"session\"",
-                first["type"].as_str().unwrap_or("(none)")
-            )));
-        } else {
-            problems.push(LoadProblem {
+            Ok(value @ Value::Object(_)) if number == 1 => {
+                return Err(Refusal::NotASession(format!(
+                    "line 1 has type {:?}, expected \"session\"",
+                    value["type"].as_str().unwrap_or("(none)")
+                )));
+            }
+            _ => problems.push(LoadProblem {
                 line: 1,
-                kind: ProblemKind::MissingHeader("line 1 is corrupt".into()),
-            });
+                kind: ProblemKind::MissingHeader("line 1 is not a readable session header".into()),
+            }),
         }
     }
 
-    let (numbers, mut values): (Vec<usize>, Vec<Value>) = lines.drain(first_entry..).unzip();
     let version = header.as_ref().map_or(CURRENT_VERSION, |h| h.version);
-    if migrate_to_current(version, &mut values) {
+    let decoded = if version < CURRENT_VERSION {
         problems.push(LoadProblem {
             line: 1,
             kind: ProblemKind::Migrated { from: version },
@@ -197,26 +181,23 @@ pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
         if let Some(h) = header.as_mut() {
             h.version = CURRENT_VERSION;
         }
-    }
-    let mut entries = Vec::with_capacity(values.len());
-    for (number, value) in numbers.into_iter().zip(values) {
-        match Entry::from_json_lenient(value) {
-            Ok((entry, None)) => entries.push(entry),
-            Ok((entry, Some(why))) => {
-                problems.push(LoadProblem {
-                    line: number,
-                    kind: ProblemKind::UnreadableEntry(format!(
-                        "{} entry {}: {why}",
-                        entry.kind.type_name(),
-                        entry.id
-                    )),
-                });
+        decode_old_version(version, entry_lines)
+    } else if whole.len() > PARALLEL_THRESHOLD_BYTES {
+        decode_in_parallel(entry_lines)
+    } else {
+        entry_lines
+            .iter()
+            .map(|&(n, l)| decode_line(n, l))
+            .collect()
+    };
+    let mut entries = Vec::with_capacity(decoded.len());
+    for item in decoded {
+        match item {
+            Decoded::Entry(entry, problem) => {
                 entries.push(entry);
+                problems.extend(problem);
             }
-            Err(why) => problems.push(LoadProblem {
-                line: number,
-                kind: ProblemKind::CorruptLine(format!("not an entry: {why}")),
-            }),
+            Decoded::Problem(problem) => problems.push(problem),
         }
     }
     problems.sort_by_key(|p| p.line);
@@ -226,6 +207,144 @@ pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
         problems,
         tail,
     })
+}
+
+/// The non-blank lines of `whole` (which ends with a newline, or is empty), with
+/// their 1-based numbers.
+fn split_lines(whole: &[u8]) -> Vec<(usize, &[u8])> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut number = 0;
+    while start < whole.len() {
+        let end = whole[start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(whole.len(), |i| start + i);
+        number += 1;
+        let line = trim_cr(&whole[start..end]);
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            lines.push((number, line));
+        }
+        start = end + 1;
+    }
+    lines
+}
+
+/// Parses one entry line.
+fn decode_line(number: usize, line: &[u8]) -> Decoded {
+    match decode_line_to_value(number, line) {
+        Ok(value) => decode_value(number, value),
+        Err(problem) => Decoded::Problem(problem),
+    }
+}
+
+fn decode_value(number: usize, value: Value) -> Decoded {
+    match Entry::from_json_lenient(value) {
+        Ok((entry, problem)) => {
+            let problem = problem.map(|why| LoadProblem {
+                line: number,
+                kind: ProblemKind::UnreadableEntry(format!(
+                    "{} entry {}: {why}",
+                    entry.kind.type_name(),
+                    entry.id
+                )),
+            });
+            Decoded::Entry(entry, problem)
+        }
+        Err(why) => Decoded::Problem(LoadProblem {
+            line: number,
+            kind: ProblemKind::CorruptLine(format!("not an entry: {why}")),
+        }),
+    }
+}
+
+/// Splits the lines into one chunk per core (by bytes) and decodes the chunks on
+/// scoped threads; results come back in file order.
+fn decode_in_parallel(lines: &[(usize, &[u8])]) -> Vec<Decoded> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let total: usize = lines.iter().map(|(_, l)| l.len()).sum();
+    let per_chunk = total / threads + 1;
+    let mut chunks = Vec::new();
+    let mut from = 0;
+    let mut size = 0;
+    for (i, (_, line)) in lines.iter().enumerate() {
+        size += line.len();
+        if size >= per_chunk {
+            chunks.push(&lines[from..=i]);
+            from = i + 1;
+            size = 0;
+        }
+    }
+    chunks.push(&lines[from..]);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|&(n, l)| decode_line(n, l))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all = Vec::with_capacity(lines.len());
+        for handle in handles {
+            match handle.join() {
+                Ok(part) => all.extend(part),
+                // Decoding does not panic on any input; should it anyway, fail loudly
+                // rather than load a session with entries silently missing.
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        all
+    })
+}
+
+/// Versions 1 and 2 need every line as JSON first (migration links entries to each
+/// other), then decoding.
+fn decode_old_version(version: u64, lines: &[(usize, &[u8])]) -> Vec<Decoded> {
+    let mut problems = Vec::new();
+    let mut numbers = Vec::new();
+    let mut values = Vec::new();
+    for &(number, line) in lines {
+        match decode_line_to_value(number, line) {
+            Ok(value) => {
+                numbers.push(number);
+                values.push(value);
+            }
+            Err(problem) => problems.push(Decoded::Problem(problem)),
+        }
+    }
+    migrate_to_current(version, &mut values);
+    problems.extend(
+        numbers
+            .into_iter()
+            .zip(values)
+            .map(|(number, value)| decode_value(number, value)),
+    );
+    problems
+}
+
+fn decode_line_to_value(number: usize, line: &[u8]) -> Result<Value, LoadProblem> {
+    match decode_line_value(line) {
+        Ok(value) => Ok(value),
+        Err(why) => Err(LoadProblem {
+            line: number,
+            kind: ProblemKind::CorruptLine(why),
+        }),
+    }
+}
+
+fn decode_line_value(line: &[u8]) -> Result<Value, String> {
+    match json::parse(line) {
+        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(other) => Err(format!(
+            "expected a JSON object, found {}",
+            other.type_name()
+        )),
+        Err(err) => Err(err.to_string()),
+    }
 }
 
 /// Splits off a last line that has no terminating newline.
@@ -302,6 +421,37 @@ mod tests {
             parse_session(b"{\"type\":\"message\",\"id\":\"x\"}\n"),
             Err(Refusal::NotASession(_))
         ));
+    }
+
+    #[test]
+    fn parallel_decoding_matches_sequential_order_and_problems() {
+        let mut lines: Vec<(usize, Vec<u8>)> = Vec::new();
+        for i in 0..3000 {
+            let text = if i % 500 == 7 {
+                "{broken".to_string()
+            } else {
+                format!(
+                    r#"{{"type":"custom","id":"{i:08x}","parentId":null,"timestamp":"t","customType":"x","data":"{}"}}"#,
+                    "d".repeat(i % 50)
+                )
+            };
+            lines.push((i + 2, text.into_bytes()));
+        }
+        let borrowed: Vec<(usize, &[u8])> = lines.iter().map(|(n, l)| (*n, &l[..])).collect();
+        let summary = |decoded: Vec<Decoded>| -> Vec<String> {
+            decoded
+                .into_iter()
+                .map(|d| match d {
+                    Decoded::Entry(e, _) => e.id,
+                    Decoded::Problem(p) => format!("problem at {}", p.line),
+                })
+                .collect()
+        };
+        let parallel = summary(decode_in_parallel(&borrowed));
+        let sequential = summary(borrowed.iter().map(|&(n, l)| decode_line(n, l)).collect());
+        assert_eq!(parallel, sequential);
+        assert_eq!(parallel[7], "problem at 9");
+        assert_eq!(parallel.len(), 3000);
     }
 
     #[test]

@@ -377,3 +377,36 @@ fn corrupt_middle_line_is_reported_with_its_number_and_appends_continue() {
     let reopened = SessionManager::open_read_only(&path).unwrap();
     assert_eq!(reopened.tree().entries().len(), 3);
 }
+
+#[test]
+fn agent_events_are_recorded_on_message_end_only() {
+    use focus_core::event::AgentEvent;
+    use focus_core::message::CustomMessage;
+    let mut session = SessionManager::in_memory(Path::new("/p"));
+    let start = AgentEvent::MessageStart {
+        message: user("hi"),
+    };
+    assert_eq!(session.record_event(&start).unwrap(), None);
+    let end = AgentEvent::MessageEnd {
+        message: user("hi"),
+    };
+    assert!(session.record_event(&end).unwrap().is_some());
+    let note = Message::Custom(CustomMessage {
+        role: "custom".into(),
+        raw: json_object! {
+            "role" => "custom", "customType" => "note", "content" => "remember", "display" => false, "timestamp" => 5
+        },
+    });
+    let id = session
+        .record_event(&AgentEvent::MessageEnd { message: note })
+        .unwrap()
+        .unwrap();
+    assert!(matches!(
+        &session.tree().get(&id).unwrap().kind,
+        EntryKind::CustomMessage { custom_type, display: false, .. } if custom_type == "note"
+    ));
+    assert_eq!(
+        texts(&session.context().messages),
+        ["user:hi", "user:remember"]
+    );
+}
