@@ -11,8 +11,8 @@
 //!   "models": [{"id": "llama3.2", "contextWindow": 128000}]}}}
 //! ```
 //!
-//! `apiKey` is an environment variable name (its value is used when it is set) or
-//! the key itself. Keys otherwise come from the conventional variables
+//! `apiKey` is `!command` (its output), an environment variable name (its value is
+//! used when it is set) or the key itself. Keys otherwise come from the conventional variables
 //! ([`env_vars_for`]). A key is only ever handed out wrapped in [`ApiKey`].
 
 use crate::http::HttpProvider;
@@ -92,318 +92,48 @@ type Row = (
     [f64; 4],
 );
 
+#[rustfmt::skip]
 const BUILTIN_PROVIDERS: &[(&str, &str, &str)] = &[
-    (
-        "anthropic",
-        "https://api.anthropic.com",
-        "anthropic-messages",
-    ),
+    ("anthropic", "https://api.anthropic.com", "anthropic-messages"),
     ("openai", "https://api.openai.com/v1", "openai-responses"),
-    (
-        "google",
-        "https://generativelanguage.googleapis.com/v1beta",
-        "google-generative-ai",
-    ),
-    (
-        "groq",
-        "https://api.groq.com/openai/v1",
-        "openai-completions",
-    ),
-    (
-        "openrouter",
-        "https://openrouter.ai/api/v1",
-        "openai-completions",
-    ),
-    (
-        "deepseek",
-        "https://api.deepseek.com/v1",
-        "openai-completions",
-    ),
+    ("google", "https://generativelanguage.googleapis.com/v1beta", "google-generative-ai"),
+    ("groq", "https://api.groq.com/openai/v1", "openai-completions"),
+    ("openrouter", "https://openrouter.ai/api/v1", "openai-completions"),
+    ("deepseek", "https://api.deepseek.com/v1", "openai-completions"),
     ("xai", "https://api.x.ai/v1", "openai-completions"),
     ("mistral", "https://api.mistral.ai/v1", "openai-completions"),
 ];
 
+#[rustfmt::skip]
 const BUILTIN_MODELS: &[Row] = &[
-    (
-        "anthropic",
-        "claude-opus-4-6",
-        "Claude Opus 4.6",
-        200_000,
-        128_000,
-        true,
-        true,
-        [5.0, 25.0, 0.5, 6.25],
-    ),
-    (
-        "anthropic",
-        "claude-sonnet-4-6",
-        "Claude Sonnet 4.6",
-        200_000,
-        64_000,
-        true,
-        true,
-        [3.0, 15.0, 0.3, 3.75],
-    ),
-    (
-        "anthropic",
-        "claude-opus-4-5",
-        "Claude Opus 4.5",
-        200_000,
-        64_000,
-        true,
-        true,
-        [5.0, 25.0, 0.5, 6.25],
-    ),
-    (
-        "anthropic",
-        "claude-sonnet-4-5",
-        "Claude Sonnet 4.5",
-        200_000,
-        64_000,
-        true,
-        true,
-        [3.0, 15.0, 0.3, 3.75],
-    ),
-    (
-        "anthropic",
-        "claude-haiku-4-5",
-        "Claude Haiku 4.5",
-        200_000,
-        64_000,
-        true,
-        true,
-        [1.0, 5.0, 0.1, 1.25],
-    ),
-    (
-        "openai",
-        "gpt-5.2",
-        "GPT-5.2",
-        400_000,
-        128_000,
-        true,
-        true,
-        [1.75, 14.0, 0.175, 0.0],
-    ),
-    (
-        "openai",
-        "gpt-5.1",
-        "GPT-5.1",
-        400_000,
-        128_000,
-        true,
-        true,
-        [1.25, 10.0, 0.125, 0.0],
-    ),
-    (
-        "openai",
-        "gpt-5",
-        "GPT-5",
-        400_000,
-        128_000,
-        true,
-        true,
-        [1.25, 10.0, 0.125, 0.0],
-    ),
-    (
-        "openai",
-        "gpt-5-mini",
-        "GPT-5 mini",
-        400_000,
-        128_000,
-        true,
-        true,
-        [0.25, 2.0, 0.025, 0.0],
-    ),
-    (
-        "openai",
-        "gpt-4.1",
-        "GPT-4.1",
-        1_047_576,
-        32_768,
-        false,
-        true,
-        [2.0, 8.0, 0.5, 0.0],
-    ),
-    (
-        "openai",
-        "gpt-4o",
-        "GPT-4o",
-        128_000,
-        16_384,
-        false,
-        true,
-        [2.5, 10.0, 1.25, 0.0],
-    ),
-    (
-        "openai",
-        "o4-mini",
-        "o4-mini",
-        200_000,
-        100_000,
-        true,
-        true,
-        [1.1, 4.4, 0.275, 0.0],
-    ),
-    (
-        "google",
-        "gemini-3-pro-preview",
-        "Gemini 3 Pro Preview",
-        1_048_576,
-        65_536,
-        true,
-        true,
-        [2.0, 12.0, 0.2, 0.0],
-    ),
-    (
-        "google",
-        "gemini-2.5-pro",
-        "Gemini 2.5 Pro",
-        1_048_576,
-        65_536,
-        true,
-        true,
-        [1.25, 10.0, 0.31, 0.0],
-    ),
-    (
-        "google",
-        "gemini-2.5-flash",
-        "Gemini 2.5 Flash",
-        1_048_576,
-        65_536,
-        true,
-        true,
-        [0.3, 2.5, 0.075, 0.0],
-    ),
-    (
-        "google",
-        "gemini-2.5-flash-lite",
-        "Gemini 2.5 Flash-Lite",
-        1_048_576,
-        65_536,
-        true,
-        true,
-        [0.1, 0.4, 0.025, 0.0],
-    ),
-    (
-        "groq",
-        "openai/gpt-oss-120b",
-        "GPT OSS 120B (Groq)",
-        131_072,
-        65_536,
-        true,
-        false,
-        [0.15, 0.6, 0.0, 0.0],
-    ),
-    (
-        "groq",
-        "llama-3.3-70b-versatile",
-        "Llama 3.3 70B (Groq)",
-        131_072,
-        32_768,
-        false,
-        false,
-        [0.59, 0.79, 0.0, 0.0],
-    ),
-    (
-        "groq",
-        "moonshotai/kimi-k2-instruct-0905",
-        "Kimi K2 (Groq)",
-        262_144,
-        16_384,
-        false,
-        false,
-        [1.0, 3.0, 0.0, 0.0],
-    ),
-    (
-        "openrouter",
-        "anthropic/claude-sonnet-4.5",
-        "Claude Sonnet 4.5 (OpenRouter)",
-        1_000_000,
-        64_000,
-        true,
-        true,
-        [3.0, 15.0, 0.3, 3.75],
-    ),
-    (
-        "openrouter",
-        "openai/gpt-5",
-        "GPT-5 (OpenRouter)",
-        400_000,
-        128_000,
-        true,
-        true,
-        [1.25, 10.0, 0.125, 0.0],
-    ),
-    (
-        "openrouter",
-        "moonshotai/kimi-k2",
-        "Kimi K2 (OpenRouter)",
-        131_072,
-        16_384,
-        false,
-        false,
-        [0.5, 2.4, 0.0, 0.0],
-    ),
-    (
-        "deepseek",
-        "deepseek-chat",
-        "DeepSeek Chat",
-        128_000,
-        8_192,
-        false,
-        false,
-        [0.28, 0.42, 0.028, 0.0],
-    ),
-    (
-        "deepseek",
-        "deepseek-reasoner",
-        "DeepSeek Reasoner",
-        128_000,
-        64_000,
-        true,
-        false,
-        [0.28, 0.42, 0.028, 0.0],
-    ),
-    (
-        "xai",
-        "grok-4",
-        "Grok 4",
-        256_000,
-        64_000,
-        true,
-        true,
-        [3.0, 15.0, 0.75, 0.0],
-    ),
-    (
-        "xai",
-        "grok-code-fast-1",
-        "Grok Code Fast 1",
-        256_000,
-        10_000,
-        true,
-        false,
-        [0.2, 1.5, 0.02, 0.0],
-    ),
-    (
-        "mistral",
-        "devstral-medium-latest",
-        "Devstral Medium",
-        128_000,
-        32_768,
-        false,
-        false,
-        [0.4, 2.0, 0.0, 0.0],
-    ),
-    (
-        "mistral",
-        "codestral-latest",
-        "Codestral",
-        256_000,
-        32_768,
-        false,
-        false,
-        [0.3, 0.9, 0.0, 0.0],
-    ),
+    ("anthropic", "claude-opus-4-6", "Claude Opus 4.6", 200_000, 128_000, true, true, [5.0, 25.0, 0.5, 6.25]),
+    ("anthropic", "claude-sonnet-4-6", "Claude Sonnet 4.6", 200_000, 64_000, true, true, [3.0, 15.0, 0.3, 3.75]),
+    ("anthropic", "claude-opus-4-5", "Claude Opus 4.5", 200_000, 64_000, true, true, [5.0, 25.0, 0.5, 6.25]),
+    ("anthropic", "claude-sonnet-4-5", "Claude Sonnet 4.5", 200_000, 64_000, true, true, [3.0, 15.0, 0.3, 3.75]),
+    ("anthropic", "claude-haiku-4-5", "Claude Haiku 4.5", 200_000, 64_000, true, true, [1.0, 5.0, 0.1, 1.25]),
+    ("openai", "gpt-5.2", "GPT-5.2", 400_000, 128_000, true, true, [1.75, 14.0, 0.175, 0.0]),
+    ("openai", "gpt-5.1", "GPT-5.1", 400_000, 128_000, true, true, [1.25, 10.0, 0.125, 0.0]),
+    ("openai", "gpt-5", "GPT-5", 400_000, 128_000, true, true, [1.25, 10.0, 0.125, 0.0]),
+    ("openai", "gpt-5-mini", "GPT-5 mini", 400_000, 128_000, true, true, [0.25, 2.0, 0.025, 0.0]),
+    ("openai", "gpt-4.1", "GPT-4.1", 1_047_576, 32_768, false, true, [2.0, 8.0, 0.5, 0.0]),
+    ("openai", "gpt-4o", "GPT-4o", 128_000, 16_384, false, true, [2.5, 10.0, 1.25, 0.0]),
+    ("openai", "o4-mini", "o4-mini", 200_000, 100_000, true, true, [1.1, 4.4, 0.275, 0.0]),
+    ("google", "gemini-2.5-pro", "Gemini 2.5 Pro", 1_048_576, 65_536, true, true, [1.25, 10.0, 0.31, 0.0]),
+    ("google", "gemini-2.5-flash", "Gemini 2.5 Flash", 1_048_576, 65_536, true, true, [0.3, 2.5, 0.075, 0.0]),
+    ("google", "gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite", 1_048_576, 65_536, true, true, [0.1, 0.4, 0.025, 0.0]),
+    ("google", "gemini-3-pro-preview", "Gemini 3 Pro Preview", 1_048_576, 65_536, true, true, [2.0, 12.0, 0.2, 0.0]),
+    ("groq", "openai/gpt-oss-120b", "GPT OSS 120B (Groq)", 131_072, 65_536, true, false, [0.15, 0.6, 0.0, 0.0]),
+    ("groq", "llama-3.3-70b-versatile", "Llama 3.3 70B (Groq)", 131_072, 32_768, false, false, [0.59, 0.79, 0.0, 0.0]),
+    ("groq", "moonshotai/kimi-k2-instruct-0905", "Kimi K2 (Groq)", 262_144, 16_384, false, false, [1.0, 3.0, 0.0, 0.0]),
+    ("openrouter", "anthropic/claude-sonnet-4.5", "Claude Sonnet 4.5 (OpenRouter)", 1_000_000, 64_000, true, true, [3.0, 15.0, 0.3, 3.75]),
+    ("openrouter", "openai/gpt-5", "GPT-5 (OpenRouter)", 400_000, 128_000, true, true, [1.25, 10.0, 0.125, 0.0]),
+    ("openrouter", "moonshotai/kimi-k2", "Kimi K2 (OpenRouter)", 131_072, 16_384, false, false, [0.5, 2.4, 0.0, 0.0]),
+    ("deepseek", "deepseek-chat", "DeepSeek Chat", 128_000, 8_192, false, false, [0.28, 0.42, 0.028, 0.0]),
+    ("deepseek", "deepseek-reasoner", "DeepSeek Reasoner", 128_000, 64_000, true, false, [0.28, 0.42, 0.028, 0.0]),
+    ("xai", "grok-4", "Grok 4", 256_000, 64_000, true, true, [3.0, 15.0, 0.75, 0.0]),
+    ("xai", "grok-code-fast-1", "Grok Code Fast 1", 256_000, 10_000, true, false, [0.2, 1.5, 0.02, 0.0]),
+    ("mistral", "devstral-medium-latest", "Devstral Medium", 128_000, 32_768, false, false, [0.4, 2.0, 0.0, 0.0]),
+    ("mistral", "codestral-latest", "Codestral", 256_000, 32_768, false, false, [0.3, 0.9, 0.0, 0.0]),
 ];
 
 impl Registry {
@@ -649,7 +379,8 @@ impl Registry {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Option<ApiKey> {
         if let Some(value) = self.provider(provider).and_then(|p| p.api_key.as_deref()) {
-            return Some(ApiKey::new(resolve_value(value, env)));
+            let key = resolve_value(value, env);
+            return (!key.is_empty()).then(|| ApiKey::new(key));
         }
         env_vars_for(provider)
             .iter()
@@ -684,9 +415,23 @@ impl Registry {
     }
 }
 
-/// pi's rule for `apiKey`/header values: the value of the variable of that name
-/// when it is set, else the text itself.
+/// pi's rule for `apiKey`/header values: `!command` runs the command with `sh -c`
+/// and uses its trimmed output (empty when it fails: the key then reads as
+/// missing); the value of the variable of that name when it is set; else the text
+/// itself.
 fn resolve_value(value: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
+    if let Some(command) = value.strip_prefix('!') {
+        return std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+    }
     let looks_like_var = !value.is_empty()
         && value
             .bytes()
@@ -788,6 +533,13 @@ mod tests {
         assert_eq!(
             r.api_key_with("anthropic", &env).unwrap().expose(),
             "literal-key"
+        );
+        r.merge_models_json(r#"{"providers":{"xai":{"apiKey":"!printf ' cmd-key\\n'"},"mistral":{"apiKey":"!exit 3"}}}"#)
+            .unwrap();
+        assert_eq!(r.api_key_with("xai", &env).unwrap().expose(), "cmd-key");
+        assert!(
+            r.api_key_with("mistral", &env).is_none(),
+            "a failing command gives no key"
         );
         let env2 = |name: &str| (name == "GROQ_API_KEY").then(|| "g".to_string());
         assert_eq!(r.api_key_with("groq", &env2).unwrap().expose(), "g");
