@@ -142,7 +142,7 @@ fn prepare<'t>(batch: &Batch<'t>, call: &ToolCall) -> Prepared<'t> {
             "Invalid arguments for tool \"{}\":\n{}\n\nReceived arguments: {}\nFix the arguments and call the tool again.",
             call.name,
             list.join("\n"),
-            call.arguments.to_json_string()
+            clip(&call.arguments.to_json_string(), MAX_ECHOED_ARGUMENTS)
         );
         return refuse(ToolOutput::error(text));
     }
@@ -236,6 +236,22 @@ fn unknown_tool_text(name: &str, tools: &[std::sync::Arc<dyn Tool>]) -> String {
         "Tool \"{name}\" not found. Available tools: {}.",
         names.join(", ")
     )
+}
+
+/// How much of invalid arguments is echoed back to the model: enough to see the
+/// mistake, not a whole file sent in the wrong field.
+const MAX_ECHOED_ARGUMENTS: usize = 2_000;
+
+/// `text` cut to at most `max` bytes (on a character boundary), marked when cut.
+fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} more bytes)", &text[..end], text.len() - end)
 }
 
 /// The message of a caught panic (`&str` and `String` payloads; others are opaque).
