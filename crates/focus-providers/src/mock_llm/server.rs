@@ -52,12 +52,11 @@ pub fn respond(scenario: &Scenario, turn: usize, request: &RecordedRequest) -> S
         None => ScriptedResponse::server_error(
             r#"{"error":{"message":"mock LLM: the scenario has no steps"}}"#,
         ),
-        Some(Step::Reply(reply)) => ScriptedResponse::sse(&encode_reply(api, reply, &model, turn)),
+        Some(Step::Reply(reply)) => stream(api, reply, &model, turn),
         Some(Step::Cut {
             reply,
             after_events,
-        }) => ScriptedResponse::sse(&encode_reply(api, reply, &model, turn))
-            .disconnect_after(*after_events),
+        }) => stream(api, reply, &model, turn).disconnect_after(*after_events),
         Some(Step::Error {
             status,
             body,
