@@ -67,6 +67,24 @@ fn pre_hook_exit_zero_allows_and_non_zero_blocks_with_its_output() {
 }
 
 #[test]
+fn pre_hook_may_block_with_claude_code_json() {
+    let dir = temp_dir("hook-json");
+    let block = r#"echo '{"decision": "block", "reason": "tests must pass first"}'"#;
+    let gk = gate(&pre("*", block, 5.0), &dir);
+    let GateDecision::Block(reason) = gk.before_call(&bash("git push"), &BASH, &message()) else {
+        panic!("JSON block ignored");
+    };
+    assert!(reason.contains("tests must pass first"), "{reason}");
+    let deny = r#"echo '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}'"#;
+    let gk = gate(&pre("*", deny, 5.0), &dir);
+    assert!(matches!(gk.before_call(&bash("ls"), &BASH, &message()), GateDecision::Block(r) if r.ends_with("no")));
+    let allow = r#"echo '{"decision": "approve"}'; echo '{"not": "json"'"#;
+    let gk = gate(&pre("*", allow, 5.0), &dir);
+    assert_eq!(gk.before_call(&bash("ls"), &BASH, &message()), GateDecision::Allow);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn matcher_selects_tools() {
     let dir = temp_dir("hook-matcher");
     let gk = gate(&pre("edit|write", "exit 1", 5.0), &dir);

@@ -111,6 +111,9 @@ const TABLE: &[(bool, &str)] = &[
     (R, "git ls-files | xargs wc -l"),
     (R, "find . -name '*.rs' | xargs grep -l TODO"),
     (R, "bash -c 'ls -la'"),
+    (R, "set -euo pipefail; ls"),
+    (R, "export RUST_LOG=debug && cat log"),
+    (R, "local x=1"),
     (R, "sh -c \"git status && git diff\""),
     // --- Not read-only: writing programs. ---
     (W, "rm file"),
@@ -232,6 +235,10 @@ const TABLE: &[(bool, &str)] = &[
     (W, "LD_PRELOAD=evil.so ls"),
     (W, "GIT_EXTERNAL_DIFF=evil git diff"),
     (W, "PAGER='rm -rf /' git log"),
+    (W, "export PATH=/tmp:$PATH; ls"),
+    (W, "declare -x LD_PRELOAD=evil.so"),
+    (W, "export $NAME=x"),
+    (W, "alias ls='rm -rf'"),
     // Cannot parse → not read-only.
     (W, "echo 'unterminated"),
     (W, "echo \"unterminated"),

@@ -22,6 +22,9 @@
 //!   hook's output becomes the reason the model reads. (Claude Code blocks only on
 //!   exit 2 and lets other failures through; a guard that crashes should not
 //!   silently stop guarding, so focus blocks on every failure.)
+//! - A PreToolUse hook that exits 0 may still block by printing Claude Code's JSON:
+//!   `{"decision": "block", "reason": "…"}` or `{"hookSpecificOutput":
+//!   {"permissionDecision": "deny", "permissionDecisionReason": "…"}}`.
 //! - **PostToolUse cannot undo anything**: its output (if any) is appended to the
 //!   result, headed by `[PostToolUse hook]`, or `[PostToolUse hook failed: exit N]`.
 
@@ -221,6 +224,8 @@ pub struct HookRun {
     pub ending: String,
     /// Its standard error and standard output, trimmed and capped.
     pub output: String,
+    /// Its standard output alone (for a JSON decision).
+    pub stdout: String,
 }
 
 /// Runs `hook` with `input` (the call as JSON) on standard input, in `cwd`.
@@ -238,6 +243,7 @@ pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path) -> HookRun {
             ok: false,
             ending: "failed to start".to_string(),
             output: e,
+            stdout: String::new(),
         },
         Ok(finished) => describe(finished, hook.timeout),
     }
@@ -270,7 +276,12 @@ fn describe(finished: Finished, timeout: Duration) -> HookRun {
         },
         None => (false, "killed".to_string()),
     };
-    HookRun { ok, ending, output }
+    HookRun {
+        ok,
+        ending,
+        output,
+        stdout: finished.stdout,
+    }
 }
 
 /// The JSON a hook reads on standard input.
@@ -308,6 +319,12 @@ pub fn run_pre_tool_use(
 ) -> Result<(), String> {
     for hook in config.matching(HookEvent::PreToolUse, tool_name) {
         let run = run_hook(hook, input, cwd);
+        if let Some(reason) = run.ok.then(|| json_block_reason(&run.stdout)).flatten() {
+            return Err(format!(
+                "`{tool_name}` was blocked by a PreToolUse hook (command `{}`):\n{reason}",
+                hook.command
+            ));
+        }
         if !run.ok {
             let detail = if run.output.is_empty() {
                 "(no output)".to_string()
@@ -321,6 +338,26 @@ pub fn run_pre_tool_use(
         }
     }
     Ok(())
+}
+
+/// A block decision printed as JSON by a hook that exited 0, in either of Claude
+/// Code's forms: `{"decision": "block", "reason": "…"}` or
+/// `{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "…"}}`.
+fn json_block_reason(stdout: &str) -> Option<String> {
+    let text = stdout.trim();
+    if !text.starts_with('{') {
+        return None;
+    }
+    let value = focus_core::json::parse_str(text).ok()?;
+    let specific = &value["hookSpecificOutput"];
+    let reason = if value["decision"].as_str() == Some("block") {
+        value["reason"].as_str()
+    } else if specific["permissionDecision"].as_str() == Some("deny") {
+        specific["permissionDecisionReason"].as_str()
+    } else {
+        return None;
+    };
+    Some(reason.unwrap_or("(no reason given)").to_string())
 }
 
 /// Runs the PostToolUse hooks for a call; returns the text to append to its result

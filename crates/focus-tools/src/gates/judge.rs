@@ -203,6 +203,25 @@ fn judge_simple(command: &SimpleCommand, workspace_edits: bool, depth: usize) ->
                 };
             }
             let program = &words[0].text;
+            if matches!(
+                program.as_str(),
+                "export" | "local" | "declare" | "typeset" | "readonly"
+            ) {
+                // Only variables change, but some variables change what runs later.
+                for word in &words[1..] {
+                    if word.dynamic {
+                        return Verdict::NotReadOnly(format!(
+                            "`{program}` with a computed argument"
+                        ));
+                    }
+                    if let Some(len) = word.assignment_name_len {
+                        if let Err(reason) = check_assignment(&word.text[..len]) {
+                            return Verdict::NotReadOnly(reason);
+                        }
+                    }
+                }
+                return Verdict::ReadOnly;
+            }
             if workspace_edits && is_workspace_file_op(program, &words[1..], origin) {
                 return Verdict::ReadOnly;
             }

@@ -94,6 +94,11 @@ impl Gatekeeper {
         ))
     }
 
+    /// The configuration it was built from (rules and hooks, for display).
+    pub fn config(&self) -> &GateConfig {
+        &self.config
+    }
+
     /// The current mode.
     pub fn mode(&self) -> Mode {
         *self.mode.read().unwrap_or_else(|p| p.into_inner())
