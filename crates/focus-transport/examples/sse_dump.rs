@@ -3,8 +3,10 @@
 //! the meanings of `../shared/conformance/sse/README.md` (`event` null when empty,
 //! `id` the last event ID, `retry` the reconnection time in effect or null).
 //!
-//! `--chunk N` feeds the decoder N bytes at a time (default: the whole input at
-//! once), to show that chunking never changes the output:
+//! Events are printed as soon as they are complete, so it also works at the end
+//! of a pipe (`curl -N … | sse_dump`). `--chunk N` feeds the decoder exactly N
+//! bytes at a time (default: whatever each read returns, up to 64 KiB), to show
+//! that chunking never changes the output:
 //!
 //! ```text
 //! cargo run -p focus-transport --example sse_dump -- --chunk 1 < stream.sse
@@ -27,26 +29,57 @@ fn main() -> ExitCode {
 
 fn run() -> Result<(), String> {
     let chunk_size = parse_args(std::env::args().skip(1))?;
-    let mut input = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut input)
-        .map_err(|e| format!("reading stdin: {e}"))?;
+    let mut stdin = std::io::stdin().lock();
+    let mut stdout = std::io::stdout().lock();
     let mut decoder = SseDecoder::new();
     let mut events = Vec::new();
-    match chunk_size {
-        Some(n) => input.chunks(n).for_each(|c| decoder.feed(c, &mut events)),
-        None => decoder.feed(&input, &mut events),
+    let mut buffer = vec![0u8; chunk_size.unwrap_or(64 * 1024)];
+    loop {
+        let n = match chunk_size {
+            Some(_) => fill(&mut stdin, &mut buffer)?,
+            None => read_some(&mut stdin, &mut buffer)?,
+        };
+        if n == 0 {
+            decoder.finish(&mut events);
+        } else {
+            decoder.feed(&buffer[..n], &mut events);
+        }
+        let mut out = String::new();
+        for event in events.drain(..) {
+            out.push_str(&event.to_json().to_json_string());
+            out.push('\n');
+        }
+        stdout
+            .write_all(out.as_bytes())
+            .and_then(|()| stdout.flush())
+            .map_err(|e| format!("writing stdout: {e}"))?;
+        if n == 0 {
+            return Ok(());
+        }
     }
-    decoder.finish(&mut events);
-    let mut out = String::new();
-    for event in &events {
-        out.push_str(&event.to_json().to_json_string());
-        out.push('\n');
+}
+
+/// One `read` (retrying interruptions); 0 at end of input.
+fn read_some(input: &mut impl Read, buffer: &mut [u8]) -> Result<usize, String> {
+    loop {
+        match input.read(buffer) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other.map_err(|e| format!("reading stdin: {e}")),
+        }
     }
-    std::io::stdout()
-        .lock()
-        .write_all(out.as_bytes())
-        .map_err(|e| format!("writing stdout: {e}"))
+}
+
+/// Reads until `buffer` is full or the input ends; returns how much was read.
+fn fill(input: &mut impl Read, buffer: &mut [u8]) -> Result<usize, String> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        let n = read_some(input, &mut buffer[filled..])?;
+        if n == 0 {
+            break;
+        }
+        filled += n;
+    }
+    Ok(filled)
 }
 
 /// The `--chunk N` size, or `None` for the whole input at once.

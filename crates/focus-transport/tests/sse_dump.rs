@@ -5,12 +5,40 @@ use focus_transport::testkit::conformance_dir;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 
-/// The built `sse_dump` binary (Cargo builds examples before integration tests).
+/// The `sse_dump` binary, built once for this test run. `cargo test --test
+/// sse_dump` alone does not build examples, so the test asks Cargo itself rather
+/// than trusting whatever binary an earlier build left behind.
 fn sse_dump() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap(); // target/<profile>/deps -> target/<profile>
-    dir.join("examples").join("sse_dump")
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            let profile_dir = exe.parent().unwrap().parent().unwrap(); // target/<profile>/deps
+            let release = profile_dir.ends_with("release");
+            let mut cargo = Command::new(env!("CARGO"));
+            cargo
+                .args([
+                    "build",
+                    "--quiet",
+                    "--example",
+                    "sse_dump",
+                    "--manifest-path",
+                ])
+                .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"));
+            if release {
+                cargo.arg("--release");
+            }
+            let output = cargo.output().expect("run cargo");
+            assert!(
+                output.status.success(),
+                "building sse_dump failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            profile_dir.join("examples").join("sse_dump")
+        })
+        .clone()
 }
 
 fn run(input: &[u8], args: &[&str]) -> String {
@@ -84,4 +112,38 @@ fn rejects_bad_arguments() {
         .unwrap();
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("positive number"));
+}
+
+#[test]
+fn prints_each_event_before_the_input_ends() {
+    use std::io::BufRead;
+    let mut child = Command::new(sse_dump())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    stdin.write_all(b"data: early\n\n").unwrap();
+    stdin.flush().unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut lines = std::io::BufReader::new(stdout).lines();
+        let _ = sender.send(lines.next());
+    });
+    // stdin is still open: the line can only come from streaming output.
+    let first = receiver.recv_timeout(std::time::Duration::from_secs(10));
+    drop(stdin);
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    let line = first
+        .expect("no event printed while the input was open")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        line,
+        "{\"event\":null,\"data\":\"early\",\"id\":\"\",\"retry\":null}"
+    );
+    assert!(status.success());
 }
