@@ -851,3 +851,49 @@ fn huge_invalid_arguments_are_not_echoed_whole() {
         text.len()
     );
 }
+
+#[test]
+fn undelivered_messages_stay_queued_for_the_caller() {
+    // Turn limit with steering waiting: the steering message is not lost.
+    let handle = AgentHandle::new();
+    let steerer = handle.clone();
+    let steer = FnTool::new("steer", "{}", move |_, _| {
+        steerer.steer(user("late steering"));
+        ToolOutput::text("ok")
+    });
+    let provider = Arc::new(ScriptedProvider::new(vec![Reply::tool_call(
+        "1", "steer", "{}",
+    )]));
+    let mut cfg = config(&provider, vec![Arc::new(steer)]);
+    cfg.max_turns = 1;
+    handle.follow_up(user("later"));
+    let (sender, events) = mpsc::channel();
+    let history = run_agent(&cfg, Vec::new(), vec![user("go")], &handle, &sender);
+    drop(sender);
+    let out = finish(events, history);
+    assert_eq!(out.reason, EndReason::TurnLimit(1));
+    assert_eq!(
+        handle.drain_queued(),
+        [user("late steering"), user("later")]
+    );
+    assert!(handle.drain_queued().is_empty());
+
+    // Aborted before it began: the prompt is handed back, nothing is sent.
+    let handle = AgentHandle::new();
+    handle.abort();
+    let provider = Arc::new(ScriptedProvider::new(vec![Reply::text("unused")]));
+    let (sender, events) = mpsc::channel();
+    let history = run_agent(
+        &config(&provider, vec![]),
+        Vec::new(),
+        vec![user("go")],
+        &handle,
+        &sender,
+    );
+    drop(sender);
+    let out = finish(events, history);
+    assert_eq!(out.reason, EndReason::Aborted);
+    assert!(out.history.is_empty());
+    assert_eq!(handle.drain_queued(), [user("go")]);
+    assert_eq!(provider.remaining(), 1);
+}

@@ -2,7 +2,8 @@
 //! provider errors, token-limit stops, panics, steering, follow-ups, gates, limits,
 //! continues and aborts at random points), checking after every run that the event
 //! grammar and the history invariant hold, that every request the provider saw was
-//! well-formed, and that `AgentEnd` lists exactly what the run added.
+//! well-formed (even behind a transform that drops a random message), and that
+//! `AgentEnd` lists exactly what the run added.
 //!
 //! Seeded and deterministic: aborts are triggered from inside the script (the
 //! provider or a tool cancels the token at a chosen point), not by timing. A failure
@@ -125,6 +126,18 @@ fn one_run(seed: u64) -> Result<&'static str, String> {
     config.max_failed_turns = rng.below(3) as usize;
     if rng.chance(30) {
         config.gate = Some(Arc::new(BlockSome));
+    }
+    if rng.chance(10) {
+        // A careless transform that drops one message from the view: the view
+        // repair must still hand the provider a well-formed history.
+        let victim = rng.next();
+        config.transform_context = Some(Arc::new(move |mut view: Vec<Message>, _: &_| {
+            if !view.is_empty() {
+                let at = (victim % view.len() as u64) as usize;
+                view.remove(at);
+            }
+            view
+        }));
     }
     for _ in 0..rng.below(3) {
         handle.follow_up(user("follow-up"));
