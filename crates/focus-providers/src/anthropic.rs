@@ -51,11 +51,29 @@ pub fn headers(model: &ModelInfo, request: &ModelRequest<'_>) -> Vec<(String, St
 }
 
 /// Whether the model uses adaptive thinking (`thinking: {type: "adaptive"}` plus an
-/// effort) rather than a token budget.
-fn is_adaptive(model: &ModelInfo) -> bool {
-    ["opus-4-6", "sonnet-4-6", "opus-4.6", "sonnet-4.6"]
+/// effort) rather than a token budget: Opus/Sonnet 4.6 and later, every 5.x model.
+pub fn is_adaptive(model: &ModelInfo) -> bool {
+    let Some((major, minor)) = claude_version(&model.id) else {
+        return false;
+    };
+    major >= 5 || (major == 4 && minor >= 6)
+}
+
+/// The version in a Claude model id: `claude-opus-4-6` → (4, 6), `claude-sonnet-5`
+/// → (5, 0), `claude-sonnet-4-5-20250929` → (4, 5). `None` for other ids.
+fn claude_version(id: &str) -> Option<(u32, u32)> {
+    let rest = ["opus-", "sonnet-", "haiku-", "fable-", "mythos-"]
         .iter()
-        .any(|m| model.id.contains(m))
+        .find_map(|family| id.find(family).map(|at| &id[at + family.len()..]))?;
+    let mut parts = rest.split(['-', '.']);
+    let major: u32 = parts.next().filter(|p| p.len() <= 2)?.parse().ok()?;
+    // A dated snapshot suffix (8 digits) is not a minor version.
+    let minor = parts
+        .next()
+        .filter(|p| p.len() <= 2)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    Some((major, minor))
 }
 
 /// The thinking budget for the request, or `None` when thinking is off.
@@ -384,6 +402,38 @@ impl StreamDecoder for Decoder {
     fn on_end(&mut self, out: &mut MessageBuilder<'_, '_>) {
         if !self.stop_seen {
             out.set_error("the stream ended before the model finished (no stop reason)");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adaptive_thinking_follows_the_model_version() {
+        let m = |id: &str| ModelInfo {
+            id: id.into(),
+            ..Default::default()
+        };
+        for id in [
+            "claude-opus-4-6",
+            "claude-sonnet-4-6",
+            "claude-opus-5",
+            "claude-opus-5-5",
+            "claude-fable-5-1",
+            "claude-opus-4-8",
+        ] {
+            assert!(is_adaptive(&m(id)), "{id}");
+        }
+        for id in [
+            "claude-sonnet-4-5",
+            "claude-sonnet-4-5-20250929",
+            "claude-haiku-4-5",
+            "claude-3-7-sonnet-20250219",
+            "gpt-5",
+        ] {
+            assert!(!is_adaptive(&m(id)), "{id}");
         }
     }
 }

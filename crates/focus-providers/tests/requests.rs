@@ -376,6 +376,20 @@ fn thinking_levels_map_to_each_providers_knobs() {
     assert_eq!(a["thinking"]["budget_tokens"].as_u64(), Some(16384));
     assert!(a["max_tokens"].as_u64().unwrap() > 16384);
     assert!(level("anthropic", ThinkingLevel::Off)["thinking"].is_null());
+    let mut opus5 = targets()[0].1.clone();
+    opus5.id = "claude-opus-5".into();
+    let adaptive = build(
+        &opus5,
+        &case,
+        &RequestOptions {
+            thinking: ThinkingLevel::Low,
+            max_tokens: Some(4096),
+            ..Default::default()
+        },
+    );
+    assert_eq!(adaptive["thinking"]["type"].as_str(), Some("adaptive"));
+    assert_eq!(adaptive["output_config"]["effort"].as_str(), Some("low"));
+    assert_eq!(adaptive["max_tokens"].as_u64(), Some(4096));
     assert_eq!(
         level("openai-completions", ThinkingLevel::Low)["reasoning_effort"].as_str(),
         Some("low")
