@@ -115,6 +115,8 @@ const BUILTIN_MODELS: &[Row] = &[
     ("anthropic", "claude-opus-4-5", "Claude Opus 4.5", 200_000, 64_000, true, true, [5.0, 25.0, 0.5, 6.25]),
     ("anthropic", "claude-sonnet-4-5", "Claude Sonnet 4.5", 200_000, 64_000, true, true, [3.0, 15.0, 0.3, 3.75]),
     ("anthropic", "claude-haiku-4-5", "Claude Haiku 4.5", 200_000, 64_000, true, true, [1.0, 5.0, 0.1, 1.25]),
+    ("openai", "gpt-5.5", "GPT-5.5", 1_050_000, 128_000, true, true, [5.0, 30.0, 0.5, 0.0]),
+    ("openai", "gpt-5.4", "GPT-5.4", 1_050_000, 128_000, true, true, [2.5, 15.0, 0.25, 0.0]),
     ("openai", "gpt-5.2", "GPT-5.2", 400_000, 128_000, true, true, [1.75, 14.0, 0.175, 0.0]),
     ("openai", "gpt-5.1", "GPT-5.1", 400_000, 128_000, true, true, [1.25, 10.0, 0.125, 0.0]),
     ("openai", "gpt-5", "GPT-5", 400_000, 128_000, true, true, [1.25, 10.0, 0.125, 0.0]),
