@@ -311,3 +311,39 @@ fn workspace_edits_are_a_separate_allowance() {
         assert!(!is_workspace_edit_command(bad), "{bad}");
     }
 }
+
+/// Arbitrary input never panics the judge, and deep nesting is refused, not
+/// recursed into without bound.
+#[test]
+fn never_panics_on_arbitrary_input() {
+    use focus_tools::gates::judge::split_commands;
+    let alphabet: Vec<char> = "ab-=$()`'\"\\|&;<>{}[]*?!#~ \n\t0123456789éx/.,:+%^"
+        .chars()
+        .collect();
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        // xorshift64: deterministic, so a failure is reproducible.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..20_000 {
+        let len = (next() % 40) as usize;
+        let cmd: String = (0..len)
+            .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+            .collect();
+        let _ = judge(&cmd);
+        let _ = split_commands(&cmd);
+        let _ = is_workspace_edit_command(&cmd);
+    }
+    let deep = format!("{}ls{}", "$(echo ".repeat(2_000), ")".repeat(2_000));
+    assert!(
+        !judge(&deep).is_read_only(),
+        "nesting beyond the limit is refused"
+    );
+    let nested_shells = format!("{}ls{}", "sh -c '".repeat(50), "'".repeat(50));
+    let _ = judge(&nested_shells);
+    let long = "ls -la && ".repeat(20_000) + "pwd";
+    assert!(judge(&long).is_read_only());
+}

@@ -299,6 +299,16 @@ fn approvals_once_always_and_denied() {
     assert_eq!(gk.session_rules(), vec!["bash(cargo build:*)"]);
     gk.before_call(&bash("cargo clean"), &BASH, &message());
     assert_eq!(approver.count(), 2, "a different command asks again");
+    let compound = "cargo fmt && rm -f *.orig";
+    gk.before_call(&bash(compound), &BASH, &message());
+    gk.before_call(&bash(compound), &BASH, &message());
+    assert_eq!(
+        approver.count(),
+        3,
+        "allow always remembers a compound line exactly"
+    );
+    gk.before_call(&bash("cargo fmt && rm -f *.rs"), &BASH, &message());
+    assert_eq!(approver.count(), 4, "…and only that line");
     gk.before_call(&call("github__create_issue", "{}"), &MCP, &message());
     gk.before_call(
         &call("github__create_issue", r#"{"x":1}"#),
@@ -307,7 +317,7 @@ fn approvals_once_always_and_denied() {
     );
     assert_eq!(
         approver.count(),
-        3,
+        5,
         "allow always covers the whole MCP tool"
     );
 

@@ -294,7 +294,7 @@ impl PermissionConfig {
                 }
                 Rule::with_pattern(&call.name, &format!("{prefix}:*"))
             }
-            _ => Rule::with_pattern(&call.name, &command.replace('*', "?")),
+            _ => Rule::exact(&call.name, command),
         }
     }
 }

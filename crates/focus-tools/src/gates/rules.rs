@@ -22,6 +22,9 @@ pub struct Rule {
     tool: String,
     /// Argument pattern, if the rule had parentheses.
     pattern: Option<String>,
+    /// Whether the pattern is compared literally, `*` included (rules remembered
+    /// from "allow always" on a whole command line).
+    exact: bool,
 }
 
 impl Rule {
@@ -59,6 +62,7 @@ impl Rule {
         Ok(Rule {
             tool: tool.to_ascii_lowercase(),
             pattern,
+            exact: false,
         })
     }
 
@@ -67,6 +71,7 @@ impl Rule {
         Rule {
             tool: name.to_ascii_lowercase(),
             pattern: None,
+            exact: false,
         }
     }
 
@@ -75,6 +80,16 @@ impl Rule {
         Rule {
             tool: name.to_ascii_lowercase(),
             pattern: Some(pattern.to_string()),
+            exact: false,
+        }
+    }
+
+    /// A rule matching exactly `subject` (no wildcards, even if it contains `*`).
+    pub fn exact(name: &str, subject: &str) -> Rule {
+        Rule {
+            tool: name.to_ascii_lowercase(),
+            pattern: Some(subject.to_string()),
+            exact: true,
         }
     }
 
@@ -92,6 +107,7 @@ impl Rule {
     pub fn matches_subject(&self, subject: &str) -> bool {
         match &self.pattern {
             None => true,
+            Some(p) if self.exact => p == subject,
             Some(p) => match p.strip_suffix(":*") {
                 Some(prefix) => {
                     subject == prefix
@@ -107,7 +123,9 @@ impl Rule {
     /// Whether the pattern is a literal (no wildcard): such a rule may match a whole
     /// command line that cannot be split.
     fn is_literal(&self) -> bool {
-        self.pattern.as_deref().is_some_and(|p| !p.contains('*'))
+        self.pattern
+            .as_deref()
+            .is_some_and(|p| self.exact || !p.contains('*'))
     }
 }
 
@@ -178,6 +196,13 @@ pub fn allows(rules: &[Rule], tool_name: &str, subject: &Subject<'_>) -> bool {
         return true;
     }
     match subject {
+        Subject::Command(cmd)
+            if rules
+                .iter()
+                .any(|r| r.is_literal() && r.matches_subject(cmd.trim())) =>
+        {
+            true
+        }
         Subject::Command(cmd) => match judge::split_commands(cmd) {
             Some(parts) if !parts.is_empty() => parts.iter().all(|p| {
                 p.read_only
