@@ -5,6 +5,10 @@
 //! (seconds, default 10) bounds the start (launch, handshake, tool list). A server
 //! with `"disabled": true` is skipped. Servers with a `url` (the streamable HTTP
 //! transport) are parsed but reported as unsupported when started.
+//!
+//! `${NAME}` and `${NAME:-default}` in `command`, `args`, `env`, `cwd` and `url` are
+//! replaced from focus's environment ([`expand_env`]), so tokens need not be written
+//! into settings files.
 
 use focus_core::json::Value;
 use std::time::Duration;
@@ -15,7 +19,9 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How to start (or reach) one MCP server.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Its `Debug` output hides the values of `env`, which often hold tokens.
+#[derive(Clone, PartialEq)]
 pub struct McpServerConfig {
     /// The name in settings; tool names are `<name>__<tool>`.
     pub name: String,
@@ -33,6 +39,22 @@ pub struct McpServerConfig {
     pub request_timeout: Duration,
     /// Bound on the start.
     pub startup_timeout: Duration,
+}
+
+impl std::fmt::Debug for McpServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let env: Vec<String> = self.env.iter().map(|(k, _)| format!("{k}=…")).collect();
+        f.debug_struct("McpServerConfig")
+            .field("name", &self.name)
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("env", &env)
+            .field("cwd", &self.cwd)
+            .field("url", &self.url)
+            .field("request_timeout", &self.request_timeout)
+            .field("startup_timeout", &self.startup_timeout)
+            .finish()
+    }
 }
 
 impl McpServerConfig {
@@ -98,7 +120,9 @@ impl McpServerConfig {
                             let arg = item
                                 .as_str()
                                 .ok_or_else(|| format!("`{at}.args[{i}]` must be a string"))?;
-                            config.args.push(arg.to_string());
+                            config.args.push(
+                                expand_env(arg).map_err(|e| format!("`{at}.args[{i}]`: {e}"))?,
+                            );
                         }
                     }
                     "env" => {
@@ -109,7 +133,9 @@ impl McpServerConfig {
                             let val = val
                                 .as_str()
                                 .ok_or_else(|| format!("`{at}.env.{var}` must be a string"))?;
-                            config.env.push((var.to_string(), val.to_string()));
+                            let val =
+                                expand_env(val).map_err(|e| format!("`{at}.env.{var}`: {e}"))?;
+                            config.env.push((var.to_string(), val));
                         }
                     }
                     "timeout" => config.request_timeout = seconds(value, &at, key)?,
@@ -136,6 +162,42 @@ impl McpServerConfig {
         }
         Ok(configs)
     }
+}
+
+/// Expands `${NAME}` and `${NAME:-default}` from focus's environment (so tokens can
+/// stay out of settings files). A missing variable without a default is an error
+/// naming the variable, never its value.
+pub fn expand_env(text: &str) -> Result<String, String> {
+    expand_env_with(text, |name| std::env::var(name).ok())
+}
+
+fn expand_env_with(text: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| "`${` without a closing `}`".to_string())?;
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!("`${{{inner}}}` is not a variable reference"));
+        }
+        match (lookup(name), default) {
+            (Some(value), _) => out.push_str(&value),
+            (None, Some(default)) => out.push_str(default),
+            (None, None) => return Err(format!("environment variable `{name}` is not set")),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 fn seconds(value: &Value, at: &str, key: &str) -> Result<Duration, String> {
@@ -171,5 +233,34 @@ mod tests {
         assert!(McpServerConfig::from_json(&bad)
             .unwrap_err()
             .contains("needs a `command`"));
+    }
+
+    #[test]
+    fn expands_environment_references_and_hides_env_values() {
+        let lookup = |name: &str| (name == "TOKEN").then(|| "s3cret".to_string());
+        assert_eq!(
+            expand_env_with("Bearer ${TOKEN}", lookup).unwrap(),
+            "Bearer s3cret"
+        );
+        assert_eq!(
+            expand_env_with("${NOPE:-dflt}/x", lookup).unwrap(),
+            "dflt/x"
+        );
+        assert!(expand_env_with("${NOPE}", lookup)
+            .unwrap_err()
+            .contains("NOPE"));
+        assert!(expand_env_with("${bad name}", lookup).is_err());
+        assert!(expand_env_with("${TOKEN", lookup).is_err());
+        assert_eq!(
+            expand_env_with("$HOME and $$", lookup).unwrap(),
+            "$HOME and $$"
+        );
+        let mut config = McpServerConfig::stdio("s", "x", &[]);
+        config.env.push(("API_KEY".into(), "s3cret".into()));
+        let shown = format!("{config:?}");
+        assert!(
+            shown.contains("API_KEY") && !shown.contains("s3cret"),
+            "{shown}"
+        );
     }
 }
