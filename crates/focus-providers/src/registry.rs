@@ -309,6 +309,11 @@ impl Registry {
         &self.models
     }
 
+    /// Every provider entry (built-in first, then models.json additions).
+    pub fn providers(&self) -> &[ProviderEntry] {
+        &self.providers
+    }
+
     /// A provider entry by name.
     pub fn provider(&self, name: &str) -> Option<&ProviderEntry> {
         self.providers.iter().find(|p| p.name == name)
