@@ -5,8 +5,10 @@
 //! Reading order: [`tokens`] (how big is the context; when to compact), [`cut`]
 //! (where to cut), [`file_ops`] (files read and modified), [`prompts`] (what the
 //! summarizer is asked), [`run`] (plan, summarize, record), [`overflow`] (recovering
-//! from a provider's context-overflow error).
+//! from a provider's context-overflow error), [`branch`] (summarizing a branch the
+//! user leaves).
 
+pub mod branch;
 pub mod cut;
 pub mod file_ops;
 pub mod overflow;
@@ -14,6 +16,7 @@ pub mod prompts;
 pub mod run;
 pub mod tokens;
 
+pub use branch::{abandoned_messages, leave_branch_with_summary};
 pub use cut::{find_cut_point, CutPoint};
 pub use file_ops::FileOps;
 pub use overflow::{is_context_overflow, OverflowAction, OverflowRecovery};

@@ -160,12 +160,12 @@ pub fn compact(
             plan.previous_summary.as_deref(),
             &base,
         );
-        summarize(provider, &request, budget * 4 / 5, cancel)?
+        summarize_text(provider, &request, budget * 4 / 5, cancel)?
     };
     let mut summary = history;
     if !plan.turn_prefix.is_empty() {
         let request = summary_request(&plan.turn_prefix, None, TURN_PREFIX_INSTRUCTIONS);
-        let prefix = summarize(provider, &request, budget / 2, cancel)?;
+        let prefix = summarize_text(provider, &request, budget / 2, cancel)?;
         summary.push_str("\n\n---\n\n**Turn Context (split turn):**\n\n");
         summary.push_str(&prefix);
     }
@@ -180,7 +180,7 @@ pub fn compact(
 }
 
 /// One summarization call: the request as a single user message, no tools.
-fn summarize(
+pub(crate) fn summarize_text(
     provider: &dyn Provider,
     request_text: &str,
     max_tokens: u64,

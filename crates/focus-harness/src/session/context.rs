@@ -29,6 +29,14 @@ pub struct SessionContext {
     pub model: Option<(String, String)>,
 }
 
+impl SessionContext {
+    /// The thinking level as a type; `None` if the file holds a spelling focus does
+    /// not know.
+    pub fn thinking(&self) -> Option<focus_core::provider::ThinkingLevel> {
+        focus_core::provider::ThinkingLevel::parse(&self.thinking_level)
+    }
+}
+
 /// Builds the context for `branch` (root first, as [`super::SessionTree::branch`] gives it).
 pub fn build_context(branch: &[&Entry]) -> SessionContext {
     let mut context = SessionContext {

@@ -327,6 +327,25 @@ impl SessionManager {
         }
     }
 
+    /// When the leaf is an assistant message that failed (`stopReason` `error`, e.g.
+    /// a context overflow), moves the leaf to its parent so the failed answer leaves
+    /// the context but stays in the file (the next entry starts a sibling branch).
+    /// Returns whether it moved.
+    pub fn skip_failed_answer(&mut self) -> bool {
+        let Some(leaf) = self.tree.leaf() else {
+            return false;
+        };
+        let failed = matches!(
+            leaf.message(),
+            Some(Message::Assistant(a)) if a.stop_reason == focus_core::message::StopReason::Error
+        );
+        if !failed {
+            return false;
+        }
+        let parent = leaf.parent_id.clone();
+        self.tree.set_leaf(parent.as_deref())
+    }
+
     /// Forks a new session holding the branch from the root to `entry_id` (`None`:
     /// an empty session), with `parentSession` pointing here. Labels on the copied
     /// entries are carried over. The new session is written at once and returned

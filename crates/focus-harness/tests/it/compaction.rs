@@ -330,3 +330,95 @@ fn failed_summary_is_an_error_and_the_history_is_untouched() {
     .unwrap_err();
     assert!(matches!(err, CompactionError::NothingToCompact));
 }
+
+#[test]
+fn leaving_a_branch_summarizes_it_where_the_user_lands() {
+    use focus_harness::compaction::leave_branch_with_summary;
+    let mut session = SessionManager::in_memory(Path::new("/p"));
+    session.append_message(&user("q1")).unwrap();
+    let a1 = session.append_message(&assistant("a1", &[], 10)).unwrap();
+    session.append_message(&user("try approach X")).unwrap();
+    let call = json_object! { "path" => "x.rs" };
+    session
+        .append_message(&assistant("editing", &[("c1", "edit", call)], 20))
+        .unwrap();
+    session
+        .append_message(&tool_result("c1", "SECRET-TOOL-OUTPUT"))
+        .unwrap();
+    let old_leaf = session
+        .append_message(&assistant("X failed", &[], 30))
+        .unwrap();
+    let provider =
+        ScriptedProvider::new(vec![ScriptedProvider::text_answer("## What Was Tried\nX")]);
+    let settings = CompactionSettings::default();
+    let id = leave_branch_with_summary(
+        &mut session,
+        &provider,
+        Some(&a1),
+        &settings,
+        &CancelToken::new(),
+    )
+    .unwrap()
+    .unwrap();
+    let entry = session.tree().get(&id).unwrap();
+    assert_eq!(entry.parent_id.as_deref(), Some(a1.as_str()));
+    let EntryKind::BranchSummary {
+        from_id, summary, ..
+    } = &entry.kind
+    else {
+        panic!()
+    };
+    assert_eq!(from_id, &old_leaf);
+    assert!(summary.starts_with("The user explored a different conversation branch"));
+    let request = &provider.requests.lock().unwrap()[0].1;
+    assert!(request.contains("[User]: try approach X") && request.contains("X failed"));
+    assert!(
+        !request.contains("SECRET-TOOL-OUTPUT"),
+        "tool results are left out"
+    );
+    assert!(
+        !request.contains("[User]: q1"),
+        "the shared part is not summarized"
+    );
+    let llm = convert_to_llm(&session.context().messages);
+    assert_eq!(llm.len(), 3, "q1, a1, branch summary");
+
+    // A failing summarizer leaves the leaf where it was.
+    let failing = ScriptedProvider::new(vec![ScriptedProvider::error_answer("down")]);
+    let before = session.leaf_id().map(str::to_string);
+    session.move_leaf(Some(&old_leaf)).unwrap();
+    assert!(leave_branch_with_summary(
+        &mut session,
+        &failing,
+        Some(&a1),
+        &settings,
+        &CancelToken::new()
+    )
+    .is_err());
+    assert_eq!(session.leaf_id(), Some(old_leaf.as_str()));
+    assert_ne!(before.as_deref(), Some(old_leaf.as_str()));
+}
+
+#[test]
+fn a_failed_answer_can_be_stepped_over_before_compacting_and_retrying() {
+    let mut session = SessionManager::in_memory(Path::new("/p"));
+    let q = session.append_message(&user("q")).unwrap();
+    assert!(
+        !session.skip_failed_answer(),
+        "a user message is not a failed answer"
+    );
+    let mut failed = assistant("", &[], 0);
+    if let Message::Assistant(a) = &mut failed {
+        a.stop_reason = focus_core::message::StopReason::Error;
+        a.error_message = Some("prompt is too long".into());
+    }
+    session.append_message(&failed).unwrap();
+    assert!(session.skip_failed_answer());
+    assert_eq!(session.leaf_id(), Some(q.as_str()));
+    assert_eq!(session.context().messages.len(), 1);
+    assert_eq!(
+        session.tree().entries().len(),
+        2,
+        "the failed answer stays in the file"
+    );
+}

@@ -12,7 +12,7 @@ use std::path::Path;
 fn sample_session(store: &SessionStore) -> (Vec<u8>, Vec<Entry>) {
     let mut session = SessionManager::create(store, Path::new("/p")).unwrap();
     session.append_model_change("scripted", "m1").unwrap();
-    for turn in 0..6 {
+    for turn in 0..4 {
         session
             .append_message(&user(&format!("question {turn} with ünïcödé ✓")))
             .unwrap();
@@ -58,7 +58,7 @@ fn a_file_cut_at_any_of_1000_random_offsets_loads_with_every_complete_entry() {
     let scratch = Scratch::new("crash");
     let store = SessionStore::new(scratch.path());
     let (bytes, entries) = sample_session(&store);
-    assert!(bytes.len() > 3_000);
+    assert!(bytes.len() > 2_000, "{}", bytes.len());
     let cut_path = scratch.path().join("cut.jsonl");
     let mut rng = Rng::new(0x5eed_f0c5);
     let mut torn_seen = 0;
