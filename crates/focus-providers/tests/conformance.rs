@@ -341,6 +341,45 @@ fn check(name: &str, folder: &str, m: &AssistantMessage, e: &Value) -> Vec<Strin
             );
         }
     }
+    if let Some(sigs) = e["text_part_thought_signatures"].as_array() {
+        for sig in sigs.iter().filter_map(Value::as_str) {
+            let kept = m.content.iter().any(|c| match c {
+                Content::Text { signature, .. } | Content::Thinking { signature, .. } => {
+                    signature.as_deref() == Some(sig)
+                }
+                _ => false,
+            });
+            assert!(kept, "{name}: text part thoughtSignature kept for replay");
+        }
+    }
+    if folder == "openai-responses" {
+        // Reasoning items and message ids are kept whole for the next request.
+        for item in e["output_items"].as_array().into_iter().flatten() {
+            let id = item["id"].as_str().unwrap_or("");
+            let kept = m.content.iter().any(|c| match (item["type"].as_str(), c) {
+                (
+                    Some("reasoning"),
+                    Content::Thinking {
+                        signature: Some(s), ..
+                    },
+                ) => {
+                    let v = focus_core::json::parse_str(s).unwrap();
+                    v["id"].as_str() == Some(id)
+                        && (item["has_encrypted_content"].as_bool() != Some(true)
+                            || v["encrypted_content"].as_str().is_some())
+                }
+                (
+                    Some("message"),
+                    Content::Text {
+                        signature: Some(s), ..
+                    },
+                ) => focus_providers::openai_responses::message_id(s).as_deref() == Some(id),
+                (Some("reasoning" | "message"), _) => false,
+                _ => true,
+            });
+            assert!(kept, "{name}: output item {id} kept for replay");
+        }
+    }
     if folder == "anthropic" {
         let blocks: Vec<&Value> = e["content_blocks"]
             .as_array()
