@@ -63,7 +63,7 @@ pub enum Look {
 /// Perl-style class shorthands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Perl {
-    /// `\d`: a Unicode decimal digit.
+    /// `\d`: an ASCII digit (std has no Unicode decimal-digit table).
     Digit,
     /// `\w`: a letter, digit or `_` (Unicode).
     Word,
@@ -95,9 +95,7 @@ impl Perl {
     /// Whether `c` belongs to the shorthand.
     pub fn matches(self, c: char) -> bool {
         match self {
-            Perl::Digit => {
-                c.is_ascii_digit() || (!c.is_ascii() && c.is_numeric() && c.to_digit(10).is_some())
-            }
+            Perl::Digit => c.is_ascii_digit(),
             Perl::Word => is_word_char(c),
             Perl::Space => c.is_whitespace(),
         }

@@ -175,11 +175,7 @@ fn add_thread(
                 stack.push(second);
                 stack.push(first);
             }
-            Inst::Look(look) => {
-                if look_holds(look, prev, next) {
-                    stack.push(pc + 1);
-                }
-            }
+            Inst::Look(look) if look_holds(look, prev, next) => stack.push(pc + 1),
             _ => {}
         }
     }
