@@ -151,3 +151,63 @@ fn every_api_streams_through_curl_from_the_loopback_server() {
         assert!(sent.body_text().contains("hello"));
     }
 }
+
+/// Cancelling while curl waits for the rest of the body: the stream ends at once
+/// with `aborted`, keeping the text that already arrived; nothing is retried.
+#[test]
+fn cancel_mid_stream_through_curl_keeps_the_partial_answer() {
+    if CurlTransport::new().check().is_err() {
+        eprintln!("SKIPPED: curl is not available");
+        return;
+    }
+    use focus_transport::testkit::server::Gate;
+    let first = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":4}}}\n\n\
+event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
+event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Half an\"}}\n\n";
+    let never = Gate::new();
+    let server = TestServer::queue(vec![ScriptedResponse::new(200)
+        .header("content-type", "text/event-stream")
+        .chunked()
+        .chunk(first)
+        .chunk_after_gate(
+            &never,
+            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+        )]);
+    let mut model = Registry::builtin()
+        .find("anthropic/claude-sonnet-4-5")
+        .unwrap()
+        .clone();
+    model.base_url = server.url();
+    let provider = HttpProvider::new(model, None, Arc::new(CurlTransport::new()));
+    let messages = vec![Message::User(UserMessage::text("hello", 0))];
+    let options = RequestOptions::default();
+    let request = ModelRequest {
+        system_prompt: "",
+        messages: &messages,
+        tools: &[],
+        options: &options,
+    };
+    let cancel = CancelToken::new();
+    let trigger = cancel.clone();
+    let mut sink = |e: &StreamEvent, _: &AssistantMessage| {
+        if matches!(e, StreamEvent::TextDelta { .. }) {
+            // Cancel from another thread, as the UI would, while curl blocks.
+            let t = trigger.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                t.cancel();
+            });
+        }
+    };
+    let started = std::time::Instant::now();
+    let message = provider.stream(&request, &cancel, &mut sink);
+    never.open(); // let the server thread finish
+    assert_eq!(message.stop_reason, StopReason::Aborted);
+    assert_eq!(message.text(), "Half an");
+    assert_eq!(message.usage.input, 4);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "cancel reached the blocked read"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
