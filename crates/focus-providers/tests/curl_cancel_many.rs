@@ -1,6 +1,6 @@
 //! Cancelling 100 in-flight requests (half waiting for the head, half in the
 //! middle of a streamed body) leaves no curl process, no zombie, no temp file and
-//! no extra thread behind. Its own test binary, so the process scan sees only it.
+//! no extra thread behind; so does a request that completes. Its own test binary, so the process scan sees only it.
 
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;

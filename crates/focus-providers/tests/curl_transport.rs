@@ -381,3 +381,12 @@ fn plain_http_answer_to_tls_is_a_tls_error() {
     );
     assert!(!error.is_retryable());
 }
+
+#[test]
+fn check_reports_the_curl_version() {
+    let version = CurlTransport::with_program("curl").check().unwrap();
+    assert!(version.starts_with("curl "), "{version}");
+    // A program that is not curl is refused with a reason.
+    let not_curl = CurlTransport::with_program("true").check().unwrap_err();
+    assert!(matches!(not_curl, TransportError::CannotStart(m) if m.contains("curl version")));
+}
