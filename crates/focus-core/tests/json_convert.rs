@@ -122,6 +122,12 @@ fn option_and_vec_errors_keep_the_index() {
         "messages[0].content[0].scores[0]: 300 is out of range for u8"
     );
     assert_eq!(
+        error_for(
+            r#"{"messages": [{"role": "user", "content": [{"type": "t", "scores": [2.5]}]}]}"#
+        ),
+        "messages[0].content[0].scores[0]: expected integer, found 2.5"
+    );
+    assert_eq!(
         error_for(r#"{"messages": [{"role": "user", "name": 5, "content": []}]}"#),
         "messages[0].name: expected string, found number"
     );

@@ -179,7 +179,10 @@ macro_rules! integer_conversions {
                     .as_i64()
                     .map(i128::from)
                     .or_else(|| value.as_u64().map(i128::from))
-                    .ok_or_else(|| FromJsonError::expected("integer", value))?;
+                    .ok_or_else(|| match value {
+                        Value::Number(n) => FromJsonError::new(format!("expected integer, found {n}")),
+                        other => FromJsonError::expected("integer", other),
+                    })?;
                 <$t>::try_from(wide).map_err(|_| {
                     FromJsonError::new(format!("{wide} is out of range for {}", stringify!($t)))
                 })
