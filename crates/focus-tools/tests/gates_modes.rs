@@ -238,7 +238,7 @@ fn deny_rules_win_in_every_mode() {
 #[test]
 fn allow_and_ask_rules() {
     let settings = r#"{"permissions": {
-        "allow": ["bash(cargo test:*)", "bash(npm run build)", "github__*"],
+        "allow": ["bash(cargo test:*)", "bash(npm run build)", "github__*", "bash(git commit:*)"],
         "ask": ["bash(git log:*)"]}}"#;
     let gk = gate(Mode::Default, settings, Arc::new(NonInteractiveApprover));
     let verdicts = [
@@ -250,6 +250,7 @@ fn allow_and_ask_rules() {
         ("npm run build", "allow"),
         ("npm run build --watch", "ask"),
         ("git log", "ask"),
+        ("cargo test 2>&1 | tail -20", "allow"),
     ];
     for (cmd, want) in verdicts {
         assert_eq!(kind(&gk.decide(&bash(cmd), &BASH)), want, "{cmd}");
@@ -258,6 +259,16 @@ fn allow_and_ask_rules() {
         kind(&gk.decide(&call("github__create_issue", "{}"), &MCP)),
         "allow"
     );
+    // The commit form coding agents use: a message in a quoted here-document.
+    let commit =
+        "git add -A && git commit -m \"$(cat <<'EOF'\nFix the parser's bug (again)\n\nEOF\n)\"";
+    assert_eq!(
+        kind(&gk.decide(&bash(commit), &BASH)),
+        "ask",
+        "git add is not allowed"
+    );
+    let commit = &commit["git add -A && ".len()..];
+    assert_eq!(kind(&gk.decide(&bash(commit), &BASH)), "allow");
     gk.set_mode(Mode::Auto);
     assert_eq!(
         kind(&gk.decide(&bash("git log"), &BASH)),

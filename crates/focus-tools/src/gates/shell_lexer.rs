@@ -8,8 +8,11 @@
 //! substitution `<(…)`/`>(…)`. Their inner text is returned so the judge can look at it
 //! recursively.
 //!
-//! Anything it does not understand (here-documents, `case`, arithmetic commands,
-//! unbalanced quotes) is an error: the judge then answers "not read-only", which is the
+//! Here-documents are read (their bodies skipped); a body whose delimiter is
+//! unquoted and that contains a command substitution is refused.
+//!
+//! Anything it does not understand (`case`, arithmetic commands, unbalanced quotes,
+//! an unterminated here-document) is an error: the judge then answers "not read-only", which is the
 //! safe side.
 
 /// One word after quote removal.
@@ -92,6 +95,7 @@ pub fn parse(src: &str) -> Result<Parsed, String> {
         chars: src.chars().collect(),
         pos: 0,
         substitutions: Vec::new(),
+        pending_heredocs: Vec::new(),
     };
     let tokens = lexer.tokens()?;
     let mut parsed = Parsed {
@@ -135,6 +139,17 @@ struct Lexer {
     chars: Vec<char>,
     pos: usize,
     substitutions: Vec<String>,
+    /// Here-documents whose bodies start after the next newline.
+    pending_heredocs: Vec<Heredoc>,
+}
+
+/// A here-document announced by `<<DELIM` or `<<-DELIM`.
+struct Heredoc {
+    delimiter: String,
+    /// A quoted delimiter (`<<'EOF'`) means the body is not expanded.
+    quoted: bool,
+    /// `<<-` strips leading tabs from body lines and the delimiter line.
+    strip_tabs: bool,
 }
 
 /// Characters that end an unquoted word.
@@ -164,7 +179,12 @@ impl Lexer {
                         self.pos += 1;
                     }
                 }
-                '\n' | ')' => {
+                '\n' => {
+                    self.pos += 1;
+                    tokens.push(Token::Separator);
+                    self.heredoc_bodies()?;
+                }
+                ')' => {
                     self.pos += 1;
                     tokens.push(Token::Separator);
                 }
@@ -208,7 +228,7 @@ impl Lexer {
                     word.dynamic = true;
                     tokens.push(Token::Word(word));
                 }
-                '<' | '>' => tokens.push(Token::Redirect(self.redirect_operator()?)),
+                '<' | '>' => self.redirect(&mut tokens)?,
                 _ => {
                     let word = self.word()?;
                     let is_fd = !word.quoted
@@ -217,14 +237,86 @@ impl Lexer {
                         && matches!(self.peek(0), Some('<') | Some('>'))
                         && self.peek(1) != Some('(');
                     if is_fd {
-                        tokens.push(Token::Redirect(self.redirect_operator()?));
+                        self.redirect(&mut tokens)?;
                     } else {
                         tokens.push(Token::Word(word));
                     }
                 }
             }
         }
+        if !self.pending_heredocs.is_empty() {
+            return Err("a here-document has no body".to_string());
+        }
         Ok(tokens)
+    }
+
+    /// Reads a redirection at `<` or `>` into `tokens`; for a here-document, also
+    /// its delimiter (the body is read at the next newline).
+    fn redirect(&mut self, tokens: &mut Vec<Token>) -> Result<(), String> {
+        if self.peek(0) == Some('<') && self.peek(1) == Some('<') && self.peek(2) != Some('<') {
+            self.pos += 2;
+            let strip_tabs = self.peek(0) == Some('-');
+            if strip_tabs {
+                self.pos += 1;
+            }
+            while matches!(self.peek(0), Some(' ') | Some('\t')) {
+                self.pos += 1;
+            }
+            let delimiter = self.word()?;
+            if delimiter.text.is_empty() {
+                return Err("a here-document has no delimiter".to_string());
+            }
+            self.pending_heredocs.push(Heredoc {
+                delimiter: delimiter.text.clone(),
+                quoted: delimiter.quoted,
+                strip_tabs,
+            });
+            tokens.push(Token::Redirect(RedirectKind::Input));
+            tokens.push(Token::Word(Word {
+                dynamic: false,
+                ..delimiter
+            }));
+            return Ok(());
+        }
+        tokens.push(Token::Redirect(self.redirect_operator()?));
+        Ok(())
+    }
+
+    /// Skips the bodies of the pending here-documents (just after a newline).
+    fn heredoc_bodies(&mut self) -> Result<(), String> {
+        for heredoc in std::mem::take(&mut self.pending_heredocs) {
+            let mut body = String::new();
+            loop {
+                if self.pos >= self.chars.len() {
+                    return Err(format!(
+                        "the here-document is not terminated by `{}`",
+                        heredoc.delimiter
+                    ));
+                }
+                let end = self.chars[self.pos..]
+                    .iter()
+                    .position(|c| *c == '\n')
+                    .map_or(self.chars.len(), |n| self.pos + n);
+                let line: String = self.chars[self.pos..end].iter().collect();
+                self.pos = (end + 1).min(self.chars.len());
+                let compared = if heredoc.strip_tabs {
+                    line.trim_start_matches('\t')
+                } else {
+                    line.as_str()
+                };
+                if compared == heredoc.delimiter {
+                    break;
+                }
+                body.push_str(&line);
+                body.push('\n');
+            }
+            if !heredoc.quoted && (body.contains("$(") || body.contains('`')) {
+                return Err(
+                    "a here-document with command substitution is not supported".to_string()
+                );
+            }
+        }
+        Ok(())
     }
 
     /// Reads a redirection operator at `<` or `>`.
@@ -235,7 +327,7 @@ impl Lexer {
         let (len, kind) = match (first, second, third) {
             (Some('<'), Some('<'), Some('<')) => (3, RedirectKind::HereString),
             (Some('<'), Some('<'), _) => {
-                return Err("here-documents (`<<`) are not supported".to_string())
+                return Err("here-document operator in an unexpected place".to_string())
             }
             (Some('<'), Some('&'), _) => (2, RedirectKind::Duplicate),
             (Some('<'), Some('>'), _) => (2, RedirectKind::Output),
@@ -483,10 +575,70 @@ impl Lexer {
     fn balanced_parens(&mut self) -> Result<String, String> {
         let mut depth = 1;
         let mut inner = String::new();
+        // Here-documents inside: their bodies may hold unbalanced quotes and
+        // parentheses, so they are copied through verbatim (delimiter, strip tabs).
+        let mut heredocs: Vec<(String, bool)> = Vec::new();
         loop {
             let c = self.peek(0).ok_or("unterminated `$(` or `(`")?;
             self.pos += 1;
             match c {
+                '<' if self.peek(0) == Some('<') && self.peek(1) != Some('<') => {
+                    inner.push_str("<<");
+                    self.pos += 1;
+                    let strip_tabs = self.peek(0) == Some('-');
+                    if strip_tabs {
+                        inner.push('-');
+                        self.pos += 1;
+                    }
+                    while let Some(b @ (' ' | '\t')) = self.peek(0) {
+                        inner.push(b);
+                        self.pos += 1;
+                    }
+                    let mut delimiter = String::new();
+                    while let Some(d) = self.peek(0) {
+                        if d.is_whitespace() || is_meta(d) {
+                            break;
+                        }
+                        inner.push(d);
+                        self.pos += 1;
+                        if !matches!(d, '\'' | '"' | '\\') {
+                            delimiter.push(d);
+                        }
+                    }
+                    heredocs.push((delimiter, strip_tabs));
+                    continue;
+                }
+                '\n' if !heredocs.is_empty() => {
+                    inner.push('\n');
+                    for (delimiter, strip_tabs) in std::mem::take(&mut heredocs) {
+                        loop {
+                            if self.pos >= self.chars.len() {
+                                return Err(format!(
+                                    "the here-document is not terminated by `{delimiter}`"
+                                ));
+                            }
+                            let end = self.chars[self.pos..]
+                                .iter()
+                                .position(|c| *c == '\n')
+                                .map_or(self.chars.len(), |n| self.pos + n);
+                            let line: String = self.chars[self.pos..end].iter().collect();
+                            inner.push_str(&line);
+                            if end < self.chars.len() {
+                                inner.push('\n');
+                            }
+                            self.pos = (end + 1).min(self.chars.len());
+                            let compared = if strip_tabs {
+                                line.trim_start_matches('\t')
+                            } else {
+                                line.as_str()
+                            };
+                            if compared == delimiter {
+                                break;
+                            }
+                        }
+                    }
+                    continue;
+                }
                 '(' => depth += 1,
                 ')' => {
                     depth -= 1;
@@ -630,6 +782,27 @@ mod tests {
             vec!["rm a", "touch b", "ls \")\"", "cat c"]
         );
         assert!(parsed.commands[0].words[1].dynamic);
+    }
+
+    #[test]
+    fn skips_here_document_bodies() {
+        let parsed = parse("cat <<'EOF' | wc -l\nit's (odd\n$(rm x)\nEOF\nls").unwrap();
+        assert_eq!(parsed.commands.len(), 3);
+        assert_eq!(parsed.commands[2].text(), "ls");
+        assert!(parsed.substitutions.is_empty());
+        let commit =
+            "git commit -m \"$(cat <<'EOF'\nFix the parser's bug (again)\nEOF\n)\" && git status";
+        let parsed = parse(commit).unwrap();
+        assert_eq!(parsed.commands[0].text(), "git commit -m ");
+        assert_eq!(parsed.commands[1].text(), "git status");
+        assert_eq!(parsed.substitutions.len(), 1);
+        let inner = parse(&parsed.substitutions[0]).unwrap();
+        assert_eq!(inner.commands[0].text(), "cat");
+        assert!(parse("cat <<-END\n\tx\n\tEND").is_ok());
+        assert!(
+            parse("cat <<EOF\n$(rm x)\nEOF").is_err(),
+            "unquoted body runs substitutions"
+        );
     }
 
     #[test]
