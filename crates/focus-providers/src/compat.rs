@@ -17,6 +17,8 @@ pub enum ThinkingFormat {
     ZaiThinking,
     /// `enable_thinking: bool` (Qwen on DashScope and friends).
     EnableThinking,
+    /// OpenRouter's unified `reasoning: {effort}` object.
+    OpenRouter,
     /// The server has no knob (thinking is a property of the model).
     None,
 }
@@ -95,7 +97,7 @@ pub const COMPAT_TABLE: &[(Matcher, Compat)] = &[
         },
         Compat {
             server: "openrouter",
-            max_tokens_field: "max_tokens",
+            thinking: ThinkingFormat::OpenRouter,
             ..GENERIC
         },
     ),

@@ -206,6 +206,11 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
             ThinkingFormat::EnableThinking => {
                 body.insert("enable_thinking", level != ThinkingLevel::Off);
             }
+            ThinkingFormat::OpenRouter => {
+                if let Some(effort) = crate::thinking::effort(level, true) {
+                    body.insert("reasoning", json_object! {"effort" => effort});
+                }
+            }
             ThinkingFormat::None => {}
         }
     }
