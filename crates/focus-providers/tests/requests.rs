@@ -401,6 +401,18 @@ fn thinking_levels_map_to_each_providers_knobs() {
     assert!(
         level("openai-completions-deepseek", ThinkingLevel::High)["reasoning_effort"].is_null()
     );
+    let mut openrouter = targets()[1].1.clone();
+    openrouter.provider = "openrouter".into();
+    let body = build(
+        &openrouter,
+        &case,
+        &RequestOptions {
+            thinking: ThinkingLevel::High,
+            ..Default::default()
+        },
+    );
+    assert_eq!(body["reasoning"]["effort"].as_str(), Some("high"));
+    assert!(body["reasoning_effort"].is_null() && body["max_tokens"].as_u64().is_some());
     let r = level("openai-responses", ThinkingLevel::Minimal);
     assert_eq!(r["reasoning"]["effort"].as_str(), Some("minimal"));
     assert_eq!(
