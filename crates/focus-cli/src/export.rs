@@ -8,7 +8,9 @@
 
 use focus_core::json::Value;
 use focus_core::message::{Content, Message};
+use focus_harness::session::{EntryKind, SessionManager};
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
 /// What the page header shows.
 #[derive(Clone, Debug, Default)]
@@ -46,6 +48,49 @@ summary{cursor:pointer;color:var(--muted)}
 .thinking pre{color:var(--muted);font-style:italic}
 img{max-width:100%;height:auto}
 ";
+
+/// `--export SESSION.jsonl [OUT.html]`: renders the session's current branch (all
+/// of it, also what compaction summarized) and writes it; returns the output path
+/// (default `focus-session-<name>.html` in the working directory).
+pub fn export_session_file(input: &Path, output: Option<&Path>) -> Result<PathBuf, String> {
+    if !input.is_file() {
+        return Err(format!("cannot export {}: no such session file", input.display()));
+    }
+    let session = SessionManager::open_read_only(input).map_err(|e| e.to_string())?;
+    let messages: Vec<Message> = session
+        .tree()
+        .current_branch()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EntryKind::Message(m) => Some(m.clone()),
+            _ => None,
+        })
+        .collect();
+    let header = session.header();
+    let model = messages
+        .iter()
+        .rev()
+        .find_map(Message::as_assistant)
+        .map(|m| format!("{}/{}", m.provider, m.model))
+        .unwrap_or_default();
+    let meta = Meta {
+        title: session.name().unwrap_or("focus session").to_string(),
+        model,
+        session_id: header.id.clone(),
+        cwd: header.cwd.clone(),
+        system_prompt: String::new(),
+    };
+    let path = match output {
+        Some(path) => path.to_path_buf(),
+        None => {
+            let stem = input.file_stem().and_then(|s| s.to_str()).unwrap_or("session");
+            PathBuf::from(format!("focus-session-{stem}.html"))
+        }
+    };
+    std::fs::write(&path, render_html(&meta, &messages))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
 
 /// The whole HTML page for `messages` (one branch, in order).
 pub fn render_html(meta: &Meta, messages: &[Message]) -> String {

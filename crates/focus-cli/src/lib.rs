@@ -58,6 +58,15 @@ pub fn run(arguments: impl Iterator<Item = String>) -> i32 {
 /// Dispatches to the mode the flags chose.
 fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
     use args::OutputMode;
+    if let Some((input, output)) = &args.export {
+        return match export::export_session_file(input, output.as_deref()) {
+            Ok(path) => {
+                println!("{}", path.display());
+                Ok(0)
+            }
+            Err(message) => Err(setup::SetupError { message, usage: false }),
+        };
+    }
     if let Some(search) = &args.list_models {
         return Ok(list_models(search.as_deref()));
     }

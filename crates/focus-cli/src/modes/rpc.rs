@@ -40,8 +40,9 @@ pub enum Input {
     Eof,
     /// An event of the running prompt.
     Event(AgentEvent),
-    /// The running prompt ended; the full history.
-    Finished(Vec<Message>),
+    /// The running prompt ended: its `agent_end` event and the full history,
+    /// delivered together so the server is idle once a client sees `agent_end`.
+    Finished(AgentEvent, Vec<Message>),
     /// A tool call waits for the client's `approve` command.
     Approval(PendingApproval),
 }
@@ -104,7 +105,13 @@ pub fn run(engine: &mut Engine, cwd: &Path, sender: Sender<Input>, inputs: Recei
                 server.engine.record(&event);
                 write_line(&event_json(&event));
             }
-            Input::Finished(history) => server.finished(history),
+            Input::Finished(end, history) => {
+                server.engine.record(&end);
+                server.running = None;
+                server.engine.history = history;
+                write_line(&event_json(&end));
+                server.finished();
+            }
             Input::Approval(pending) => {
                 let id = format!("approval-{}", server.next_approval);
                 server.next_approval += 1;
@@ -386,18 +393,28 @@ impl Server<'_> {
         self.running = Some(run.handle.clone());
         let sender = self.inputs.clone();
         std::thread::spawn(move || {
+            let mut end = None;
             for event in run.events.iter() {
+                if matches!(event, AgentEvent::AgentEnd { .. }) {
+                    end = Some(event);
+                    continue;
+                }
                 if sender.send(Input::Event(event)).is_err() {
-                    break;
+                    return;
                 }
             }
-            let _ = sender.send(Input::Finished(run.join()));
+            let history = run.join();
+            let end = end.unwrap_or(AgentEvent::AgentEnd {
+                messages: Vec::new(),
+                reason: focus_core::event::EndReason::Error(
+                    "the agent stopped without an end event".into(),
+                ),
+            });
+            let _ = sender.send(Input::Finished(end, history));
         });
     }
 
-    fn finished(&mut self, history: Vec<Message>) {
-        self.running = None;
-        self.engine.history = history;
+    fn finished(&mut self) {
         match self.engine.after_run(&mut self.recovery) {
             AfterRun::Retry => self.start(Vec::new()),
             AfterRun::GaveUp(note) => write_line(&json_object! {

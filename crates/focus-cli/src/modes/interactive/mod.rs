@@ -43,8 +43,8 @@ pub enum Input {
     Eof,
     /// An event of the running prompt.
     Event(AgentEvent),
-    /// The running prompt ended; the full history.
-    Finished(Vec<Message>),
+    /// The running prompt ended: its `agent_end` event and the full history.
+    Finished(AgentEvent, Vec<Message>),
     /// A tool call waits for the user's decision.
     Approval(crate::approval::PendingApproval),
 }
@@ -235,7 +235,11 @@ impl Ui<'_> {
                 self.engine.record(&event);
                 self.event(&event);
             }
-            Input::Finished(history) => self.finished(history),
+            Input::Finished(end, history) => {
+                self.engine.record(&end);
+                self.event(&end);
+                self.finished(history);
+            }
             Input::Approval(pending) => {
                 self.flush_partial();
                 let r = &pending.request;
@@ -387,12 +391,22 @@ impl Ui<'_> {
         self.notice = None;
         let sender = self.inputs.clone();
         std::thread::spawn(move || {
+            let mut end = None;
             for event in run.events.iter() {
+                if matches!(event, AgentEvent::AgentEnd { .. }) {
+                    end = Some(event);
+                    continue;
+                }
                 if sender.send(Input::Event(event)).is_err() {
-                    break;
+                    return;
                 }
             }
-            let _ = sender.send(Input::Finished(run.join()));
+            let history = run.join();
+            let end = end.unwrap_or(AgentEvent::AgentEnd {
+                messages: Vec::new(),
+                reason: EndReason::Error("the agent stopped without an end event".into()),
+            });
+            let _ = sender.send(Input::Finished(end, history));
         });
     }
 

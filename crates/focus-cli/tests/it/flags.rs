@@ -1,0 +1,299 @@
+//! Every documented flag, through the real binary.
+
+use crate::support::*;
+
+#[test]
+fn version_and_help() {
+    let s = Sandbox::new();
+    for flag in ["--version", "-v"] {
+        let out = s.run(&[flag], "");
+        assert!(out.status.success());
+        assert_eq!(
+            stdout(&out),
+            format!("focus {}\n", env!("CARGO_PKG_VERSION"))
+        );
+    }
+    for flag in ["--help", "-h"] {
+        let out = s.run(&[flag], "");
+        assert!(out.status.success());
+        let help = stdout(&out);
+        for documented in [
+            "--print",
+            "--mode",
+            "--provider",
+            "--model",
+            "--thinking",
+            "--continue",
+            "--resume",
+            "--session",
+            "--no-session",
+            "--session-dir",
+            "--tools",
+            "--system-prompt",
+            "--append-system-prompt",
+            "--list-models",
+            "--export",
+            "--permission-mode",
+        ] {
+            assert!(help.contains(documented), "help lacks {documented}");
+        }
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_with_one_line() {
+    let s = Sandbox::new();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--modle", "json"], "did you mean --mode"),
+        (&["--mode", "xml"], "use text, json or rpc"),
+        (&["--thinking", "max"], "use off, minimal"),
+        (&["--permission-mode", "yolo"], "accept-edits"),
+        (&["-c", "--no-session"], "choose one of"),
+        (&["--api-key", "sk-x"], "environment variable"),
+        (&["-p"], "no prompt given"),
+        (
+            &["-p", "--tools", "read,nope", "x"],
+            "unknown tool \"nope\"",
+        ),
+        (&["-p", "@missing.txt", "x"], "cannot attach @missing.txt"),
+        (&["-p", "--model", "nope/nothing", "x"], "no model"),
+        (&["-p", "-r", "x"], "--resume asks"),
+    ];
+    for (args, expected) in cases {
+        let out = s.run(args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("sk-x"), "a key was echoed");
+    }
+}
+
+#[test]
+fn list_models_with_and_without_search() {
+    let s = Sandbox::new();
+    let all = s.run(&["--list-models"], "");
+    assert!(all.status.success());
+    assert!(stdout(&all).contains("anthropic"));
+    assert!(stdout(&all).contains("focus-demo"));
+    let some = s.run(&["--list-models", "sonnet"], "");
+    assert!(stdout(&some).contains("sonnet") && !stdout(&some).contains("gpt-"));
+    let none = s.run(&["--list-models", "zzzz-no-such"], "");
+    assert_eq!(none.status.code(), Some(1));
+    s.write_models("http://127.0.0.1:9");
+    assert!(stdout(&s.run(&["--list-models", "mock-openai"], "")).contains("m1"));
+}
+
+#[test]
+fn print_runs_the_demo_with_real_tools_and_saves_the_session() {
+    let s = Sandbox::new();
+    std::fs::write(s.work.join("README.md"), "demo readme\n").unwrap();
+    let out = s.run(&["-p", "hello"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("offline demo"), "{text}");
+    assert!(text.contains("ANTHROPIC_API_KEY"));
+    assert!(stderr(&out).contains("→ ls ."));
+    assert!(stderr(&out).contains("→ read README.md"));
+    let files = s.session_files();
+    assert_eq!(files.len(), 1);
+    assert!(
+        file_contains(&files[0], "demo readme"),
+        "the read result is in the session"
+    );
+}
+
+#[test]
+fn no_session_and_session_dir() {
+    let s = Sandbox::new();
+    assert!(s
+        .run(&["-p", "--no-session", "--no-tools", "hi"], "")
+        .status
+        .success());
+    assert!(s.session_files().is_empty());
+    let dir = s.root.join("mysessions");
+    let dir_text = dir.to_str().unwrap();
+    assert!(s
+        .run(&["-p", "--session-dir", dir_text, "--no-tools", "one"], "")
+        .status
+        .success());
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert_eq!(files.len(), 1);
+    // -c with the same directory continues that file.
+    assert!(s
+        .run(
+            &["-p", "-c", "--session-dir", dir_text, "--no-tools", "two"],
+            ""
+        )
+        .status
+        .success());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    assert!(file_contains(&files[0].path(), "\"two\""));
+}
+
+#[test]
+fn continue_and_session_by_id_send_the_earlier_history() {
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"a","steps":[{"reply":{"text":"first answer"}},{"reply":{"text":"second answer"}},{"reply":{"text":"third"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let out = s.run(
+        &[
+            "-p",
+            "--model",
+            "mock-openai/m1",
+            "remember the word pelican",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = s.run(&["-p", "-c", "--model", "mock-openai/m1", "what word?"], "");
+    assert!(out.status.success());
+    let second = server.requests()[1].body_text();
+    assert!(
+        second.contains("pelican") && second.contains("first answer"),
+        "{second}"
+    );
+    let file = &s.session_files()[0];
+    let id = file
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .rsplit('_')
+        .next()
+        .unwrap()[..8]
+        .to_string();
+    let out = s.run(
+        &["-p", "--session", &id, "--model", "mock-openai/m1", "again"],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(server.requests()[2].body_text().contains("what word?"));
+    assert_eq!(s.session_files().len(), 1);
+}
+
+#[test]
+fn tools_system_prompt_and_append() {
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"a","steps":[{"reply":{"text":"ok"}}]}"#);
+    s.write_models(&server.url());
+    std::fs::write(s.work.join("extra.md"), "APPENDED-FROM-FILE").unwrap();
+    let out = s.run(
+        &[
+            "-p",
+            "--model",
+            "mock-openai/m1",
+            "--tools",
+            "read,ls",
+            "--system-prompt",
+            "CUSTOM-BASE",
+            "--append-system-prompt",
+            "extra.md",
+            "hi",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let body = server.requests()[0].body_json().unwrap();
+    let text = body.to_json_string();
+    assert!(text.contains("CUSTOM-BASE") && text.contains("APPENDED-FROM-FILE"));
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["read", "ls"]);
+    let out = s.run(&["-p", "--model", "mock-openai/m1", "--no-tools", "hi"], "");
+    assert!(out.status.success());
+    assert!(server.requests()[1].body_json().unwrap()["tools"].is_null());
+}
+
+#[test]
+fn thinking_and_provider_flags_reach_the_session_state() {
+    let s = Sandbox::new();
+    s.write_models("http://127.0.0.1:9");
+    let mut rpc = RpcClient::start(
+        &s,
+        &[
+            "--provider",
+            "mock-anthropic",
+            "--model",
+            "m1",
+            "--thinking",
+            "high",
+        ],
+    );
+    let state = rpc.call(1, r#"{"id":1,"type":"get_state"}"#);
+    assert_eq!(state["data"]["thinkingLevel"].as_str(), Some("high"));
+    assert_eq!(
+        state["data"]["model"]["provider"].as_str(),
+        Some("mock-anthropic")
+    );
+    let mut rpc2 = RpcClient::start(&s, &["--model", "mock-openai/m1:low"]);
+    let state = rpc2.call(1, r#"{"id":1,"type":"get_state"}"#);
+    assert_eq!(state["data"]["thinkingLevel"].as_str(), Some("low"));
+    assert_eq!(rpc.close(), 0);
+}
+
+#[test]
+fn plan_mode_blocks_writes_in_print_mode() {
+    let s = Sandbox::new();
+    let scenario = r#"{"name":"w","steps":[
+      {"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"touch created.txt"}}]}},
+      {"reply":{"text":"gave up"}}]}"#;
+    for mode in [&["--permission-mode", "plan"][..], &[][..]] {
+        let server = mock(scenario);
+        s.write_models(&server.url());
+        let mut args = vec!["-p", "--model", "mock-openai/m1"];
+        args.extend_from_slice(mode);
+        args.push("make a file");
+        let out = s.run(&args, "");
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            !s.work.join("created.txt").exists(),
+            "{mode:?} let a write through"
+        );
+    }
+    let server = mock(scenario);
+    s.write_models(&server.url());
+    let out = s.run(
+        &[
+            "-p",
+            "--model",
+            "mock-openai/m1",
+            "--permission-mode",
+            "auto",
+            "x",
+        ],
+        "",
+    );
+    assert!(out.status.success());
+    assert!(s.work.join("created.txt").exists(), "auto mode runs it");
+}
+
+#[test]
+fn export_flag_writes_html() {
+    let s = Sandbox::new();
+    assert!(s
+        .run(&["-p", "--no-tools", "hello <b>"], "")
+        .status
+        .success());
+    let session = s.session_files()[0].clone();
+    let out_path = s.root.join("out.html");
+    let out = s.run(
+        &[
+            "--export",
+            session.to_str().unwrap(),
+            out_path.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&out_path).unwrap();
+    assert!(html.contains("hello &lt;b&gt;"));
+    let missing = s.run(&["--export", "/nonexistent/x.jsonl"], "");
+    assert_eq!(missing.status.code(), Some(1));
+}

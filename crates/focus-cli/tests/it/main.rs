@@ -1,0 +1,11 @@
+//! End-to-end tests of the `focus` binary: one integration test binary with one
+//! module per area, so linking happens once.
+
+mod choice;
+mod export;
+mod flags;
+mod interactive;
+mod modes;
+mod robustness;
+mod rpc;
+mod support;

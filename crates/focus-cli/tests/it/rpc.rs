@@ -1,0 +1,204 @@
+//! RPC mode driven through stdin, as an editor would.
+
+use crate::support::*;
+
+#[test]
+fn a_session_of_commands() {
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"r","steps":[
+      {"reply":{"text":"I will run a command.","toolCalls":[{"name":"bash","arguments":{"command":"echo hi-from-tool"}}]}},
+      {"reply":{"text":"Done."}},
+      {"reply":{"text":"Second answer."}}]}"#,
+    );
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+
+    let state = rpc.call(1, r#"{"id":1,"type":"get_state"}"#);
+    assert_eq!(state["success"].as_bool(), Some(true));
+    assert_eq!(state["data"]["isStreaming"].as_bool(), Some(false));
+    assert_eq!(state["data"]["messageCount"].as_u64(), Some(0));
+
+    let ok = rpc.call(2, r#"{"id":2,"type":"prompt","message":"run it"}"#);
+    assert_eq!(ok["command"].as_str(), Some("prompt"));
+    let end = rpc.agent_end();
+    assert_eq!(end["messages"].as_array().unwrap().len(), 4);
+    assert!(rpc
+        .seen
+        .iter()
+        .any(|v| v["type"].as_str() == Some("tool_execution_end")));
+
+    let messages = rpc.call(3, r#"{"id":3,"type":"get_messages"}"#);
+    assert_eq!(messages["data"]["messages"].as_array().unwrap().len(), 4);
+
+    // Malformed lines and unknown commands get errors; the server keeps going.
+    rpc.send_raw("this is not json");
+    let parse = rpc.until("parse error", |v| v["command"].as_str() == Some("parse"));
+    assert_eq!(parse["success"].as_bool(), Some(false));
+    let unknown = rpc.call(4, r#"{"id":4,"type":"dance"}"#);
+    assert!(unknown["error"]
+        .as_str()
+        .unwrap()
+        .contains("Unknown command: dance"));
+    let steer = rpc.call(5, r#"{"id":5,"type":"steer","message":"x"}"#);
+    assert_eq!(steer["success"].as_bool(), Some(false));
+
+    let level = rpc.call(
+        6,
+        r#"{"id":6,"type":"set_thinking_level","level":"medium"}"#,
+    );
+    assert_eq!(level["success"].as_bool(), Some(true));
+    let bad_level = rpc.call(7, r#"{"id":7,"type":"set_thinking_level","level":"huge"}"#);
+    assert_eq!(bad_level["success"].as_bool(), Some(false));
+    let state = rpc.call(8, r#"{"id":8,"type":"get_state"}"#);
+    assert_eq!(state["data"]["thinkingLevel"].as_str(), Some("medium"));
+    let first_file = state["data"]["sessionFile"].as_str().unwrap().to_string();
+
+    let tree = rpc.call(9, r#"{"id":9,"type":"get_session_tree"}"#);
+    let entries = tree["data"]["entries"].as_array().unwrap().clone();
+    let user = entries
+        .iter()
+        .find(|e| e["role"].as_str() == Some("user"))
+        .unwrap();
+    let user_id = user["id"].as_str().unwrap().to_string();
+    assert!(tree["data"]["leafId"].as_str().is_some());
+
+    let html = s.root.join("rpc.html");
+    let export = rpc.call(
+        10,
+        &format!(
+            r#"{{"id":10,"type":"export_html","outputPath":"{}"}}"#,
+            html.display()
+        ),
+    );
+    assert_eq!(export["data"]["path"].as_str(), html.to_str());
+    assert!(file_contains(&html, "hi-from-tool"));
+
+    let fork = rpc.call(
+        11,
+        &format!(r#"{{"id":11,"type":"fork","entryId":"{user_id}"}}"#),
+    );
+    assert_eq!(fork["data"]["text"].as_str(), Some("run it"));
+    let state = rpc.call(12, r#"{"id":12,"type":"get_state"}"#);
+    assert_eq!(state["data"]["messageCount"].as_u64(), Some(0));
+    assert_ne!(
+        state["data"]["sessionFile"].as_str(),
+        Some(first_file.as_str())
+    );
+
+    let new = rpc.call(13, r#"{"id":13,"type":"new_session"}"#);
+    assert_eq!(new["success"].as_bool(), Some(true));
+    let switch = rpc.call(
+        14,
+        &format!(r#"{{"id":14,"type":"switch_session","sessionPath":"{first_file}"}}"#),
+    );
+    assert_eq!(
+        switch["success"].as_bool(),
+        Some(true),
+        "{}",
+        switch.to_json_string()
+    );
+    let state = rpc.call(15, r#"{"id":15,"type":"get_state"}"#);
+    assert_eq!(state["data"]["messageCount"].as_u64(), Some(4));
+
+    let model = rpc.call(
+        16,
+        r#"{"id":16,"type":"set_model","provider":"mock-anthropic","modelId":"m1"}"#,
+    );
+    assert_eq!(model["data"]["provider"].as_str(), Some("mock-anthropic"));
+    let compact = rpc.call(17, r#"{"id":17,"type":"compact"}"#);
+    assert!(compact["success"].as_bool().is_some());
+
+    // The id is echoed whatever its type; commands without one get none.
+    let string_id = rpc.call_raw_id(r#"{"id":"abc","type":"abort"}"#, "abc");
+    assert_eq!(string_id["success"].as_bool(), Some(true));
+    assert_eq!(rpc.close(), 0);
+}
+
+#[test]
+fn prompt_then_eof_finishes_the_prompt_before_exiting() {
+    let s = Sandbox::new();
+    let out = s.run(
+        &["--mode", "rpc", "--no-tools"],
+        "{\"type\":\"prompt\",\"message\":\"hi\"}\n",
+    );
+    assert!(out.status.success());
+    let lines = json_lines(&stdout(&out));
+    assert_eq!(lines[0]["type"].as_str(), Some("response"));
+    assert_eq!(lines.last().unwrap()["type"].as_str(), Some("agent_end"));
+}
+
+#[test]
+fn abort_stops_a_slow_answer() {
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"slow","steps":[{"reply":{"text":"a b c d e f g h i j k l m n o p q r s t u v w x y z","chunkDelayMs":400}}]}"#,
+    );
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"talk slowly"}"#);
+    rpc.until("first delta", |v| {
+        v["type"].as_str() == Some("message_update")
+    });
+    let busy = rpc.call(2, r#"{"id":2,"type":"prompt","message":"again"}"#);
+    assert!(busy["error"]
+        .as_str()
+        .unwrap()
+        .contains("streamingBehavior"));
+    let started = std::time::Instant::now();
+    rpc.call(3, r#"{"id":3,"type":"abort"}"#);
+    rpc.agent_end();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    let messages = rpc.call(4, r#"{"id":4,"type":"get_messages"}"#);
+    let last = messages["data"]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["stopReason"].as_str(), Some("aborted"));
+    assert_eq!(rpc.close(), 0);
+}
+
+#[test]
+fn approvals_go_through_the_approve_command() {
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"a","steps":[
+      {"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"touch first.txt"}}]}},
+      {"reply":{"text":"denied, fine"}},
+      {"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"touch second.txt"}}]}},
+      {"reply":{"text":"done"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"make a file"}"#);
+    let request = rpc.until("approval", |v| {
+        v["type"].as_str() == Some("approval_request")
+    });
+    assert_eq!(request["toolName"].as_str(), Some("bash"));
+    let id = request["requestId"].as_str().unwrap().to_string();
+    let bad = rpc.call(
+        2,
+        r#"{"id":2,"type":"approve","requestId":"nope","decision":"allow"}"#,
+    );
+    assert_eq!(bad["success"].as_bool(), Some(false));
+    rpc.call(3, &format!(r#"{{"id":3,"type":"approve","requestId":"{id}","decision":"deny","reason":"not today"}}"#));
+    rpc.agent_end();
+    assert!(!s.work.join("first.txt").exists());
+    assert!(server.requests()[1].body_text().contains("not today"));
+
+    rpc.call(4, r#"{"id":4,"type":"prompt","message":"another"}"#);
+    let request = rpc.until("approval", |v| {
+        v["type"].as_str() == Some("approval_request")
+            && v["summary"].as_str().is_some_and(|s| s.contains("second"))
+    });
+    let id = request["requestId"].as_str().unwrap().to_string();
+    rpc.call(
+        5,
+        &format!(r#"{{"id":5,"type":"approve","requestId":"{id}","decision":"allow"}}"#),
+    );
+    rpc.agent_end();
+    assert!(s.work.join("second.txt").exists());
+    assert_eq!(rpc.close(), 0);
+}
