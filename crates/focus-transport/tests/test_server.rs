@@ -237,3 +237,14 @@ fn gated_chunk_waits_for_the_test() {
     stream.read_to_end(&mut seen).unwrap();
     assert!(text(&seen).ends_with("9\r\ndata: 2\n\n\r\n0\r\n\r\n"));
 }
+
+#[test]
+fn dropping_an_idle_server_closes_its_port() {
+    let server = TestServer::repeating(ScriptedResponse::new(200));
+    let addr = server.addr();
+    assert!(TcpStream::connect(addr).is_ok());
+    drop(server);
+    // The listener belongs to the accept thread: refused means that thread ended.
+    let error = TcpStream::connect(addr).unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::ConnectionRefused);
+}

@@ -33,9 +33,9 @@
 //! test opens it: read the first event, check it arrived, then `gate.open()`.
 //!
 //! Bounded by design: each connection runs on its own thread with read and write
-//! timeouts, every scripted delay is cut short when the server stops, and dropping
-//! the server stops it, waking the accept loop and waiting (a bounded time) for
-//! every thread to end. The server adds `Connection: close` to every response and
+//! timeouts, every scripted delay is cut short when the server stops, the accept
+//! loop polls a non-blocking listener, and dropping the server sets the stop flag
+//! and waits (a bounded time) for every thread to end. The server adds `Connection: close` to every response and
 //! closes the connection after it.
 
 mod recorded;
@@ -52,6 +52,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// How often the accept loop looks for a new connection (and the stop flag).
+const ACCEPT_POLL: Duration = Duration::from_millis(1);
 /// How often a blocked read wakes up to check the stop flag.
 const READ_POLL: Duration = Duration::from_millis(50);
 /// How long a write may block (a client that stopped reading) before giving up.
@@ -212,8 +214,6 @@ impl std::fmt::Debug for TestServer {
 impl Drop for TestServer {
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::SeqCst);
-        // Wake the accept loop, which is blocked in `accept`.
-        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
         let deadline = Instant::now() + SHUTDOWN_WAIT;
         if let Some(thread) = self.accept_thread.take() {
             join_until(thread, deadline);
@@ -237,12 +237,25 @@ fn join_until(thread: JoinHandle<()>, deadline: Instant) {
     let _ = thread.join();
 }
 
+/// Accepts connections until the stop flag is set. The listener is non-blocking
+/// and polled every [`ACCEPT_POLL`], so the loop always notices the flag: no
+/// thread can stay blocked in `accept` after the server is dropped.
 fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
-    for stream in listener.incoming() {
-        if shared.stop.load(Ordering::SeqCst) {
-            return;
-        }
-        let Ok(stream) = stream else { continue };
+    if listener.set_nonblocking(true).is_err() {
+        lock(&shared.errors).push("cannot make the listener non-blocking".into());
+        return;
+    }
+    while !shared.stop.load(Ordering::SeqCst) {
+        let stream = match listener.accept() {
+            Ok((stream, _)) => stream,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(ACCEPT_POLL);
+                continue;
+            }
+            Err(_) => continue, // a connection reset before it was accepted
+        };
+        // Accepted sockets must block (with timeouts) whatever the listener does.
+        let _ = stream.set_nonblocking(false);
         let connection_shared = shared.clone();
         let spawned = std::thread::Builder::new()
             .name("test-server-conn".into())
