@@ -73,7 +73,12 @@ pub struct HttpProvider {
     transport: Arc<dyn Transport>,
     retry: RetryPolicy,
     headers: Vec<(String, String)>,
+    on_retry: Option<RetryObserver>,
 }
+
+/// Told about each retry before its wait: the attempt about to be made (2, 3, …),
+/// the wait, and why (the failed attempt's message). For a "retrying in 4 s" line.
+pub type RetryObserver = Arc<dyn Fn(u32, Duration, &str) + Send + Sync>;
 
 impl std::fmt::Debug for HttpProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -108,12 +113,19 @@ impl HttpProvider {
             transport,
             retry: RetryPolicy::default(),
             headers: Vec::new(),
+            on_retry: None,
         }
     }
 
     /// Replaces the retry policy.
     pub fn with_retry(mut self, retry: RetryPolicy) -> HttpProvider {
         self.retry = retry;
+        self
+    }
+
+    /// Reports each retry to `observer` (see [`RetryObserver`]).
+    pub fn with_retry_observer(mut self, observer: RetryObserver) -> HttpProvider {
+        self.on_retry = Some(observer);
         self
     }
 
@@ -400,6 +412,9 @@ impl Provider for HttpProvider {
                 Some(asked) => asked,
                 None => self.retry.backoff(attempt),
             };
+            if let Some(observer) = &self.on_retry {
+                observer(attempt + 1, delay, &failure.message);
+            }
             if !Self::sleep(delay, cancel) {
                 return fail(String::new(), StopReason::Aborted, sink);
             }

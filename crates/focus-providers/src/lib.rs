@@ -30,7 +30,7 @@ pub mod secret;
 pub mod thinking;
 
 pub use decode::{decode_body, decoder_for, StreamDecoder, APIS};
-pub use http::{HttpProvider, RetryPolicy};
+pub use http::{HttpProvider, RetryObserver, RetryPolicy};
 pub use overflow::is_context_overflow;
 pub use registry::Registry;
 pub use secret::ApiKey;

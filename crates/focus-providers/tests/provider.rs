@@ -145,6 +145,32 @@ fn overloaded_and_5xx_are_retried_before_the_first_event() {
 }
 
 #[test]
+fn retries_are_reported_to_the_observer() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let transport = Arc::new(ReplayTransport::new(vec![status(503, "busy"), ok()]));
+    let provider = HttpProvider::new(model(), None, transport)
+        .with_retry(fast())
+        .with_retry_observer(Arc::new(move |attempt, _delay, why: &str| {
+            log.lock().unwrap().push((attempt, why.to_string()));
+        }));
+    let messages = vec![Message::User(UserMessage::text("hi", 0))];
+    let options = RequestOptions::default();
+    let request = ModelRequest {
+        system_prompt: "",
+        messages: &messages,
+        tools: &[],
+        options: &options,
+    };
+    let m = provider.stream(&request, &CancelToken::new(), &mut |_, _| {});
+    assert_eq!(m.text(), "Hello");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![(2, "HTTP 503: busy".to_string())]
+    );
+}
+
+#[test]
 fn in_band_overload_before_content_is_retried() {
     let overloaded = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}\n\n\
 event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
