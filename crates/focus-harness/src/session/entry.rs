@@ -7,7 +7,7 @@
 //! fork and never break the parent chain.
 
 use focus_core::json::{FromJson, FromJsonError, Object, ToJson, Value};
-use focus_core::message::Message;
+use focus_core::message::{Content, Message};
 
 /// The session format version focus writes (pi's `CURRENT_SESSION_VERSION`).
 pub const CURRENT_VERSION: u64 = 3;
@@ -293,12 +293,19 @@ impl Entry {
     /// Like [`FromJson::from_json`], but an entry whose tree fields are fine and whose
     /// own fields are not is kept as [`EntryKind::Unknown`] (with the reason), so its
     /// children stay attached to the tree.
-    pub fn from_json_lenient(v: Value) -> Result<(Entry, Option<FromJsonError>), FromJsonError> {
+    pub fn from_json_lenient(
+        mut v: Value,
+    ) -> Result<(Entry, Option<FromJsonError>), FromJsonError> {
         let entry_type: String = v.field("type")?;
         let id: String = v.field("id")?;
         let parent_id: Option<String> = v.opt_field("parentId")?;
         let timestamp: String = v.opt_field("timestamp")?.unwrap_or_default();
-        let (kind, problem) = match read_kind(&entry_type, &v) {
+        let read = if entry_type == "message" {
+            take_message(&mut v).map(EntryKind::Message)
+        } else {
+            read_kind(&entry_type, &v)
+        };
+        let (kind, problem) = match read {
             Ok(kind) => (kind, None),
             Err(err) => (EntryKind::Unknown { entry_type, raw: v }, Some(err)),
         };
@@ -311,6 +318,77 @@ impl Entry {
             },
             problem,
         ))
+    }
+}
+
+/// Reads the `message` field of a message entry, *moving* the long strings (text and
+/// thinking blocks) out of the parsed JSON instead of copying them.
+///
+/// Loading a big session is mostly parsing and copying text; `Message::from_json`
+/// reads from a borrowed value, so each string would be copied and the original
+/// freed a moment later. Here the strings are taken out first, the (now small)
+/// message is converted, and the strings are put into the blocks they came from
+/// (a block array converts element by element, so positions match). If conversion
+/// fails, they are put back, so the raw JSON kept for the unreadable entry is whole.
+fn take_message(v: &mut Value) -> Result<Message, FromJsonError> {
+    let role = v["message"]["role"].as_str().unwrap_or("");
+    if !matches!(role, "user" | "assistant" | "toolResult") {
+        // Custom roles keep their raw JSON: nothing may be taken out of it.
+        return v.field("message");
+    }
+    let mut taken: Vec<(usize, &'static str, String)> = Vec::new();
+    for_each_block_string(v, |index, key, slot| {
+        taken.push((index, key, std::mem::take(slot)))
+    });
+    let mut message: Message = match v.field("message") {
+        Ok(message) => message,
+        Err(err) => {
+            let mut back = taken.into_iter();
+            for_each_block_string(v, |_, _, slot| {
+                if let Some((_, _, text)) = back.next() {
+                    *slot = text;
+                }
+            });
+            return Err(err);
+        }
+    };
+    let content = match &mut message {
+        Message::User(m) => &mut m.content,
+        Message::Assistant(m) => &mut m.content,
+        Message::ToolResult(m) => &mut m.content,
+        Message::Custom(_) => return Ok(message),
+    };
+    for (index, _, text) in taken {
+        match content.get_mut(index) {
+            Some(Content::Text { text: slot, .. })
+            | Some(Content::Thinking { thinking: slot, .. }) => *slot = text,
+            _ => {}
+        }
+    }
+    Ok(message)
+}
+
+/// Calls `visit(block index, key, string)` for the `text` of text blocks and the
+/// `thinking` of thinking blocks in `v.message.content`, in order.
+fn for_each_block_string(v: &mut Value, mut visit: impl FnMut(usize, &'static str, &mut String)) {
+    let blocks = v
+        .as_object_mut()
+        .and_then(|o| o.get_mut("message"))
+        .and_then(Value::as_object_mut)
+        .and_then(|m| m.get_mut("content"))
+        .and_then(Value::as_array_mut);
+    for (index, block) in blocks.into_iter().flatten().enumerate() {
+        let Some(block) = block.as_object_mut() else {
+            continue;
+        };
+        let key = match block.get("type").and_then(Value::as_str) {
+            Some("text") => "text",
+            Some("thinking") => "thinking",
+            _ => continue,
+        };
+        if let Some(Value::String(slot)) = block.get_mut(key) {
+            visit(index, key, slot);
+        }
     }
 }
 
@@ -389,6 +467,26 @@ mod tests {
         ] {
             round_trip(line);
         }
+    }
+
+    #[test]
+    fn message_strings_are_moved_not_lost() {
+        let line = r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"hello"},{"type":"toolCall","id":"c","name":"n","arguments":{}}],"stopReason":"toolUse","timestamp":1}}"#;
+        let (entry, problem) = Entry::from_json_lenient(parse_str(line).unwrap()).unwrap();
+        assert!(problem.is_none());
+        assert_eq!(entry, Entry::from_json(&parse_str(line).unwrap()).unwrap());
+        assert_eq!(
+            entry.message().unwrap().as_assistant().unwrap().text(),
+            "hello"
+        );
+        // A block the converter rejects: the raw JSON kept for the entry is whole.
+        let bad = r#"{"type":"message","id":"b","parentId":null,"message":{"role":"user","content":[{"type":"text","text":"keep me"},{"type":"video"}]}}"#;
+        let (entry, problem) = Entry::from_json_lenient(parse_str(bad).unwrap()).unwrap();
+        assert!(problem.is_some());
+        let EntryKind::Unknown { raw, .. } = &entry.kind else {
+            panic!("kept raw")
+        };
+        assert_eq!(raw.to_json_string(), bad);
     }
 
     #[test]
