@@ -377,3 +377,41 @@ fn running_with(marker: &str) -> usize {
         })
         .count()
 }
+
+/// Real MCP tools through the Gatekeeper: unknown to the permission gate, so they
+/// ask in default mode, run when a rule allows them, and are blocked in plan mode.
+#[test]
+fn mcp_tools_pass_the_gates_like_any_tool() {
+    use focus_core::message::{AssistantMessage, ToolCall};
+    use focus_core::tool::{GateDecision, ToolGate};
+    use focus_tools::gates::{Gatekeeper, Mode, NonInteractiveApprover};
+    let dir = log_dir("gated");
+    let manager = McpManager::start(vec![config("test", &[])], &dir);
+    let echo = tool(&manager, "test__echo");
+    let call = ToolCall {
+        id: "c1".into(),
+        name: "test__echo".into(),
+        arguments: parse_str(r#"{"text":"hi"}"#).unwrap(),
+        thought_signature: None,
+    };
+    let gate = |settings: &str| {
+        Gatekeeper::from_settings(
+            &parse_str(settings).unwrap(),
+            Arc::new(NonInteractiveApprover),
+            dir.clone(),
+        )
+        .unwrap()
+    };
+    let message = AssistantMessage::default();
+    let gk = gate("{}");
+    assert!(
+        matches!(gk.before_call(&call, &*echo, &message), GateDecision::Block(r) if r.contains("Do not retry"))
+    );
+    let gk = gate(r#"{"permissions": {"allow": ["test__*"]}}"#);
+    assert_eq!(gk.before_call(&call, &*echo, &message), GateDecision::Allow);
+    gk.set_mode(Mode::Plan);
+    assert!(
+        matches!(gk.before_call(&call, &*echo, &message), GateDecision::Block(r) if r.contains("plan mode"))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
