@@ -419,10 +419,18 @@ impl Registry {
         model: &ModelInfo,
         transport: Arc<dyn Transport>,
     ) -> Arc<dyn Provider> {
-        Arc::new(
-            HttpProvider::new(model.clone(), self.api_key(&model.provider), transport)
-                .with_headers(self.headers_for(&model.provider)),
-        )
+        Arc::new(self.http_provider_for(model, transport))
+    }
+
+    /// Like [`Registry::provider_for`], but the concrete type, for callers that
+    /// set a retry policy or observer before sharing it.
+    pub fn http_provider_for(
+        &self,
+        model: &ModelInfo,
+        transport: Arc<dyn Transport>,
+    ) -> HttpProvider {
+        HttpProvider::new(model.clone(), self.api_key(&model.provider), transport)
+            .with_headers(self.headers_for(&model.provider))
     }
 }
 
