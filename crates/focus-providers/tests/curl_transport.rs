@@ -390,3 +390,14 @@ fn check_reports_the_curl_version() {
     let not_curl = CurlTransport::with_program("true").check().unwrap_err();
     assert!(matches!(not_curl, TransportError::CannotStart(m) if m.contains("curl version")));
 }
+
+#[test]
+fn empty_post_sends_content_length_zero() {
+    let server = TestServer::queue(vec![ScriptedResponse::new(200)]);
+    let response = send(&request("POST", server.url(), b"")).unwrap();
+    assert_eq!(response.status, 200);
+    let received = &server.requests()[0];
+    assert_eq!(received.method, "POST");
+    assert_eq!(received.header("content-length"), Some("0"));
+    assert!(received.body.is_empty());
+}

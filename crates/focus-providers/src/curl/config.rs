@@ -55,6 +55,10 @@ pub(super) fn build_config(
             ))
         })?;
         push_option(&mut config, "data-binary", Some(&format!("@{path}")));
+    } else if matches!(method, "POST" | "PUT" | "PATCH") {
+        // An empty body still gets `Content-Length: 0`: without it, some servers
+        // and proxies answer 411 Length Required.
+        push_option(&mut config, "data-binary", Some(""));
     }
     if let Some(timeout) = request.connect_timeout {
         push_option(&mut config, "connect-timeout", Some(&seconds(timeout)));
