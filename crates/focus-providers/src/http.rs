@@ -207,6 +207,15 @@ impl HttpProvider {
         !cancel.is_cancelled()
     }
 
+    /// Removes the API key from text that came from a server or the transport (some
+    /// servers echo the key they rejected).
+    fn redact(&self, text: String) -> String {
+        match self.api_key.as_ref().map(ApiKey::expose) {
+            Some(key) if key.len() >= 4 && text.contains(key) => text.replace(key, "***"),
+            _ => text,
+        }
+    }
+
     fn empty_message(&self) -> AssistantMessage {
         AssistantMessage {
             api: self.model.api.clone(),
@@ -349,7 +358,7 @@ impl Provider for HttpProvider {
             if reason == StopReason::Aborted {
                 return b.abort();
             }
-            b.set_error(message);
+            b.set_error(self.redact(message));
             b.finish()
         };
         let Some(http) = self.http_request(request) else {
@@ -373,6 +382,7 @@ impl Provider for HttpProvider {
             let failure = match self.attempt(&http, cancel, sink, decoder.as_mut()) {
                 Ok(mut message) => {
                     crate::registry::apply_cost(&mut message.usage, &self.model.price);
+                    message.error_message = message.error_message.map(|e| self.redact(e));
                     return message;
                 }
                 Err(f) => f,
@@ -413,7 +423,7 @@ impl Provider for HttpProvider {
                 None => self.retry.backoff(attempt),
             };
             if let Some(observer) = &self.on_retry {
-                observer(attempt + 1, delay, &failure.message);
+                observer(attempt + 1, delay, &self.redact(failure.message.clone()));
             }
             if !Self::sleep(delay, cancel) {
                 return fail(String::new(), StopReason::Aborted, sink);

@@ -369,3 +369,16 @@ fn a_200_that_is_not_an_event_stream_is_reported_with_its_text() {
         "{msg}"
     );
 }
+
+#[test]
+fn a_key_echoed_by_the_server_is_redacted() {
+    let r = run(vec![status(
+        401,
+        r#"{"error":{"message":"Incorrect API key provided: sk-test-secret"}}"#,
+    )]);
+    let msg = r.message.error_message.unwrap();
+    assert!(
+        !msg.contains("sk-test-secret") && msg.contains("provided: ***"),
+        "{msg}"
+    );
+}
