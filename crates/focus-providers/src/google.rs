@@ -461,3 +461,26 @@ impl Decoder {
         // server-side traffic: skipped.
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use focus_core::json::parse_str;
+
+    #[test]
+    fn schemas_are_reduced_to_what_gemini_accepts() {
+        let schema = parse_str(
+            r#"{"$schema":"x","type":"object","additionalProperties":false,"$defs":{"a":{}},
+                "properties":{"mode":{"const":"fast"},"n":{"type":["integer","null"],"minimum":1,"default":3},
+                "tags":{"type":"array","items":{"type":"string","examples":["a"]}},
+                "pick":{"oneOf":[{"type":"string"},{"type":"number","exclusiveMinimum":0}]}},
+                "required":["mode"]}"#,
+        )
+        .unwrap();
+        let cleaned = clean_schema(&schema).to_json_string();
+        assert_eq!(
+            cleaned,
+            r#"{"type":"object","properties":{"mode":{"enum":["fast"]},"n":{"nullable":true,"type":"integer","minimum":1},"tags":{"type":"array","items":{"type":"string"}},"pick":{"anyOf":[{"type":"string"},{"type":"number"}]}},"required":["mode"]}"#
+        );
+    }
+}
