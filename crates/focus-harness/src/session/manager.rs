@@ -10,7 +10,7 @@ use super::entry::{CompactionEntry, Entry, EntryKind, SessionHeader, CURRENT_VER
 use super::error::SessionError;
 use super::ids::{session_uuid, unique_short_id};
 use super::paths::{id_from_file_name, session_file_name, SessionStore};
-use super::reader::{parse_session, LoadProblem, Refusal, Tail};
+use super::reader::{parse_session, LoadProblem, ProblemKind, Refusal, Tail};
 use super::time::now_iso8601;
 use super::tree::SessionTree;
 use super::writer::{Durability, SessionWriter};
@@ -68,14 +68,52 @@ impl SessionManager {
 
     /// Opens a session file for reading and appending (takes the writer lock).
     /// A missing file becomes a new session at that path.
+    ///
+    /// A file of an older format version is rewritten in the current version first
+    /// (as pi does), because appending version-3 entries under an old header would
+    /// make the next load migrate them again. The original is kept beside it as
+    /// `<name>.v<N>.bak`, and the new file replaces it with an atomic rename.
     pub fn open(path: &Path) -> Result<SessionManager, SessionError> {
         let (mut manager, tail, has_header) = SessionManager::load(path)?;
         let header_line = (!has_header).then(|| manager.header.to_json().to_json_string());
         // A file whose header line is damaged but whose entries are fine keeps its
         // entries; a header is only written into an empty (or torn-to-empty) file.
         let header_line = header_line.filter(|_| manager.tree.entries().is_empty());
-        manager.writer = Some(SessionWriter::new(path, header_line, tail)?);
+        // The lock is taken before anything is rewritten.
+        let mut writer = SessionWriter::new(path, header_line, tail)?;
+        let migrated_from = manager.problems.iter().find_map(|p| match p.kind {
+            ProblemKind::Migrated { from } => Some(from),
+            _ => None,
+        });
+        if let Some(from) = migrated_from {
+            manager.rewrite_in_current_version(path, from)?;
+            writer.assume_clean_tail();
+        }
+        manager.writer = Some(writer);
         Ok(manager)
+    }
+
+    fn rewrite_in_current_version(&self, path: &Path, from: u64) -> Result<(), SessionError> {
+        let mut text = self.header.to_json().to_json_string();
+        text.push('\n');
+        for entry in self.tree.entries() {
+            text.push_str(&entry.to_json().to_json_string());
+            text.push('\n');
+        }
+        let mut backup = path.as_os_str().to_owned();
+        backup.push(format!(".v{from}.bak"));
+        let mut temporary = path.as_os_str().to_owned();
+        temporary.push(".tmp");
+        let temporary = PathBuf::from(temporary);
+        std::fs::copy(path, PathBuf::from(backup))
+            .map_err(|e| SessionError::io("backing up", path, e))?;
+        let written = std::fs::File::create(&temporary).and_then(|mut file| {
+            use std::io::Write;
+            file.write_all(text.as_bytes())?;
+            file.sync_all()
+        });
+        written.map_err(|e| SessionError::io("writing", &temporary, e))?;
+        std::fs::rename(&temporary, path).map_err(|e| SessionError::io("replacing", path, e))
     }
 
     /// Opens a session file without the ability to append (no lock is taken).

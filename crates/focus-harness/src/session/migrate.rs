@@ -5,8 +5,8 @@
 //!   into the file's lines, header included) becomes `firstKeptEntryId`.
 //! - v2 called extension messages `hookMessage`; v3 calls them `custom`.
 //!
-//! The file itself is not rewritten (pi rewrites it; focus leaves the user's file
-//! alone and appends v3 entries, which is what an older reader would skip anyway).
+//! Reading never rewrites the file; opening it for writing does (see
+//! `SessionManager::open`), so that appended entries are never migrated twice.
 
 use super::ids::unique_short_id;
 use focus_core::json::Value;

@@ -59,6 +59,13 @@ impl SessionWriter {
         })
     }
 
+    /// Declares the file clean (it was just rewritten whole): the next append neither
+    /// truncates nor adds a newline nor writes a header.
+    pub fn assume_clean_tail(&mut self) {
+        self.tail = Tail::Clean;
+        self.pending_header = None;
+    }
+
     /// Sets the durability of later appends.
     pub fn set_durability(&mut self, durability: Durability) {
         self.durability = durability;

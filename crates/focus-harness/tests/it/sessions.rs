@@ -410,3 +410,50 @@ fn agent_events_are_recorded_on_message_end_only() {
         ["user:hi", "user:remember"]
     );
 }
+
+#[test]
+fn appending_to_an_old_version_file_rewrites_it_in_version_3_first() {
+    let scratch = Scratch::new("upgrade");
+    let path = scratch.path().join("old.jsonl");
+    std::fs::copy(fixture("pi-v1-linear.jsonl"), &path).unwrap();
+    let mut session = SessionManager::open(&path).unwrap();
+    let ids: Vec<String> = session
+        .tree()
+        .entries()
+        .iter()
+        .map(|e| e.id.clone())
+        .collect();
+    session.append_message(&user("and 4+4?")).unwrap();
+    drop(session);
+    let backup = scratch.path().join("old.jsonl.v1.bak");
+    assert_eq!(
+        std::fs::read(&backup).unwrap(),
+        std::fs::read(fixture("pi-v1-linear.jsonl")).unwrap()
+    );
+    let reopened = SessionManager::open_read_only(&path).unwrap();
+    assert!(
+        reopened.load_problems().is_empty(),
+        "{:?}",
+        reopened.load_problems()
+    );
+    let again: Vec<String> = reopened
+        .tree()
+        .entries()
+        .iter()
+        .map(|e| e.id.clone())
+        .collect();
+    assert_eq!(
+        again[..ids.len()],
+        ids[..],
+        "ids are stable after the rewrite"
+    );
+    assert_eq!(
+        texts(&reopened.context().messages)[1..],
+        [
+            "user:what is 2+2?",
+            "assistant:4",
+            "user:and 3+3?",
+            "user:and 4+4?"
+        ]
+    );
+}
