@@ -54,7 +54,10 @@ img{max-width:100%;height:auto}
 /// (default `focus-session-<name>.html` in the working directory).
 pub fn export_session_file(input: &Path, output: Option<&Path>) -> Result<PathBuf, String> {
     if !input.is_file() {
-        return Err(format!("cannot export {}: no such session file", input.display()));
+        return Err(format!(
+            "cannot export {}: no such session file",
+            input.display()
+        ));
     }
     let session = SessionManager::open_read_only(input).map_err(|e| e.to_string())?;
     let messages: Vec<Message> = session
@@ -83,7 +86,10 @@ pub fn export_session_file(input: &Path, output: Option<&Path>) -> Result<PathBu
     let path = match output {
         Some(path) => path.to_path_buf(),
         None => {
-            let stem = input.file_stem().and_then(|s| s.to_str()).unwrap_or("session");
+            let stem = input
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("session");
             PathBuf::from(format!("focus-session-{stem}.html"))
         }
     };
@@ -161,7 +167,7 @@ fn render_message(page: &mut String, message: &Message) {
         Message::Custom(c) => {
             let _ = write!(
                 page,
-                "<section class=\"msg tool\"><details><summary>{}</summary><pre>{}</pre></details></section>\n",
+                "<section class=\"msg tool\"><details><summary>{}</summary><pre>{}</pre></details></section>",
                 escape(&c.role),
                 escape(&custom_text(&c.raw))
             );

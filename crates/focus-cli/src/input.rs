@@ -174,7 +174,7 @@ mod tests {
         assert_eq!(content[2].as_text(), Some("explain\n\npiped"));
         let missing = first_prompt_content(None, &[dir.join("nope")], None).unwrap_err();
         assert!(missing.contains("cannot attach @"), "{missing}");
-        let not_file = first_prompt_content(None, &[dir.clone()], None).unwrap_err();
+        let not_file = first_prompt_content(None, std::slice::from_ref(&dir), None).unwrap_err();
         assert!(not_file.contains("directory"));
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -64,7 +64,10 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
                 println!("{}", path.display());
                 Ok(0)
             }
-            Err(message) => Err(setup::SetupError { message, usage: false }),
+            Err(message) => Err(setup::SetupError {
+                message,
+                usage: false,
+            }),
         };
     }
     if let Some(search) = &args.list_models {

@@ -137,8 +137,9 @@ pub fn list_models(registry: &Registry, search: Option<&str>) -> Vec<ModelInfo> 
         .cloned()
         .collect();
     let demo = DemoProvider::new().model().clone();
-    let demo_matches = search
-        .is_none_or(|s| format!("{}/{}", demo.provider, demo.id).contains(&s.to_ascii_lowercase()));
+    let demo_matches = search.map_or(true, |s| {
+        format!("{}/{}", demo.provider, demo.id).contains(&s.to_ascii_lowercase())
+    });
     if demo_matches {
         models.push(demo);
     }

@@ -337,7 +337,7 @@ pub fn recent_sessions(cwd: &Path, session_dir: Option<&Path>) -> Vec<SessionInf
                 .iter()
                 .filter_map(|p| focus_harness::session::list::session_info(p))
                 .collect();
-            list.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms));
+            list.sort_by_key(|info| std::cmp::Reverse(info.modified_ms));
             list
         }
         None => SessionStore::from_env().list(cwd),

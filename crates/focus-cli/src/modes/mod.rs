@@ -1,4 +1,4 @@
-//! The ways focus talks to the world: [`print`] (one prompt, answer on stdout),
+//! The ways focus talks to the world: [`print`](mod@print) (one prompt, answer on stdout),
 //! [`json`] (every event as a JSON line), [`rpc`] (commands on stdin),
 //! [`interactive`] (the terminal UI) and [`resume`] (choosing a session).
 

@@ -5,7 +5,7 @@
 
 use crate::engine::Engine;
 use crate::terminal::style::Style;
-use crate::terminal::{STDERR, STDOUT};
+use crate::terminal::STDERR;
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::message::Message;
 use focus_core::provider::StreamEvent;
@@ -13,7 +13,7 @@ use std::io::Write;
 
 /// Runs `prompts` one after another and prints the answers; returns the exit code.
 pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
-    let mut printer = TextPrinter::new(Style::for_fd(STDOUT), Style::for_fd(STDERR));
+    let mut printer = TextPrinter::new(Style::for_fd(STDERR));
     for prompt in prompts {
         let outcome = engine.run_blocking(vec![prompt], &mut |event| printer.event(event));
         printer.finish_line();
@@ -57,7 +57,6 @@ pub fn end_reason_text(reason: &EndReason) -> String {
 
 /// Writes text deltas to stdout and a line per thinking block and tool call to stderr.
 pub struct TextPrinter {
-    out_style: Style,
     /// Styles for stderr.
     pub err_style: Style,
     /// Whether stdout's last byte was not a newline.
@@ -67,10 +66,10 @@ pub struct TextPrinter {
 }
 
 impl TextPrinter {
-    /// A printer with styles for stdout and stderr.
-    pub fn new(out_style: Style, err_style: Style) -> TextPrinter {
+    /// A printer with styles for stderr (the answer on stdout is printed as the
+    /// model wrote it, so it can be piped).
+    pub fn new(err_style: Style) -> TextPrinter {
         TextPrinter {
-            out_style,
             err_style,
             mid_line: false,
             printed_in_message: false,
@@ -99,14 +98,10 @@ impl TextPrinter {
                 }
                 _ => {}
             },
+            // Separate the text of successive turns.
             AgentEvent::MessageEnd {
                 message: Message::Assistant(_),
-            } => {
-                // Separate the text of successive turns.
-                if self.printed_in_message {
-                    self.finish_line();
-                }
-            }
+            } if self.printed_in_message => self.finish_line(),
             AgentEvent::ToolExecutionStart {
                 tool_name, args, ..
             } => {
@@ -119,20 +114,17 @@ impl TextPrinter {
             }
             AgentEvent::ToolExecutionEnd {
                 output, tool_name, ..
-            } => {
-                if output.is_error {
-                    let first = output.text_content();
-                    let first = first.lines().next().unwrap_or("");
-                    eprintln!(
-                        "{}",
-                        self.err_style
-                            .red(&format!("  {tool_name} failed: {}", clip(first, 160)))
-                    );
-                }
+            } if output.is_error => {
+                let first = output.text_content();
+                let first = first.lines().next().unwrap_or("");
+                eprintln!(
+                    "{}",
+                    self.err_style
+                        .red(&format!("  {tool_name} failed: {}", clip(first, 160)))
+                );
             }
             _ => {}
         }
-        let _ = self.out_style;
     }
 
     /// Ends the current stdout line if text was left without a newline.

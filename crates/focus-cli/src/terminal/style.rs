@@ -1,4 +1,4 @@
-//! ANSI styles, switched off for `NO_COLOR` (https://no-color.org) and for output
+//! ANSI styles, switched off for `NO_COLOR` (<https://no-color.org>) and for output
 //! that is not a terminal, so pipes and files get plain text.
 
 /// Which styles to emit on one stream.

@@ -97,16 +97,12 @@ impl Editor {
                     EditAction::FollowUp(text)
                 };
             }
-            Key::Backspace => {
-                if self.cursor > 0 {
-                    self.cursor -= 1;
-                    self.buffer.remove(self.cursor);
-                }
+            Key::Backspace if self.cursor > 0 => {
+                self.cursor -= 1;
+                self.buffer.remove(self.cursor);
             }
-            Key::Delete => {
-                if self.cursor < self.buffer.len() {
-                    self.buffer.remove(self.cursor);
-                }
+            Key::Delete if self.cursor < self.buffer.len() => {
+                self.buffer.remove(self.cursor);
             }
             Key::Left => self.cursor = self.cursor.saturating_sub(1),
             Key::Right => self.cursor = (self.cursor + 1).min(self.buffer.len()),

@@ -603,11 +603,9 @@ impl Ui<'_> {
                 context = used;
             }
         }
-        let percent = if model.context_window > 0 {
-            context * 100 / model.context_window
-        } else {
-            0
-        };
+        let percent = (context * 100)
+            .checked_div(model.context_window)
+            .unwrap_or(0);
         let mark = if self.running.is_some() {
             if self.waiting {
                 SPINNER[self.frame % SPINNER.len()].to_string()
