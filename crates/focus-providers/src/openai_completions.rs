@@ -189,9 +189,13 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
         let level = request.options.thinking;
         match compat.thinking {
             ThinkingFormat::ReasoningEffort => {
-                if let Some(effort) =
-                    crate::thinking::effort(level, crate::thinking::supports_xhigh(&model.id))
-                {
+                let effort =
+                    crate::thinking::effort(level, crate::thinking::supports_xhigh(&model.id));
+                let effort = match (effort, compat.server) {
+                    (None, "openai") => crate::thinking::off_effort(&model.id),
+                    (effort, _) => effort,
+                };
+                if let Some(effort) = effort {
                     body.insert("reasoning_effort", effort);
                 }
             }

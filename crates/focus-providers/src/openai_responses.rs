@@ -161,10 +161,14 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
         body.insert("tools", tools);
     }
     if model.reasoning {
-        if let Some(effort) = crate::thinking::effort(
+        let effort = crate::thinking::effort(
             request.options.thinking,
             crate::thinking::supports_xhigh(&model.id),
-        ) {
+        );
+        if let (None, Some(off)) = (effort, crate::thinking::off_effort(&model.id)) {
+            body.insert("reasoning", json_object! {"effort" => off});
+        }
+        if let Some(effort) = effort {
             body.insert(
                 "reasoning",
                 json_object! {"effort" => effort, "summary" => "auto"},

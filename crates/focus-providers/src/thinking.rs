@@ -42,3 +42,30 @@ pub fn supports_xhigh(model_id: &str) -> bool {
         .iter()
         .any(|m| model_id.contains(m))
 }
+
+/// The effort that comes closest to "off" on an OpenAI reasoning model, which
+/// reasons at medium effort when none is given: `none` from GPT-5.1 on, `minimal`
+/// on GPT-5; `None` (send nothing) for other models.
+pub fn off_effort(model_id: &str) -> Option<&'static str> {
+    let id = model_id.rsplit('/').next().unwrap_or(model_id);
+    let rest = id.strip_prefix("gpt-5")?;
+    if rest.starts_with('.') {
+        Some("none")
+    } else {
+        Some("minimal")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn off_maps_to_the_least_effort_a_model_knows() {
+        assert_eq!(off_effort("gpt-5.5"), Some("none"));
+        assert_eq!(off_effort("openai/gpt-5.1-codex"), Some("none"));
+        assert_eq!(off_effort("gpt-5-mini"), Some("minimal"));
+        assert_eq!(off_effort("o4-mini"), None);
+        assert_eq!(effort(ThinkingLevel::XHigh, false), Some("high"));
+    }
+}

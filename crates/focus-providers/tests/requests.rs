@@ -419,7 +419,16 @@ fn thinking_levels_map_to_each_providers_knobs() {
         r["include"][0].as_str(),
         Some("reasoning.encrypted_content")
     );
-    assert!(level("openai-responses", ThinkingLevel::Off)["reasoning"].is_null());
+    assert_eq!(
+        level("openai-responses", ThinkingLevel::Off)["reasoning"]["effort"].as_str(),
+        Some("minimal"),
+        "gpt-5 reasons at medium unless told: off asks for the least"
+    );
+    assert!(level("openai-responses", ThinkingLevel::Off)["include"].is_null());
+    assert!(
+        level("openai-completions", ThinkingLevel::Off)["reasoning_effort"].is_null(),
+        "o4-mini has no lower effort"
+    );
     let g = level("google", ThinkingLevel::Medium);
     assert_eq!(
         g["generationConfig"]["thinkingConfig"]["thinkingBudget"].as_i64(),
