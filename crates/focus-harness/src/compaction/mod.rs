@@ -21,8 +21,8 @@ pub use cut::{find_cut_point, CutPoint};
 pub use file_ops::FileOps;
 pub use overflow::{is_context_overflow, OverflowAction, OverflowRecovery};
 pub use run::{
-    compact, compact_session, prepare_compaction, CompactionError, CompactionOutcome,
-    CompactionPlan,
+    compact, compact_if_needed, compact_session, prepare_compaction, CompactionError,
+    CompactionOutcome, CompactionPlan,
 };
 pub use tokens::{
     estimate_context_tokens, estimate_message_tokens, should_compact, CompactionSettings,

@@ -258,3 +258,23 @@ pub fn compact_session(
         tokens_after: estimate_context_tokens(&session.context().messages),
     })
 }
+
+/// Compacts when the session's context has passed the model's window minus the
+/// reserve (the check the CLI runs after every agent run and before a prompt).
+/// `Ok(None)`: no compaction was needed (or compaction is disabled).
+pub fn compact_if_needed(
+    session: &mut SessionManager,
+    provider: &dyn Provider,
+    settings: &CompactionSettings,
+    cancel: &CancelToken,
+) -> Result<Option<CompactionOutcome>, CompactionError> {
+    let tokens = estimate_context_tokens(&session.context().messages);
+    if !super::tokens::should_compact(tokens, provider.model().context_window, settings) {
+        return Ok(None);
+    }
+    match compact_session(session, provider, settings, None, cancel) {
+        Ok(outcome) => Ok(Some(outcome)),
+        Err(CompactionError::NothingToCompact) => Ok(None),
+        Err(other) => Err(other),
+    }
+}

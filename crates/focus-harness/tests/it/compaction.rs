@@ -422,3 +422,34 @@ fn a_failed_answer_can_be_stepped_over_before_compacting_and_retrying() {
         "the failed answer stays in the file"
     );
 }
+
+#[test]
+fn compact_if_needed_waits_for_the_threshold() {
+    use focus_harness::compaction::compact_if_needed;
+    let scratch = Scratch::new("threshold");
+    let store = SessionStore::new(scratch.path());
+    let mut session = long_session(&store); // last reported usage: 8,500 tokens
+    let provider = ScriptedProvider::new(vec![
+        ScriptedProvider::text_answer("summary"),
+        ScriptedProvider::text_answer("prefix"),
+    ]);
+    let roomy = CompactionSettings {
+        reserve_tokens: 1_000,
+        ..small_keep()
+    };
+    // Window 200,000: far from full.
+    assert_eq!(
+        compact_if_needed(&mut session, &provider, &roomy, &CancelToken::new()).unwrap(),
+        None
+    );
+    assert!(provider.requests.lock().unwrap().is_empty());
+    // Reserve so large that 8,500 tokens pass the threshold.
+    let tight = CompactionSettings {
+        reserve_tokens: 195_000,
+        ..small_keep()
+    };
+    let outcome = compact_if_needed(&mut session, &provider, &tight, &CancelToken::new())
+        .unwrap()
+        .expect("compacted");
+    assert_eq!(outcome.tokens_before, 8_500);
+}
