@@ -101,8 +101,12 @@ impl Tool for BashTool {
         run_command(&self.cwd, command, timeout, ctx)
     }
 
-    fn is_read_only(&self, _args: &Value) -> bool {
-        false
+    /// Read-only when the gates' shell judge can prove the command only reads
+    /// (`ls`, `git status`, `grep …`); anything it cannot prove is not.
+    fn is_read_only(&self, args: &Value) -> bool {
+        args["command"]
+            .as_str()
+            .is_some_and(crate::gates::judge::is_read_only_command)
     }
 
     fn runs_alone(&self, _args: &Value) -> bool {

@@ -42,6 +42,9 @@ pub struct Program {
     pub classes: Vec<Class>,
     /// Whether every match must start at the beginning of the text (`^…`).
     pub anchored_start: bool,
+    /// Bytes a match can start with (`None`: any). While no thread is alive
+    /// the VM skips straight to the next such byte instead of stepping.
+    pub first_bytes: Option<Box<[bool; 256]>>,
 }
 
 /// Compiles a tree, or explains why the program would be too large.
@@ -52,11 +55,56 @@ pub fn compile(node: &Node) -> Result<Program, String> {
     };
     compiler.emit(node, false)?;
     compiler.insts.push(Inst::Match);
+    let first_bytes = first_bytes(&compiler.insts, &compiler.classes);
     Ok(Program {
         insts: compiler.insts,
         classes: compiler.classes,
         anchored_start: starts_anchored(node),
+        first_bytes,
     })
+}
+
+/// The set of bytes a match can begin with: the first UTF-8 byte of every
+/// character the instructions reachable from the start can consume. `None`
+/// when that is everything or the pattern can match the empty string.
+fn first_bytes(insts: &[Inst], classes: &[Class]) -> Option<Box<[bool; 256]>> {
+    let mut set = Box::new([false; 256]);
+    let mut seen = vec![false; insts.len()];
+    let mut stack = vec![0usize];
+    while let Some(pc) = stack.pop() {
+        if std::mem::replace(&mut seen[pc], true) {
+            continue;
+        }
+        match &insts[pc] {
+            Inst::Match | Inst::Any | Inst::AnyButNewline => return None,
+            Inst::Jmp(t) => stack.push(*t),
+            Inst::Split(a, b) => stack.extend([*a, *b]),
+            // Assertions consume nothing: look past them.
+            Inst::Look(_) => stack.push(pc + 1),
+            Inst::Char(c) => {
+                let mut buf = [0u8; 4];
+                set[c.encode_utf8(&mut buf).as_bytes()[0] as usize] = true;
+            }
+            Inst::Class(k) => {
+                let class = &classes[*k];
+                for b in 0..128u8 {
+                    if class.matches(b as char) {
+                        set[b as usize] = true;
+                    }
+                }
+                // Any non-ASCII member may start with any lead byte.
+                let may_be_non_ascii = class.negated
+                    || !class.perl.is_empty()
+                    || class.ranges.iter().any(|&(_, hi)| !hi.is_ascii());
+                if may_be_non_ascii {
+                    for flag in &mut set[0x80..] {
+                        *flag = true;
+                    }
+                }
+            }
+        }
+    }
+    Some(set)
 }
 
 fn starts_anchored(node: &Node) -> bool {

@@ -85,6 +85,7 @@ impl Regex {
             insts: vec![compile::Inst::Match],
             classes: Vec::new(),
             anchored_start: false,
+            first_bytes: None,
         });
         Regex {
             program,

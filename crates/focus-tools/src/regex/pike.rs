@@ -105,6 +105,20 @@ fn run(
     let mut pos = 0;
     let mut prev: Option<char> = None;
     loop {
+        // Nothing alive and no match yet: jump to the next byte a match can
+        // start with, instead of stepping through every character.
+        if current.dense.is_empty() && matched.is_none() && pos > 0 {
+            if let Some(first) = &program.first_bytes {
+                match text[pos..].iter().position(|&b| first[b as usize]) {
+                    Some(skip) if skip > 0 => {
+                        pos += skip;
+                        prev = previous_char(text, pos);
+                    }
+                    Some(_) => {}
+                    None => break,
+                }
+            }
+        }
         let here = decode(text, pos);
         let cur = here.map(|(c, _)| c);
         if matched.is_none() && (pos == 0 || !program.anchored_start) {
@@ -148,6 +162,19 @@ fn run(
         pos += step;
     }
     matched
+}
+
+/// The character that ends just before `pos` (which is a character boundary).
+fn previous_char(text: &[u8], pos: usize) -> Option<char> {
+    let mut start = pos.checked_sub(1)?;
+    // Back over at most three UTF-8 continuation bytes to the lead byte.
+    while start > 0 && pos - start < 4 && (text[start] & 0xC0) == 0x80 {
+        start -= 1;
+    }
+    match decode(text, start) {
+        Some((c, len)) if start + len == pos => Some(c),
+        _ => Some('\u{FFFD}'),
+    }
 }
 
 /// Adds the thread at `pc` and everything reachable from it without consuming
