@@ -24,11 +24,8 @@ pub const BRANCH_SUMMARY_PREFIX: &str =
 /// Closes a branch summary.
 pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
 
-/// The shape of `AgentConfig::convert_to_llm`.
-pub type ConvertToLlm = std::sync::Arc<dyn Fn(&[Message]) -> Vec<Message> + Send + Sync>;
-
 /// [`convert_to_llm`] in the shape `AgentConfig::convert_to_llm` takes.
-pub fn convert_to_llm_hook() -> ConvertToLlm {
+pub fn convert_to_llm_hook() -> std::sync::Arc<focus_core::agent::ConvertToLlm> {
     std::sync::Arc::new(convert_to_llm)
 }
 

@@ -457,3 +457,20 @@ fn appending_to_an_old_version_file_rewrites_it_in_version_3_first() {
         ]
     );
 }
+
+#[test]
+fn the_converter_plugs_into_the_agent_config() {
+    use focus_core::agent::AgentConfig;
+    use focus_harness::session::convert_to_llm_hook;
+    use std::sync::Arc;
+    let provider = Arc::new(crate::support::ScriptedProvider::new(Vec::new()));
+    let mut config = AgentConfig::new(provider);
+    config.convert_to_llm = Some(convert_to_llm_hook());
+    let summary = Message::from_json(
+        &parse_str(r#"{"role":"compactionSummary","summary":"S","tokensBefore":1,"timestamp":1}"#)
+            .unwrap(),
+    )
+    .unwrap();
+    let converted = (config.convert_to_llm.as_ref().unwrap())(&[summary]);
+    assert!(matches!(&converted[..], [Message::User(_)]));
+}
