@@ -48,7 +48,8 @@ pub fn same_model(message: &AssistantMessage, target: &Target<'_>) -> bool {
 /// - thinking from another model becomes plain text (redacted thinking is dropped,
 ///   Gemini `thoughtSignature`s are removed); empty text and thinking is dropped;
 /// - assistant messages left empty are dropped;
-/// - every tool call gets exactly one result: results for unknown or already
+/// - every tool call gets exactly one result: results recorded after a later user
+///   message are moved back next to their call, results for unknown or already
 ///   answered calls are dropped, and a call without one gets an error result
 ///   ([`NO_RESULT`]) right after its assistant message's other results;
 /// - tool-call ids are rewritten to the target's [`IdRule`], consistently in calls
@@ -61,7 +62,7 @@ pub fn repair(messages: &[Message], target: &Target<'_>) -> Vec<Message> {
     let mut pending: Vec<(String, String)> = Vec::new();
     let mut answered: HashMap<String, ()> = HashMap::new();
 
-    for message in messages {
+    for message in results_after_their_calls(messages) {
         match message {
             Message::Custom(_) => {}
             Message::User(user) => {
@@ -137,6 +138,43 @@ pub fn repair(messages: &[Message], target: &Target<'_>) -> Vec<Message> {
     }
     flush_pending(&mut pending, &mut out);
     out
+}
+
+/// The messages in order, except that the results of an assistant message's tool
+/// calls are moved right after it when they were recorded later than a message
+/// that came in meanwhile (a user's steering message typed while tools ran), so a
+/// real result is not mistaken for a missing one.
+fn results_after_their_calls(messages: &[Message]) -> Vec<&Message> {
+    let mut order = Vec::with_capacity(messages.len());
+    let mut used = vec![false; messages.len()];
+    for (i, message) in messages.iter().enumerate() {
+        if used[i] {
+            continue;
+        }
+        used[i] = true;
+        order.push(message);
+        let Message::Assistant(assistant) = message else {
+            continue;
+        };
+        if matches!(
+            assistant.stop_reason,
+            StopReason::Error | StopReason::Aborted
+        ) {
+            continue;
+        }
+        let ids: Vec<&str> = assistant.tool_calls().map(|c| c.id.as_str()).collect();
+        for (j, later) in messages.iter().enumerate().skip(i + 1) {
+            match later {
+                Message::Assistant(_) => break,
+                Message::ToolResult(r) if !used[j] && ids.contains(&r.tool_call_id.as_str()) => {
+                    used[j] = true;
+                    order.push(later);
+                }
+                _ => {}
+            }
+        }
+    }
+    order
 }
 
 /// Synthesizes error results for calls that never got one.
@@ -311,6 +349,23 @@ mod tests {
         assert_eq!(synth.tool_call_id, "a");
         assert!(synth.is_error);
         assert_eq!(joined_text(&synth.content), NO_RESULT);
+    }
+
+    #[test]
+    fn a_result_recorded_after_a_steering_message_still_answers_its_call() {
+        let history = vec![
+            Message::User(UserMessage::text("go", 0)),
+            assistant(vec![call("a")], StopReason::ToolUse),
+            Message::User(UserMessage::text("also check the docs", 0)),
+            result("a"),
+        ];
+        let fixed = repair(&history, &target("anthropic-messages"));
+        let roles: Vec<&str> = fixed.iter().map(Message::role).collect();
+        assert_eq!(roles, ["user", "assistant", "toolResult", "user"]);
+        let Message::ToolResult(r) = &fixed[2] else {
+            panic!()
+        };
+        assert!(!r.is_error, "the real result, not a synthesized one");
     }
 
     #[test]
