@@ -120,7 +120,13 @@ enum Decoded {
 /// Reads a session file's bytes.
 pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
     let mut problems = Vec::new();
-    let (whole, tail) = split_tail(bytes);
+    // A byte-order mark (some editors add one) is not part of the first line.
+    let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let (whole, tail) = split_tail(&bytes[bom..]);
     let mut lines = split_lines(whole);
     let tail = match tail {
         Some(torn) => {
@@ -135,7 +141,7 @@ pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
                     kind: ProblemKind::TornTail { bytes: torn.len() },
                 });
                 Tail::Torn {
-                    keep: whole.len() as u64,
+                    keep: (bom + whole.len()) as u64,
                 }
             }
         }
@@ -452,6 +458,20 @@ mod tests {
         assert_eq!(parallel, sequential);
         assert_eq!(parallel[7], "problem at 9");
         assert_eq!(parallel.len(), 3000);
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped_and_counted_in_offsets() {
+        let text = format!("\u{feff}{HEADER}\n{E1}\n{{\"ty");
+        let parsed = parse_session(text.as_bytes()).unwrap();
+        assert_eq!(parsed.header.unwrap().id, "s1");
+        assert_eq!(parsed.entries.len(), 1);
+        assert_eq!(
+            parsed.tail,
+            Tail::Torn {
+                keep: (3 + HEADER.len() + E1.len() + 2) as u64
+            }
+        );
     }
 
     #[test]
