@@ -3,8 +3,9 @@
 //! The shape is Claude Code's (and Cursor's), so an existing `mcpServers` block can be
 //! copied over. `timeout` (seconds, default 60) bounds each request; `startupTimeout`
 //! (seconds, default 10) bounds the start (launch, handshake, tool list). A server
-//! with `"disabled": true` is skipped. Servers with a `url` (the streamable HTTP
-//! transport) are parsed but reported as unsupported when started.
+//! with `"disabled": true` is skipped. A server with a `url` (and optional
+//! `headers`) speaks the streamable HTTP transport, if the front end gave the
+//! manager an HTTP client.
 //!
 //! `${NAME}` and `${NAME:-default}` in `command`, `args`, `env`, `cwd` and `url` are
 //! replaced from focus's environment ([`expand_env`]), so tokens need not be written
@@ -33,8 +34,10 @@ pub struct McpServerConfig {
     pub env: Vec<(String, String)>,
     /// Working directory, if not focus's.
     pub cwd: Option<String>,
-    /// The server's URL, for the HTTP transport (not supported yet).
+    /// The server's URL, for the streamable HTTP transport.
     pub url: Option<String>,
+    /// Extra HTTP headers (e.g. `Authorization`), for the HTTP transport.
+    pub headers: Vec<(String, String)>,
     /// Bound on each request.
     pub request_timeout: Duration,
     /// Bound on the start.
@@ -51,6 +54,14 @@ impl std::fmt::Debug for McpServerConfig {
             .field("env", &env)
             .field("cwd", &self.cwd)
             .field("url", &self.url)
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .map(|(k, _)| format!("{k}: …"))
+                    .collect::<Vec<_>>(),
+            )
             .field("request_timeout", &self.request_timeout)
             .field("startup_timeout", &self.startup_timeout)
             .finish()
@@ -67,6 +78,7 @@ impl McpServerConfig {
             env: Vec::new(),
             cwd: None,
             url: None,
+            headers: Vec::new(),
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
         }
@@ -138,6 +150,19 @@ impl McpServerConfig {
                             config.env.push((var.to_string(), val));
                         }
                     }
+                    "headers" => {
+                        let headers = value
+                            .as_object()
+                            .ok_or_else(|| format!("`{at}.headers` must be an object"))?;
+                        for (header, val) in headers.iter() {
+                            let val = val
+                                .as_str()
+                                .ok_or_else(|| format!("`{at}.headers.{header}` must be a string"))?;
+                            let val = expand_env(val)
+                                .map_err(|e| format!("`{at}.headers.{header}`: {e}"))?;
+                            config.headers.push((header.to_string(), val));
+                        }
+                    }
                     "timeout" => config.request_timeout = seconds(value, &at, key)?,
                     "startupTimeout" => config.startup_timeout = seconds(value, &at, key)?,
                     "disabled" => {
@@ -147,7 +172,7 @@ impl McpServerConfig {
                     }
                     other => {
                         return Err(format!(
-                        "unknown key `{at}.{other}` (expected command, args, env, cwd, url, type, \
+                        "unknown key `{at}.{other}` (expected command, args, env, cwd, url, headers, type, \
                              timeout, startupTimeout, disabled)"
                     ))
                     }

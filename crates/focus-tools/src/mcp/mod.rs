@@ -1,7 +1,7 @@
 //! The Model Context Protocol client: tools served by other programs.
 //!
 //! An MCP server is a program focus starts and talks to with JSON-RPC 2.0 over its
-//! stdin and stdout ([`rpc`]). [`McpManager::start`] launches every configured server
+//! stdin and stdout ([`rpc`]), or one reached over HTTP ([`http`]). [`McpManager::start`] launches every configured server
 //! ([`config`]) in parallel and waits for each (bounded by its startup timeout);
 //! each server's tools become ordinary [`Tool`]s ([`tool`]) named
 //! `<server>__<tool>`. A server that fails to start or dies is reported once
@@ -10,12 +10,14 @@
 //! Dropping the manager stops every server (process group killed, process reaped).
 
 pub mod config;
+pub mod http;
 pub mod rpc;
 pub mod server;
 pub mod tool;
 
 pub use config::McpServerConfig;
 use focus_core::tool::Tool;
+pub use http::{HttpPost, HttpReply};
 pub use server::ServerState;
 use server::{RemoteTool, Server};
 use std::collections::HashSet;
@@ -54,6 +56,16 @@ impl McpManager {
     /// failed (at most the longest startup timeout). Server stderr goes to
     /// `<log_dir>/<server>.log`; the directory is created if needed.
     pub fn start(configs: Vec<McpServerConfig>, log_dir: &Path) -> McpManager {
+        McpManager::start_with_http(configs, log_dir, None)
+    }
+
+    /// Like [`McpManager::start`], with an HTTP client for servers configured with a
+    /// `url` (the streamable HTTP transport); without one they fail to start.
+    pub fn start_with_http(
+        configs: Vec<McpServerConfig>,
+        log_dir: &Path,
+        http: Option<Arc<dyn HttpPost>>,
+    ) -> McpManager {
         let generation = Arc::new(AtomicU64::new(0));
         let warnings = Arc::new(Mutex::new(Vec::new()));
         let log_dir = match std::fs::create_dir_all(log_dir) {
@@ -70,10 +82,14 @@ impl McpManager {
         let handles: Vec<_> = configs
             .into_iter()
             .map(|config| {
-                let (generation, warnings, log_dir) =
-                    (generation.clone(), warnings.clone(), log_dir.clone());
+                let (generation, warnings, log_dir, http) = (
+                    generation.clone(),
+                    warnings.clone(),
+                    log_dir.clone(),
+                    http.clone(),
+                );
                 std::thread::spawn(move || {
-                    Server::start(config, log_dir.as_deref(), generation, warnings)
+                    Server::start(config, log_dir.as_deref(), generation, warnings, http)
                 })
             })
             .collect();

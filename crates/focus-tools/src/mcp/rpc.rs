@@ -50,8 +50,47 @@ impl std::fmt::Display for RpcError {
     }
 }
 
-type Reply = Result<Value, RpcError>;
-type NotificationHandler = Box<dyn Fn(&str, &Value) + Send + Sync>;
+/// The outcome of one request.
+pub type Reply = Result<Value, RpcError>;
+/// Sees every notification a server sends: method and params.
+pub type NotificationHandler = Box<dyn Fn(&str, &Value) + Send + Sync>;
+
+/// A JSON-RPC connection to one server, whatever carries it (a child's stdio, or
+/// HTTP in [`super::http`]).
+pub trait RpcChannel: Send + Sync {
+    /// Sends a request and waits for its result, at most `timeout`, returning early
+    /// if `cancel` fires; on timeout or cancel the server is told with
+    /// `notifications/cancelled`.
+    fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: Option<&CancelToken>,
+    ) -> Reply;
+    /// Sends a notification (no answer expected).
+    fn notify(&self, method: &str, params: Value) -> Result<(), String>;
+    /// Stops talking to the server and releases it.
+    fn shutdown(&self);
+}
+
+impl RpcChannel for Connection {
+    fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: Option<&CancelToken>,
+    ) -> Reply {
+        Connection::request(self, method, params, timeout, cancel)
+    }
+    fn notify(&self, method: &str, params: Value) -> Result<(), String> {
+        Connection::notify(self, method, params)
+    }
+    fn shutdown(&self) {
+        Connection::shutdown(self)
+    }
+}
 
 /// Longest line accepted from a server (a larger one is a protocol error).
 const MAX_LINE: usize = 64 * 1024 * 1024;

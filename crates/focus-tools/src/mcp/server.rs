@@ -1,7 +1,8 @@
 //! One MCP server: started, handshaken, its tool list kept fresh, its calls made.
 //!
 //! Start ([`Server::start`]): spawn the command in its own process group (stderr to
-//! a log file), send `initialize` (protocol version, capabilities, client info),
+//! a log file) — or, for a server with a `url`, open an HTTP channel
+//! ([`super::http`]) — send `initialize` (protocol version, capabilities, client info),
 //! then `notifications/initialized`, then `tools/list` page by page. All of it is
 //! bounded by the server's startup timeout; any failure leaves the server `Failed`
 //! with the reason, and its tools are simply absent.
@@ -11,7 +12,8 @@
 //! flight fails with the reason.
 
 use super::config::McpServerConfig;
-use super::rpc::{Connection, RpcError};
+use super::http::{HttpConnection, HttpPost};
+use super::rpc::{Connection, NotificationHandler, RpcChannel, RpcError};
 use focus_core::cancel::CancelToken;
 use focus_core::json::Value;
 use focus_core::json_object;
@@ -70,7 +72,7 @@ pub struct Server {
     state: Mutex<ServerState>,
     tools: Mutex<Vec<RemoteTool>>,
     server_info: Mutex<String>,
-    connection: Mutex<Option<Arc<Connection>>>,
+    connection: Mutex<Option<Arc<dyn RpcChannel>>>,
     log_path: Option<PathBuf>,
     /// Bumped whenever any server's tool list changes (shared by the manager).
     generation: Arc<AtomicU64>,
@@ -86,6 +88,7 @@ impl Server {
         log_dir: Option<&Path>,
         generation: Arc<AtomicU64>,
         warnings: Arc<Mutex<Vec<String>>>,
+        http: Option<Arc<dyn HttpPost>>,
     ) -> Arc<Server> {
         let log_path =
             log_dir.map(|dir| dir.join(format!("{}.log", super::sanitize(&config.name))));
@@ -99,7 +102,7 @@ impl Server {
             generation,
             warnings,
         });
-        if let Err(reason) = server.connect() {
+        if let Err(reason) = server.connect(http) {
             server.fail(ServerState::Failed(reason));
         }
         server
@@ -125,14 +128,41 @@ impl Server {
         self.log_path.as_deref()
     }
 
-    fn connect(self: &Arc<Server>) -> Result<(), String> {
+    fn connect(self: &Arc<Server>, http: Option<Arc<dyn HttpPost>>) -> Result<(), String> {
+        let deadline = Instant::now() + self.config.startup_timeout;
+        let weak: Weak<Server> = Arc::downgrade(self);
+        let on_notification: NotificationHandler =
+            Box::new(move |method: &str, _params: &Value| {
+                if method == "notifications/tools/list_changed" {
+                    if let Some(server) = weak.upgrade() {
+                        std::thread::spawn(move || server.refresh_tools());
+                    }
+                }
+            });
+        let connection: Arc<dyn RpcChannel> = match (&self.config.url, http) {
+            (Some(url), Some(client)) => Arc::new(HttpConnection::new(
+                url.clone(),
+                self.config.headers.clone(),
+                client,
+                on_notification,
+            )),
+            (Some(url), None) => {
+                return Err(format!(
+                    "the HTTP transport (`url: {url}`) needs an HTTP client, and none was given"
+                ))
+            }
+            (None, _) => self.spawn_stdio(on_notification)?,
+        };
+        *lock(&self.connection) = Some(connection.clone());
+        self.handshake(&*connection, deadline)
+    }
+
+    /// Starts the configured command with its stdio as the channel.
+    fn spawn_stdio(
+        self: &Arc<Server>,
+        on_notification: NotificationHandler,
+    ) -> Result<Arc<dyn RpcChannel>, String> {
         let config = &self.config;
-        if let Some(url) = &config.url {
-            return Err(format!(
-                "the HTTP transport (`url: {url}`) is not supported yet"
-            ));
-        }
-        let deadline = Instant::now() + config.startup_timeout;
         let log = self.open_log();
         let mut command = Command::new(&config.command);
         command
@@ -157,22 +187,16 @@ impl Server {
             .spawn()
             .map_err(|e| format!("cannot start `{}`: {e}", config.command))?;
         let weak: Weak<Server> = Arc::downgrade(self);
-        let on_notification = Box::new(move |method: &str, _params: &Value| {
-            if method == "notifications/tools/list_changed" {
-                if let Some(server) = weak.upgrade() {
-                    std::thread::spawn(move || server.refresh_tools());
-                }
-            }
-        });
-        let weak: Weak<Server> = Arc::downgrade(self);
         let on_close = Box::new(move |reason: String| {
             if let Some(server) = weak.upgrade() {
                 server.fail(ServerState::Exited(reason));
             }
         });
-        let connection = Connection::start(child, log, on_notification, on_close);
-        *lock(&self.connection) = Some(connection.clone());
+        Ok(Connection::start(child, log, on_notification, on_close))
+    }
 
+    /// `initialize`, `notifications/initialized`, `tools/list`, before `deadline`.
+    fn handshake(&self, connection: &dyn RpcChannel, deadline: Instant) -> Result<(), String> {
         let params = json_object! {
             "protocolVersion" => PROTOCOL_VERSION,
             "capabilities" => json_object! {},
@@ -195,7 +219,7 @@ impl Server {
         connection
             .notify("notifications/initialized", json_object! {})
             .map_err(|e| format!("cannot finish the handshake: {e}"))?;
-        let tools = list_tools(&connection, deadline)?;
+        let tools = list_tools(connection, deadline)?;
         *lock(&self.tools) = tools;
         {
             let mut state = lock(&self.state);
@@ -231,7 +255,7 @@ impl Server {
             return;
         };
         let deadline = Instant::now() + self.config.request_timeout;
-        if let Ok(tools) = list_tools(&connection, deadline) {
+        if let Ok(tools) = list_tools(&*connection, deadline) {
             *lock(&self.tools) = tools;
             self.generation.fetch_add(1, Ordering::SeqCst);
         }
@@ -329,7 +353,7 @@ impl Drop for Server {
 }
 
 /// `tools/list`, following `nextCursor` (at most 100 pages), before `deadline`.
-fn list_tools(connection: &Connection, deadline: Instant) -> Result<Vec<RemoteTool>, String> {
+fn list_tools(connection: &dyn RpcChannel, deadline: Instant) -> Result<Vec<RemoteTool>, String> {
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..100 {

@@ -1,0 +1,348 @@
+//! MCP's streamable HTTP transport: every JSON-RPC message is an HTTP POST to the
+//! server's URL.
+//!
+//! - A request's answer comes back either as `application/json` (the response
+//!   itself) or as `text/event-stream`: server-sent events whose `data` lines are
+//!   JSON-RPC messages — notifications first, perhaps, then the response.
+//! - A notification is answered with `202 Accepted` and no body.
+//! - The server may hand out a session in the `Mcp-Session-Id` header of its
+//!   `initialize` answer; every later POST carries it back, with
+//!   `MCP-Protocol-Version`.
+//!
+//! focus-tools does not do HTTP itself: the front end passes an [`HttpPost`] (the CLI
+//! adapts its curl-based `Transport`). Each request runs on a helper thread so the
+//! caller can stop waiting at its timeout or on cancel; the POST is then cancelled
+//! through its own [`CancelToken`].
+
+use super::rpc::{NotificationHandler, Reply, RpcChannel, RpcError};
+use focus_core::cancel::CancelToken;
+use focus_core::json::{parse_str, Value};
+use focus_core::json_object;
+use std::io::{BufRead, BufReader, Read};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+/// An HTTP answer: status, headers, and the body as it arrives.
+pub struct HttpReply {
+    /// The status code.
+    pub status: u16,
+    /// Header names and values, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body, read as it streams in.
+    pub body: Box<dyn Read + Send>,
+}
+
+impl HttpReply {
+    /// The first header named `name`, ignoring case.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends one POST. Implemented by the front end over its HTTP transport; it must
+/// return (with an error) promptly once `cancel` fires.
+pub trait HttpPost: Send + Sync {
+    /// POSTs `body` to `url` with `headers`; returns once the response head is in.
+    fn post(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+        cancel: &CancelToken,
+    ) -> Result<HttpReply, String>;
+}
+
+/// Longest body or event accepted from a server.
+const MAX_BODY: u64 = 64 * 1024 * 1024;
+
+/// How long a notification POST may take.
+const NOTIFY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A JSON-RPC channel over streamable HTTP.
+pub struct HttpConnection {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    url: String,
+    headers: Vec<(String, String)>,
+    client: Arc<dyn HttpPost>,
+    session_id: Mutex<Option<String>>,
+    protocol_version: Mutex<Option<String>>,
+    next_id: AtomicU64,
+    closed: Mutex<Option<String>>,
+    on_notification: NotificationHandler,
+}
+
+impl HttpConnection {
+    /// A channel to `url`, adding `headers` to every POST.
+    pub fn new(
+        url: String,
+        headers: Vec<(String, String)>,
+        client: Arc<dyn HttpPost>,
+        on_notification: NotificationHandler,
+    ) -> HttpConnection {
+        HttpConnection {
+            inner: Arc::new(Inner {
+                url,
+                headers,
+                client,
+                session_id: Mutex::new(None),
+                protocol_version: Mutex::new(None),
+                next_id: AtomicU64::new(1),
+                closed: Mutex::new(None),
+                on_notification,
+            }),
+        }
+    }
+
+    /// Runs `work` on a helper thread with its own cancel token; waits at most
+    /// `timeout`, or until `cancel` fires.
+    fn run_bounded(
+        &self,
+        timeout: Duration,
+        cancel: Option<&CancelToken>,
+        work: impl FnOnce(&Inner, &CancelToken) -> Reply + Send + 'static,
+    ) -> Reply {
+        let post_cancel = CancelToken::new();
+        let (tx, rx) = mpsc::channel();
+        let inner = self.inner.clone();
+        let worker_cancel = post_cancel.clone();
+        let worker_tx = tx.clone();
+        std::thread::spawn(move || {
+            let _ = worker_tx.send(work(&inner, &worker_cancel));
+        });
+        let _registration = cancel.map(|token| {
+            token.on_cancel(move || {
+                let _ = tx.send(Err(RpcError::Cancelled));
+            })
+        });
+        let reply = rx
+            .recv_timeout(timeout)
+            .unwrap_or(Err(RpcError::Timeout(timeout)));
+        if matches!(reply, Err(RpcError::Timeout(_) | RpcError::Cancelled)) {
+            post_cancel.cancel();
+        }
+        reply
+    }
+}
+
+impl RpcChannel for HttpConnection {
+    fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: Option<&CancelToken>,
+    ) -> Reply {
+        if let Some(reason) = lock(&self.inner.closed).clone() {
+            return Err(RpcError::Closed(reason));
+        }
+        let id = self.inner.next_id.fetch_add(1, Ordering::SeqCst);
+        let message = json_object! {
+            "jsonrpc" => "2.0", "id" => id, "method" => method, "params" => params,
+        };
+        let is_initialize = method == "initialize";
+        let reply = self.run_bounded(timeout, cancel, move |inner, post_cancel| {
+            inner.exchange(&message, id, is_initialize, post_cancel)
+        });
+        if let Err(RpcError::Timeout(_) | RpcError::Cancelled) = &reply {
+            let reason = match &reply {
+                Err(RpcError::Cancelled) => "cancelled by the user",
+                _ => "timed out",
+            };
+            // Best effort, on its own thread: a server that hangs must not hang us.
+            let inner = self.inner.clone();
+            std::thread::spawn(move || {
+                let note = json_object! {
+                    "jsonrpc" => "2.0", "method" => "notifications/cancelled",
+                    "params" => json_object! { "requestId" => id, "reason" => reason },
+                };
+                let _ = inner.send_notification(&note, &CancelToken::new());
+            });
+        }
+        reply
+    }
+
+    fn notify(&self, method: &str, params: Value) -> Result<(), String> {
+        let message = json_object! { "jsonrpc" => "2.0", "method" => method, "params" => params };
+        self.run_bounded(NOTIFY_TIMEOUT, None, move |inner, post_cancel| {
+            inner
+                .send_notification(&message, post_cancel)
+                .map(|_| Value::Null)
+                .map_err(RpcError::Closed)
+        })
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    }
+
+    fn shutdown(&self) {
+        lock(&self.inner.closed).get_or_insert_with(|| "shut down by focus".to_string());
+    }
+}
+
+impl Inner {
+    fn headers(&self) -> Vec<(String, String)> {
+        let mut headers = vec![
+            ("Content-Type".to_string(), "application/json".to_string()),
+            (
+                "Accept".to_string(),
+                "application/json, text/event-stream".to_string(),
+            ),
+        ];
+        if let Some(session) = lock(&self.session_id).clone() {
+            headers.push(("Mcp-Session-Id".to_string(), session));
+        }
+        if let Some(version) = lock(&self.protocol_version).clone() {
+            headers.push(("MCP-Protocol-Version".to_string(), version));
+        }
+        headers.extend(self.headers.iter().cloned());
+        headers
+    }
+
+    fn post(&self, message: &Value, cancel: &CancelToken) -> Result<HttpReply, RpcError> {
+        let body = message.to_json_string().into_bytes();
+        let reply = self
+            .client
+            .post(&self.url, &self.headers(), body, cancel)
+            .map_err(|e| RpcError::Closed(format!("HTTP request failed: {e}")))?;
+        if reply.status == 404 && lock(&self.session_id).is_some() {
+            let reason = "the server ended the session (HTTP 404)".to_string();
+            lock(&self.closed).get_or_insert_with(|| reason.clone());
+            return Err(RpcError::Closed(reason));
+        }
+        if !(200..300).contains(&reply.status) {
+            let mut text = String::new();
+            let _ = reply.body.take(4096).read_to_string(&mut text);
+            return Err(RpcError::Server {
+                code: i64::from(reply.status),
+                message: format!("HTTP {}: {}", reply.status, text.trim()),
+            });
+        }
+        Ok(reply)
+    }
+
+    fn send_notification(&self, message: &Value, cancel: &CancelToken) -> Result<(), String> {
+        self.post(message, cancel)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    /// POSTs a request and reads its response from a JSON body or an event stream.
+    fn exchange(
+        &self,
+        message: &Value,
+        id: u64,
+        is_initialize: bool,
+        cancel: &CancelToken,
+    ) -> Reply {
+        let reply = self.post(message, cancel)?;
+        if is_initialize {
+            if let Some(session) = reply.header("Mcp-Session-Id") {
+                *lock(&self.session_id) = Some(session.to_string());
+            }
+        }
+        let is_stream = reply
+            .header("Content-Type")
+            .is_some_and(|t| t.trim_start().starts_with("text/event-stream"));
+        let result = if is_stream {
+            self.read_stream(reply.body, id)
+        } else {
+            let mut text = String::new();
+            reply
+                .body
+                .take(MAX_BODY)
+                .read_to_string(&mut text)
+                .map_err(|e| RpcError::Closed(format!("reading the answer failed: {e}")))?;
+            let value = parse_str(text.trim())
+                .map_err(|e| RpcError::Closed(format!("the answer is not JSON: {e}")))?;
+            self.response_for(&value, id).unwrap_or_else(|| {
+                Err(RpcError::Closed(
+                    "the answer has no response for the request".into(),
+                ))
+            })
+        };
+        if is_initialize {
+            if let Ok(result) = &result {
+                if let Some(version) = result["protocolVersion"].as_str() {
+                    *lock(&self.protocol_version) = Some(version.to_string());
+                }
+            }
+        }
+        result
+    }
+
+    /// Reads server-sent events until the response to `id` arrives; notifications
+    /// on the way go to the handler.
+    fn read_stream(&self, body: Box<dyn Read + Send>, id: u64) -> Reply {
+        let mut reader = BufReader::new(body.take(MAX_BODY));
+        let mut data = String::new();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = reader
+                .read_line(&mut line)
+                .map_err(|e| RpcError::Closed(format!("the event stream failed: {e}")))?;
+            let text = line.trim_end_matches(['\r', '\n']);
+            if n == 0 || text.is_empty() {
+                if !data.is_empty() {
+                    if let Ok(message) = parse_str(&data) {
+                        if let Some(reply) = self.response_for(&message, id) {
+                            return reply;
+                        }
+                    }
+                    data.clear();
+                }
+                if n == 0 {
+                    return Err(RpcError::Closed(
+                        "the event stream ended without a response".to_string(),
+                    ));
+                }
+                continue;
+            }
+            if let Some(value) = text.strip_prefix("data:") {
+                if !data.is_empty() {
+                    data.push('\n');
+                }
+                data.push_str(value.strip_prefix(' ').unwrap_or(value));
+            }
+            // `event:`, `id:`, `retry:` and `:` comments carry nothing we need.
+        }
+    }
+
+    /// The reply if `message` is the response to `id`; notifications are handed to
+    /// the handler (and give `None`). A batch (array) is searched in order.
+    fn response_for(&self, message: &Value, id: u64) -> Option<Reply> {
+        if let Some(items) = message.as_array() {
+            return items.iter().find_map(|m| self.response_for(m, id));
+        }
+        if let Some(method) = message["method"].as_str() {
+            if message["id"].is_null() {
+                (self.on_notification)(method, &message["params"]);
+            }
+            return None;
+        }
+        if message["id"].as_u64() != Some(id) {
+            return None;
+        }
+        Some(if message["error"].is_null() {
+            Ok(message["result"].clone())
+        } else {
+            Err(RpcError::Server {
+                code: message["error"]["code"].as_i64().unwrap_or(0),
+                message: message["error"]["message"]
+                    .as_str()
+                    .unwrap_or("(no message)")
+                    .to_string(),
+            })
+        })
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
