@@ -14,19 +14,30 @@ use std::time::{Duration, Instant};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
-    let focus = flag("--focus").map(PathBuf::from).unwrap_or_else(default_focus);
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let focus = flag("--focus")
+        .map(PathBuf::from)
+        .unwrap_or_else(default_focus);
     let pi = flag("--pi").map(PathBuf::from).or_else(find_pi);
     let session = flag("--session").map(PathBuf::from);
     if !focus.is_file() {
-        eprintln!("bench_vs_pi: no focus binary at {} (build with cargo build --release)", focus.display());
+        eprintln!(
+            "bench_vs_pi: no focus binary at {} (build with cargo build --release)",
+            focus.display()
+        );
         std::process::exit(2);
     }
     let work = std::env::temp_dir().join(format!("focus-bench-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&work);
 
-    let scenario = Scenario::parse(r#"{"steps":[{"reply":{"text":"Hello from the mock model."}}]}"#)
-        .expect("built-in scenario parses");
+    let scenario =
+        Scenario::parse(r#"{"steps":[{"reply":{"text":"Hello from the mock model."}}]}"#)
+            .expect("built-in scenario parses");
     let server = MockLlm::start(scenario);
     let base = format!("{}/v1", server.url());
     let home = work.join("home");
@@ -36,45 +47,84 @@ fn main() {
     let mut rows: Vec<Row> = Vec::new();
     let version = median_ms(30, || run(&focus, &["--version"], &home));
     let help = median_ms(30, || run(&focus, &["--help"], &home));
-    let print_args = ["-p", "say hello", "--model", "mock/mock-model", "--no-session"];
+    let print_args = [
+        "-p",
+        "say hello",
+        "--model",
+        "mock/mock-model",
+        "--no-session",
+    ];
     let print = median_ms(15, || run(&focus, &print_args, &home));
     let rss = peak_rss_kib(&focus, &print_args, &home);
     rows.push(Row::new("startup: --version (ms)", version));
     rows.push(Row::new("startup: --help (ms)", help));
     rows.push(Row::new("print mode, one answer (ms)", print));
-    rows.push(Row::new("print mode minus a bare curl request (ms)", print.map(|p| p - baseline.unwrap_or(0.0))));
-    rows.push(Row::new("print mode peak RSS (MiB)", rss.map(|k| k as f64 / 1024.0)));
+    rows.push(Row::new(
+        "print mode minus a bare curl request (ms)",
+        print.map(|p| p - baseline.unwrap_or(0.0)),
+    ));
+    rows.push(Row::new(
+        "print mode peak RSS (MiB)",
+        rss.map(|k| k as f64 / 1024.0),
+    ));
     let session_ms = session.as_deref().and_then(focus_session_load_ms);
-    rows.push(Row::new("session load + context, 10k entries (ms)", session_ms));
+    rows.push(Row::new(
+        "session load + context, 10k entries (ms)",
+        session_ms,
+    ));
 
     if let Some(pi) = &pi {
         let pi_home = work.join("pi-home");
         write_models_json(&pi_home, &base);
         let pi_run = |args: &[&str]| {
             let mut command = Command::new(pi);
-            command.args(args).env("PI_CODING_AGENT_DIR", &pi_home).env("PI_OFFLINE", "1");
+            command
+                .args(args)
+                .env("PI_CODING_AGENT_DIR", &pi_home)
+                .env("PI_OFFLINE", "1");
             command.env("MOCK_API_KEY", "mock-key").current_dir(&work);
             timed(command)
         };
         rows[0].pi = median_ms(5, || pi_run(&["--version"]));
         rows[1].pi = median_ms(5, || pi_run(&["--help"]));
-        let pi_print = ["-p", "say hello", "--provider", "mock", "--model", "mock-model", "--no-session"];
+        let pi_print = [
+            "-p",
+            "say hello",
+            "--provider",
+            "mock",
+            "--model",
+            "mock-model",
+            "--no-session",
+        ];
         rows[2].pi = median_ms(5, || pi_run(&pi_print));
         rows[3].pi = rows[2].pi.map(|p| p - baseline.unwrap_or(0.0));
         let mut command = Command::new("/usr/bin/time");
         command.arg("-f").arg("%M").arg(pi).args(pi_print);
-        command.env("PI_CODING_AGENT_DIR", &pi_home).env("PI_OFFLINE", "1").env("MOCK_API_KEY", "mock-key");
+        command
+            .env("PI_CODING_AGENT_DIR", &pi_home)
+            .env("PI_OFFLINE", "1")
+            .env("MOCK_API_KEY", "mock-key");
         rows[4].pi = time_rss(command).map(|k| k as f64 / 1024.0);
         rows[5].pi = session.as_deref().and_then(|s| pi_session_load_ms(pi, s));
     }
 
     println!("machine: {}", machine());
-    println!("focus: {}", String::from_utf8_lossy(&output(&focus, &["--version"], &home)).trim());
+    println!(
+        "focus: {}",
+        String::from_utf8_lossy(&output(&focus, &["--version"], &home)).trim()
+    );
     match &pi {
-        Some(pi) => println!("pi: {} ({})", String::from_utf8_lossy(&output(pi, &["--version"], &home)).trim(), pi.display()),
+        Some(pi) => println!(
+            "pi: {} ({})",
+            String::from_utf8_lossy(&output(pi, &["--version"], &home)).trim(),
+            pi.display()
+        ),
         None => println!("pi: not installed (set PI_BIN or install @mariozechner/pi-coding-agent)"),
     }
-    println!("bare curl request to the mock server (ms): {}", fmt(baseline));
+    println!(
+        "bare curl request to the mock server (ms): {}",
+        fmt(baseline)
+    );
     println!();
     println!("| measurement | focus | pi | pi / focus |");
     println!("|---|---:|---:|---:|");
@@ -83,7 +133,13 @@ fn main() {
             (Some(f), Some(p)) if f > 0.0 => format!("{:.1}×", p / f),
             _ => "–".into(),
         };
-        println!("| {} | {} | {} | {} |", row.name, fmt(row.focus), fmt(row.pi), ratio);
+        println!(
+            "| {} | {} | {} | {} |",
+            row.name,
+            fmt(row.focus),
+            fmt(row.pi),
+            ratio
+        );
     }
     let _ = std::fs::remove_dir_all(&work);
 }
@@ -96,18 +152,31 @@ struct Row {
 
 impl Row {
     fn new(name: &'static str, focus: Option<f64>) -> Row {
-        Row { name, focus, pi: None }
+        Row {
+            name,
+            focus,
+            pi: None,
+        }
     }
 }
 
 fn fmt(value: Option<f64>) -> String {
-    value.map_or("–".into(), |v| if v < 10.0 { format!("{v:.2}") } else { format!("{v:.1}") })
+    value.map_or("–".into(), |v| {
+        if v < 10.0 {
+            format!("{v:.2}")
+        } else {
+            format!("{v:.1}")
+        }
+    })
 }
 
 fn default_focus() -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_default();
     // target/release/examples/bench_vs_pi → target/release/focus
-    exe.parent().and_then(Path::parent).map(|dir| dir.join("focus")).unwrap_or_default()
+    exe.parent()
+        .and_then(Path::parent)
+        .map(|dir| dir.join("focus"))
+        .unwrap_or_default()
 }
 
 fn find_pi() -> Option<PathBuf> {
@@ -115,7 +184,11 @@ fn find_pi() -> Option<PathBuf> {
         return Some(PathBuf::from(bin));
     }
     let on_path = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join("pi")).find(|p| p.is_file()))
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("pi"))
+                .find(|p| p.is_file())
+        })
         .unwrap_or(None);
     on_path.or_else(|| Some(PathBuf::from("/opt/pi/node_modules/.bin/pi")).filter(|p| p.is_file()))
 }
@@ -133,18 +206,36 @@ fn write_models_json(home: &Path, base_url: &str) {
 
 fn run(program: &Path, args: &[&str], home: &Path) -> Option<Duration> {
     let mut command = Command::new(program);
-    command.args(args).env("FOCUS_HOME", home).env("MOCK_API_KEY", "mock-key").env("NO_COLOR", "1");
+    command
+        .args(args)
+        .env("FOCUS_HOME", home)
+        .env("MOCK_API_KEY", "mock-key")
+        .env("NO_COLOR", "1");
     command.current_dir(home);
     timed(command)
 }
 
 fn output(program: &Path, args: &[&str], home: &Path) -> Vec<u8> {
-    Command::new(program).args(args).env("FOCUS_HOME", home).output().map(|o| o.stdout).unwrap_or_default()
+    let out = Command::new(program)
+        .args(args)
+        .env("FOCUS_HOME", home)
+        .output();
+    out.map(|o| {
+        if o.stdout.is_empty() {
+            o.stderr
+        } else {
+            o.stdout
+        }
+    })
+    .unwrap_or_default()
 }
 
 /// Wall time of one run; `None` if it failed.
 fn timed(mut command: Command) -> Option<Duration> {
-    command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     let start = Instant::now();
     let status = command.status().ok()?;
     let elapsed = start.elapsed();
@@ -164,7 +255,10 @@ fn median_ms(n: usize, mut f: impl FnMut() -> Option<Duration>) -> Option<f64> {
 fn peak_rss_kib(program: &Path, args: &[&str], home: &Path) -> Option<u64> {
     let mut command = Command::new("/usr/bin/time");
     command.arg("-f").arg("%M").arg(program).args(args);
-    command.env("FOCUS_HOME", home).env("MOCK_API_KEY", "mock-key").current_dir(home);
+    command
+        .env("FOCUS_HOME", home)
+        .env("MOCK_API_KEY", "mock-key")
+        .current_dir(home);
     time_rss(command)
 }
 
@@ -177,10 +271,19 @@ fn time_rss(mut command: Command) -> Option<u64> {
 /// The time of a bare `curl` POST to the mock server: process spawn plus the
 /// server's own answer, the floor any curl-based client pays.
 fn curl_baseline(url: &str) -> Option<f64> {
-    let body = r#"{"model":"mock-model","stream":true,"messages":[{"role":"user","content":"hi"}]}"#;
+    let body =
+        r#"{"model":"mock-model","stream":true,"messages":[{"role":"user","content":"hi"}]}"#;
     median_ms(15, || {
         let mut command = Command::new("curl");
-        command.args(["-sN", "-X", "POST", "-H", "content-type: application/json", "--data-binary", body]);
+        command.args([
+            "-sN",
+            "-X",
+            "POST",
+            "-H",
+            "content-type: application/json",
+            "--data-binary",
+            body,
+        ]);
         command.arg(format!("{url}/v1/chat/completions"));
         timed(command)
     })
@@ -226,8 +329,16 @@ console.log(times[3]);"#,
 fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
         .unwrap_or_else(|| "unknown CPU".into());
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    format!("{cpu}, {cores} cores, {} {}", std::env::consts::OS, std::env::consts::ARCH)
+    format!(
+        "{cpu}, {cores} cores, {} {}",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
 }
