@@ -102,3 +102,75 @@ fn a_file_cut_at_any_of_1000_random_offsets_loads_with_every_complete_entry() {
     }
     assert!(torn_seen > 900, "most random cuts tear a line: {torn_seen}");
 }
+
+/// Not a test on its own: the writer process that `killing_a_real_writer_…` starts
+/// (this same test binary, re-run with `FOCUS_CRASH_CHILD_FILE` set) and kills.
+#[test]
+fn crash_child_writer() {
+    let Some(path) = std::env::var_os("FOCUS_CRASH_CHILD_FILE") else {
+        return;
+    };
+    let mut session = SessionManager::open(Path::new(&path)).unwrap();
+    let started = std::time::Instant::now();
+    let mut n = 0u64;
+    // Bounded, in case the parent dies first.
+    while started.elapsed() < std::time::Duration::from_secs(10) {
+        let size = (n * 7919) % 60_000;
+        session
+            .append_message(&user(&"x".repeat(size as usize)))
+            .unwrap();
+        n += 1;
+    }
+}
+
+#[test]
+fn killing_a_real_writer_process_never_loses_a_complete_entry() {
+    let scratch = Scratch::new("kill");
+    let exe = std::env::current_exe().unwrap();
+    let mut rng = Rng::new(7);
+    for round in 0..5 {
+        let path = scratch.path().join(format!("killed-{round}.jsonl"));
+        let mut child = std::process::Command::new(&exe)
+            .args([
+                "--exact",
+                "crash::crash_child_writer",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("FOCUS_CRASH_CHILD_FILE", &path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait until it has written something, then a little more, then kill -9.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::fs::metadata(&path).map_or(0, |m| m.len()) == 0 {
+            assert!(std::time::Instant::now() < deadline, "child never wrote");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(rng.below(40)));
+        child.kill().unwrap();
+        child.wait().unwrap();
+
+        let loaded = SessionManager::open_read_only(&path).unwrap();
+        assert!(
+            loaded.load_problems().len() <= 1,
+            "{:?}",
+            loaded.load_problems()
+        );
+        let entries = loaded.tree().entries();
+        assert!(!entries.is_empty());
+        for pair in entries.windows(2) {
+            assert_eq!(pair[1].parent_id.as_deref(), Some(pair[0].id.as_str()));
+        }
+        let count = entries.len();
+        drop(loaded);
+        // The dead writer's lock is stale: a new writer takes over and appends cleanly.
+        let mut writer = SessionManager::open(&path).unwrap();
+        writer.append_message(&user("next")).unwrap();
+        drop(writer);
+        let reloaded = SessionManager::open_read_only(&path).unwrap();
+        assert!(reloaded.load_problems().is_empty());
+        assert_eq!(reloaded.tree().entries().len(), count + 1);
+    }
+}
