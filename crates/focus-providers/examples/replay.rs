@@ -7,7 +7,7 @@
 //!
 //! Output: `{"content":[…],"stopReason":…,"usage":{"input","output","cacheRead","cacheWrite"},"errorMessage":…}`
 //! with content blocks typed `text`, `thinking` and `toolCall` (`id`, `name`,
-//! `arguments`). API names: `anthropic-messages`, `openai-completions`,
+//! `arguments`; for Responses `id` is the `call_id` and `itemId` the item's id). API names: `anthropic-messages`, `openai-completions`,
 //! `openai-responses`, `google-generative-ai`.
 
 use focus_core::json::{Object, ToJson, Value};
@@ -54,7 +54,24 @@ fn main() -> ExitCode {
     };
     let message = decode_body(&api, &[&body], &mut ignore_events).expect("api checked");
     let mut out = Object::new();
-    out.insert("content", message.content.to_json());
+    // focus stores a Responses call id as `call_id|item_id`; show the `call_id`
+    // (what goes back with the tool output) as `id`, and the item id beside it.
+    let mut content = message.content.to_json();
+    for block in content.as_array_mut().into_iter().flatten() {
+        let Some(obj) = block.as_object_mut() else {
+            continue;
+        };
+        let split = obj
+            .get("id")
+            .and_then(Value::as_str)
+            .and_then(|id| id.split_once('|'))
+            .map(|(call, item)| (call.to_string(), item.to_string()));
+        if let Some((call, item)) = split {
+            obj.insert("id", call);
+            obj.insert("itemId", item);
+        }
+    }
+    out.insert("content", content);
     out.insert("stopReason", message.stop_reason.as_str());
     let u = &message.usage;
     out.insert(
