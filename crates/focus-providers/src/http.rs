@@ -473,3 +473,55 @@ pub fn error_text(status: u16, body: &[u8]) -> String {
         format!("HTTP {status}: {message}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_bodies_of_each_provider_read_well() {
+        let cases = [
+            (
+                r#"{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: too big"}}"#,
+                "HTTP 400: invalid_request_error: max_tokens: too big",
+            ),
+            (
+                r#"{"error":{"message":"Invalid API key","type":"invalid_request_error","code":"invalid_api_key"}}"#,
+                "HTTP 400: invalid_request_error: Invalid API key",
+            ),
+            (
+                r#"[{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}]"#,
+                "HTTP 400: INVALID_ARGUMENT: API key not valid.",
+            ),
+            (
+                r#"{"error":"model not found"}"#,
+                "HTTP 400: model not found",
+            ),
+            (
+                "<html>Bad Gateway</html>",
+                "HTTP 400: <html>Bad Gateway</html>",
+            ),
+            ("", "HTTP 400"),
+        ];
+        for (body, want) in cases {
+            assert_eq!(error_text(400, body.as_bytes()), want);
+        }
+        let long = "x".repeat(2000);
+        let shown = error_text(502, long.as_bytes());
+        assert!(shown.len() < 520 && shown.ends_with('…'), "{shown}");
+    }
+
+    #[test]
+    fn backoff_grows_and_stays_bounded() {
+        let policy = RetryPolicy {
+            max_attempts: 10,
+            base_delay: Duration::from_millis(100),
+            max_delay: Duration::from_millis(1000),
+        };
+        let first = policy.backoff(1);
+        assert!(first >= Duration::from_millis(100) && first < Duration::from_millis(150));
+        let third = policy.backoff(3);
+        assert!(third >= Duration::from_millis(400) && third < Duration::from_millis(600));
+        assert_eq!(policy.backoff(9), Duration::from_millis(1000));
+    }
+}
