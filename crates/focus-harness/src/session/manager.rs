@@ -142,6 +142,20 @@ impl SessionManager {
         SessionManager::open(&store.find_by_id_prefix(prefix, cwd)?)
     }
 
+    /// Opens what `--session <arg>` names: a path if it contains a slash or ends in
+    /// `.jsonl`, else a session id prefix (pi's rule).
+    pub fn open_path_or_id(
+        store: &SessionStore,
+        arg: &str,
+        cwd: &Path,
+    ) -> Result<SessionManager, SessionError> {
+        if arg.contains('/') || arg.contains('\\') || arg.ends_with(".jsonl") {
+            SessionManager::open(Path::new(arg))
+        } else {
+            SessionManager::open_by_id_prefix(store, arg, cwd)
+        }
+    }
+
     fn load(path: &Path) -> Result<(SessionManager, Tail, bool), SessionError> {
         let bytes = match std::fs::read(path) {
             Ok(bytes) => bytes,

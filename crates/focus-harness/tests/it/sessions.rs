@@ -212,6 +212,11 @@ fn listing_continue_recent_and_id_prefixes() {
     let recent = SessionManager::continue_recent(&store, here).unwrap();
     assert_eq!(recent.path(), Some(second_path.as_path()));
     drop(recent);
+    let by_path =
+        SessionManager::open_path_or_id(&store, second_path.to_str().unwrap(), Path::new("/x"))
+            .unwrap();
+    assert_eq!(by_path.tree().entries().len(), 2);
+    drop(by_path);
     let fresh = SessionManager::continue_recent(&store, Path::new("/nowhere")).unwrap();
     assert!(fresh.tree().entries().is_empty());
 
@@ -219,7 +224,7 @@ fn listing_continue_recent_and_id_prefixes() {
     let by_prefix = SessionManager::open_by_id_prefix(&store, &first_id, here).unwrap();
     assert_eq!(by_prefix.name(), Some("named"));
     drop(by_prefix);
-    let other = SessionManager::open_by_id_prefix(&store, &elsewhere_id[..], here).unwrap();
+    let other = SessionManager::open_path_or_id(&store, &elsewhere_id[..], here).unwrap();
     assert_eq!(other.header().cwd, "/p/there");
     drop(other);
     assert!(matches!(
