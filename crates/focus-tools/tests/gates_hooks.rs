@@ -77,10 +77,15 @@ fn pre_hook_may_block_with_claude_code_json() {
     assert!(reason.contains("tests must pass first"), "{reason}");
     let deny = r#"echo '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}'"#;
     let gk = gate(&pre("*", deny, 5.0), &dir);
-    assert!(matches!(gk.before_call(&bash("ls"), &BASH, &message()), GateDecision::Block(r) if r.ends_with("no")));
+    assert!(
+        matches!(gk.before_call(&bash("ls"), &BASH, &message()), GateDecision::Block(r) if r.ends_with("no"))
+    );
     let allow = r#"echo '{"decision": "approve"}'; echo '{"not": "json"'"#;
     let gk = gate(&pre("*", allow, 5.0), &dir);
-    assert_eq!(gk.before_call(&bash("ls"), &BASH, &message()), GateDecision::Allow);
+    assert_eq!(
+        gk.before_call(&bash("ls"), &BASH, &message()),
+        GateDecision::Allow
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
