@@ -1,12 +1,13 @@
 //! Loop overhead per turn, excluding the provider and the tools.
 //!
-//! Runs prompts of `TURNS` turns (each a model call asking for one trivial tool
-//! call, then a final answer) against an instant scripted provider, with a consumer
+//! Runs prompts of `TURNS` turns (each a model call asking for trivial tool calls,
+//! then a final answer) against an instant scripted provider, with a consumer
 //! thread draining events as the CLI would. Then measures the scripted provider
 //! and the tool alone for the same number of calls, and subtracts them.
 //!
-//! Each figure is the best of `REPEAT` repetitions (the least disturbed by other
-//! processes on a shared machine).
+//! Two clocks: wall time, and the loop thread's on-CPU time (Linux
+//! `/proc/thread-self/schedstat`), which leaves out time spent waiting for a core
+//! on a busy machine. Each figure is the best of `REPEAT` repetitions.
 //!
 //! `cargo run --release -p focus-core --example bench_loop` (target: < 50 µs/turn).
 
@@ -24,6 +25,40 @@ use focus_core::tool::{Tool, ToolContext, ToolOutput};
 const TURNS: usize = 20;
 const RUNS: usize = 1_000;
 const REPEAT: usize = 5;
+
+/// One measurement: wall time and this thread's on-CPU time (when available).
+#[derive(Clone, Copy)]
+struct Sample {
+    wall: Duration,
+    cpu: Option<Duration>,
+}
+
+/// On-CPU time of the calling thread, from `/proc/thread-self/schedstat`.
+fn thread_cpu() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
+    (nanos > 0).then(|| Duration::from_nanos(nanos))
+}
+
+/// Measures `f` (which does its own setup before calling `start`).
+fn measure(f: impl FnOnce(&mut dyn FnMut())) -> Sample {
+    let mut start: Option<(Instant, Option<Duration>)> = None;
+    f(&mut || start = Some((Instant::now(), thread_cpu())));
+    let (wall, cpu) = start.expect("the benchmark never started its clock");
+    Sample {
+        wall: wall.elapsed(),
+        cpu: cpu.zip(thread_cpu()).map(|(a, b)| b.saturating_sub(a)),
+    }
+}
+
+/// The best (smallest) of `REPEAT` samples, per clock.
+fn best(f: &dyn Fn() -> Sample) -> Sample {
+    let samples: Vec<Sample> = (0..REPEAT).map(|_| f()).collect();
+    Sample {
+        wall: samples.iter().map(|s| s.wall).min().unwrap_or_default(),
+        cpu: samples.iter().filter_map(|s| s.cpu).min(),
+    }
+}
 
 fn script(calls_per_turn: usize) -> Vec<Reply> {
     let mut replies: Vec<Reply> = (0..TURNS - 1)
@@ -43,84 +78,85 @@ fn noop() -> FnTool {
     })
 }
 
-/// Total time for `RUNS` prompts of `TURNS` turns each.
-fn time_loop(calls_per_turn: usize) -> Duration {
-    let providers: Vec<Arc<ScriptedProvider>> = (0..RUNS)
-        .map(|_| Arc::new(ScriptedProvider::new(script(calls_per_turn)).without_recording()))
-        .collect();
-    let tool: Arc<dyn Tool> = Arc::new(noop());
-    let (sender, events) = mpsc::channel();
-    let consumer = std::thread::spawn(move || events.iter().count());
-    let started = Instant::now();
-    for provider in providers {
-        let mut config = AgentConfig::new(provider);
-        config.tools = vec![tool.clone()];
-        let prompt = vec![Message::User(UserMessage::text("go", 1))];
-        let history = run_agent(&config, Vec::new(), prompt, &AgentHandle::new(), &sender);
-        assert_eq!(history.len(), 1 + TURNS + (TURNS - 1) * calls_per_turn);
-    }
-    drop(sender);
-    let events = consumer.join().unwrap();
-    let took = started.elapsed();
-    assert!(events > RUNS * TURNS);
-    took
-}
-
-/// Time for the scripted provider alone to stream the same replies.
-fn time_provider(calls_per_turn: usize) -> Duration {
-    let providers: Vec<ScriptedProvider> = (0..RUNS)
-        .map(|_| ScriptedProvider::new(script(calls_per_turn)).without_recording())
-        .collect();
-    let history = vec![Message::User(UserMessage::text("go", 1))];
-    let options = RequestOptions::default();
-    let specs = [noop().spec()];
-    let cancel = CancelToken::new();
-    let started = Instant::now();
-    for provider in &providers {
-        for _ in 0..TURNS {
-            let request = ModelRequest {
-                system_prompt: "",
-                messages: &history,
-                tools: &specs,
-                options: &options,
-            };
-            let message = provider.stream(&request, &cancel, &mut |_, _| {});
-            std::hint::black_box(message);
+/// `RUNS` prompts of `TURNS` turns each, through the loop.
+fn time_loop(calls_per_turn: usize) -> Sample {
+    measure(|start| {
+        let providers: Vec<Arc<ScriptedProvider>> = (0..RUNS)
+            .map(|_| Arc::new(ScriptedProvider::new(script(calls_per_turn)).without_recording()))
+            .collect();
+        let tool: Arc<dyn Tool> = Arc::new(noop());
+        let (sender, events) = mpsc::channel();
+        let consumer = std::thread::spawn(move || events.iter().count());
+        start();
+        for provider in providers {
+            let mut config = AgentConfig::new(provider);
+            config.tools = vec![tool.clone()];
+            let prompt = vec![Message::User(UserMessage::text("go", 1))];
+            let history = run_agent(&config, Vec::new(), prompt, &AgentHandle::new(), &sender);
+            assert_eq!(history.len(), 1 + TURNS + (TURNS - 1) * calls_per_turn);
         }
-    }
-    started.elapsed()
+        drop(sender);
+        assert!(consumer.join().unwrap() > RUNS * TURNS);
+    })
 }
 
-/// Time for the tool alone, called as often as in the loop.
-fn time_tool(calls_per_turn: usize) -> Duration {
-    let tool = noop();
-    let cancel = CancelToken::new();
-    let args = focus_core::json_object! {};
-    let on_update = |_: ToolOutput| {};
-    let started = Instant::now();
-    for _ in 0..RUNS * (TURNS - 1) * calls_per_turn {
-        let ctx = ToolContext {
-            call_id: "c",
-            cancel: &cancel,
-            on_update: &on_update,
-        };
-        std::hint::black_box(tool.execute(&args, &ctx));
-    }
-    started.elapsed()
-}
-
-/// Time to spawn and join `threads` empty scoped threads per turn: the floor for a
-/// parallel batch on this machine.
-fn time_threads(threads: usize) -> Duration {
-    let started = Instant::now();
-    for _ in 0..RUNS * (TURNS - 1) {
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| std::hint::black_box(1));
+/// The scripted provider alone, streaming the same replies.
+fn time_provider(calls_per_turn: usize) -> Sample {
+    measure(|start| {
+        let providers: Vec<ScriptedProvider> = (0..RUNS)
+            .map(|_| ScriptedProvider::new(script(calls_per_turn)).without_recording())
+            .collect();
+        let history = vec![Message::User(UserMessage::text("go", 1))];
+        let options = RequestOptions::default();
+        let specs = [noop().spec()];
+        let cancel = CancelToken::new();
+        start();
+        for provider in &providers {
+            for _ in 0..TURNS {
+                let request = ModelRequest {
+                    system_prompt: "",
+                    messages: &history,
+                    tools: &specs,
+                    options: &options,
+                };
+                std::hint::black_box(provider.stream(&request, &cancel, &mut |_, _| {}));
             }
-        });
-    }
-    started.elapsed()
+        }
+    })
+}
+
+/// The tool alone, called as often as in the loop.
+fn time_tool(calls_per_turn: usize) -> Sample {
+    measure(|start| {
+        let tool = noop();
+        let cancel = CancelToken::new();
+        let args = focus_core::json_object! {};
+        let on_update = |_: ToolOutput| {};
+        start();
+        for _ in 0..RUNS * (TURNS - 1) * calls_per_turn {
+            let ctx = ToolContext {
+                call_id: "c",
+                cancel: &cancel,
+                on_update: &on_update,
+            };
+            std::hint::black_box(tool.execute(&args, &ctx));
+        }
+    })
+}
+
+/// Spawning and joining `threads` empty scoped threads per turn: the floor for a
+/// parallel batch on this machine (wall clock).
+fn time_threads(threads: usize) -> Sample {
+    measure(|start| {
+        start();
+        for _ in 0..RUNS * (TURNS - 1) {
+            std::thread::scope(|scope| {
+                for _ in 0..threads {
+                    scope.spawn(|| std::hint::black_box(1));
+                }
+            });
+        }
+    })
 }
 
 fn per_turn(d: Duration) -> f64 {
@@ -128,36 +164,28 @@ fn per_turn(d: Duration) -> f64 {
 }
 
 fn main() {
-    println!(
-        "bench_loop: {RUNS} prompts x {TURNS} turns (consumer thread draining events), best of {REPEAT}"
-    );
-    // The best of several repetitions: on a shared machine the minimum is the figure
-    // least disturbed by other processes.
-    let best = |f: &dyn Fn() -> Duration| (0..REPEAT).map(|_| f()).min().unwrap_or_default();
+    println!("bench_loop: {RUNS} prompts x {TURNS} turns, consumer thread draining events, best of {REPEAT}");
     for calls in [1, 4] {
         time_loop(calls); // warm-up
-        let total = best(&|| time_loop(calls));
-        let provider = best(&|| time_provider(calls));
-        let tool = best(&|| time_tool(calls));
-        let threads = if calls > 1 {
-            time_threads(calls - 1)
-        } else {
-            Duration::ZERO
-        };
-        let overhead = per_turn(total) - per_turn(provider) - per_turn(tool);
-        println!(
-            "{calls} call(s)/turn: total {:.2} µs/turn, provider {:.2}, tool {:.2} => loop overhead {:.2} µs/turn",
-            per_turn(total),
-            per_turn(provider),
-            per_turn(tool),
-            overhead,
+        let (total, provider, tool) = (
+            best(&|| time_loop(calls)),
+            best(&|| time_provider(calls)),
+            best(&|| time_tool(calls)),
         );
+        let overhead = |f: fn(&Sample) -> Option<Duration>| -> Option<f64> {
+            Some(per_turn(f(&total)?) - per_turn(f(&provider)?) - per_turn(f(&tool)?))
+        };
+        let wall = overhead(|s| Some(s.wall)).unwrap_or_default();
+        print!("{calls} call(s)/turn: loop overhead {wall:.2} µs/turn (wall)");
+        match overhead(|s| s.cpu) {
+            Some(cpu) if calls == 1 => println!(", {cpu:.2} µs/turn (on-CPU)"),
+            _ => println!(),
+        }
         if calls > 1 {
+            let threads = per_turn(best(&|| time_threads(calls - 1)).wall);
             println!(
-                "  of which spawning {} scoped threads (measured bare): {:.2} µs/turn => {:.2} µs/turn without them",
-                calls - 1,
-                per_turn(threads),
-                overhead - per_turn(threads)
+                "  of which spawning {} scoped threads (measured bare): {threads:.2} µs/turn",
+                calls - 1
             );
         }
     }
