@@ -4,7 +4,7 @@
 //!
 //! Reading order for the built-in tools: [`path`] (how a path the model gives
 //! becomes a file), [`output`] (why and how every output is capped and cleaned),
-//! then the tools themselves: [`read`], [`write`], [`edit`], [`bash`]; and the
+//! then the tools themselves: [`read`], [`write`](mod@write), [`edit`], [`bash`]; and the
 //! search stack underneath [`grep`], [`find`] and [`ls`]: [`regex`] (a Pike VM),
 //! [`glob`], [`ignore`] (`.gitignore` rules) and [`walk`] (the tree walk).
 //!

@@ -89,7 +89,7 @@ pub fn relative_display(base: &Path, path: &Path) -> String {
     }
 }
 
-/// An error message for an I/O failure on a path: "Cannot <action> <path>: <reason>",
+/// An error message for an I/O failure on a path: "Cannot `action` `path`: `reason`.",
 /// with the common reasons spelled for a model.
 pub fn io_error(action: &str, given: &str, resolved: &Path, err: &std::io::Error) -> String {
     let reason = match err.kind() {

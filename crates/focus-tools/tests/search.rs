@@ -303,3 +303,23 @@ fn ls_lists_one_directory_sorted_with_markers() {
     let out = call(&*ls, json_object! { "path" => "missing" });
     assert!(out.is_error && out.text_content().contains("no such file"));
 }
+
+#[test]
+fn ignore_files_above_the_search_root_apply_up_to_the_repository() {
+    let tree = TempTree::new("search-parent-ignore");
+    tree.mkdir(".git");
+    tree.write(".gitignore", "*.gen\n/pkg/local.txt\n");
+    tree.write("pkg/a.gen", "needle generated\n");
+    tree.write("pkg/local.txt", "needle anchored from above\n");
+    tree.write("pkg/src/b.rs", "needle source\n");
+    let out = call(
+        &*tool("grep", &tree.root),
+        json_object! { "pattern" => "needle", "path" => "pkg" },
+    );
+    assert_eq!(out.text_content(), "pkg/src/b.rs:1: needle source");
+    let out = call(
+        &*tool("find", &tree.path("pkg")),
+        json_object! { "pattern" => "*" },
+    );
+    assert_eq!(out.text_content(), "src/\nsrc/b.rs");
+}

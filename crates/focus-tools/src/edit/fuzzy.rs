@@ -162,9 +162,16 @@ pub fn closest_region(haystack: &str, old: &str) -> Option<Closest> {
         .enumerate()
         .max_by_key(|(_, l)| l.len())
         .map(|(i, l)| (i, Bigrams::of(l)))?;
+    // Dice similarity is at most 2·min/(a+b) in bigram counts, so lines of a
+    // very different length are skipped without building their bigrams.
+    let anchor_len = anchor.total as f64;
     let mut by_anchor: Vec<(f64, usize)> = file
         .iter()
         .enumerate()
+        .filter(|(_, l)| {
+            let len = l.chars().count().saturating_sub(1) as f64;
+            2.0 * len.min(anchor_len) / (len + anchor_len).max(1.0) >= 0.3
+        })
         .map(|(i, l)| (anchor.similarity(&Bigrams::of(l)), i))
         .collect();
     by_anchor.sort_unstable_by(|x, y| y.0.total_cmp(&x.0));

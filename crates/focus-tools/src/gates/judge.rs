@@ -233,10 +233,13 @@ fn judge_simple(command: &SimpleCommand, workspace_edits: bool, depth: usize) ->
     }
 }
 
+/// The command that really runs: its words (program first) and where its
+/// arguments come from.
+type Effective = (Vec<Word>, ArgsOrigin);
+
 /// Strips leading assignments and wrapper programs. `Ok(None)` when nothing runs
 /// (only assignments, or a wrapper that just prints like bare `env`).
-#[allow(clippy::type_complexity)]
-fn unwrap_command(words: &[Word]) -> Result<Option<(Vec<Word>, ArgsOrigin)>, String> {
+fn unwrap_command(words: &[Word]) -> Result<Option<Effective>, String> {
     let mut words: Vec<Word> = words.to_vec();
     let mut origin = ArgsOrigin::Literal;
     let mut rounds = 0;
