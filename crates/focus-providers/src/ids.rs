@@ -121,13 +121,16 @@ impl IdMap {
         let mut n = 1;
         while self.used.get(&candidate).is_some_and(|orig| orig != id) {
             n += 1;
-            let suffix = format!("_{n}");
-            let base = self.rule.apply(id);
-            let keep = base.len().saturating_sub(suffix.len());
-            candidate = match self.rule {
-                IdRule::Mistral => format!("{}{n:0>2}", &base[..7]),
-                _ => format!("{}{suffix}", &base[..keep.min(base.len())]),
+            let base: Vec<char> = self.rule.apply(id).chars().collect();
+            // Keep the length limit: the suffix replaces the end of the id.
+            let (suffix, max) = match self.rule {
+                IdRule::Mistral => (n.to_string(), 9),
+                IdRule::OpenAiChat => (format!("_{n}"), 40),
+                IdRule::Anthropic | IdRule::OpenAiResponses => (format!("_{n}"), 64),
+                IdRule::Any => (format!("_{n}"), usize::MAX),
             };
+            let keep = base.len().min(max.saturating_sub(suffix.len()));
+            candidate = base[..keep].iter().collect::<String>() + &suffix;
         }
         self.used.insert(candidate.clone(), id.to_string());
         self.mapped.insert(id.to_string(), candidate.clone());
@@ -148,6 +151,25 @@ mod tests {
         let m = IdRule::Mistral.apply("toolu_01NRLabsLyVHZPKxbKvkfSMn");
         assert_eq!(m, "xbKvkfSMn");
         assert_eq!(IdRule::Mistral.apply("a"), "a00000000");
+    }
+
+    #[test]
+    fn collision_suffixes_respect_length_and_characters() {
+        let mut map = IdMap::new(IdRule::OpenAiChat);
+        let long = "é".repeat(40);
+        let a = map.map(&format!("{long}|x"));
+        let b = map.map(&format!("{long}|y"));
+        assert_ne!(a, b);
+        assert!(b.chars().count() <= 40 && b.ends_with("_2"), "{b}");
+        let mut m = IdMap::new(IdRule::Mistral);
+        let ids: Vec<String> = (0..120)
+            .map(|i| m.map(&format!("same-prefix-{i:03}xx")))
+            .collect();
+        assert!(ids
+            .iter()
+            .all(|id| id.len() == 9 && id.chars().all(|c| c.is_ascii_alphanumeric())));
+        let unique: std::collections::HashSet<_> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len());
     }
 
     #[test]
