@@ -417,13 +417,13 @@ impl StreamDecoder for Decoder {
             for choice in choices {
                 if count(&choice["index"]) == 0 {
                     self.on_choice(choice, out);
-                    if choice["usage"].is_object() {
+                    if choice["usage"].as_object().is_some() {
                         out.set_usage(convert_usage(&choice["usage"]));
                     }
                 }
             }
         }
-        if data["usage"].is_object() {
+        if data["usage"].as_object().is_some() {
             out.set_usage(convert_usage(&data["usage"]));
         }
     }
@@ -432,15 +432,5 @@ impl StreamDecoder for Decoder {
         if !self.done_seen && !self.finish_seen {
             out.set_error("the stream ended before the model finished (no [DONE])");
         }
-    }
-}
-
-trait IsObject {
-    fn is_object(&self) -> bool;
-}
-
-impl IsObject for Value {
-    fn is_object(&self) -> bool {
-        self.as_object().is_some()
     }
 }
