@@ -323,3 +323,42 @@ fn ignore_files_above_the_search_root_apply_up_to_the_repository() {
     );
     assert_eq!(out.text_content(), "src/\nsrc/b.rs");
 }
+
+#[test]
+fn grep_output_is_capped_at_50kb_with_a_note() {
+    let tree = TempTree::new("grep-bytes");
+    let line = format!("hit {}\n", "w".repeat(400));
+    tree.write("big.txt", line.repeat(300));
+    let out = call(
+        &*tool("grep", &tree.root),
+        json_object! { "pattern" => "hit", "limit" => 1000 },
+    );
+    let text = out.text_content();
+    assert!(text.len() < 52 * 1024, "{}", text.len());
+    assert!(
+        text.ends_with("[50.0KB limit reached; output cut]"),
+        "{}",
+        &text[text.len() - 100..]
+    );
+    assert_eq!(out.details["matches"].as_u64(), Some(300));
+}
+
+#[test]
+fn a_cancelled_search_says_so() {
+    let tree = project();
+    let cancel = focus_core::cancel::CancelToken::new();
+    cancel.cancel();
+    for name in ["grep", "find"] {
+        let out = common::call_with(
+            &*tool(name, &tree.root),
+            json_object! { "pattern" => if name == "grep" { "needle" } else { "*" } },
+            &cancel,
+            &|_| {},
+        );
+        assert!(
+            out.is_error && out.text_content().contains("cancelled"),
+            "{name}: {}",
+            out.text_content()
+        );
+    }
+}
