@@ -187,6 +187,11 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
     if metadata.is_dir() {
         return Err(format!("{shown} is a directory, not a file."));
     }
+    if !metadata.is_file() {
+        return Err(format!(
+            "{shown} is not a regular file (a pipe, socket or device)."
+        ));
+    }
     let bytes =
         std::fs::read(&resolved).map_err(|e| path::io_error("read", given, &resolved, &e))?;
     let original = String::from_utf8(bytes).map_err(|e| {

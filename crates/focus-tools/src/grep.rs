@@ -344,11 +344,13 @@ fn search_file(
     options: &GrepOptions,
     buffer: &mut Vec<u8>,
 ) -> Option<FileResult> {
-    let mut file = std::fs::File::open(path).ok()?;
-    let size = file.metadata().ok()?.len();
-    if size > MAX_FILE_BYTES {
+    // Check before opening: opening a FIFO found in the tree would block forever.
+    let metadata = std::fs::metadata(path).ok()?;
+    if !metadata.is_file() || metadata.len() > MAX_FILE_BYTES {
         return None;
     }
+    let size = metadata.len();
+    let mut file = std::fs::File::open(path).ok()?;
     buffer.clear();
     buffer.reserve(size as usize + 1);
     file.read_to_end(buffer).ok()?;

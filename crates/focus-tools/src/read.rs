@@ -100,6 +100,12 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
             "{shown} is a directory, not a file. Use ls to list it or find to search it."
         ));
     }
+    if !metadata.is_file() {
+        // A FIFO or device would block or never end.
+        return Err(format!(
+            "{shown} is not a regular file (a pipe, socket or device); it cannot be read."
+        ));
+    }
     let mut file =
         File::open(&resolved).map_err(|e| path::io_error("read", given, &resolved, &e))?;
     let mut head = vec![0; BINARY_SNIFF_BYTES];

@@ -88,6 +88,16 @@ fn read_error_branches_name_the_path() {
     assert!(err(json_object! { "path" => "three.txt", "limit" => 0 }).contains("limit"));
     assert!(err(json_object! {}).contains("\"path\""));
     assert!(err(json_object! { "path" => "" }).contains("empty"));
+    let fifo = tree.path("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        assert!(err(json_object! { "path" => "fifo" }).contains("not a regular file"));
+        let grep = call(
+            &*tool("grep", &tree.root),
+            json_object! { "pattern" => "x" },
+        );
+        assert!(!grep.is_error, "a FIFO in the tree must not block grep");
+    }
     tree.write("empty.txt", "");
     assert!(call(&*read, json_object! { "path" => "empty.txt" })
         .text_content()
