@@ -273,10 +273,14 @@ fn search_tree(
     let total = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let (sender, receiver) = mpsc::sync_channel::<(usize, PathBuf, String)>(1024);
+    // Only the workers hold the receiver: when they all stop early (limit
+    // reached), it is dropped and a walker blocked on a full channel gets an
+    // error instead of waiting forever.
     let receiver = Arc::new(Mutex::new(receiver));
+    let worker_receivers: Vec<_> = (0..WORKERS).map(|_| Arc::clone(&receiver)).collect();
+    drop(receiver);
     std::thread::scope(|scope| {
-        for _ in 0..WORKERS {
-            let receiver = Arc::clone(&receiver);
+        for receiver in worker_receivers {
             let (results, total, stop) = (&results, &total, &stop);
             scope.spawn(move || {
                 let mut buffer = Vec::new();

@@ -362,3 +362,21 @@ fn a_cancelled_search_says_so() {
         );
     }
 }
+
+#[test]
+fn an_early_limit_does_not_stall_the_walk_over_many_files() {
+    let tree = TempTree::new("grep-early-stop");
+    for i in 0..2500 {
+        tree.write(&format!("d{}/f{i:04}.txt", i % 10), "hit\n");
+    }
+    let out = call(
+        &*tool("grep", &tree.root),
+        json_object! { "pattern" => "hit", "limit" => 1 },
+    );
+    assert!(
+        out.text_content()
+            .starts_with("d0/f0000.txt:1: hit\n\n[1 matches limit reached"),
+        "{}",
+        out.text_content()
+    );
+}
