@@ -109,10 +109,11 @@ impl SessionTree {
     /// walk (the entry is then treated as a root); cycles are cut after one lap.
     pub fn branch(&self, id: Option<&str>) -> Vec<&Entry> {
         let mut path = Vec::new();
+        let mut visited = vec![false; self.entries.len()];
         let mut current = id.and_then(|id| self.index.get(id).copied());
         while let Some(i) = current {
-            if path.len() > self.entries.len() {
-                break; // a cycle in a damaged file
+            if std::mem::replace(&mut visited[i], true) {
+                break; // a cycle in a damaged file: each entry once
             }
             let entry = &self.entries[i];
             path.push(entry);
