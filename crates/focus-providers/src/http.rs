@@ -8,6 +8,7 @@ use crate::builder::MessageBuilder;
 use crate::decode::{decoder_for, StreamDecoder};
 use crate::overflow::is_context_overflow;
 use crate::secret::ApiKey;
+use crate::watchdog::Watchdog;
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::message::{AssistantMessage, StopReason};
@@ -74,7 +75,12 @@ pub struct HttpProvider {
     retry: RetryPolicy,
     headers: Vec<(String, String)>,
     on_retry: Option<RetryObserver>,
+    idle_timeout: Duration,
 }
+
+/// How long a connection may stay silent before it counts as stalled. Generous:
+/// some reasoning models think for minutes without sending a byte.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Told about each retry before its wait: the attempt about to be made (2, 3, …),
 /// the wait, and why (the failed attempt's message). For a "retrying in 4 s" line.
@@ -114,12 +120,20 @@ impl HttpProvider {
             retry: RetryPolicy::default(),
             headers: Vec::new(),
             on_retry: None,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
         }
     }
 
     /// Replaces the retry policy.
     pub fn with_retry(mut self, retry: RetryPolicy) -> HttpProvider {
         self.retry = retry;
+        self
+    }
+
+    /// Replaces the idle limit ([`DEFAULT_IDLE_TIMEOUT`]): no byte for this long
+    /// ends the attempt as stalled (retried if nothing was shown yet).
+    pub fn with_idle_timeout(mut self, idle: Duration) -> HttpProvider {
+        self.idle_timeout = idle;
         self
     }
 
@@ -235,8 +249,22 @@ impl HttpProvider {
         sink: &mut StreamSink<'_>,
         decoder: &mut dyn StreamDecoder,
     ) -> Result<AssistantMessage, Failure> {
-        let response = match self.transport.send(http, cancel) {
+        let watchdog = Watchdog::start(cancel, self.idle_timeout);
+        let stall_message = || {
+            format!(
+                "no data from the server for {} s; the connection looks stalled",
+                self.idle_timeout.as_secs_f64()
+            )
+        };
+        let response = match self.transport.send(http, watchdog.token()) {
             Ok(r) => r,
+            Err(_) if watchdog.stalled() && !cancel.is_cancelled() => {
+                return Err(Failure {
+                    retryable: true,
+                    message: stall_message(),
+                    retry_after: None,
+                })
+            }
             Err(e) => {
                 return Err(Failure {
                     retryable: e.is_retryable(),
@@ -245,6 +273,7 @@ impl HttpProvider {
                 })
             }
         };
+        watchdog.progress();
         if !(200..300).contains(&response.status) {
             let retry_after = retry_after_from_headers(&response.headers);
             let mut body = Vec::new();
@@ -281,6 +310,7 @@ impl HttpProvider {
             match body.read(&mut buffer) {
                 Ok(0) => break,
                 Ok(n) => {
+                    watchdog.progress();
                     if head.len() < 2048 {
                         head.extend_from_slice(&buffer[..n.min(2048 - head.len())]);
                     }
@@ -295,7 +325,11 @@ impl HttpProvider {
                     if cancel.is_cancelled() {
                         return Ok(builder.abort());
                     }
-                    let message = TransportError::StreamCut(e.to_string()).to_string();
+                    let message = if watchdog.stalled() {
+                        stall_message()
+                    } else {
+                        TransportError::StreamCut(e.to_string()).to_string()
+                    };
                     if builder.events_emitted() == 0 {
                         return Err(Failure {
                             message,

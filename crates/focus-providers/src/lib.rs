@@ -7,7 +7,7 @@
 //! sendable), then one module per API — [`anthropic`], [`openai_completions`]
 //! (with its quirk table [`compat`]), [`openai_responses`], [`google`] — each a pure
 //! request builder plus a pure stream decoder; [`http`] (the one `Provider` that
-//! sends, retries and cancels), [`overflow`], and [`registry`] (models, keys,
+//! sends, retries and cancels, with a [`watchdog`] for stalled connections), [`overflow`], and [`registry`] (models, keys,
 //! `models.json`). docs/providers.md walks through each wire format and its traps.
 
 #![warn(missing_docs)]
@@ -28,6 +28,7 @@ pub mod overflow;
 pub mod registry;
 pub mod secret;
 pub mod thinking;
+pub mod watchdog;
 
 pub use decode::{decode_body, decoder_for, StreamDecoder, APIS};
 pub use http::{HttpProvider, RetryObserver, RetryPolicy};

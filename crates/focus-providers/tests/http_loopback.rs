@@ -211,3 +211,57 @@ event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,
     );
     assert_eq!(server.requests().len(), 1);
 }
+
+/// A server that goes silent: the idle watchdog ends the attempt. Silent before
+/// anything was shown → retried; silent mid-answer → an error keeping the text.
+#[test]
+fn a_silent_server_is_detected_as_stalled() {
+    if CurlTransport::new().check().is_err() {
+        eprintln!("SKIPPED: curl is not available");
+        return;
+    }
+    use focus_transport::testkit::server::Gate;
+    let ok = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":4}}}\n\n\
+event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
+event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Half an\"}}\n\n";
+    let never = Gate::new();
+    let server = TestServer::queue(vec![
+        // 1: the head never comes.
+        ScriptedResponse::new(200).head_after_gate(&never),
+        // 2: part of an answer, then silence.
+        ScriptedResponse::new(200)
+            .header("content-type", "text/event-stream")
+            .chunked()
+            .chunk(ok)
+            .chunk_after_gate(&never, "event: message_stop\ndata: {}\n\n"),
+    ]);
+    let mut model = Registry::builtin()
+        .find("anthropic/claude-sonnet-4-5")
+        .unwrap()
+        .clone();
+    model.base_url = server.url();
+    let provider = HttpProvider::new(model, None, Arc::new(CurlTransport::new()))
+        .with_idle_timeout(Duration::from_millis(400))
+        .with_retry(RetryPolicy {
+            max_attempts: 2,
+            base_delay: Duration::from_millis(5),
+            max_delay: Duration::from_secs(1),
+        });
+    let messages = vec![Message::User(UserMessage::text("hello", 0))];
+    let options = RequestOptions::default();
+    let request = ModelRequest {
+        system_prompt: "",
+        messages: &messages,
+        tools: &[],
+        options: &options,
+    };
+    let started = std::time::Instant::now();
+    let message = provider.stream(&request, &CancelToken::new(), &mut |_, _| {});
+    never.open();
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(message.text(), "Half an");
+    let error = message.error_message.unwrap();
+    assert!(error.contains("stalled"), "{error}");
+    assert_eq!(server.requests().len(), 2, "the silent head was retried");
+    assert!(started.elapsed() < Duration::from_secs(8));
+}
