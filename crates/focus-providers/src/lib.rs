@@ -7,8 +7,10 @@
 //! sendable), then one module per API — [`anthropic`], [`openai_completions`]
 //! (with its quirk table [`compat`]), [`openai_responses`], [`google`] — each a pure
 //! request builder plus a pure stream decoder; [`http`] (the one `Provider` that
-//! sends, retries and cancels, with a [`watchdog`] for stalled connections), [`overflow`], and [`registry`] (models, keys,
-//! `models.json`). docs/providers.md walks through each wire format and its traps.
+//! sends, retries and cancels, with a [`watchdog`] for stalled connections),
+//! [`overflow`], and [`registry`] (models, keys, `models.json`, with [`secret`]
+//! keeping keys out of sight). docs/providers.md walks through each wire format and
+//! its traps.
 
 #![warn(missing_docs)]
 
