@@ -272,7 +272,7 @@ fn search_tree(
     let results: Mutex<BTreeMap<usize, FileResult>> = Mutex::new(BTreeMap::new());
     let total = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let (sender, receiver) = mpsc::sync_channel::<(usize, PathBuf, String)>(1024);
+    let (sender, receiver) = mpsc::sync_channel::<(usize, PathBuf, String)>(256);
     // Only the workers hold the receiver: when they all stop early (limit
     // reached), it is dropped and a walker blocked on a full channel gets an
     // error instead of waiting forever.
