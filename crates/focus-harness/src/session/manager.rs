@@ -22,11 +22,11 @@ use std::path::{Path, PathBuf};
 /// An open session.
 #[derive(Debug)]
 pub struct SessionManager {
-    header: SessionHeader,
-    tree: SessionTree,
-    path: Option<PathBuf>,
-    writer: Option<SessionWriter>,
-    problems: Vec<LoadProblem>,
+    pub(super) header: SessionHeader,
+    pub(super) tree: SessionTree,
+    pub(super) path: Option<PathBuf>,
+    pub(super) writer: Option<SessionWriter>,
+    pub(super) problems: Vec<LoadProblem>,
 }
 
 impl SessionManager {
@@ -397,68 +397,9 @@ impl SessionManager {
         let parent = leaf.parent_id.clone();
         self.tree.set_leaf(parent.as_deref())
     }
-
-    /// Forks a new session holding the branch from the root to `entry_id` (`None`:
-    /// an empty session), with `parentSession` pointing here. Labels on the copied
-    /// entries are carried over. The new session is written at once and returned
-    /// open; an in-memory session forks into memory.
-    pub fn fork(
-        &self,
-        entry_id: Option<&str>,
-        store: &SessionStore,
-        cwd: &Path,
-    ) -> Result<SessionManager, SessionError> {
-        if let Some(id) = entry_id.filter(|id| !self.tree.contains(id)) {
-            return Err(SessionError::NoSuchEntry(id.into()));
-        }
-        let branch = self.tree.branch(entry_id);
-        let mut copied: Vec<Entry> = branch
-            .iter()
-            .filter(|e| !matches!(e.kind, EntryKind::Label { .. }))
-            .map(|e| (*e).clone())
-            .collect();
-        // Re-link around the dropped label entries and re-create labels at the end.
-        for i in 0..copied.len() {
-            copied[i].parent_id = i.checked_sub(1).map(|p| copied[p].id.clone());
-        }
-        let mut last = copied.last().map(|e| e.id.clone());
-        let mut labels = Vec::new();
-        for entry in &copied {
-            if let Some(label) = self.tree.label(&entry.id) {
-                let id = unique_short_id(|id| {
-                    copied.iter().any(|e| e.id == id) || labels.iter().any(|l: &Entry| l.id == id)
-                });
-                labels.push(Entry {
-                    id: id.clone(),
-                    parent_id: last.replace(id),
-                    timestamp: now_iso8601(),
-                    kind: EntryKind::Label {
-                        target_id: entry.id.clone(),
-                        label: Some(label.to_string()),
-                    },
-                });
-            }
-        }
-        copied.extend(labels);
-        let mut fork = match &self.path {
-            Some(path) => SessionManager::create_in(&store.dir_for(cwd), cwd, Some(path))?,
-            _ => SessionManager::in_memory(cwd),
-        };
-        if let Some(writer) = &mut fork.writer {
-            let lines: Vec<String> = copied
-                .iter()
-                .map(|e| e.to_json().to_json_string())
-                .collect();
-            if !lines.is_empty() {
-                writer.append_lines(&lines)?;
-            }
-        }
-        fork.tree = SessionTree::new(copied);
-        Ok(fork)
-    }
 }
 
-fn new_header(cwd: &Path, parent_session: Option<&Path>) -> SessionHeader {
+pub(crate) fn new_header(cwd: &Path, parent_session: Option<&Path>) -> SessionHeader {
     SessionHeader {
         version: CURRENT_VERSION,
         id: session_uuid(),
