@@ -234,11 +234,10 @@ impl SseDecoder {
         self.data.pop();
         out.push(SseEvent {
             event: utf8(&self.event),
-            data: utf8(&self.data),
+            data: take_utf8(&mut self.data),
             id: self.last_id.clone(),
             retry: self.retry,
         });
-        self.data.clear();
         self.event.clear();
     }
 }
@@ -252,6 +251,16 @@ fn utf8(bytes: &[u8]) -> String {
         Ok(text) => text.to_string(),
         Err(_) => String::from_utf8_lossy(bytes).into_owned(),
     }
+}
+
+/// Moves the bytes of `buffer` into a `String` without copying them (when they
+/// are valid UTF-8), leaving `buffer` empty with room for a similar event (but
+/// not for a giant one: one huge event must not pin its size for the stream).
+fn take_utf8(buffer: &mut Vec<u8>) -> String {
+    let capacity = buffer.len().min(4096);
+    let bytes = std::mem::replace(buffer, Vec::with_capacity(capacity));
+    String::from_utf8(bytes)
+        .unwrap_or_else(|invalid| String::from_utf8_lossy(invalid.as_bytes()).into_owned())
 }
 
 /// The value of a non-empty run of ASCII digits, saturating at `u64::MAX`.
