@@ -1,6 +1,6 @@
 //! Cancelling 100 in-flight requests (half waiting for the head, half in the
 //! middle of a streamed body) leaves no curl process, no zombie, no temp file and
-//! no extra thread behind; so does a request that completes. Its own test binary, so the process scan sees only it.
+//! no extra thread and no open pipe behind; so does a request that completes. Its own test binary, so the process scan sees only it.
 
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;
@@ -40,6 +40,10 @@ fn children() -> Vec<(u32, char, String)> {
     found
 }
 
+fn open_fd_count() -> usize {
+    std::fs::read_dir("/proc/self/fd").unwrap().count()
+}
+
 fn thread_count() -> usize {
     std::fs::read_dir("/proc/self/task").unwrap().count()
 }
@@ -57,6 +61,7 @@ fn leftover_temp_files() -> Vec<String> {
 #[test]
 fn cancelling_100_requests_leaves_nothing_behind() {
     let threads_before = thread_count();
+    let fds_before = open_fd_count();
     let never = Gate::new();
     let gate = never.clone();
     let server = TestServer::responder(move |request| {
@@ -126,5 +131,7 @@ fn cancelling_100_requests_leaves_nothing_behind() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert_eq!(thread_count(), threads_before, "threads left behind");
+    // Every pipe to every curl (stdin, stdout, stderr) and every socket is closed.
+    assert_eq!(open_fd_count(), fds_before, "file descriptors left open");
     never.open();
 }
