@@ -297,3 +297,73 @@ fn export_flag_writes_html() {
     let missing = s.run(&["--export", "/nonexistent/x.jsonl"], "");
     assert_eq!(missing.status.code(), Some(1));
 }
+
+/// A minimal MCP server in bash: answers `initialize` and `tools/list`, and
+/// `tools/call` with the text it was given.
+const FAKE_MCP: &str = r#"#!/bin/bash
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  case "$line" in
+    *'"initialize"'*) echo '{"jsonrpc":"2.0","id":'"$id"',"result":{"protocolVersion":"2024-11-05","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1.0"}}}';;
+    *'"tools/list"'*) echo '{"jsonrpc":"2.0","id":'"$id"',"result":{"tools":[{"name":"echo_back","description":"Echo the text","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}]}}';;
+    *'"tools/call"'*) echo '{"jsonrpc":"2.0","id":'"$id"',"result":{"content":[{"type":"text","text":"echoed by mcp"}]}}';;
+  esac
+done
+"#;
+
+#[test]
+fn mcp_list_and_mcp_tools_in_a_run() {
+    let s = Sandbox::new();
+    let out = s.run(&["mcp", "list"], "");
+    assert!(out.status.success());
+    assert!(stdout(&out).contains("No MCP servers configured"));
+    let script = s.root.join("fake_mcp.sh");
+    std::fs::write(&script, FAKE_MCP).unwrap();
+    std::fs::write(
+        s.home.join("settings.json"),
+        format!(
+            r#"{{"mcpServers":{{"fake":{{"command":"bash","args":["{}"]}},"broken":{{"command":"/nonexistent/server"}}}}}}"#,
+            script.display()
+        ),
+    )
+    .unwrap();
+    let out = s.run(&["mcp", "list"], "");
+    let text = stdout(&out);
+    assert!(
+        text.contains("fake") && text.contains("fake__echo_back"),
+        "{text}{}",
+        stderr(&out)
+    );
+    assert!(text.contains("broken"), "{text}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a failed server makes the exit code 1"
+    );
+
+    let server = mock(
+        r#"{"name":"m","steps":[
+      {"reply":{"toolCalls":[{"name":"fake__echo_back","arguments":{"text":"x"}}]}},
+      {"reply":{"text":"done"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let out = s.run(
+        &[
+            "-p",
+            "--permission-mode",
+            "auto",
+            "--model",
+            "mock-openai/m1",
+            "use mcp",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let requests = server.requests();
+    assert!(requests[0].body_text().contains("fake__echo_back"));
+    assert!(
+        requests[1].body_text().contains("echoed by mcp"),
+        "{}",
+        requests[1].body_text()
+    );
+}

@@ -248,3 +248,73 @@ impl Pane {
         Pane { name }
     }
 }
+
+#[test]
+fn slash_commands_do_what_they_say() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"c","steps":[{"reply":{"text":"first reply"}},{"reply":{"text":"second reply"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    let command = |text: &str, expect: &str| {
+        pane.type_text(text);
+        pane.keys(&["Enter"]);
+        pane.wait_for(text, expect)
+    };
+    command("hello", "first reply");
+    command("/help", "Shift+Enter, Ctrl+J");
+    command("/thinking high", "thinking high ·");
+    command("/name my-session", "session named \"my-session\"");
+    command("/session", "name: my-session");
+    command("/permissions plan", "permission mode: plan");
+    command(
+        "/model mock-anthropic/m1",
+        "mock-anthropic/m1 · thinking high",
+    );
+    command("/tree", "you: hello");
+    let html = s.root.join("chat.html");
+    command(&format!("/export {}", html.display()), "exported to");
+    assert!(file_contains(&html, "first reply"));
+    command("/fork", "/fork N starts a new session");
+    command("/fork 1", "forked into a new session");
+    pane.wait_for("the forked message in the editor", "› hello");
+    pane.keys(&["C-u"]);
+    command("/new", "new session started");
+    command("/resume", "open one with /resume N");
+    command("/nonsense", "unknown command /nonsense");
+    // (The fork and the new session have no entries yet, so no files.)
+    let file = s
+        .session_files()
+        .into_iter()
+        .find(|f| file_contains(f, "my-session"))
+        .unwrap();
+    assert!(file_contains(&file, "\"thinking_level_change\""));
+    assert!(file_contains(&file, "\"model_change\""));
+}
+
+#[test]
+fn enter_while_working_steers() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"s","steps":[
+      {"reply":{"text":"a slow answer with many words in it","chunkDelayMs":250}},
+      {"reply":{"text":"steered reply"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("start");
+    pane.keys(&["Enter"]);
+    pane.wait_for("streaming", "Esc aborts");
+    pane.type_text("change of plan");
+    pane.keys(&["Enter"]);
+    pane.wait_for("queued", "steering queued");
+    pane.wait_for("steered answer", "steered reply");
+    assert!(server.requests()[1].body_text().contains("change of plan"));
+}

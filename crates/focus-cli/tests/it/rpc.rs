@@ -202,3 +202,48 @@ fn approvals_go_through_the_approve_command() {
     assert!(s.work.join("second.txt").exists());
     assert_eq!(rpc.close(), 0);
 }
+
+#[test]
+fn steer_and_follow_up_reach_the_running_prompt() {
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"s","steps":[
+      {"reply":{"text":"slow one two three four","chunkDelayMs":150}},
+      {"reply":{"text":"answer to the steer"}},
+      {"reply":{"text":"answer to the follow-up"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"start"}"#);
+    rpc.until("first delta", |v| {
+        v["type"].as_str() == Some("message_update")
+    });
+    let steer = rpc.call(2, r#"{"id":2,"type":"steer","message":"STEER-MSG"}"#);
+    assert_eq!(steer["success"].as_bool(), Some(true));
+    let follow = rpc.call(
+        3,
+        r#"{"id":3,"type":"prompt","message":"FOLLOW-MSG","streamingBehavior":"followUp"}"#,
+    );
+    assert_eq!(follow["success"].as_bool(), Some(true));
+    let end = rpc.agent_end();
+    let texts: Vec<String> = end["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"][0]["text"].as_str().unwrap_or("").to_string())
+        .collect();
+    let steer_at = texts
+        .iter()
+        .position(|t| t == "STEER-MSG")
+        .expect("steer delivered");
+    let follow_at = texts
+        .iter()
+        .position(|t| t == "FOLLOW-MSG")
+        .expect("follow-up delivered");
+    assert!(steer_at < follow_at, "{texts:?}");
+    assert_eq!(
+        texts.last().map(String::as_str),
+        Some("answer to the follow-up")
+    );
+    assert_eq!(rpc.close(), 0);
+}
