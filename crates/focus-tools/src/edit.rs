@@ -378,10 +378,13 @@ fn not_found_message(text: &str, old: &str, label: &str, shown: &str) -> String 
     let lines = output::lines_of(text);
     let first = closest.first_line.saturating_sub(2).max(1);
     let last = (closest.last_line + 1).min(lines.len());
+    let place = if closest.first_line == closest.last_line {
+        format!("line {}", closest.first_line)
+    } else {
+        format!("lines {}-{}", closest.first_line, closest.last_line)
+    };
     message.push_str(&format!(
-        "\n\nThe most similar text is at lines {}-{} ({}% similar):\n",
-        closest.first_line,
-        closest.last_line,
+        "\n\nThe most similar text is at {place} ({}% similar):\n",
         (closest.similarity * 100.0).round() as u32
     ));
     let width = last.to_string().len();
