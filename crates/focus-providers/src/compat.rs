@@ -8,6 +8,8 @@
 
 use focus_core::provider::ModelInfo;
 
+use focus_core::json::Value;
+
 /// How a server wants thinking switched on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ThinkingFormat {
@@ -272,5 +274,92 @@ mod tests {
             "max_tokens"
         );
         assert!(compat_for(&model("mistral", "")).mistral_ids);
+    }
+}
+
+impl Compat {
+    /// Applies a models.json `compat` object (pi's keys: `supportsStore`,
+    /// `supportsDeveloperRole`, `supportsReasoningEffort`, `supportsUsageInStreaming`,
+    /// `maxTokensField`, `thinkingFormat` = `openai`/`openrouter`/`zai`/`qwen`/`none`,
+    /// `requiresToolResultName`). Unknown keys are ignored, as pi does; a bad value is
+    /// an error naming the key.
+    pub fn with_overrides(mut self, overrides: &Value) -> Result<Compat, String> {
+        let Some(o) = overrides.as_object() else {
+            return Err("compat: expected an object".into());
+        };
+        let flag = |key: &str| -> Result<Option<bool>, String> {
+            match o.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Bool(b)) => Ok(Some(*b)),
+                Some(other) => Err(format!(
+                    "compat.{key}: expected true or false, found {}",
+                    other.type_name()
+                )),
+            }
+        };
+        if let Some(b) = flag("supportsStore")? {
+            self.supports_store = b;
+        }
+        if let Some(b) = flag("supportsDeveloperRole")? {
+            self.supports_developer_role = b;
+        }
+        if let Some(b) = flag("supportsUsageInStreaming")? {
+            self.usage_in_streaming = b;
+        }
+        if let Some(b) = flag("requiresToolResultName")? {
+            self.tool_result_name = b;
+        }
+        if flag("supportsReasoningEffort")? == Some(false)
+            && self.thinking == ThinkingFormat::ReasoningEffort
+        {
+            self.thinking = ThinkingFormat::None;
+        }
+        match o.get("maxTokensField").and_then(Value::as_str) {
+            None => {}
+            Some("max_tokens") => self.max_tokens_field = "max_tokens",
+            Some("max_completion_tokens") => self.max_tokens_field = "max_completion_tokens",
+            Some(other) => {
+                return Err(format!(
+                    "compat.maxTokensField: {other:?} is not max_tokens or max_completion_tokens"
+                ))
+            }
+        }
+        match o.get("thinkingFormat").and_then(Value::as_str) {
+            None => {}
+            Some("openai") => self.thinking = ThinkingFormat::ReasoningEffort,
+            Some("openrouter") => self.thinking = ThinkingFormat::OpenRouter,
+            Some("zai") => self.thinking = ThinkingFormat::ZaiThinking,
+            Some("qwen") => self.thinking = ThinkingFormat::EnableThinking,
+            Some("none") => self.thinking = ThinkingFormat::None,
+            Some(other) => return Err(format!("compat.thinkingFormat: unknown {other:?} (expected openai, openrouter, zai, qwen or none)")),
+        }
+        Ok(self)
+    }
+}
+
+#[cfg(test)]
+mod override_tests {
+    use super::*;
+    use focus_core::json::parse_str;
+
+    #[test]
+    fn models_json_overrides_apply_and_bad_values_are_named() {
+        let base = compat_for(&ModelInfo {
+            provider: "openai".into(),
+            ..Default::default()
+        });
+        let c = base
+            .with_overrides(&parse_str(r#"{"supportsStore":false,"maxTokensField":"max_tokens","thinkingFormat":"qwen","unknown":1}"#).unwrap())
+            .unwrap();
+        assert!(!c.supports_store);
+        assert_eq!(c.max_tokens_field, "max_tokens");
+        assert_eq!(c.thinking, ThinkingFormat::EnableThinking);
+        let e = base
+            .with_overrides(&parse_str(r#"{"supportsStore":"no"}"#).unwrap())
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "compat.supportsStore: expected true or false, found string"
+        );
     }
 }

@@ -76,6 +76,7 @@ pub struct HttpProvider {
     headers: Vec<(String, String)>,
     on_retry: Option<RetryObserver>,
     idle_timeout: Duration,
+    compat: Option<crate::compat::Compat>,
 }
 
 /// How long a connection may stay silent before it counts as stalled. Generous:
@@ -121,6 +122,7 @@ impl HttpProvider {
             headers: Vec::new(),
             on_retry: None,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            compat: None,
         }
     }
 
@@ -134,6 +136,13 @@ impl HttpProvider {
     /// ends the attempt as stalled (retried if nothing was shown yet).
     pub fn with_idle_timeout(mut self, idle: Duration) -> HttpProvider {
         self.idle_timeout = idle;
+        self
+    }
+
+    /// Uses these Chat Completions quirks instead of the table's row for the model
+    /// (the registry passes models.json `compat` overrides this way).
+    pub fn with_compat(mut self, compat: crate::compat::Compat) -> HttpProvider {
+        self.compat = Some(compat);
         self
     }
 
@@ -185,7 +194,12 @@ impl HttpProvider {
                 } else {
                     (
                         crate::openai_completions::url(&model.base_url),
-                        crate::openai_completions::build_request(model, request),
+                        crate::openai_completions::build_request_with(
+                            model,
+                            request,
+                            self.compat
+                                .unwrap_or_else(|| crate::compat::compat_for(model)),
+                        ),
                     )
                 }
             }

@@ -15,7 +15,7 @@
 //! top-level `error` object inside a chunk.
 
 use crate::builder::MessageBuilder;
-use crate::compat::{compat_for, ThinkingFormat};
+use crate::compat::{compat_for, Compat, ThinkingFormat};
 use crate::decode::{count, event_json, StreamDecoder};
 use crate::history::{self, joined_text, Target};
 use crate::ids::IdRule;
@@ -38,7 +38,12 @@ pub fn url(base_url: &str) -> String {
 
 /// Builds the request body (pure; golden-tested).
 pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
-    let compat = compat_for(model);
+    build_request_with(model, request, compat_for(model))
+}
+
+/// [`build_request`] with the server quirks given (a models.json `compat`
+/// override applied to the table's row).
+pub fn build_request_with(model: &ModelInfo, request: &ModelRequest<'_>, compat: Compat) -> Value {
     let target = Target {
         api: API,
         provider: &model.provider,

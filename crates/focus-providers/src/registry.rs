@@ -37,6 +37,8 @@ pub struct ProviderEntry {
     api_key: Option<String>,
     /// Extra headers from models.json (values may name variables, like `apiKey`).
     pub headers: Vec<(String, String)>,
+    /// The models.json `compat` object (Chat Completions quirk overrides), or null.
+    pub compat: Value,
 }
 
 impl std::fmt::Debug for ProviderEntry {
@@ -59,6 +61,8 @@ impl std::fmt::Debug for ProviderEntry {
 pub struct Registry {
     providers: Vec<ProviderEntry>,
     models: Vec<ModelInfo>,
+    /// Per-model `compat` objects from models.json: (provider, id) → overrides.
+    model_compat: Vec<((String, String), Value)>,
 }
 
 /// The environment variables that hold a provider's key, in order of preference.
@@ -153,11 +157,13 @@ impl Registry {
                 api: (*api).into(),
                 api_key: None,
                 headers: Vec::new(),
+                compat: Value::Null,
             })
             .collect();
         let mut registry = Registry {
             providers,
             models: Vec::new(),
+            model_compat: Vec::new(),
         };
         for (provider, id, name, context, max, reasoning, images, [i, o, cr, cw]) in BUILTIN_MODELS
         {
@@ -244,6 +250,12 @@ impl Registry {
                     headers.push((k.to_string(), v.to_string()));
                 }
             }
+            let compat = config["compat"].clone();
+            if !compat.is_null() {
+                crate::compat::compat_for(&ModelInfo::default())
+                    .with_overrides(&compat)
+                    .map_err(|e| format!("{at}.{e}"))?;
+            }
             let entry = match self.providers.iter_mut().find(|p| p.name == name) {
                 Some(existing) => {
                     if let Some(u) = base_url {
@@ -256,6 +268,9 @@ impl Registry {
                         existing.api_key = api_key;
                     }
                     existing.headers.extend(headers);
+                    if !compat.is_null() {
+                        existing.compat = compat;
+                    }
                     existing.clone()
                 }
                 None => {
@@ -269,6 +284,7 @@ impl Registry {
                         api,
                         api_key,
                         headers,
+                        compat,
                     };
                     self.providers.push(entry.clone());
                     entry
@@ -291,6 +307,14 @@ impl Registry {
             };
             for (i, m) in models.iter().enumerate() {
                 let model = parse_model(m, &entry).map_err(|e| format!("{at}.models[{i}]{e}"))?;
+                if !m["compat"].is_null() {
+                    crate::compat::compat_for(&model)
+                        .with_overrides(&m["compat"])
+                        .map_err(|e| format!("{at}.models[{i}].{e}"))?;
+                    let key = (model.provider.clone(), model.id.clone());
+                    self.model_compat.retain(|(k, _)| *k != key);
+                    self.model_compat.push((key, m["compat"].clone()));
+                }
                 match self
                     .models
                     .iter_mut()
@@ -431,6 +455,25 @@ impl Registry {
     ) -> HttpProvider {
         HttpProvider::new(model.clone(), self.api_key(&model.provider), transport)
             .with_headers(self.headers_for(&model.provider))
+            .with_compat(self.compat_for(model))
+    }
+
+    /// The Chat Completions quirks for `model`: the table's row, then the
+    /// provider's models.json `compat`, then the model's (validated at load).
+    pub fn compat_for(&self, model: &ModelInfo) -> crate::compat::Compat {
+        let mut compat = crate::compat::compat_for(model);
+        let provider = self.provider(&model.provider).map(|p| &p.compat);
+        let own = self
+            .model_compat
+            .iter()
+            .find(|((p, id), _)| *p == model.provider && *id == model.id)
+            .map(|(_, v)| v);
+        for overrides in [provider, own].into_iter().flatten() {
+            if !overrides.is_null() {
+                compat = compat.with_overrides(overrides).unwrap_or(compat);
+            }
+        }
+        compat
     }
 }
 
@@ -564,6 +607,31 @@ mod tests {
         assert_eq!(r.api_key_with("groq", &env2).unwrap().expose(), "g");
         assert!(r.api_key_with("openai", &env2).is_none());
         assert!(!format!("{r:?}").contains("literal-key"));
+    }
+
+    #[test]
+    fn models_json_compat_overrides_the_table_row() {
+        let mut r = Registry::builtin();
+        r.merge_models_json(
+            r#"{"providers":{"box":{"baseUrl":"http://box:9000/v1","api":"openai-completions",
+               "compat":{"supportsUsageInStreaming":false},
+               "models":[{"id":"m1"},{"id":"m2","compat":{"maxTokensField":"max_completion_tokens"}}]}}}"#,
+        )
+        .unwrap();
+        let m1 = r.compat_for(r.find("box/m1").unwrap());
+        let m2 = r.compat_for(r.find("box/m2").unwrap());
+        assert!(!m1.usage_in_streaming && !m2.usage_in_streaming);
+        assert_eq!(
+            (m1.max_tokens_field, m2.max_tokens_field),
+            ("max_tokens", "max_completion_tokens")
+        );
+        let e = r
+            .merge_models_json(r#"{"providers":{"box":{"models":[{"id":"m3","compat":{"thinkingFormat":"magic"}}]}}}"#)
+            .unwrap_err();
+        assert!(
+            e.starts_with("providers.box.models[0].compat.thinkingFormat"),
+            "{e}"
+        );
     }
 
     #[test]
