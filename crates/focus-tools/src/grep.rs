@@ -189,6 +189,12 @@ fn run(
         let mut map = BTreeMap::new();
         if let Some(result) = search_file(&resolved, &label, &regex, &options, &mut buffer) {
             map.insert(0, result);
+        } else if find_byte(&buffer[..buffer.len().min(BINARY_SNIFF_BYTES)], 0).is_some() {
+            // Asked for this very file: say why nothing came back.
+            return Ok(ToolOutput::text(format!(
+                "{} is a binary file; grep skips binary files. Use bash (for example `strings`) to inspect it.",
+                path::describe(given, &resolved)
+            )));
         }
         map
     };

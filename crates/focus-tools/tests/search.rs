@@ -149,6 +149,14 @@ fn grep_skips_ignored_and_binary_files() {
         json_object! { "pattern" => "needle", "path" => "a.log" },
     );
     assert_eq!(text, "a.log:1: needle in a log");
+    let text = grep(
+        &tree,
+        json_object! { "pattern" => "needle", "path" => "bin.dat" },
+    );
+    assert!(
+        text.contains("is a binary file; grep skips binary files"),
+        "{text}"
+    );
 }
 
 #[test]
