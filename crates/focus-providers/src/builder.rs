@@ -27,6 +27,7 @@ pub struct MessageBuilder<'a, 'b> {
     started: bool,
     finished: bool,
     events: usize,
+    price: Option<focus_core::provider::Price>,
 }
 
 impl<'a, 'b> MessageBuilder<'a, 'b> {
@@ -46,7 +47,14 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
             started: false,
             finished: false,
             events: 0,
+            price: None,
         }
+    }
+
+    /// Prices usage as it arrives, so partial messages carry their cost too.
+    pub fn with_price(mut self, price: &focus_core::provider::Price) -> Self {
+        self.price = Some(price.clone());
+        self
     }
 
     /// The message so far.
@@ -90,6 +98,9 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     pub fn set_usage(&mut self, mut usage: Usage) {
         if usage.total_tokens == 0 {
             usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write;
+        }
+        if let Some(price) = &self.price {
+            crate::registry::apply_cost(&mut usage, price);
         }
         self.message.usage = usage;
     }

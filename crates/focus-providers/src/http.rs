@@ -308,7 +308,8 @@ impl HttpProvider {
         let response_status = response.status;
         let mut body = response.body;
         let mut builder =
-            MessageBuilder::new(&self.model.api, &self.model.provider, &self.model.id, sink);
+            MessageBuilder::new(&self.model.api, &self.model.provider, &self.model.id, sink)
+                .with_price(&self.model.price);
         let mut sse = SseDecoder::new();
         let mut events = Vec::new();
         let mut buffer = vec![0u8; 16 * 1024];

@@ -69,8 +69,18 @@ fn run_with(responses: Vec<ReplayResponse>, retry: RetryPolicy, cancel: &CancelT
         options: &options,
     };
     let mut events = Vec::new();
-    let mut sink = |e: &StreamEvent, _: &AssistantMessage| events.push(e.clone());
+    let mut priced_done = true;
+    let mut sink = |e: &StreamEvent, m: &AssistantMessage| {
+        if matches!(e, StreamEvent::Done { .. }) && m.usage.output > 0 {
+            priced_done = m.usage.cost.total > 0.0;
+        }
+        events.push(e.clone());
+    };
     let message = provider.stream(&request, cancel, &mut sink);
+    assert!(
+        priced_done,
+        "the partial message with Done carries its cost"
+    );
     let terminal = events
         .iter()
         .filter(|e| matches!(e, StreamEvent::Done { .. } | StreamEvent::Error { .. }))
