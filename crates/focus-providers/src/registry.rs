@@ -635,6 +635,32 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_local_server_example_loads() {
+        // The example in docs/providers.md.
+        let mut r = Registry::builtin();
+        r.merge_models_json(
+            r#"{"providers": {
+  "ollama": {"baseUrl": "http://localhost:11434/v1", "api": "openai-completions",
+             "models": [{"id": "qwen3:8b", "contextWindow": 40960, "reasoning": true}]},
+  "llama.cpp": {"baseUrl": "http://127.0.0.1:8080/v1", "api": "openai-completions",
+                "models": [{"id": "local", "contextWindow": 32768, "maxTokens": 8192}]},
+  "work-proxy": {"baseUrl": "https://llm.internal/v1", "api": "openai-completions",
+                 "apiKey": "WORK_LLM_TOKEN", "compat": {"supportsUsageInStreaming": false},
+                 "models": [{"id": "big-model", "input": ["text", "image"],
+                             "cost": {"input": 1, "output": 3}}]}}}"#,
+        )
+        .unwrap();
+        assert!(r.find("ollama/qwen3:8b").unwrap().reasoning);
+        assert_eq!(
+            r.compat_for(r.find("llama.cpp/local").unwrap()).server,
+            "llama.cpp"
+        );
+        let proxy = r.find("big-model").unwrap();
+        assert!(proxy.accepts_images && proxy.price.output == 3.0);
+        assert!(r.api_key_with("ollama", &|_| None).is_none());
+    }
+
+    #[test]
     fn broken_models_json_names_the_place() {
         let mut r = Registry::builtin();
         let e = r
