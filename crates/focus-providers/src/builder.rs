@@ -28,6 +28,8 @@ pub struct MessageBuilder<'a, 'b> {
     finished: bool,
     events: usize,
     price: Option<focus_core::provider::Price>,
+    /// A secret that must not appear in error messages (the API key).
+    secret: Option<String>,
 }
 
 impl<'a, 'b> MessageBuilder<'a, 'b> {
@@ -48,7 +50,15 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
             finished: false,
             events: 0,
             price: None,
+            secret: None,
         }
+    }
+
+    /// Masks `secret` (the API key) as `***` in every error message set later, so
+    /// a server that echoes the key does not put it in the partial messages either.
+    pub fn with_secret(mut self, secret: Option<&str>) -> Self {
+        self.secret = secret.filter(|s| s.len() >= 4).map(str::to_string);
+        self
     }
 
     /// Prices usage as it arrives, so partial messages carry their cost too.
@@ -121,7 +131,11 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     pub fn set_error(&mut self, message: impl Into<String>) {
         self.message.stop_reason = StopReason::Error;
         if self.message.error_message.is_none() {
-            self.message.error_message = Some(message.into());
+            let mut message = message.into();
+            if let Some(secret) = &self.secret {
+                message = message.replace(secret.as_str(), "***");
+            }
+            self.message.error_message = Some(message);
         }
     }
 

@@ -309,7 +309,8 @@ impl HttpProvider {
         let mut body = response.body;
         let mut builder =
             MessageBuilder::new(&self.model.api, &self.model.provider, &self.model.id, sink)
-                .with_price(&self.model.price);
+                .with_price(&self.model.price)
+                .with_secret(self.api_key.as_ref().map(ApiKey::expose));
         let mut sse = SseDecoder::new();
         let mut events = Vec::new();
         let mut buffer = vec![0u8; 16 * 1024];

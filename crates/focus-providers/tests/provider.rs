@@ -392,3 +392,36 @@ fn a_key_echoed_by_the_server_is_redacted() {
         "{msg}"
     );
 }
+
+#[test]
+fn a_key_echoed_inside_the_stream_is_masked_in_every_event() {
+    let body = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{}}}\n\n\
+event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
+event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n\
+event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"key sk-test-secret revoked\"}}\n\n";
+    let transport = Arc::new(ReplayTransport::new(vec![ReplayResponse::sse(
+        body.as_bytes().to_vec(),
+    )]));
+    let provider = HttpProvider::new(model(), Some(ApiKey::new("sk-test-secret")), transport);
+    let messages = vec![Message::User(UserMessage::text("hi", 0))];
+    let options = RequestOptions::default();
+    let request = ModelRequest {
+        system_prompt: "",
+        messages: &messages,
+        tools: &[],
+        options: &options,
+    };
+    let mut leaked = false;
+    let mut sink = |_: &StreamEvent, m: &AssistantMessage| {
+        leaked |= m
+            .error_message
+            .as_deref()
+            .is_some_and(|e| e.contains("sk-test-secret"));
+    };
+    let m = provider.stream(&request, &CancelToken::new(), &mut sink);
+    assert!(!leaked);
+    assert_eq!(
+        m.error_message.as_deref(),
+        Some("authentication_error: key *** revoked")
+    );
+}
