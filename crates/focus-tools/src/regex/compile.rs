@@ -178,6 +178,7 @@ impl Compiler {
                 }
             }
             Node::CaseInsensitive(inner) => self.emit(inner, true)?,
+            Node::CaseSensitive(inner) => self.emit(inner, false)?,
             Node::Alternate(branches) => {
                 // split L1, next; L1: a; jmp end; next: split L2, …; last branch.
                 let mut jumps = Vec::new();

@@ -229,6 +229,9 @@ mod tests {
         assert!(matches(r"(?i)abc", "xABCx"));
         assert!(matches(r"a(?i:b)c", "aBc"));
         assert!(!matches(r"a(?i:b)c", "aBC"));
+        let mixed = Regex::with_options("a(?-i)b", true).unwrap();
+        assert!(mixed.is_match(b"Ab") && !mixed.is_match(b"AB"));
+        assert!(matches(r"(?i)x(?-i:Y)z", "XYZ") && !matches(r"(?i)x(?-i:Y)z", "Xyz"));
         assert!(matches(r"\x41\u{e9}", "Aé"));
         // Invalid UTF-8 never panics and reads as U+FFFD.
         assert!(Regex::new("a.b").unwrap().is_match(b"a\xffb"));

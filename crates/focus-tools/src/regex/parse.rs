@@ -45,6 +45,8 @@ pub enum Node {
     },
     /// A case-insensitive region (`(?i)` or the whole pattern).
     CaseInsensitive(Box<Node>),
+    /// A case-sensitive region inside an insensitive one (`(?-i)`).
+    CaseSensitive(Box<Node>),
 }
 
 /// Zero-width assertions.
@@ -143,6 +145,16 @@ pub fn parse(pattern: &str, case_insensitive: bool) -> Result<Node, Error> {
     })
 }
 
+/// Wraps `node` when its case sensitivity (`inner`) differs from the
+/// surrounding one (`outer`).
+fn with_case(node: Node, inner: bool, outer: bool) -> Node {
+    match (inner, outer) {
+        (true, false) => Node::CaseInsensitive(Box::new(node)),
+        (false, true) => Node::CaseSensitive(Box::new(node)),
+        _ => node,
+    }
+}
+
 struct Parser {
     chars: Vec<char>,
     pos: usize,
@@ -195,15 +207,10 @@ impl Parser {
                 break;
             }
             // An inline flag group without `:` applies to the rest of this branch.
-            if let Some((flags_on, rest_icase)) = self.inline_flags()? {
-                if flags_on {
+            if let Some(case_change) = self.inline_flags() {
+                if let Some(rest_icase) = case_change {
                     let rest = self.concat(rest_icase)?;
-                    let rest = if rest_icase && !icase {
-                        Node::CaseInsensitive(Box::new(rest))
-                    } else {
-                        rest
-                    };
-                    items.push(rest);
+                    items.push(with_case(rest, rest_icase, icase));
                     break;
                 }
                 continue;
@@ -219,12 +226,12 @@ impl Parser {
         })
     }
 
-    /// Recognises `(?flags)` at the cursor. Returns `Some((true, icase))` when
-    /// it changed case sensitivity for the rest of the branch, `Some((false, _))`
-    /// for other flags, `None` if the cursor is not at such a group.
-    fn inline_flags(&mut self) -> Result<Option<(bool, bool)>, Error> {
+    /// Recognises `(?flags)` at the cursor and consumes it. `None`: not such a
+    /// group. `Some(Some(on))`: case sensitivity switches for the rest of the
+    /// branch. `Some(None)`: other flags only (`s` is applied here).
+    fn inline_flags(&mut self) -> Option<Option<bool>> {
         if !(self.peek() == Some('(') && self.chars.get(self.pos + 1) == Some(&'?')) {
-            return Ok(None);
+            return None;
         }
         let mut i = self.pos + 2;
         let mut negate = false;
@@ -237,21 +244,18 @@ impl Parser {
                 'm' | 'u' => {}
                 '-' => negate = true,
                 ')' => break,
-                _ => return Ok(None),
+                _ => return None,
             }
             i += 1;
         }
         if self.chars.get(i) != Some(&')') || i == self.pos + 2 {
-            return Ok(None);
+            return None;
         }
         self.pos = i + 1;
         if let Some(d) = dot_all {
             self.dot_all = d;
         }
-        Ok(Some(match icase {
-            Some(on) => (true, on),
-            None => (false, false),
-        }))
+        Some(icase)
     }
 
     fn atom(&mut self, icase: bool) -> Result<Node, Error> {
@@ -334,11 +338,7 @@ impl Parser {
         }
         self.depth -= 1;
         self.dot_all = saved_dot_all;
-        Ok(if inner_icase && !icase {
-            Node::CaseInsensitive(Box::new(inner))
-        } else {
-            inner
-        })
+        Ok(with_case(inner, inner_icase, icase))
     }
 
     /// Whether the cursor is at `{m}`, `{m,}` or `{m,n}` (otherwise `{` is literal).
