@@ -273,6 +273,31 @@ mod tests {
     }
 
     #[test]
+    fn a_whitelist_ignores_everything_but_the_named_entries() {
+        let rules = IgnoreRules::parse("/*\n!/src\n!Cargo.toml\n");
+        assert_eq!(rules.verdict("target", true), Verdict::Ignore);
+        assert_eq!(rules.verdict("README.md", false), Verdict::Ignore);
+        assert_eq!(rules.verdict("src", true), Verdict::Include);
+        assert_eq!(rules.verdict("Cargo.toml", false), Verdict::Include);
+        assert_eq!(rules.verdict("src/main.rs", false), Verdict::Unmentioned);
+    }
+
+    #[test]
+    fn nested_files_override_their_parents() {
+        let root = std::env::temp_dir().join(format!("focus-ignore-nested-{}", std::process::id()));
+        let sub = root.join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(root.join(".gitignore"), "*.txt\n").unwrap();
+        std::fs::write(sub.join(".gitignore"), "!keep.txt\n").unwrap();
+        let stack = IgnoreStack::for_root(&root);
+        let nested = stack.push_dir(&sub, "sub");
+        assert!(nested.is_ignored("sub/other.txt", false));
+        assert!(!nested.is_ignored("sub/keep.txt", false));
+        assert!(stack.is_ignored("keep.txt", false));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
     fn escapes_and_trailing_spaces() {
         let rules = IgnoreRules::parse("\\#hash\n\\!bang\ntrail   \nspace\\ \n**/deep/**\n");
         assert_eq!(rules.verdict("#hash", false), Verdict::Ignore);
