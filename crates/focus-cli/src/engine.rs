@@ -83,16 +83,18 @@ impl Engine {
     /// Runs `prompts` to the end on this thread, handing every event to `on_event`
     /// after recording it. On a context-overflow error the history is compacted and
     /// the run retried once; after a run that filled the context past the window's
-    /// reserve, the history is compacted for the next prompt.
+    /// reserve, the history is compacted for the next prompt. Compactions are
+    /// announced to `on_notice` (see [`Engine::after_run`]).
     pub fn run_blocking(
         &mut self,
         prompts: Vec<Message>,
         on_event: &mut dyn FnMut(&AgentEvent),
+        on_notice: &mut dyn FnMut(&Value),
     ) -> RunOutcome {
         let mut recovery = OverflowRecovery::new();
         let mut outcome = self.run_once(prompts, on_event);
         loop {
-            match self.after_run(&mut recovery) {
+            match self.after_run(&mut recovery, on_notice) {
                 AfterRun::Retry => outcome = self.run_once(Vec::new(), on_event),
                 AfterRun::Done => return outcome,
                 AfterRun::GaveUp(note) => {
@@ -129,8 +131,14 @@ impl Engine {
     }
 
     /// After a run: retry once after compacting on overflow, or compact when the
-    /// context passed the threshold.
-    pub fn after_run(&mut self, recovery: &mut OverflowRecovery) -> AfterRun {
+    /// context passed the threshold. Each compaction is announced to `notify` as
+    /// pi's `auto_compaction_start` `{reason}` and `auto_compaction_end`
+    /// `{result, aborted, willRetry, errorMessage?}` events.
+    pub fn after_run(
+        &mut self,
+        recovery: &mut OverflowRecovery,
+        notify: &mut dyn FnMut(&Value),
+    ) -> AfterRun {
         let window = self.config.provider.model().context_window;
         let last = self
             .history
@@ -141,9 +149,18 @@ impl Engine {
         if let Some(last) = last {
             match recovery.after_run(&last, window) {
                 OverflowAction::CompactAndRetry => {
-                    return match self.compact(None) {
-                        Ok(_) if self.drop_trailing_error() => AfterRun::Retry,
-                        Ok(_) => AfterRun::Done,
+                    let compacted = self.announced_compaction("overflow", notify, |engine| {
+                        engine.drop_trailing_error()
+                    });
+                    return match compacted {
+                        Ok(true) => AfterRun::Retry,
+                        Ok(false) => AfterRun::Done,
+                        // An answer that arrived (the provider only reported more
+                        // input than the window) stands; the failure is a warning.
+                        Err(error) if last.stop_reason != StopReason::Error => {
+                            self.store_warning = Some(format!("automatic compaction: {error}"));
+                            AfterRun::Done
+                        }
                         Err(error) => AfterRun::GaveUp(format!(
                             "the context is too long for the model and {error}"
                         )),
@@ -155,11 +172,39 @@ impl Engine {
         }
         let tokens = estimate_context_tokens(&self.history);
         if should_compact(tokens, window, &self.compaction) {
-            if let Err(error) = self.compact(None) {
+            if let Err(error) = self.announced_compaction("threshold", notify, |_| false) {
                 self.store_warning = Some(format!("automatic compaction: {error}"));
             }
         }
         AfterRun::Done
+    }
+
+    /// Compacts between the two announcements; `retry` says (after a successful
+    /// compaction) whether the run will be retried.
+    fn announced_compaction(
+        &mut self,
+        reason: &str,
+        notify: &mut dyn FnMut(&Value),
+        retry: impl FnOnce(&mut Engine) -> bool,
+    ) -> Result<bool, String> {
+        notify(&json_object! {"type" => "auto_compaction_start", "reason" => reason});
+        match self.compact(None) {
+            Ok(result) => {
+                let will_retry = retry(self);
+                notify(&json_object! {
+                    "type" => "auto_compaction_end", "result" => result,
+                    "aborted" => false, "willRetry" => will_retry,
+                });
+                Ok(will_retry)
+            }
+            Err(error) => {
+                notify(&json_object! {
+                    "type" => "auto_compaction_end", "result" => Value::Null,
+                    "aborted" => false, "willRetry" => false, "errorMessage" => error.as_str(),
+                });
+                Err(error)
+            }
+        }
     }
 
     /// Drops a failed assistant message at the end of the history (it is kept in
@@ -224,6 +269,9 @@ impl Engine {
 
     /// Opens another session file and continues from its current leaf.
     pub fn switch_session(&mut self, path: &str, cwd: &Path) -> Result<(), String> {
+        if !Path::new(path).is_file() {
+            return Err(format!("no session file at {path}"));
+        }
         let (store, history) = Store::open(
             &SessionRequest::Open(path.to_string()),
             cwd,

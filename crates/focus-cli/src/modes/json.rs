@@ -15,8 +15,11 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
         write_line(&header);
     }
     for prompt in prompts {
-        let outcome =
-            engine.run_blocking(vec![prompt], &mut |event| write_line(&event_json(event)));
+        let outcome = engine.run_blocking(
+            vec![prompt],
+            &mut |event| write_line(&event_json(event)),
+            &mut |notice| write_line(notice),
+        );
         if outcome.reason != EndReason::Completed {
             if let EndReason::Error(message) = &outcome.reason {
                 eprintln!("focus: {message}");

@@ -15,7 +15,16 @@ use std::io::Write;
 pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
     let mut printer = TextPrinter::new(Style::for_fd(STDERR));
     for prompt in prompts {
-        let outcome = engine.run_blocking(vec![prompt], &mut |event| printer.event(event));
+        let err_style = printer.err_style;
+        let outcome = engine.run_blocking(
+            vec![prompt],
+            &mut |event| printer.event(event),
+            &mut |notice| {
+                if let Some(note) = crate::modes::interactive::compaction_note(notice) {
+                    eprintln!("{}", err_style.dim(&note));
+                }
+            },
+        );
         printer.finish_line();
         if let Some(warning) = engine.store_warning.take() {
             eprintln!("{}", printer.err_style.yellow(&format!("focus: {warning}")));

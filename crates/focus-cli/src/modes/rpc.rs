@@ -415,11 +415,14 @@ impl Server<'_> {
     }
 
     fn finished(&mut self) {
-        match self.engine.after_run(&mut self.recovery) {
+        match self
+            .engine
+            .after_run(&mut self.recovery, &mut |notice| write_line(notice))
+        {
             AfterRun::Retry => self.start(Vec::new()),
             AfterRun::GaveUp(note) => write_line(&json_object! {
-                "type" => "auto_compaction_end", "aborted" => false, "willRetry" => false,
-                "errorMessage" => note,
+                "type" => "auto_retry_end", "success" => false, "attempt" => 1,
+                "finalError" => note,
             }),
             AfterRun::Done => {}
         }
@@ -432,6 +435,7 @@ impl Server<'_> {
             "thinkingLevel" => self.engine.config.options.thinking.as_str(),
             "isStreaming" => self.running.is_some(),
             "isCompacting" => false,
+            "autoCompactionEnabled" => self.engine.compaction.enabled,
             "sessionFile" => self.engine.store.path().map(|p| p.display().to_string()),
             "sessionId" => Some(self.engine.store.id()).filter(|s| !s.is_empty()),
             "sessionName" => self.engine.store.name(),

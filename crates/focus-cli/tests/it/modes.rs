@@ -151,3 +151,94 @@ fn several_messages_are_sent_one_after_another() {
     assert_eq!(stdout(&out), "one\ntwo\n");
     assert!(server.requests()[1].body_text().contains("first"));
 }
+
+/// A mock model whose summarization requests (recognized by the summarizer's
+/// system prompt) always get `summary`, while other requests play `main` in order.
+fn mock_with_summarizer(main: &str, summary: &str) -> focus_transport::testkit::server::TestServer {
+    use focus_providers::mock_llm::{server::respond, Scenario};
+    let main = Scenario::parse(main).unwrap();
+    let summary = Scenario::parse(summary).unwrap();
+    let turn = std::sync::atomic::AtomicUsize::new(0);
+    focus_transport::testkit::server::TestServer::responder(move |request| {
+        if request
+            .body_text()
+            .contains("context summarization assistant")
+        {
+            return respond(&summary, 0, request);
+        }
+        let n = turn.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        respond(&main, n, request)
+    })
+}
+
+#[test]
+fn compaction_on_threshold_and_compact_and_retry_on_overflow() {
+    let s = Sandbox::new();
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"compaction":{"reserveTokens":1000,"keepRecentTokens":1}}"#,
+    )
+    .unwrap();
+    let server = mock_with_summarizer(
+        r#"{"name":"c","steps":[
+      {"reply":{"text":"first answer"}},
+      {"reply":{"text":"second answer","inputTokens":99500}},
+      {"error":{"status":400,"body":"{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long: 250000 tokens > 200000 maximum\"}}"}},
+      {"reply":{"text":"recovered answer"}}]}"#,
+        r#"{"name":"s","steps":[{"reply":{"text":"Goal: THE-SUMMARY"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let run = |prompt: &str| {
+        s.run(
+            &[
+                "--mode",
+                "json",
+                "-c",
+                "--no-tools",
+                "--model",
+                "mock-anthropic/m1",
+                prompt,
+            ],
+            "",
+        )
+    };
+    assert!(run("one").status.success());
+    // The second answer reports 99.5k input tokens; the window is 100k with 1k
+    // reserved: compaction follows.
+    let out = run("two");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_lines(&stdout(&out));
+    let start = events
+        .iter()
+        .position(|e| e["type"].as_str() == Some("auto_compaction_start"))
+        .expect("compaction start");
+    assert_eq!(events[start]["reason"].as_str(), Some("threshold"));
+    let end = &events[start + 1];
+    assert_eq!(end["type"].as_str(), Some("auto_compaction_end"));
+    assert!(
+        end["result"]["tokensBefore"]
+            .as_u64()
+            .is_some_and(|n| n > 0),
+        "{}",
+        end.to_json_string()
+    );
+    let session = &s.session_files()[0];
+    assert!(file_contains(session, "THE-SUMMARY"));
+
+    // The provider refuses the next prompt as too long: compact, then retry once.
+    let out = run("three");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_lines(&stdout(&out));
+    let reasons: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"].as_str() == Some("auto_compaction_start"))
+        .map(|e| e["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons, ["overflow"]);
+    assert!(stdout(&out).contains("recovered answer"));
+    let retry = server.requests().last().unwrap().body_text();
+    assert!(
+        retry.contains("THE-SUMMARY") && retry.contains("three"),
+        "{retry}"
+    );
+}

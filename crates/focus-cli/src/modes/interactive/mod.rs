@@ -415,7 +415,15 @@ impl Ui<'_> {
         self.running = None;
         self.waiting = false;
         self.engine.history = history;
-        match self.engine.after_run(&mut self.recovery) {
+        let style = self.style;
+        let mut notes = Vec::new();
+        let action = self.engine.after_run(&mut self.recovery, &mut |notice| {
+            notes.push(compaction_note(notice));
+        });
+        for note in notes.into_iter().flatten() {
+            self.screen.permanent(&style.dim(&note));
+        }
+        match action {
             AfterRun::Retry => {
                 self.screen
                     .permanent(&self.style.dim("context was too long: compacted, retrying"));
@@ -698,6 +706,28 @@ impl Ui<'_> {
     /// Ends the UI.
     pub fn request_quit(&mut self) {
         self.quit = true;
+    }
+}
+
+/// One line for an automatic compaction notice.
+pub fn compaction_note(notice: &focus_core::json::Value) -> Option<String> {
+    match notice["type"].as_str()? {
+        "auto_compaction_start" => Some(format!(
+            "compacting the history ({})…",
+            match notice["reason"].as_str() {
+                Some("overflow") => "the model said the context is too long",
+                _ => "the context is nearly full",
+            }
+        )),
+        "auto_compaction_end" => Some(match notice["errorMessage"].as_str() {
+            Some(error) => format!("compaction failed: {error}"),
+            None => format!(
+                "compacted: about {} → {} tokens",
+                notice["result"]["tokensBefore"].as_u64().unwrap_or(0),
+                notice["result"]["tokensAfter"].as_u64().unwrap_or(0)
+            ),
+        }),
+        _ => None,
     }
 }
 
