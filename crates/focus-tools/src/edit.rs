@@ -152,7 +152,16 @@ pub fn parse_edits(args: &Value) -> Result<Vec<Replacement>, String> {
             new_text: field("newText", "new_text")?,
         })
     };
-    match &args["edits"] {
+    // Some models send the array as a JSON string; accept that too.
+    let decoded;
+    let mut edits = &args["edits"];
+    if let Value::String(text) = edits {
+        if let Ok(value @ Value::Array(_)) = focus_core::json::parse_str(text) {
+            decoded = value;
+            edits = &decoded;
+        }
+    }
+    match edits {
         Value::Array(items) if items.is_empty() => {
             Err("\"edits\" is empty: give at least one {oldText, newText} pair.".to_string())
         }

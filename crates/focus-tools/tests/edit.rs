@@ -237,6 +237,13 @@ fn legacy_and_snake_case_shapes_are_accepted() {
     );
     assert!(!out.is_error, "{}", out.text_content());
     assert_eq!(tree.read("s.txt"), "1 2\n");
+    let stringified = r#"[{"oldText": "1 2", "newText": "one two"}]"#;
+    let out = call(
+        &*tool,
+        json_object! { "path" => "s.txt", "edits" => stringified },
+    );
+    assert!(!out.is_error, "{}", out.text_content());
+    assert_eq!(tree.read("s.txt"), "one two\n");
 }
 
 #[test]
