@@ -58,3 +58,41 @@ fn lock_held_by_another_live_process_then_stale_after_it_dies() {
     drop(session);
     assert!(!lock_path.exists(), "lock removed when the writer closes");
 }
+
+#[test]
+fn racing_takeovers_of_one_stale_lock_leave_exactly_one_writer() {
+    let scratch = Scratch::new("lock-race");
+    let path = scratch.path().join("s.jsonl");
+    let lock_path = scratch.path().join("s.jsonl.lock");
+    let mut dead = Command::new("true").spawn().unwrap();
+    let dead_pid = dead.id();
+    dead.wait().unwrap();
+    for _ in 0..20 {
+        std::fs::write(&lock_path, dead_pid.to_string()).unwrap();
+        let barrier = std::sync::Barrier::new(6);
+        let winners: Vec<SessionManager> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..6)
+                .map(|_| {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        SessionManager::open(&path)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .filter_map(|h| match h.join().unwrap() {
+                    Ok(session) => Some(session),
+                    Err(SessionError::Locked { pid, .. }) => {
+                        assert_eq!(pid, std::process::id());
+                        None
+                    }
+                    Err(other) => panic!("unexpected error: {other}"),
+                })
+                .collect()
+        });
+        assert_eq!(winners.len(), 1, "exactly one writer");
+        drop(winners);
+        assert!(!lock_path.exists());
+    }
+}
