@@ -4,7 +4,7 @@
 use crate::support::{assistant, tool_result, user, Scratch};
 use focus_core::json::{parse_str, FromJson, ToJson};
 use focus_core::json_object;
-use focus_core::message::Message;
+use focus_core::message::{now_ms, Message, UserMessage};
 use focus_harness::session::{
     convert_to_llm, EntryKind, ProblemKind, SessionError, SessionManager, SessionStore,
 };
@@ -187,13 +187,15 @@ fn listing_continue_recent_and_id_prefixes() {
     let here = Path::new("/p/here");
     let there = Path::new("/p/there");
     let mut first = SessionManager::create(&store, here).unwrap();
-    first.append_message(&user("first question")).unwrap();
+    // Real timestamps: the list is ordered by the newest message.
+    let now = |text: &str| Message::User(UserMessage::text(text, now_ms()));
+    first.append_message(&now("first question")).unwrap();
     first.set_name("named").unwrap();
     let first_id = first.id().to_string();
     drop(first);
     std::thread::sleep(std::time::Duration::from_millis(20));
     let mut second = SessionManager::create(&store, here).unwrap();
-    second.append_message(&user("second question")).unwrap();
+    second.append_message(&now("second question")).unwrap();
     second.append_message(&assistant("answer", &[], 5)).unwrap();
     let second_path = second.path().unwrap().to_path_buf();
     drop(second);
