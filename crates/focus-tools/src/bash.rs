@@ -123,8 +123,6 @@ struct Captured {
     total_newlines: usize,
     /// Where the full output goes once it passed 50 KB.
     spill: Option<(PathBuf, File)>,
-    /// The pipe reached end of file.
-    eof: bool,
     /// The caller has finished; the reader only drains from now on.
     detached: bool,
     /// New bytes since the last update.
@@ -316,7 +314,6 @@ pub fn run_command(
         }
     }
     let mut state = lock(&captured);
-    state.eof = true;
     state.detached = true;
     let raw = String::from_utf8_lossy(&state.tail).into_owned();
     let total_lines = state.total_newlines + usize::from(!raw.is_empty() && !raw.ends_with('\n'));
