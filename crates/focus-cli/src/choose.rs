@@ -14,6 +14,8 @@ use focus_core::json::Value;
 pub enum ModelSource {
     /// `--provider`/`--model`.
     Flags,
+    /// The model a resumed session was using.
+    Session,
     /// The default in settings.
     Settings,
     /// An API key found in the environment (the variable's name).

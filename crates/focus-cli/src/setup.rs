@@ -71,6 +71,11 @@ pub fn build_engine(
     ask: Option<AskUser>,
 ) -> Result<(Engine, ModelChoice), SetupError> {
     let settings = seams::settings(cwd).map_err(SetupError::failure)?;
+    // The session first: a resumed session brings back its model and thinking level.
+    let (mut store, history) =
+        Store::open(session, cwd, args.session_dir.as_deref()).map_err(SetupError::failure)?;
+    let is_new_session = store.manager().tree().entries().is_empty();
+    let (session_model, session_thinking) = store.context_model();
     let registry = seams::registry().map_err(SetupError::failure)?;
     let keyed = seams::keyed_providers(&registry);
     let ollama_host = std::env::var("OLLAMA_HOST").ok();
@@ -84,10 +89,38 @@ pub fn build_engine(
         ollama_host: ollama_host.as_deref(),
         offline: args.offline || std::env::var_os("FOCUS_OFFLINE").is_some(),
     };
-    let choice = choose_model(&inputs, &|authority, path| {
-        crate::probe::get_json(authority, path, crate::probe::PROBE_TIMEOUT)
-    });
-    let provider = seams::build_provider(&choice, &registry).map_err(SetupError::usage)?;
+    let resumed = session_model
+        .filter(|_| args.provider.is_none() && args.model.is_none())
+        .and_then(|(provider, model)| {
+            let choice = if provider == crate::demo::DEMO_PROVIDER {
+                ModelChoice::Demo
+            } else {
+                ModelChoice::Registered {
+                    provider,
+                    model,
+                    source: ModelSource::Session,
+                }
+            };
+            match seams::build_provider(&choice, &registry) {
+                Ok(provider) => Some((choice, provider)),
+                Err(error) => {
+                    eprintln!(
+                        "focus: the session's model is not available ({error}); choosing another"
+                    );
+                    None
+                }
+            }
+        });
+    let (choice, provider) = match resumed {
+        Some(found) => found,
+        None => {
+            let choice = choose_model(&inputs, &|authority, path| {
+                crate::probe::get_json(authority, path, crate::probe::PROBE_TIMEOUT)
+            });
+            let provider = seams::build_provider(&choice, &registry).map_err(SetupError::usage)?;
+            (choice, provider)
+        }
+    };
 
     let all_tools = seams::builtin_tools(cwd);
     let tools = if args.no_tools {
@@ -134,15 +167,17 @@ pub fn build_engine(
         .transpose()?;
     let system_prompt = seams::system_prompt(cwd, &tools, replace.as_deref(), append.as_deref());
 
-    let (store, history) =
-        Store::open(session, cwd, args.session_dir.as_deref()).map_err(SetupError::failure)?;
-
     let mut config = AgentConfig::new(provider);
     config.system_prompt = system_prompt;
     config.tools = tools;
     config.options.thinking = args
         .thinking
         .or(suffix_thinking)
+        .or_else(|| {
+            (!is_new_session)
+                .then(|| ThinkingLevel::parse(&session_thinking))
+                .flatten()
+        })
         .or(settings.default_thinking_level)
         .unwrap_or(ThinkingLevel::Off);
     config.options.session_id = Some(store.id().to_string()).filter(|s| !s.is_empty());
@@ -150,6 +185,17 @@ pub fn build_engine(
     let gatekeeper = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
         .map_err(SetupError::usage)?;
     config.gate = Some(gatekeeper.clone());
+    // Like pi, a session records the model and thinking level it starts with, and
+    // a resumed one records a change of either.
+    let model = config.provider.model().clone();
+    let level = config.options.thinking.as_str();
+    let recorded = store.context_model();
+    if recorded.0.as_ref() != Some(&(model.provider.clone(), model.id.clone())) {
+        let _ = store.append_model_change(&model.provider, &model.id);
+    }
+    if is_new_session || recorded.1 != level {
+        let _ = store.append_thinking_change(level);
+    }
     let mut engine = Engine::new(config, history, store);
     engine.compaction = settings.compaction;
     engine.gatekeeper = Some(gatekeeper);

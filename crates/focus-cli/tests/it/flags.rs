@@ -148,8 +148,10 @@ fn continue_and_session_by_id_send_the_earlier_history() {
         "",
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = s.run(&["-p", "-c", "--model", "mock-openai/m1", "what word?"], "");
-    assert!(out.status.success());
+    // -c without --model goes on with the session's model and thinking level.
+    let out = s.run(&["-p", "-c", "what word?"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "second answer");
     let second = server.requests()[1].body_text();
     assert!(
         second.contains("pelican") && second.contains("first answer"),
@@ -172,6 +174,17 @@ fn continue_and_session_by_id_send_the_earlier_history() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(server.requests()[2].body_text().contains("what word?"));
     assert_eq!(s.session_files().len(), 1);
+    // Like pi's, the file starts with the model and thinking level.
+    let text = std::fs::read_to_string(file).unwrap();
+    let kinds: Vec<&str> = text
+        .lines()
+        .map(|l| l.split('"').nth(3).unwrap_or(""))
+        .collect();
+    assert_eq!(
+        kinds[..3],
+        ["session", "model_change", "thinking_level_change"],
+        "{text}"
+    );
 }
 
 #[test]
