@@ -344,12 +344,12 @@ impl HttpProvider {
                     let message = if watchdog.stalled() {
                         stall_message()
                     } else {
-                        TransportError::StreamCut(e.to_string()).to_string()
+                        TransportError::from_io(&e).to_string()
                     };
                     if builder.events_emitted() == 0 {
                         return Err(Failure {
                             message,
-                            retryable: true,
+                            retryable: TransportError::from_io(&e).is_retryable(),
                             retry_after: None,
                         });
                     }
