@@ -6,6 +6,32 @@
 
 #![warn(missing_docs)]
 
+/// `println!` that ignores a closed stdout: `focus … | head -1` must not panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `eprintln!` that ignores a closed stderr (`2>&1 | head` must not panic either).
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
+/// `print!` that ignores a closed stdout, flushed at once.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut stdout = std::io::stdout().lock();
+        let _ = write!(stdout, $($arg)*);
+        let _ = stdout.flush();
+    }};
+}
+
 pub mod approval;
 pub mod args;
 pub mod choose;
@@ -30,22 +56,22 @@ pub fn run(arguments: impl Iterator<Item = String>) -> i32 {
     let args = match args::parse(arguments) {
         Ok(args) => args,
         Err(error) => {
-            eprintln!("{error}");
+            errln!("{error}");
             return EXIT_USAGE;
         }
     };
     if args.help {
-        print!("{}", args::HELP);
+        out!("{}", args::HELP);
         return 0;
     }
     if args.version {
-        println!("focus {}", env!("CARGO_PKG_VERSION"));
+        outln!("focus {}", env!("CARGO_PKG_VERSION"));
         return 0;
     }
     match run_parsed(&args) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("focus: {}", error.message);
+            errln!("focus: {}", error.message);
             if error.usage {
                 EXIT_USAGE
             } else {
@@ -61,7 +87,7 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
     if let Some((input, output)) = &args.export {
         return match export::export_session_file(input, output.as_deref()) {
             Ok(path) => {
-                println!("{}", path.display());
+                outln!("{}", path.display());
                 Ok(0)
             }
             Err(message) => Err(setup::SetupError {
@@ -121,7 +147,7 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
     let (mut engine, choice) = setup::build_engine(args, &cwd, &request, None)?;
     if let Some(note) = setup::choice_note(&choice) {
         let style = terminal::style::Style::for_fd(terminal::STDERR);
-        eprintln!("{}", style.dim(&format!("focus: {note}")));
+        errln!("{}", style.dim(&format!("focus: {note}")));
     }
     if args.mode == OutputMode::Json {
         Ok(modes::json::run(&mut engine, prompts))
@@ -163,21 +189,24 @@ fn list_models(search: Option<&str>) -> i32 {
     let registry = match seams::registry() {
         Ok(registry) => registry,
         Err(error) => {
-            eprintln!("focus: {error}");
+            errln!("focus: {error}");
             return EXIT_FAILURE;
         }
     };
     let models = seams::list_models(&registry, search);
     if models.is_empty() {
-        eprintln!("focus: no known model matches {:?}", search.unwrap_or(""));
+        errln!("focus: no known model matches {:?}", search.unwrap_or(""));
         return EXIT_FAILURE;
     }
-    println!(
+    outln!(
         "{:<16} {:<40} {:>9} {:>9}  reasoning",
-        "provider", "model", "context", "max-out"
+        "provider",
+        "model",
+        "context",
+        "max-out"
     );
     for m in models {
-        println!(
+        outln!(
             "{:<16} {:<40} {:>9} {:>9}  {}",
             m.provider,
             m.id,

@@ -25,7 +25,7 @@ use std::sync::Arc;
 pub fn settings(cwd: &Path) -> Result<Settings, String> {
     let loaded = load_settings(&focus_home(), cwd).map_err(|e| e.to_string())?;
     for warning in &loaded.warnings {
-        eprintln!("focus: {warning}");
+        errln!("focus: {warning}");
     }
     Ok(loaded.settings)
 }
@@ -171,7 +171,7 @@ pub fn system_prompt(
     options.append = append.map(String::from).into_iter().collect();
     let prompt = build_system_prompt(&options);
     for warning in &prompt.warnings {
-        eprintln!("focus: {warning}");
+        errln!("focus: {warning}");
     }
     prompt.text
 }
@@ -222,7 +222,7 @@ pub fn start_mcp(settings: &Settings) -> Result<Option<McpManager>, String> {
     }
     let manager = McpManager::start(configs, &focus_home().join("mcp-logs"));
     for warning in manager.take_warnings() {
-        eprintln!("focus: MCP: {warning}");
+        errln!("focus: MCP: {warning}");
     }
     Ok(Some(manager))
 }
@@ -233,19 +233,19 @@ pub fn mcp_list(cwd: &Path) -> i32 {
     let settings = match settings(cwd) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("focus: {e}");
+            errln!("focus: {e}");
             return crate::EXIT_FAILURE;
         }
     };
     let manager = match start_mcp(&settings) {
         Ok(Some(m)) => m,
         Ok(None) => {
-            println!("No MCP servers configured. Add them to settings.json, for example:");
-            println!("  {{\"mcpServers\": {{\"files\": {{\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]}}}}}}");
+            outln!("No MCP servers configured. Add them to settings.json, for example:");
+            outln!("  {{\"mcpServers\": {{\"files\": {{\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]}}}}}}");
             return 0;
         }
         Err(e) => {
-            eprintln!("focus: {e}");
+            errln!("focus: {e}");
             return crate::EXIT_FAILURE;
         }
     };
@@ -253,12 +253,12 @@ pub fn mcp_list(cwd: &Path) -> i32 {
     for status in manager.status() {
         let state = format!("{:?}", status.state);
         failed |= !state.starts_with("Running");
-        println!("{}  {}  {}", status.name, state, status.server_info);
+        outln!("{}  {}  {}", status.name, state, status.server_info);
         for tool in &status.tools {
-            println!("  {tool}");
+            outln!("  {tool}");
         }
         if let Some(log) = &status.log_path {
-            println!("  log: {}", log.display());
+            outln!("  log: {}", log.display());
         }
     }
     manager.shutdown();

@@ -104,7 +104,7 @@ pub fn build_engine(
             match seams::build_provider(&choice, &registry) {
                 Ok(provider) => Some((choice, provider)),
                 Err(error) => {
-                    eprintln!(
+                    errln!(
                         "focus: the session's model is not available ({error}); choosing another"
                     );
                     None

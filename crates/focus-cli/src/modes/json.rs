@@ -22,7 +22,7 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
         );
         if outcome.reason != EndReason::Completed {
             if let EndReason::Error(message) = &outcome.reason {
-                eprintln!("focus: {message}");
+                errln!("focus: {message}");
             }
             return crate::EXIT_FAILURE;
         }

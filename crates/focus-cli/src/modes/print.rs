@@ -21,22 +21,22 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
             &mut |event| printer.event(event),
             &mut |notice| {
                 if let Some(note) = crate::modes::interactive::compaction_note(notice) {
-                    eprintln!("{}", err_style.dim(&note));
+                    errln!("{}", err_style.dim(&note));
                 }
             },
         );
         printer.finish_line();
         if let Some(warning) = engine.store_warning.take() {
-            eprintln!("{}", printer.err_style.yellow(&format!("focus: {warning}")));
+            errln!("{}", printer.err_style.yellow(&format!("focus: {warning}")));
         }
         match outcome.reason {
             EndReason::Completed => {}
             EndReason::Aborted => {
-                eprintln!("focus: aborted");
+                errln!("focus: aborted");
                 return crate::EXIT_FAILURE;
             }
             other => {
-                eprintln!(
+                errln!(
                     "{}",
                     printer
                         .err_style
@@ -103,7 +103,7 @@ impl TextPrinter {
                 }
                 StreamEvent::ThinkingStart { .. } => {
                     self.finish_line();
-                    eprintln!("{}", self.err_style.dim("thinking…"));
+                    errln!("{}", self.err_style.dim("thinking…"));
                 }
                 _ => {}
             },
@@ -115,7 +115,7 @@ impl TextPrinter {
                 tool_name, args, ..
             } => {
                 self.finish_line();
-                eprintln!(
+                errln!(
                     "{}",
                     self.err_style
                         .blue(&format!("→ {}", tool_summary(tool_name, args)))
@@ -126,7 +126,7 @@ impl TextPrinter {
             } if output.is_error => {
                 let first = output.text_content();
                 let first = first.lines().next().unwrap_or("");
-                eprintln!(
+                errln!(
                     "{}",
                     self.err_style
                         .red(&format!("  {tool_name} failed: {}", clip(first, 160)))
@@ -139,7 +139,7 @@ impl TextPrinter {
     /// Ends the current stdout line if text was left without a newline.
     pub fn finish_line(&mut self) {
         if self.mid_line {
-            println!();
+            outln!();
             self.mid_line = false;
         }
     }

@@ -17,16 +17,19 @@ pub fn choose_session(
 ) -> Result<SessionRequest, SetupError> {
     let sessions = recent_sessions(cwd, session_dir);
     if sessions.is_empty() {
-        eprintln!(
+        errln!(
             "focus: no saved sessions for {}; starting a new one",
             cwd.display()
         );
         return Ok(SessionRequest::New);
     }
-    eprintln!("{}", format_list(&sessions));
+    errln!("{}", format_list(&sessions));
     let shown = sessions.len().min(SHOWN);
     loop {
-        eprint!("resume which session? [1-{shown}, Enter for a new one] ");
+        let _ = write!(
+            std::io::stderr().lock(),
+            "resume which session? [1-{shown}, Enter for a new one] "
+        );
         let _ = std::io::stderr().flush();
         let mut line = String::new();
         match std::io::stdin().lock().read_line(&mut line) {
@@ -41,7 +44,7 @@ pub fn choose_session(
             Ok(n) if (1..=shown).contains(&n) => {
                 return Ok(SessionRequest::Resume(sessions[n - 1].path.clone()))
             }
-            _ => eprintln!("type a number from 1 to {shown}"),
+            _ => errln!("type a number from 1 to {shown}"),
         }
     }
 }

@@ -68,7 +68,7 @@ pub fn serve(args: &Args, cwd: &Path, request: &SessionRequest) -> i32 {
     let (mut engine, _choice) = match crate::setup::build_engine(args, cwd, request, Some(ask)) {
         Ok(built) => built,
         Err(error) => {
-            eprintln!("focus: {}", error.message);
+            errln!("focus: {}", error.message);
             return if error.usage {
                 crate::EXIT_USAGE
             } else {

@@ -155,3 +155,29 @@ fn damaged_session_files_are_reported_not_fatal() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("99"), "{}", stderr(&out));
 }
+
+#[test]
+fn closed_stdout_and_stderr_do_not_panic() {
+    let s = Sandbox::new();
+    for args in [
+        &["-p", "--no-tools", "--no-session", "hello"][..],
+        &["--help"][..],
+        &["--list-models"][..],
+    ] {
+        let mut cmd = s.cmd(args);
+        cmd.stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        // Close both read ends at once: every later write gets EPIPE.
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        let status = child.wait().unwrap();
+        assert_ne!(
+            status.code(),
+            Some(101),
+            "{args:?} panicked on a closed pipe"
+        );
+        assert!(status.code().is_some(), "{args:?} died from a signal");
+    }
+}

@@ -99,9 +99,7 @@ pub fn run(
     let raw = match RawMode::enter(STDIN) {
         Ok(raw) => raw,
         Err(error) => {
-            eprintln!(
-                "focus: cannot put the terminal in raw mode ({error}); use -p for print mode"
-            );
+            errln!("focus: cannot put the terminal in raw mode ({error}); use -p for print mode");
             return crate::EXIT_FAILURE;
         }
     };
@@ -136,7 +134,7 @@ pub fn run(
     };
     // Bracketed paste on: pasted text arrives marked, so its newlines do not submit.
     ui.screen.permanent(&ui.welcome(choice));
-    print!("\x1b[?2004h");
+    out!("\x1b[?2004h");
     ui.start_next_prompt();
     ui.redraw();
     while !ui.quit {
@@ -163,9 +161,9 @@ pub fn run(
     }
     ui.screen.finish();
     ui.screen.flush();
-    print!("\x1b[?2004l");
+    out!("\x1b[?2004l");
     drop(raw);
-    println!();
+    outln!();
     0
 }
 
