@@ -10,6 +10,7 @@ use focus_core::event::{AgentEvent, EndReason};
 use focus_core::json::Value;
 use focus_core::json_object;
 use focus_core::message::{Message, StopReason};
+use focus_core::tool::Tool;
 use focus_harness::compaction::overflow::RECOVERY_FAILED;
 use focus_harness::compaction::{
     compact_session, estimate_context_tokens, should_compact, CompactionSettings, OverflowAction,
@@ -36,6 +37,10 @@ pub struct Engine {
     pub gatekeeper: Option<Arc<Gatekeeper>>,
     /// The MCP servers, kept alive as long as the conversation.
     pub mcp: Option<McpManager>,
+    /// The built-in tools (MCP tools are added to these).
+    pub base_tools: Vec<Arc<dyn Tool>>,
+    /// The MCP tool generation `config.tools` was built from.
+    pub mcp_generation: u64,
 }
 
 /// How a run ended, as the modes need it.
@@ -58,12 +63,34 @@ impl Engine {
             store_warning: None,
             gatekeeper: None,
             mcp: None,
+            base_tools: Vec::new(),
+            mcp_generation: 0,
         }
     }
 
-    /// Starts a run with `prompts` (empty = continue) on its own thread.
-    pub fn spawn(&self, prompts: Vec<Message>) -> AgentRun {
+    /// Starts a run with `prompts` (empty = continue) on its own thread. When an
+    /// MCP server's tools changed (it announced `tools/list_changed`, or died), the
+    /// tool list is rebuilt first; MCP warnings become the store warning.
+    pub fn spawn(&mut self, prompts: Vec<Message>) -> AgentRun {
+        self.refresh_mcp_tools();
         spawn_agent(self.config.clone(), self.history.clone(), prompts)
+    }
+
+    /// Re-reads the MCP tools when their generation changed.
+    fn refresh_mcp_tools(&mut self) {
+        let Some(mcp) = &self.mcp else { return };
+        let warnings = mcp.take_warnings();
+        if !warnings.is_empty() {
+            self.store_warning = Some(format!("MCP: {}", warnings.join("; ")));
+        }
+        let generation = mcp.tools_generation();
+        if generation == self.mcp_generation {
+            return;
+        }
+        self.mcp_generation = generation;
+        let mut tools = self.base_tools.clone();
+        tools.extend(mcp.tools());
+        self.config.tools = tools;
     }
 
     /// Keeps the session in step with one event: every finished message is appended.

@@ -150,8 +150,11 @@ pub fn build_engine(
     } else {
         seams::start_mcp(&settings).map_err(SetupError::usage)?
     };
+    let base_tools = tools.clone();
     let mut tools = tools;
+    let mut mcp_generation = 0;
     if let Some(manager) = &mcp {
+        mcp_generation = manager.tools_generation();
         tools.extend(manager.tools());
     }
 
@@ -200,6 +203,8 @@ pub fn build_engine(
     engine.compaction = settings.compaction;
     engine.gatekeeper = Some(gatekeeper);
     engine.mcp = mcp;
+    engine.base_tools = base_tools;
+    engine.mcp_generation = mcp_generation;
     Ok((engine, choice))
 }
 

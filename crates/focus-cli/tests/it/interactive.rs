@@ -318,3 +318,31 @@ fn enter_while_working_steers() {
     pane.wait_for("steered answer", "steered reply");
     assert!(server.requests()[1].body_text().contains("change of plan"));
 }
+
+#[test]
+fn alt_enter_while_working_queues_a_follow_up() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"f","steps":[
+      {"reply":{"text":"a slow answer with many words in it","chunkDelayMs":250}},
+      {"reply":{"text":"follow-up reply"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("start");
+    pane.keys(&["Enter"]);
+    pane.wait_for("streaming", "Esc aborts");
+    pane.type_text("and then this");
+    pane.keys(&["M-Enter"]);
+    pane.wait_for("queued", "follow-up queued");
+    let screen = pane.wait_for("the follow-up answer", "follow-up reply");
+    // The first answer finished before the follow-up was sent.
+    let first = screen
+        .find("many words in it")
+        .expect("first answer complete");
+    let second = screen.find("› and then this").expect("follow-up shown");
+    assert!(first < second, "{screen}");
+}

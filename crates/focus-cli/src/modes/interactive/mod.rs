@@ -73,6 +73,8 @@ pub struct Ui<'a> {
     stream: Stream,
     thinking_chars: usize,
     show_thinking: bool,
+    /// The last line of a running tool's partial output, shown live.
+    tool_progress: Option<String>,
     running: Option<AgentHandle>,
     waiting: bool,
     frame: usize,
@@ -120,6 +122,7 @@ pub fn run(
         stream: Stream::None,
         thinking_chars: 0,
         show_thinking: true,
+        tool_progress: None,
         running: None,
         waiting: false,
         frame: 0,
@@ -494,7 +497,16 @@ impl Ui<'_> {
                 ));
                 self.waiting = true;
             }
+            AgentEvent::ToolExecutionUpdate { partial, .. } => {
+                let text = partial.text_content();
+                self.tool_progress = text
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .map(String::from);
+            }
             AgentEvent::ToolExecutionEnd { output, .. } => {
+                self.tool_progress = None;
                 let text = output.text_content();
                 let lines: Vec<&str> = text.lines().collect();
                 let mut preview = String::new();
@@ -650,6 +662,10 @@ impl Ui<'_> {
                 _ => self.partial.clone(),
             };
             lines.push(partial);
+        }
+        if let Some(progress) = &self.tool_progress {
+            let line = format!("  ⎿ {}", clip(progress, width.saturating_sub(6).max(10)));
+            lines.push(self.style.dim(&line));
         }
         let footer = clip(&self.footer(), width.saturating_sub(1).max(10));
         lines.push(self.style.dim(&footer));
