@@ -107,7 +107,12 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     /// is filled in as the sum of the four parts when the provider gave none.
     pub fn set_usage(&mut self, mut usage: Usage) {
         if usage.total_tokens == 0 {
-            usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write;
+            // Saturating: the counts come from the server and may be absurd.
+            usage.total_tokens = usage
+                .input
+                .saturating_add(usage.output)
+                .saturating_add(usage.cache_read)
+                .saturating_add(usage.cache_write);
         }
         if let Some(price) = &self.price {
             crate::registry::apply_cost(&mut usage, price);
@@ -391,6 +396,18 @@ mod tests {
         );
         assert_eq!(log[4].1, r#"{"path":"src/ma"}"#);
         assert_eq!(log[7].1, r#"{"path":"src/main.rs"}"#);
+    }
+
+    #[test]
+    fn absurd_usage_counts_saturate_in_the_total() {
+        let mut sink = |_: &StreamEvent, _: &AssistantMessage| {};
+        let mut b = MessageBuilder::new("x", "p", "m", &mut sink);
+        b.set_usage(Usage {
+            input: u64::MAX,
+            output: 7,
+            ..Usage::default()
+        });
+        assert_eq!(b.usage().total_tokens, u64::MAX);
     }
 
     #[test]

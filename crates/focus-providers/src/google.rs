@@ -329,7 +329,8 @@ pub fn convert_usage(usage: &Value) -> Usage {
     let cached = count(&usage["cachedContentTokenCount"]);
     Usage {
         input: count(&usage["promptTokenCount"]).saturating_sub(cached),
-        output: count(&usage["candidatesTokenCount"]) + count(&usage["thoughtsTokenCount"]),
+        output: count(&usage["candidatesTokenCount"])
+            .saturating_add(count(&usage["thoughtsTokenCount"])),
         cache_read: cached,
         cache_write: 0,
         total_tokens: count(&usage["totalTokenCount"]),

@@ -66,7 +66,7 @@ pub fn is_context_overflow(message: &AssistantMessage, context_window: u64) -> b
     }
     context_window > 0
         && message.stop_reason == StopReason::Stop
-        && message.usage.input + message.usage.cache_read > context_window
+        && message.usage.input.saturating_add(message.usage.cache_read) > context_window
 }
 
 /// Whether `text` contains `phrase`, where one `#` in the phrase matches 1+ digits.
@@ -127,5 +127,8 @@ mod tests {
         assert!(is_context_overflow(&m, 128_000));
         assert!(!is_context_overflow(&m, 200_000));
         assert!(!is_context_overflow(&m, 0));
+        m.usage.input = u64::MAX;
+        m.usage.cache_read = u64::MAX;
+        assert!(is_context_overflow(&m, 128_000), "saturates, no overflow");
     }
 }

@@ -42,7 +42,7 @@ pub fn is_context_overflow(message: &AssistantMessage, context_window: u64) -> b
             .to_lowercase();
         return OVERFLOW_PHRASES.iter().any(|p| text.contains(p));
     }
-    let input = message.usage.input + message.usage.cache_read;
+    let input = message.usage.input.saturating_add(message.usage.cache_read);
     message.stop_reason == StopReason::Stop && context_window > 0 && input > context_window
 }
 
@@ -95,6 +95,14 @@ mod tests {
             error_message: Some(text.into()),
             ..AssistantMessage::default()
         }
+    }
+
+    #[test]
+    fn absurd_usage_counts_overflow_the_window_without_panicking() {
+        let mut m = AssistantMessage::default();
+        m.usage.input = u64::MAX;
+        m.usage.cache_read = u64::MAX;
+        assert!(is_context_overflow(&m, 200_000));
     }
 
     #[test]

@@ -86,7 +86,11 @@ pub fn reported_context_tokens(message: &Message) -> Option<u64> {
     let total = if u.total_tokens > 0 {
         u.total_tokens
     } else {
-        u.input + u.output + u.cache_read + u.cache_write
+        // Saturating: the counts come from a server or a session file.
+        u.input
+            .saturating_add(u.output)
+            .saturating_add(u.cache_read)
+            .saturating_add(u.cache_write)
     };
     (total > 0).then_some(total)
 }
@@ -121,10 +125,10 @@ pub fn estimate_context_tokens(messages: &[Message]) -> u64 {
         Some((i, tokens)) => (i + 1, tokens),
         None => (0, 0),
     };
-    base + messages[from..]
+    messages[from..]
         .iter()
         .map(estimate_message_tokens)
-        .sum::<u64>()
+        .fold(base, u64::saturating_add)
 }
 
 /// Whether a context of `context_tokens` should be compacted for a model with
@@ -167,6 +171,18 @@ mod tests {
         ];
         assert_eq!(estimate_context_tokens(&history), 1000 + 3 + 1);
         assert_eq!(estimate_context_tokens(&history[..1]), 2);
+    }
+
+    #[test]
+    fn absurd_usage_from_a_session_file_saturates_instead_of_overflowing() {
+        let mut huge = assistant("x", 0, StopReason::Stop);
+        if let Message::Assistant(a) = &mut huge {
+            a.usage.input = u64::MAX;
+            a.usage.output = u64::MAX;
+        }
+        assert_eq!(reported_context_tokens(&huge), Some(u64::MAX));
+        let after = Message::User(UserMessage::text("more text", 0));
+        assert_eq!(estimate_context_tokens(&[huge, after]), u64::MAX);
     }
 
     #[test]
