@@ -1,8 +1,13 @@
 //! focus-cli: the `focus` command, which puts the layers together.
 //!
-//! Reading order: [`args`] (the flags), [`input`] (the first prompt), [`terminal`]
-//! (tty, raw mode, colors), [`demo`] (the offline demo model), then the modes.
-//! `main.rs` only calls [`run`].
+//! Reading order: [`args`] (the flags, pure), [`input`] (the first prompt:
+//! messages, `@file` attachments, piped stdin), [`setup`] (flags to an engine),
+//! which uses [`choose`] and [`probe`] (which model when none is named),
+//! [`seams`] (one function per other layer), [`store`] (sessions) and [`demo`]
+//! (the offline demo model); [`engine`] (one conversation, shared by every mode);
+//! [`modes`] (print, JSON, RPC, interactive); [`export`] (HTML); [`approval`]
+//! (asking the user about a tool call); [`terminal`] (tty, raw mode, colors: the
+//! only `unsafe`). `main.rs` only calls [`run`].
 
 #![warn(missing_docs)]
 
