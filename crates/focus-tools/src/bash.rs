@@ -109,8 +109,10 @@ impl Tool for BashTool {
             .is_some_and(crate::gates::judge::is_read_only_command)
     }
 
-    fn runs_alone(&self, _args: &Value) -> bool {
-        true
+    /// A command the judge finds read-only may run beside other read-only calls of
+    /// the same response; anything else runs alone, so two writers never race.
+    fn runs_alone(&self, args: &Value) -> bool {
+        !self.is_read_only(args)
     }
 }
 

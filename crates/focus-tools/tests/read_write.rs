@@ -235,6 +235,13 @@ fn the_registry_lists_all_seven_in_order_with_flags() {
         let alone = matches!(t.name(), "write" | "edit" | "bash");
         assert_eq!(t.runs_alone(&empty), alone, "{}", t.name());
     }
+    // A read-only shell command may run beside other read-only calls; a writing one
+    // runs alone.
+    let bash = focus_tools::tool_by_name("bash", &cwd).unwrap();
+    assert!(!bash.runs_alone(&json_object! { "command" => "git status && ls -la" }));
+    assert!(bash.is_read_only(&json_object! { "command" => "git status && ls -la" }));
+    assert!(bash.runs_alone(&json_object! { "command" => "echo x > notes.txt" }));
+    assert!(bash.runs_alone(&json_object! { "command" => "rm -rf target" }));
     let edit = focus_tools::tool_by_name("edit", &cwd)
         .unwrap()
         .parameters();
