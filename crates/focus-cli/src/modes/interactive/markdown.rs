@@ -16,6 +16,11 @@ impl Markdown {
         Markdown::default()
     }
 
+    /// Whether the last line left a fenced code block open.
+    pub fn in_code(&self) -> bool {
+        self.in_code
+    }
+
     /// Forgets the code-fence state (a new message starts).
     pub fn reset(&mut self) {
         self.in_code = false;

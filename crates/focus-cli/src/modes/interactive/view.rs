@@ -162,10 +162,38 @@ impl Ui<'_> {
         }
     }
 
+    /// Styles one complete line, wrapped at word boundaries to the terminal width
+    /// (code blocks are left to the terminal, so copying them keeps their lines).
     pub(super) fn style_line(&mut self, line: &str) -> String {
+        let width = terminal::width().saturating_sub(1).max(20);
         match self.stream {
-            Stream::Thinking => self.style.dim(&self.style.italic(line)),
-            _ => self.markdown.line(line, self.style),
+            Stream::Thinking => wrap_words(line, width)
+                .iter()
+                .map(|piece| self.style.dim(&self.style.italic(piece)))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ if self.markdown.in_code() || line.trim_start().starts_with("```") => {
+                self.markdown.line(line, self.style)
+            }
+            _ => {
+                // Room for the bullet that replaces "- ": the same width.
+                let pieces = wrap_words(line, width);
+                let indent = " ".repeat(line.len() - line.trim_start().len() + 2);
+                let mut out = Vec::with_capacity(pieces.len());
+                for (i, piece) in pieces.iter().enumerate() {
+                    if i == 0 {
+                        out.push(self.markdown.line(piece, self.style));
+                    } else {
+                        let is_item = ["- ", "* ", "+ "]
+                            .iter()
+                            .any(|b| line.trim_start().starts_with(b));
+                        let lead = if is_item { indent.as_str() } else { "" };
+                        let styled = super::markdown::inline(piece, self.style);
+                        out.push(format!("{lead}{styled}"));
+                    }
+                }
+                out.join("\n")
+            }
         }
     }
 
@@ -262,5 +290,69 @@ impl Ui<'_> {
         self.screen
             .draw_live(&lines, (first_editor_line + cursor_line, cursor_col), width);
         self.screen.flush();
+    }
+}
+
+/// Splits `line` into pieces of at most `width` characters at spaces, keeping the
+/// first piece's indentation (a word longer than the room left is cut; runs of
+/// spaces between words become one).
+pub fn wrap_words(line: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    if line.chars().count() <= width {
+        return vec![line.to_string()];
+    }
+    let (indent, body) = line.split_at(line.len() - line.trim_start().len());
+    let mut pieces = Vec::new();
+    let mut current = indent.to_string();
+    let mut current_len = indent.chars().count();
+    let mut has_word = false;
+    for word in body.split(' ').filter(|w| !w.is_empty()) {
+        let mut chars: Vec<char> = word.chars().collect();
+        if has_word && current_len + 1 + chars.len() > width {
+            pieces.push(std::mem::take(&mut current));
+            current_len = 0;
+            has_word = false;
+        }
+        if has_word {
+            current.push(' ');
+            current_len += 1;
+        }
+        while current_len + chars.len() > width {
+            let room = width.saturating_sub(current_len).max(1);
+            let rest = chars.split_off(room.min(chars.len()));
+            current.extend(chars.iter());
+            pieces.push(std::mem::take(&mut current));
+            current_len = 0;
+            chars = rest;
+        }
+        current.extend(chars.iter());
+        current_len += chars.len();
+        has_word = true;
+    }
+    if !current.is_empty() || pieces.is_empty() {
+        pieces.push(current);
+    }
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_wrap_at_spaces_and_long_words_are_cut() {
+        assert_eq!(wrap_words("short", 10), ["short"]);
+        assert_eq!(
+            wrap_words("one two three four", 9),
+            ["one two", "three", "four"]
+        );
+        assert_eq!(wrap_words("abcdefghijkl", 5), ["abcde", "fghij", "kl"]);
+        assert_eq!(
+            wrap_words("- item with words", 8),
+            ["- item", "with", "words"]
+        );
+        for piece in wrap_words("the quick brown fox jumps over the lazy dog", 7) {
+            assert!(piece.chars().count() <= 7, "{piece:?}");
+        }
     }
 }
