@@ -139,7 +139,22 @@ impl Engine {
     ) -> RunOutcome {
         let run = self.spawn(prompts);
         let mut reason = EndReason::Completed;
-        for event in run.events.iter() {
+        let interrupts_before = crate::terminal::signals::interrupts();
+        loop {
+            // Poll so Ctrl+C (counted by the signal handler) can abort the run.
+            let event = match run
+                .events
+                .recv_timeout(std::time::Duration::from_millis(50))
+            {
+                Ok(event) => event,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    if crate::terminal::signals::interrupts() > interrupts_before {
+                        run.handle.abort();
+                    }
+                    continue;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            };
             self.record(&event);
             if let AgentEvent::AgentEnd { reason: r, .. } = &event {
                 reason = r.clone();
@@ -147,6 +162,11 @@ impl Engine {
             on_event(&event);
         }
         self.finish(run);
+        // A terminal's Ctrl+C also reaches curl (same process group), so the
+        // stream may fail before the abort lands: the user's intent is the abort.
+        if crate::terminal::signals::interrupts() > interrupts_before {
+            reason = EndReason::Aborted;
+        }
         let final_text = self
             .history
             .iter()

@@ -55,6 +55,8 @@ pub mod terminal;
 pub const EXIT_USAGE: i32 = 2;
 /// Exit code for a run that failed (provider error, bad session file…).
 pub const EXIT_FAILURE: i32 = 1;
+/// Exit code for a run stopped by Ctrl+C (128 + SIGINT, as shells report it).
+pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// Runs focus with `arguments` (without the program name) and returns the exit code.
 pub fn run(arguments: impl Iterator<Item = String>) -> i32 {
@@ -150,6 +152,8 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
         ));
     }
     let (mut engine, choice) = setup::build_engine(args, &cwd, &request, None)?;
+    // Ctrl+C aborts the run cleanly (a second one exits at once).
+    terminal::signals::catch_interrupts();
     if let Some(note) = setup::choice_note(&choice) {
         let style = terminal::style::Style::for_fd(terminal::STDERR);
         errln!("{}", style.dim(&format!("focus: {note}")));

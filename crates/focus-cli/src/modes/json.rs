@@ -24,6 +24,9 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
             if let EndReason::Error(message) = &outcome.reason {
                 errln!("focus: {message}");
             }
+            if outcome.reason == EndReason::Aborted {
+                return crate::EXIT_INTERRUPTED;
+            }
             return crate::EXIT_FAILURE;
         }
     }

@@ -3,6 +3,7 @@
 
 pub mod ffi;
 pub mod raw;
+pub mod signals;
 pub mod style;
 
 /// Standard input's descriptor.
