@@ -105,7 +105,9 @@ fn main() {
             .env("PI_OFFLINE", "1")
             .env("MOCK_API_KEY", "mock-key");
         rows[4].pi = time_rss(command).map(|k| k as f64 / 1024.0);
-        rows[5].pi = session.as_deref().and_then(|s| pi_session_load_ms(pi, s));
+        // pi has no child process in print mode: its own peak is the tree's.
+        rows[5].pi = rows[4].pi;
+        rows[6].pi = session.as_deref().and_then(|s| pi_session_load_ms(pi, s));
     }
 
     println!("machine: {}", machine());
@@ -260,6 +262,26 @@ fn peak_rss_kib(program: &Path, args: &[&str], home: &Path) -> Option<u64> {
         .env("MOCK_API_KEY", "mock-key")
         .current_dir(home);
     time_rss(command)
+}
+
+/// focus's own peak RSS in KiB (`VmHWM`, which focus prints at exit when
+/// `FOCUS_REPORT_PEAK_RSS` is set): the agent without the curl process it spawns.
+fn own_peak_rss_kib(program: &Path, args: &[&str], home: &Path) -> Option<u64> {
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .env("FOCUS_HOME", home)
+        .env("MOCK_API_KEY", "mock-key");
+    command
+        .env("FOCUS_REPORT_PEAK_RSS", "1")
+        .current_dir(home)
+        .stdin(Stdio::null());
+    let out = command.output().ok()?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("focus-peak-rss:"))?;
+    line.trim().trim_end_matches("kB").trim().parse().ok()
 }
 
 fn time_rss(mut command: Command) -> Option<u64> {
