@@ -64,8 +64,13 @@ fn main() {
         print.map(|p| p - baseline.unwrap_or(0.0)),
     ));
     rows.push(Row::new(
-        "print mode peak RSS (MiB)",
+        "print mode peak RSS, with children (MiB)",
         rss.map(|k| k as f64 / 1024.0),
+    ));
+    let own_rss = own_peak_rss_kib(&focus, &print_args, &home);
+    rows.push(Row::new(
+        "print mode peak RSS, the agent process alone (MiB)",
+        own_rss.map(|k| k as f64 / 1024.0),
     ));
     let session_ms = session.as_deref().and_then(focus_session_load_ms);
     rows.push(Row::new(
