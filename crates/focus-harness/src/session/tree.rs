@@ -155,14 +155,20 @@ impl SessionTree {
         // Built bottom-up with an explicit stack: a 10,000-entry chain would
         // overflow the call stack with recursion.
         let mut built: HashMap<usize, TreeNode<'_>> = HashMap::new();
+        // Each entry is expanded once: a damaged file with duplicated ids can link
+        // a cycle under a root, which would otherwise be walked forever.
+        let mut expanded_once = vec![false; self.entries.len()];
         let mut stack: Vec<(usize, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
         while let Some((i, expanded)) = stack.pop() {
             let entry = &self.entries[i];
             let kids = children_of.get(entry.id.as_str());
             if !expanded {
+                if std::mem::replace(&mut expanded_once[i], true) {
+                    continue;
+                }
                 stack.push((i, true));
                 for &k in kids.into_iter().flatten() {
-                    if !built.contains_key(&k) {
+                    if !expanded_once[k] {
                         stack.push((k, false));
                     }
                 }

@@ -7,6 +7,7 @@
 mod compaction;
 mod crash;
 mod lock;
+mod hostile;
 mod pi_samples;
 mod sessions;
 mod support;
