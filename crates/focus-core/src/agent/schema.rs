@@ -17,7 +17,7 @@ use crate::json::{Object, Value};
 /// each as `path: what was wrong`.
 pub fn validate(schema: &Value, value: &Value) -> Result<(), Vec<String>> {
     let mut problems = Vec::new();
-    check(schema, value, "arguments", &mut problems);
+    check(schema, value, "arguments", 0, &mut problems);
     if problems.is_empty() {
         Ok(())
     } else {
@@ -29,10 +29,22 @@ pub fn validate(schema: &Value, value: &Value) -> Result<(), Vec<String>> {
 /// Enough to fix the call; more would flood the model's context.
 const MAX_PROBLEMS: usize = 12;
 
-fn check(schema: &Value, value: &Value, path: &str, problems: &mut Vec<String>) {
+/// How many allowed values an `enum` problem lists.
+const MAX_ENUM_SHOWN: usize = 20;
+
+/// How deep nested schemas are followed. Schemas come from MCP servers and the
+/// parser allows 10,000 levels, which would overflow the loop thread's stack; no
+/// real tool schema comes near this, and deeper parts accept anything (a
+/// malformed schema never fails a call on its own).
+const MAX_SCHEMA_DEPTH: usize = 64;
+
+fn check(schema: &Value, value: &Value, path: &str, depth: usize, problems: &mut Vec<String>) {
     let Some(schema) = schema.as_object() else {
         return; // `true`, `{}` or malformed: accepts anything
     };
+    if depth > MAX_SCHEMA_DEPTH {
+        return;
+    }
     if let Some(expected) = schema.get("type") {
         if !type_matches(expected, value) {
             let names = match expected {
@@ -48,7 +60,16 @@ fn check(schema: &Value, value: &Value, path: &str, problems: &mut Vec<String>) 
     }
     if let Some(Value::Array(allowed)) = schema.get("enum") {
         if !allowed.contains(value) {
-            let list: Vec<String> = allowed.iter().map(Value::to_json_string).collect();
+            // A schema from an MCP server may list thousands of values; the first
+            // few are enough to show the model what is wanted.
+            let mut list: Vec<String> = allowed
+                .iter()
+                .take(MAX_ENUM_SHOWN)
+                .map(Value::to_json_string)
+                .collect();
+            if allowed.len() > MAX_ENUM_SHOWN {
+                list.push(format!("… ({} more)", allowed.len() - MAX_ENUM_SHOWN));
+            }
             problems.push(format!(
                 "{path}: must be one of {}, found {}",
                 list.join(", "),
@@ -62,13 +83,19 @@ fn check(schema: &Value, value: &Value, path: &str, problems: &mut Vec<String>) 
         }
     }
     check_bounds(schema, value, path, problems);
-    check_combinators(schema, value, path, problems);
+    check_combinators(schema, value, path, depth, problems);
     match value {
-        Value::Object(object) => check_object(schema, object, path, problems),
+        Value::Object(object) => check_object(schema, object, path, depth, problems),
         Value::Array(items) => {
             if let Some(item_schema) = schema.get("items") {
                 for (i, item) in items.iter().enumerate() {
-                    check(item_schema, item, &format!("{path}[{i}]"), problems);
+                    check(
+                        item_schema,
+                        item,
+                        &format!("{path}[{i}]"),
+                        depth + 1,
+                        problems,
+                    );
                 }
             }
         }
@@ -76,7 +103,13 @@ fn check(schema: &Value, value: &Value, path: &str, problems: &mut Vec<String>) 
     }
 }
 
-fn check_object(schema: &Object, object: &Object, path: &str, problems: &mut Vec<String>) {
+fn check_object(
+    schema: &Object,
+    object: &Object,
+    path: &str,
+    depth: usize,
+    problems: &mut Vec<String>,
+) {
     let properties = schema.get("properties").and_then(Value::as_object);
     if let Some(Value::Array(required)) = schema.get("required") {
         for key in required.iter().filter_map(Value::as_str) {
@@ -90,7 +123,7 @@ fn check_object(schema: &Object, object: &Object, path: &str, problems: &mut Vec
     }
     for (key, item) in object.iter() {
         match properties.and_then(|p| p.get(key)) {
-            Some(property) => check(property, item, &child(path, key), problems),
+            Some(property) => check(property, item, &child(path, key), depth + 1, problems),
             None => match schema.get("additionalProperties") {
                 Some(Value::Bool(false)) => {
                     let known: Vec<&str> =
@@ -101,7 +134,9 @@ fn check_object(schema: &Object, object: &Object, path: &str, problems: &mut Vec
                         known.join(", ")
                     ));
                 }
-                Some(extra @ Value::Object(_)) => check(extra, item, &child(path, key), problems),
+                Some(extra @ Value::Object(_)) => {
+                    check(extra, item, &child(path, key), depth + 1, problems)
+                }
                 _ => {}
             },
         }
@@ -138,17 +173,23 @@ fn check_bounds(schema: &Object, value: &Value, path: &str, problems: &mut Vec<S
     }
 }
 
-fn check_combinators(schema: &Object, value: &Value, path: &str, problems: &mut Vec<String>) {
+fn check_combinators(
+    schema: &Object,
+    value: &Value,
+    path: &str,
+    depth: usize,
+    problems: &mut Vec<String>,
+) {
     if let Some(Value::Array(all)) = schema.get("allOf") {
         for sub in all {
-            check(sub, value, path, problems);
+            check(sub, value, path, depth + 1, problems);
         }
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(options)) = schema.get(key) {
             let passes = |sub: &Value| {
                 let mut scratch = Vec::new();
-                check(sub, value, path, &mut scratch);
+                check(sub, value, path, depth + 1, &mut scratch);
                 scratch.is_empty()
             };
             let matching = options.iter().filter(|sub| passes(sub)).count();
