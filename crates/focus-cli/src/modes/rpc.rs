@@ -230,6 +230,10 @@ pub const COMMANDS: &[&str] = &[
     "get_session_tree",
     "export_html",
     "approve",
+    "set_session_name",
+    "get_last_assistant_text",
+    "get_session_stats",
+    "get_available_models",
 ];
 
 impl Server<'_> {
@@ -334,6 +338,37 @@ impl Server<'_> {
                 Ok(Some(json_object! {"path" => path.display().to_string()}))
             }
             "approve" => self.approve(c).map(|_| None),
+            "set_session_name" => {
+                let name = c["name"].as_str().filter(|n| !n.trim().is_empty());
+                let name = name.ok_or("set_session_name needs a non-empty \"name\"")?;
+                self.engine.store.set_name(name).map(|_| None)
+            }
+            "get_last_assistant_text" => {
+                let text = self
+                    .engine
+                    .history
+                    .iter()
+                    .rev()
+                    .find_map(Message::as_assistant)
+                    .map(|m| m.text());
+                Ok(Some(json_object! {"text" => text}))
+            }
+            "get_session_stats" => Ok(Some(self.stats())),
+            "get_available_models" => {
+                let registry = seams::registry()?;
+                let keyed: Vec<String> = seams::keyed_providers(&registry)
+                    .into_iter()
+                    .map(|(p, _)| p)
+                    .collect();
+                let models: Vec<Value> = seams::list_models(&registry, None)
+                    .iter()
+                    .filter(|m| {
+                        keyed.contains(&m.provider) || m.provider == crate::demo::DEMO_PROVIDER
+                    })
+                    .map(model_json)
+                    .collect();
+                Ok(Some(json_object! {"models" => Value::Array(models)}))
+            }
             other => Err(format!(
                 "Unknown command: {other} (known: {})",
                 COMMANDS.join(", ")
@@ -440,6 +475,43 @@ impl Server<'_> {
             "sessionId" => Some(self.engine.store.id()).filter(|s| !s.is_empty()),
             "sessionName" => self.engine.store.name(),
             "messageCount" => self.engine.history.len(),
+        }
+    }
+
+    /// pi's `get_session_stats`: message counts, tokens and cost of the context.
+    fn stats(&self) -> Value {
+        let (mut users, mut assistants, mut calls, mut results) = (0u64, 0u64, 0u64, 0u64);
+        let (mut input, mut output, mut cache_read, mut cache_write) = (0u64, 0u64, 0u64, 0u64);
+        let mut cost = 0.0;
+        for message in &self.engine.history {
+            match message {
+                Message::User(_) => users += 1,
+                Message::Assistant(a) => {
+                    assistants += 1;
+                    calls += a.tool_calls().count() as u64;
+                    input += a.usage.input;
+                    output += a.usage.output;
+                    cache_read += a.usage.cache_read;
+                    cache_write += a.usage.cache_write;
+                    cost += a.usage.cost.total;
+                }
+                Message::ToolResult(_) => results += 1,
+                Message::Custom(_) => {}
+            }
+        }
+        json_object! {
+            "sessionFile" => self.engine.store.path().map(|p| p.display().to_string()),
+            "sessionId" => self.engine.store.id(),
+            "userMessages" => users,
+            "assistantMessages" => assistants,
+            "toolCalls" => calls,
+            "toolResults" => results,
+            "totalMessages" => self.engine.history.len(),
+            "tokens" => json_object! {
+                "input" => input, "output" => output, "cacheRead" => cache_read,
+                "cacheWrite" => cache_write, "total" => input + output + cache_read + cache_write,
+            },
+            "cost" => cost,
         }
     }
 

@@ -247,3 +247,57 @@ fn steer_and_follow_up_reach_the_running_prompt() {
     );
     assert_eq!(rpc.close(), 0);
 }
+
+#[test]
+fn session_name_stats_last_text_and_models() {
+    let s = Sandbox::new();
+    let server = mock(TOOL_THEN_ANSWER);
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    let none = rpc.call(1, r#"{"id":1,"type":"get_last_assistant_text"}"#);
+    assert!(none["data"]["text"].is_null());
+    rpc.call(2, r#"{"id":2,"type":"prompt","message":"go"}"#);
+    rpc.agent_end();
+    let text = rpc.call(3, r#"{"id":3,"type":"get_last_assistant_text"}"#);
+    assert_eq!(
+        text["data"]["text"].as_str(),
+        Some("The command printed hi-from-tool. Done.")
+    );
+    let stats = rpc.call(4, r#"{"id":4,"type":"get_session_stats"}"#);
+    let data = &stats["data"];
+    assert_eq!(data["userMessages"].as_u64(), Some(1));
+    assert_eq!(data["assistantMessages"].as_u64(), Some(2));
+    assert_eq!(data["toolCalls"].as_u64(), Some(1));
+    assert_eq!(data["toolResults"].as_u64(), Some(1));
+    assert!(data["tokens"]["total"].as_u64().unwrap() > 0);
+    let bad = rpc.call(5, r#"{"id":5,"type":"set_session_name","name":"  "}"#);
+    assert_eq!(bad["success"].as_bool(), Some(false));
+    rpc.call(
+        6,
+        r#"{"id":6,"type":"set_session_name","name":"pelican work"}"#,
+    );
+    let state = rpc.call(7, r#"{"id":7,"type":"get_state"}"#);
+    assert_eq!(state["data"]["sessionName"].as_str(), Some("pelican work"));
+    let models = rpc.call(8, r#"{"id":8,"type":"get_available_models"}"#);
+    let ids: Vec<String> = models["data"]["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{}/{}",
+                m["provider"].as_str().unwrap(),
+                m["id"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(
+        ids.contains(&"mock-openai/m1".to_string()) && ids.contains(&"demo/focus-demo".to_string()),
+        "{ids:?}"
+    );
+    assert!(
+        !ids.iter().any(|id| id.starts_with("anthropic/")),
+        "no key, not available: {ids:?}"
+    );
+    assert_eq!(rpc.close(), 0);
+}
