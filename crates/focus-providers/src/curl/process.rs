@@ -16,7 +16,7 @@ use super::temp_file::PrivateTempFile;
 use focus_core::cancel::{CancelRegistration, CancelToken};
 use focus_transport::TransportError;
 use std::io::{self, Read, Write};
-use std::os::unix::process::ExitStatusExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -51,6 +51,9 @@ impl CurlProcess {
             // -q first: ignore ~/.curlrc, whose options could change the output
             // format focus parses. Everything else is in the config on stdin.
             .args(["-q", "--config", "-"])
+            // Its own process group: a Ctrl+C typed at the terminal reaches focus,
+            // which decides (abort the run, keep what arrived), not curl directly.
+            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
