@@ -20,8 +20,9 @@ use std::io::Read;
 use std::time::Duration;
 
 /// An HTTP request. Header values may hold secrets: implementations must never put
-/// them on a command line, in a log or in an error message.
-#[derive(Clone, Debug, Default)]
+/// them on a command line, in a log or in an error message (its `Debug` shows
+/// header names only).
+#[derive(Clone, Default)]
 pub struct HttpRequest {
     /// `GET`, `POST`…
     pub method: String,
@@ -35,6 +36,26 @@ pub struct HttpRequest {
     pub connect_timeout: Option<Duration>,
     /// Give up if the whole exchange takes longer than this.
     pub total_timeout: Option<Duration>,
+}
+
+/// Header values are left out: `x-api-key` and `authorization` carry the key, and a
+/// `{:?}` in a log or a panic message must not print it.
+impl std::fmt::Debug for HttpRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let headers: Vec<String> = self
+            .headers
+            .iter()
+            .map(|(k, _)| format!("{k}: …"))
+            .collect();
+        f.debug_struct("HttpRequest")
+            .field("method", &self.method)
+            .field("url", &self.url)
+            .field("headers", &headers)
+            .field("body_bytes", &self.body.len())
+            .field("connect_timeout", &self.connect_timeout)
+            .field("total_timeout", &self.total_timeout)
+            .finish()
+    }
 }
 
 /// An HTTP response whose body arrives while it is read.
