@@ -2,6 +2,7 @@
 //! inline, images as image blocks) and piped stdin.
 
 use focus_core::message::Content;
+use focus_tools::read;
 use std::io::Read;
 use std::path::Path;
 
@@ -26,18 +27,6 @@ pub fn read_piped_stdin() -> Option<String> {
     }
 }
 
-/// The MIME type of an image file by its extension, or `None` for other files.
-pub fn image_mime_type(path: &Path) -> Option<&'static str> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    Some(match ext.as_str() {
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        _ => return None,
-    })
-}
-
 /// One attached file as content blocks: an image block, or the text wrapped in a
 /// `<file name="…">` element so the model knows where it came from.
 pub fn attach_file(path: &Path) -> Result<Content, String> {
@@ -49,17 +38,19 @@ pub fn attach_file(path: &Path) -> Result<Content, String> {
             path.display()
         ));
     }
-    if let Some(mime_type) = image_mime_type(path) {
-        if meta.len() > MAX_IMAGE_ATTACHMENT {
-            return Err(format!(
-                "cannot attach @{}: images over 20 MB are refused",
-                path.display()
-            ));
-        }
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read @{}: {e}", path.display()))?;
+    if meta.len() > MAX_IMAGE_ATTACHMENT {
+        return Err(format!(
+            "cannot attach @{}: it is {} bytes; files over 20 MB are refused",
+            path.display(),
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read @{}: {e}", path.display()))?;
+    // Images are recognised by their first bytes, as the read tool does, so a
+    // misnamed file is never sent to a provider as an image it would reject.
+    if let Some(mime_type) = read::image_mime_type(&bytes) {
         return Ok(Content::Image {
-            data: base64_encode(&bytes),
+            data: read::base64_encode(&bytes),
             mime_type: mime_type.to_string(),
         });
     }
@@ -70,7 +61,6 @@ pub fn attach_file(path: &Path) -> Result<Content, String> {
             meta.len()
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read @{}: {e}", path.display()))?;
     let text = String::from_utf8(bytes).map_err(|_| {
         format!(
             "cannot attach @{}: it is not UTF-8 text (only text and png/jpg/gif/webp images can be attached)",
@@ -108,47 +98,9 @@ pub fn first_prompt_content(
     Ok(content)
 }
 
-/// Standard base64 with padding (images are sent to providers this way).
-pub fn base64_encode(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_matches_rfc_4648_vectors() {
-        let cases = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ];
-        for (input, expected) in cases {
-            assert_eq!(base64_encode(input.as_bytes()), expected);
-        }
-    }
 
     #[test]
     fn text_and_image_attachments() {
@@ -157,7 +109,9 @@ mod tests {
         let text = dir.join("a.txt");
         std::fs::write(&text, "hello\n").unwrap();
         let image = dir.join("p.PNG");
-        std::fs::write(&image, [1u8, 2, 3]).unwrap();
+        std::fs::write(&image, b"\x89PNG\r\n\x1a\n").unwrap();
+        let misnamed = dir.join("fake.png");
+        std::fs::write(&misnamed, "not really an image\n").unwrap();
         let content =
             first_prompt_content(Some("explain"), &[text.clone(), image], Some("piped\n")).unwrap();
         assert_eq!(
@@ -167,11 +121,17 @@ mod tests {
         assert_eq!(
             content[1],
             Content::Image {
-                data: "AQID".into(),
+                data: "iVBORw0KGgo=".into(),
                 mime_type: "image/png".into()
             }
         );
         assert_eq!(content[2].as_text(), Some("explain\n\npiped"));
+        // A file named .png that is not an image is attached as text.
+        let content = first_prompt_content(None, &[misnamed], None).unwrap();
+        assert!(content[0]
+            .as_text()
+            .unwrap()
+            .contains("not really an image"));
         let missing = first_prompt_content(None, &[dir.join("nope")], None).unwrap_err();
         assert!(missing.contains("cannot attach @"), "{missing}");
         let not_file = first_prompt_content(None, std::slice::from_ref(&dir), None).unwrap_err();
