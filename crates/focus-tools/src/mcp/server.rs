@@ -20,7 +20,7 @@ use focus_core::json_object;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -78,6 +78,11 @@ pub struct Server {
     generation: Arc<AtomicU64>,
     /// Warnings for the user, each pushed once (shared by the manager).
     warnings: Arc<Mutex<Vec<String>>>,
+    /// A `tools/list_changed` arrived and the list has not been fetched since.
+    refresh_wanted: AtomicBool,
+    /// A refresh thread is running (at most one: a server flooding the
+    /// notification must not make focus start a thread for each).
+    refreshing: AtomicBool,
 }
 
 impl Server {
@@ -101,6 +106,8 @@ impl Server {
             log_path,
             generation,
             warnings,
+            refresh_wanted: AtomicBool::new(false),
+            refreshing: AtomicBool::new(false),
         });
         if let Err(reason) = server.connect(http) {
             server.fail(ServerState::Failed(reason));
@@ -135,7 +142,7 @@ impl Server {
             Box::new(move |method: &str, _params: &Value| {
                 if method == "notifications/tools/list_changed" {
                     if let Some(server) = weak.upgrade() {
-                        std::thread::spawn(move || server.refresh_tools());
+                        server.request_refresh();
                     }
                 }
             });
@@ -247,6 +254,29 @@ impl Server {
             focus_core::message::now_ms()
         );
         Some(file)
+    }
+
+    /// Schedules [`Server::refresh_tools`] on a helper thread. Notifications that
+    /// arrive while a refresh runs are coalesced into one more refresh.
+    fn request_refresh(self: Arc<Server>) {
+        self.refresh_wanted.store(true, Ordering::SeqCst);
+        if self.refreshing.swap(true, Ordering::SeqCst) {
+            return; // the running thread will see `refresh_wanted`
+        }
+        std::thread::spawn(move || loop {
+            while self.refresh_wanted.swap(false, Ordering::SeqCst) {
+                self.refresh_tools();
+            }
+            self.refreshing.store(false, Ordering::SeqCst);
+            // A notification between the last check and the store above found
+            // `refreshing` still set; take the work over again unless another
+            // thread already has.
+            if !self.refresh_wanted.load(Ordering::SeqCst)
+                || self.refreshing.swap(true, Ordering::SeqCst)
+            {
+                return;
+            }
+        });
     }
 
     /// Fetches the tool list again (after `notifications/tools/list_changed`).
