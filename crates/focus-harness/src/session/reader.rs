@@ -127,15 +127,16 @@ pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
         0
     };
     let (whole, tail) = split_tail(&bytes[bom..]);
-    let mut lines = split_lines(whole);
+    // `body` is every whole line, plus a last line that lacks only its newline.
+    let mut body = whole;
     let tail = match tail {
         Some(torn) => {
-            let number = whole.iter().filter(|&&b| b == b'\n').count() + 1;
             if let Ok(Value::Object(_)) = json::parse(trim_cr(torn)) {
                 // Complete JSON, only the newline is missing: a whole entry.
-                lines.push((number, trim_cr(torn)));
+                body = &bytes[bom..];
                 Tail::MissingNewline
             } else {
+                let number = whole.iter().filter(|&&b| b == b'\n').count() + 1;
                 problems.push(LoadProblem {
                     line: number,
                     kind: ProblemKind::TornTail { bytes: torn.len() },
@@ -149,8 +150,10 @@ pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
     };
 
     let mut header = None;
-    let mut entry_lines = &lines[..];
-    if let Some(&(number, first)) = lines.first() {
+    // The entries are the lines after the header (all lines if there is none).
+    let mut entry_region = Lines::new(body, 0);
+    let mut first_lines = Lines::new(body, 0);
+    if let Some((number, first)) = first_lines.next() {
         match json::parse(first) {
             Ok(value) if value["type"].as_str() == Some("session") => {
                 match SessionHeader::from_json(&value) {
@@ -163,7 +166,7 @@ pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
                         kind: ProblemKind::MissingHeader(format!("unreadable header: {err}")),
                     }),
                 }
-                entry_lines = &lines[1..];
+                entry_region = first_lines;
             }
             Ok(value @ Value::Object(_)) if number == 1 => {
                 return Err(Refusal::NotASession(format!(
@@ -187,14 +190,12 @@ pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
         if let Some(h) = header.as_mut() {
             h.version = CURRENT_VERSION;
         }
-        decode_old_version(version, entry_lines)
-    } else if whole.len() > PARALLEL_THRESHOLD_BYTES {
-        decode_in_parallel(entry_lines)
+        let lines: Vec<_> = entry_region.collect();
+        decode_old_version(version, &lines)
+    } else if entry_region.remaining() > PARALLEL_THRESHOLD_BYTES {
+        decode_in_parallel(entry_region)
     } else {
-        entry_lines
-            .iter()
-            .map(|&(n, l)| decode_line(n, l))
-            .collect()
+        entry_region.map(|(n, l)| decode_line(n, l)).collect()
     };
     let mut entries = Vec::with_capacity(decoded.len());
     for item in decoded {
@@ -215,25 +216,100 @@ pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
     })
 }
 
-/// The non-blank lines of `whole` (which ends with a newline, or is empty), with
-/// their 1-based numbers.
-fn split_lines(whole: &[u8]) -> Vec<(usize, &[u8])> {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    let mut number = 0;
-    while start < whole.len() {
-        let end = whole[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(whole.len(), |i| start + i);
-        number += 1;
-        let line = trim_cr(&whole[start..end]);
-        if !line.iter().all(u8::is_ascii_whitespace) {
-            lines.push((number, line));
+/// An iterator over the non-blank lines of a byte region, with their 1-based line
+/// numbers in the file, carriage returns trimmed.
+#[derive(Clone)]
+struct Lines<'a> {
+    bytes: &'a [u8],
+    /// Where the next line starts.
+    pos: usize,
+    /// The number of the line before `pos`.
+    number: usize,
+}
+
+impl<'a> Lines<'a> {
+    /// The lines of `bytes`, the first numbered `after + 1`.
+    fn new(bytes: &'a [u8], after: usize) -> Lines<'a> {
+        Lines {
+            bytes,
+            pos: 0,
+            number: after,
         }
-        start = end + 1;
     }
-    lines
+
+    /// How many bytes are not yet read.
+    fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos.min(self.bytes.len())
+    }
+
+    /// Splits what is left into about `parts` pieces of similar size, each ending
+    /// at a line end, with the line numbers each starts after. Finding the split
+    /// points needs no scan of the lines before them; only counting their
+    /// numbers does, so the caller renumbers afterwards (see [`decode_in_parallel`]).
+    fn split(self, parts: usize) -> Vec<Lines<'a>> {
+        let rest = &self.bytes[self.pos.min(self.bytes.len())..];
+        let mut pieces = Vec::with_capacity(parts);
+        let mut start = 0;
+        for k in 1..=parts {
+            let end = if k == parts {
+                rest.len()
+            } else {
+                // Just past the first newline at or after the k-th equal share.
+                (find_newline(rest, (rest.len() * k / parts).max(start)) + 1).min(rest.len())
+            };
+            pieces.push(Lines::new(&rest[start..end], 0));
+            start = end;
+        }
+        pieces
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = (usize, &'a [u8]);
+
+    fn next(&mut self) -> Option<(usize, &'a [u8])> {
+        while self.pos < self.bytes.len() {
+            let end = find_newline(self.bytes, self.pos);
+            self.number += 1;
+            let line = trim_cr(&self.bytes[self.pos..end]);
+            self.pos = end + 1;
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                return Some((self.number, line));
+            }
+        }
+        None
+    }
+}
+
+/// The index of the first `\n` at or after `from`, or `bytes.len()` if none.
+///
+/// Splitting 20 MB into lines one byte at a time is a noticeable share of a load,
+/// so eight bytes are tested at once with the "has a zero byte" bit trick (as the
+/// JSON parser's string scanner does): XOR with eight newlines turns a newline
+/// into a zero byte, and for a word `x`, `(x - 0x01..01) & !x & 0x80..80` is
+/// non-zero exactly when `x` has a zero byte, its lowest set bit marking the first.
+fn find_newline(bytes: &[u8], from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let x = u64::from_le_bytes(word) ^ (ONES * b'\n' as u64);
+        let found = x.wrapping_sub(ONES) & !x & HIGHS;
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b == b'\n' {
+            return i;
+        }
+        i += 1;
+    }
+    bytes.len()
 }
 
 /// Parses one entry line.
@@ -264,40 +340,39 @@ fn decode_value(number: usize, value: Value) -> Decoded {
     }
 }
 
-/// Splits the lines into one chunk per core (by bytes) and decodes the chunks on
-/// scoped threads; results come back in file order.
-fn decode_in_parallel(lines: &[(usize, &[u8])]) -> Vec<Decoded> {
+/// Splits the lines into one piece per core (by bytes) and splits, numbers and
+/// decodes the pieces on scoped threads; results come back in file order.
+///
+/// A piece cannot know its first line number without counting the newlines of the
+/// pieces before it, which would be a serial pass over the whole file. So each
+/// thread numbers its lines from 1, and the numbers are shifted here once every
+/// piece has said how many lines it held.
+fn decode_in_parallel(lines: Lines<'_>) -> Vec<Decoded> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let total: usize = lines.iter().map(|(_, l)| l.len()).sum();
-    let per_chunk = total / threads + 1;
-    let mut chunks = Vec::new();
-    let mut from = 0;
-    let mut size = 0;
-    for (i, (_, line)) in lines.iter().enumerate() {
-        size += line.len();
-        if size >= per_chunk {
-            chunks.push(&lines[from..=i]);
-            from = i + 1;
-            size = 0;
-        }
-    }
-    chunks.push(&lines[from..]);
+    let first = lines.number;
+    let pieces = lines.split(threads);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|chunk| {
+        let handles: Vec<_> = pieces
+            .into_iter()
+            .map(|mut piece| {
                 scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|&(n, l)| decode_line(n, l))
-                        .collect::<Vec<_>>()
+                    let decoded: Vec<Decoded> =
+                        piece.by_ref().map(|(n, l)| decode_line(n, l)).collect();
+                    (decoded, piece.number)
                 })
             })
             .collect();
-        let mut all = Vec::with_capacity(lines.len());
+        let mut all = Vec::new();
+        let mut before = first;
         for handle in handles {
             match handle.join() {
-                Ok(part) => all.extend(part),
+                Ok((mut part, count)) => {
+                    for item in &mut part {
+                        item.shift_lines(before);
+                    }
+                    before += count;
+                    all.append(&mut part);
+                }
                 // Decoding does not panic on any input; should it anyway, fail loudly
                 // rather than load a session with entries silently missing.
                 Err(panic) => std::panic::resume_unwind(panic),
@@ -305,6 +380,16 @@ fn decode_in_parallel(lines: &[(usize, &[u8])]) -> Vec<Decoded> {
         }
         all
     })
+}
+
+impl Decoded {
+    /// Adds `by` to the line numbers of the problems it holds.
+    fn shift_lines(&mut self, by: usize) {
+        match self {
+            Decoded::Entry(_, Some(problem)) | Decoded::Problem(problem) => problem.line += by,
+            Decoded::Entry(_, None) => {}
+        }
+    }
 }
 
 /// Versions 1 and 2 need every line as JSON first (migration links entries to each
@@ -429,21 +514,28 @@ mod tests {
         ));
     }
 
-    #[test]
-    fn parallel_decoding_matches_sequential_order_and_problems() {
-        let mut lines: Vec<(usize, Vec<u8>)> = Vec::new();
+    /// 3,000 lines with corrupt ones, blank ones and CRLF endings among them.
+    fn many_lines() -> String {
+        let mut text = String::new();
         for i in 0..3000 {
-            let text = if i % 500 == 7 {
-                "{broken".to_string()
+            if i % 500 == 7 {
+                text.push_str("{broken\n");
+            } else if i % 700 == 3 {
+                text.push_str("  \r\n");
             } else {
-                format!(
+                text.push_str(&format!(
                     r#"{{"type":"custom","id":"{i:08x}","parentId":null,"timestamp":"t","customType":"x","data":"{}"}}"#,
                     "d".repeat(i % 50)
-                )
-            };
-            lines.push((i + 2, text.into_bytes()));
+                ));
+                text.push_str(if i % 3 == 0 { "\r\n" } else { "\n" });
+            }
         }
-        let borrowed: Vec<(usize, &[u8])> = lines.iter().map(|(n, l)| (*n, &l[..])).collect();
+        text
+    }
+
+    #[test]
+    fn parallel_decoding_matches_sequential_order_and_problems() {
+        let text = many_lines();
         let summary = |decoded: Vec<Decoded>| -> Vec<String> {
             decoded
                 .into_iter()
@@ -453,11 +545,30 @@ mod tests {
                 })
                 .collect()
         };
-        let parallel = summary(decode_in_parallel(&borrowed));
-        let sequential = summary(borrowed.iter().map(|&(n, l)| decode_line(n, l)).collect());
+        let lines = Lines::new(text.as_bytes(), 1);
+        let parallel = summary(decode_in_parallel(lines.clone()));
+        let sequential = summary(lines.map(|(n, l)| decode_line(n, l)).collect());
         assert_eq!(parallel, sequential);
-        assert_eq!(parallel[7], "problem at 9");
-        assert_eq!(parallel.len(), 3000);
+        // Line 5 (i = 3) is blank, so the corrupt line 9 (i = 7) is the 7th result.
+        assert_eq!(parallel[6], "problem at 9");
+        assert_eq!(parallel.len(), 2995);
+    }
+
+    #[test]
+    fn split_pieces_renumbered_give_every_line_once() {
+        let text = many_lines();
+        let all: Vec<(usize, &[u8])> = Lines::new(text.as_bytes(), 1).collect();
+        for parts in 1..=9 {
+            let mut joined = Vec::new();
+            let mut before = 1;
+            for mut piece in Lines::new(text.as_bytes(), 1).split(parts) {
+                joined.extend(piece.by_ref().map(|(n, l)| (n + before, l)));
+                before += piece.number;
+            }
+            assert_eq!(joined, all, "{parts} parts");
+        }
+        assert_eq!(find_newline(b"abcdefghijk\nx", 3), 11);
+        assert_eq!(find_newline(b"abc", 0), 3);
     }
 
     #[test]
