@@ -100,3 +100,31 @@ fn a_flood_of_list_changed_notifications_does_not_pile_up_threads() {
         "{most} threads while refreshing ({before} before): one refresh at a time is enough"
     );
 }
+
+#[test]
+fn a_server_that_stops_reading_cannot_block_a_call_past_its_timeout() {
+    let tools = r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t"}]}}"#;
+    // After the handshake the server never reads its stdin again, so a large
+    // request fills the pipe.
+    let script = format!("read l; echo '{INIT}'; read l; read l; echo '{tools}'; sleep 20");
+    let mut config = sh_server("deaf", &script);
+    config.request_timeout = Duration::from_secs(1);
+    let manager = McpManager::start(vec![config], &log_dir("deaf"));
+    let tool = manager.tools().into_iter().next().expect("one tool");
+    let big = format!(r#"{{"text":"{}"}}"#, "x".repeat(1 << 20));
+    let cancel = CancelToken::new();
+    let on_update = |_| {};
+    let ctx = ToolContext {
+        call_id: "c",
+        cancel: &cancel,
+        on_update: &on_update,
+    };
+    let started = Instant::now();
+    let output = tool.execute(&parse_str(&big).unwrap(), &ctx);
+    let took = started.elapsed();
+    assert!(output.is_error);
+    assert!(
+        took < Duration::from_secs(5),
+        "the 1 s request timeout held ({took:?})"
+    );
+}

@@ -6,7 +6,8 @@
 //! callback, and requests from the server get a short answer (`ping` → `{}`, anything
 //! else → "method not found"). When the server's stdout closes, every waiting
 //! request fails at once with the reason, so a server that dies mid-call turns into
-//! a tool error instead of a hang.
+//! a tool error instead of a hang. Lines to the server go through one writer thread,
+//! so a server that stops reading its stdin cannot block a caller past its timeout.
 
 use crate::gates::child::kill_process_group;
 use focus_core::cancel::CancelToken;
@@ -97,7 +98,8 @@ const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// A live JSON-RPC connection to a child process.
 pub struct Connection {
-    stdin: Mutex<Option<ChildStdin>>,
+    /// Lines for the writer thread; `None` once shut down.
+    stdin: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
     pending: Mutex<HashMap<u64, mpsc::Sender<Reply>>>,
     next_id: AtomicU64,
     /// `Some(reason)` once the server is gone.
@@ -117,7 +119,7 @@ impl Connection {
         on_notification: NotificationHandler,
         on_close: Box<dyn FnOnce(String) + Send>,
     ) -> Arc<Connection> {
-        let stdin = child.stdin.take();
+        let stdin = child.stdin.take().map(spawn_writer);
         let stdout = child.stdout.take();
         let connection = Arc::new(Connection {
             stdin: Mutex::new(stdin),
@@ -213,13 +215,12 @@ impl Connection {
     }
 
     fn send(&self, message: &Value) -> Result<(), String> {
-        let mut line = message.to_json_string();
-        line.push('\n');
-        let mut stdin = lock(&self.stdin);
-        let pipe = stdin.as_mut().ok_or("the connection is shut down")?;
-        pipe.write_all(line.as_bytes())
-            .and_then(|_| pipe.flush())
-            .map_err(|e| format!("cannot write to the server: {e}"))
+        let mut line = message.to_json_string().into_bytes();
+        line.push(b'\n');
+        let stdin = lock(&self.stdin);
+        let pipe = stdin.as_ref().ok_or("the connection is shut down")?;
+        pipe.send(line)
+            .map_err(|_| "cannot write to the server: its input is closed".to_string())
     }
 
     /// Stops the server: closes its stdin, kills its process group, reaps it.
@@ -346,6 +347,22 @@ impl Drop for Connection {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// The thread that owns the server's stdin and writes queued lines in order. It
+/// ends when the connection drops its sender, or at the first write error (the
+/// server closed its input or died; the reader then reports why). A blocked write
+/// ends when [`Connection::shutdown`] kills the server.
+fn spawn_writer(mut stdin: ChildStdin) -> mpsc::Sender<Vec<u8>> {
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    thread::spawn(move || {
+        for line in rx {
+            if stdin.write_all(&line).and_then(|_| stdin.flush()).is_err() {
+                return;
+            }
+        }
+    });
+    tx
 }
 
 fn clip(text: &str) -> String {
