@@ -83,6 +83,9 @@ pub struct HttpProvider {
 /// some reasoning models think for minutes without sending a byte.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 
+/// The largest single server-sent event accepted (an inline image is a few MiB).
+pub const MAX_EVENT_BYTES: usize = 64 << 20;
+
 /// Told about each retry before its wait: the attempt about to be made (2, 3, …),
 /// the wait, and why (the failed attempt's message). For a "retrying in 4 s" line.
 pub type RetryObserver = Arc<dyn Fn(u32, Duration, &str) + Send + Sync>;
@@ -319,6 +322,10 @@ impl HttpProvider {
         // is reported with what it said.
         let mut head: Vec<u8> = Vec::new();
         let mut any_event = false;
+        // Bytes read since the last complete event: the SSE decoder buffers an
+        // unfinished event, so a server streaming one endless line would otherwise
+        // grow memory until the process dies.
+        let mut since_event = 0usize;
         loop {
             if cancel.is_cancelled() {
                 return Ok(builder.abort());
@@ -332,8 +339,28 @@ impl HttpProvider {
                     }
                     sse.feed(&buffer[..n], &mut events);
                     any_event |= !events.is_empty();
+                    since_event = if events.is_empty() {
+                        since_event + n
+                    } else {
+                        0
+                    };
                     for event in events.drain(..) {
                         decoder.on_event(&event, &mut builder);
+                    }
+                    if since_event > MAX_EVENT_BYTES {
+                        let message = format!(
+                            "the server sent more than {} MiB without completing an event",
+                            MAX_EVENT_BYTES >> 20
+                        );
+                        if builder.events_emitted() == 0 {
+                            return Err(Failure {
+                                message,
+                                retryable: false,
+                                retry_after: None,
+                            });
+                        }
+                        builder.set_error(message);
+                        return Ok(builder.finish());
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}

@@ -425,3 +425,47 @@ event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"authentication_err
         Some("authentication_error: key *** revoked")
     );
 }
+
+/// A transport whose body is `prefix` and then the byte `x` forever.
+struct EndlessLine(&'static str);
+
+impl focus_transport::Transport for EndlessLine {
+    fn send(
+        &self,
+        _: &focus_transport::HttpRequest,
+        _: &CancelToken,
+    ) -> Result<focus_transport::HttpResponse, TransportError> {
+        use std::io::Read;
+        Ok(focus_transport::HttpResponse {
+            status: 200,
+            headers: vec![("content-type".into(), "text/event-stream".into())],
+            body: Box::new(self.0.as_bytes().chain(std::io::repeat(b'x'))),
+        })
+    }
+}
+
+#[test]
+fn an_endless_line_is_an_error_not_a_memory_exhaustion() {
+    for prefix in [
+        "data: ",
+        ANTHROPIC_OK
+            .split("event: content_block_stop")
+            .next()
+            .unwrap(),
+    ] {
+        let provider =
+            HttpProvider::new(model(), None, Arc::new(EndlessLine(prefix))).with_retry(fast());
+        let messages = vec![Message::User(UserMessage::text("hi", 0))];
+        let options = RequestOptions::default();
+        let request = ModelRequest {
+            system_prompt: "",
+            messages: &messages,
+            tools: &[],
+            options: &options,
+        };
+        let m = provider.stream(&request, &CancelToken::new(), &mut |_, _| {});
+        assert_eq!(m.stop_reason, StopReason::Error);
+        let error = m.error_message.unwrap_or_default();
+        assert!(error.contains("MiB without completing an event"), "{error}");
+    }
+}
