@@ -3,7 +3,7 @@
 //!
 //! Reading order: [`value`] (the data), [`mod@parse`] (text to data), [`serialize`]
 //! (data to text), [`mod@partial`] (streaming tool-call arguments), [`convert`] (data to
-//! Rust types and back).
+//! Rust types and back), [`pull`] (text straight to Rust types, for big documents).
 //!
 //! Guarantees, each backed by tests in `crates/focus-core/tests/json_*.rs`:
 //! - [`parse()`] is strict RFC 8259 over bytes (it passes JSONTestSuite) and never
@@ -20,12 +20,14 @@
 pub mod convert;
 pub mod parse;
 pub mod partial;
+pub mod pull;
 pub mod serialize;
 pub mod value;
 
 pub use convert::{FromJson, FromJsonError, ToJson};
 pub use parse::{parse, parse_str, ParseError, MAX_DEPTH};
 pub use partial::parse_partial;
+pub use pull::{PullReader, Token};
 pub use value::{Number, Object, Value};
 
 /// Builds a [`Value::Object`] from `key => value` pairs; values go through `Into<Value>`.

@@ -6,6 +6,7 @@
 //! whose depth surprises code elsewhere that does recurse.
 
 use super::value::{Number, NumberKind, Object, Value};
+use std::borrow::Cow;
 use std::fmt;
 
 /// The deepest nesting of arrays and objects the parser accepts.
@@ -66,12 +67,20 @@ fn parse_text(input: &[u8], text: Option<&str>) -> Result<Value, ParseError> {
         // RFC 8259 section 8.1: implementations must not add a BOM; we do not accept one.
         return Err(parser.error_at(0, "unexpected byte order mark (BOM) before the JSON text"));
     }
-    let value = parser.parse_value()?;
+    let value = parser.parse_value(0)?;
     parser.skip_whitespace();
     if parser.pos < input.len() {
         return Err(parser.expected("end of input after the JSON value"));
     }
     Ok(value)
+}
+
+/// A number as [`Parser::scan_number`] read it.
+pub(super) enum ScannedNumber<'a> {
+    /// An integer held exactly.
+    Exact(Number),
+    /// Anything else (a fraction, an exponent, a wider integer, `-0`): its text.
+    Float(&'a str),
 }
 
 /// An open container: where its children start in the shared child list, and for
@@ -81,13 +90,13 @@ enum Frame {
     Object(usize, String),
 }
 
-struct Parser<'a> {
-    input: &'a [u8],
+pub(super) struct Parser<'a> {
+    pub(super) input: &'a [u8],
     /// The whole input as `&str` when it is valid UTF-8 (checked once, up front, which
     /// is much faster than validating each string on its own); `None` sends string
     /// runs through their own validation, which finds and reports the bad byte.
-    text: Option<&'a str>,
-    pos: usize,
+    pub(super) text: Option<&'a str>,
+    pub(super) pos: usize,
 }
 
 /// The index of the first byte at or after `from` that ends a run of plain string
@@ -128,9 +137,21 @@ pub(super) fn find_special(bytes: &[u8], from: usize) -> usize {
     bytes.len()
 }
 
+/// The length of a string's text from `start` (just after its opening quote) to
+/// its closing quote, given the first special byte at `first_special`: escapes are
+/// stepped over (the byte after a backslash is never the end). Stops early at a
+/// control byte or the end of input; the decoder reports those.
+fn escaped_length(bytes: &[u8], start: usize, first_special: usize) -> usize {
+    let mut i = first_special;
+    while bytes.get(i) == Some(&b'\\') {
+        i = find_special(bytes, i + 2);
+    }
+    i.min(bytes.len()).saturating_sub(start)
+}
+
 impl<'a> Parser<'a> {
     #[cold]
-    fn error_at(&self, offset: usize, message: &str) -> ParseError {
+    pub(super) fn error_at(&self, offset: usize, message: &str) -> ParseError {
         let offset = offset.min(self.input.len());
         let before = &self.input[..offset];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
@@ -147,7 +168,7 @@ impl<'a> Parser<'a> {
     }
 
     #[cold]
-    fn error(&self, message: &str) -> ParseError {
+    pub(super) fn error(&self, message: &str) -> ParseError {
         if self.pos >= self.input.len() {
             self.error_at(self.pos, &format!("unexpected end of input: {message}"))
         } else {
@@ -157,7 +178,7 @@ impl<'a> Parser<'a> {
 
     /// `expected <what>, found <the byte at pos>` (or `found end of input`).
     #[cold]
-    fn expected(&self, what: &str) -> ParseError {
+    pub(super) fn expected(&self, what: &str) -> ParseError {
         let found = match self.input.get(self.pos) {
             None => "end of input".to_string(),
             Some(&b) if b.is_ascii_graphic() => format!("'{}'", b as char),
@@ -169,7 +190,7 @@ impl<'a> Parser<'a> {
     }
 
     #[inline]
-    fn skip_whitespace(&mut self) {
+    pub(super) fn skip_whitespace(&mut self) {
         while let Some(&b) = self.input.get(self.pos) {
             if b == b' ' || b == b'\n' || b == b'\t' || b == b'\r' {
                 self.pos += 1;
@@ -180,13 +201,15 @@ impl<'a> Parser<'a> {
     }
 
     #[inline]
-    fn peek(&self) -> Option<u8> {
+    pub(super) fn peek(&self) -> Option<u8> {
         self.input.get(self.pos).copied()
     }
 
     /// The main loop: scalars are returned directly; containers push a frame and the
-    /// loop fills it until its closing bracket pops it.
-    fn parse_value(&mut self) -> Result<Value, ParseError> {
+    /// loop fills it until its closing bracket pops it. `outer_depth` is how many
+    /// containers are already open around this value (by a [`super::pull`] reader),
+    /// so that [`MAX_DEPTH`] counts from the top of the document either way.
+    pub(super) fn parse_value(&mut self, outer_depth: usize) -> Result<Value, ParseError> {
         let mut stack: Vec<Frame> = Vec::new();
         // Children of all open containers, innermost last; each frame remembers where
         // its own start. Closing a container moves its children into one vector of
@@ -199,7 +222,7 @@ impl<'a> Parser<'a> {
             let mut value = match self.peek() {
                 Some(b'[') => {
                     self.pos += 1;
-                    if stack.len() >= MAX_DEPTH {
+                    if stack.len() + outer_depth >= MAX_DEPTH {
                         return Err(self.error(&format!("nesting deeper than {MAX_DEPTH} levels")));
                     }
                     self.skip_whitespace();
@@ -213,7 +236,7 @@ impl<'a> Parser<'a> {
                 }
                 Some(b'{') => {
                     self.pos += 1;
-                    if stack.len() >= MAX_DEPTH {
+                    if stack.len() + outer_depth >= MAX_DEPTH {
                         return Err(self.error(&format!("nesting deeper than {MAX_DEPTH} levels")));
                     }
                     self.skip_whitespace();
@@ -281,7 +304,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A member name and its colon.
-    fn parse_key(&mut self) -> Result<String, ParseError> {
+    pub(super) fn parse_key(&mut self) -> Result<String, ParseError> {
         if self.peek() != Some(b'"') {
             return Err(self.expected("a string key in double quotes"));
         }
@@ -294,7 +317,7 @@ impl<'a> Parser<'a> {
         Ok(key)
     }
 
-    fn parse_literal(&mut self, word: &[u8], value: Value) -> Result<Value, ParseError> {
+    pub(super) fn parse_literal(&mut self, word: &[u8], value: Value) -> Result<Value, ParseError> {
         let end = self.pos + word.len();
         if self.input.get(self.pos..end) == Some(word) {
             self.pos = end;
@@ -308,16 +331,26 @@ impl<'a> Parser<'a> {
     /// After the opening quote has been seen: the decoded string. Unescaped runs are
     /// found a word at a time ([`find_special`]) and validated as UTF-8 in one call;
     /// only strings with escapes are copied piecewise.
-    fn parse_string(&mut self) -> Result<String, ParseError> {
+    pub(super) fn parse_string(&mut self) -> Result<String, ParseError> {
+        self.parse_str_or_borrow().map(Cow::into_owned)
+    }
+
+    /// [`Parser::parse_string`], but a string without escapes is borrowed from the
+    /// input instead of copied (for keys that are only compared).
+    pub(super) fn parse_str_or_borrow(&mut self) -> Result<Cow<'a, str>, ParseError> {
         self.pos += 1; // the opening quote
         let start = self.pos;
         let end = find_special(self.input, start);
         if self.input.get(end) == Some(&b'"') {
             let run = self.utf8_run(start, end)?;
             self.pos = end + 1;
-            return Ok(run.to_string());
+            return Ok(Cow::Borrowed(run));
         }
-        let mut out = String::new();
+        // The decoded string is never longer than its escaped text, so sizing the
+        // buffer to that text up front spares the reallocations (and copies) of
+        // growing it run by run: long tool outputs hold an escaped newline every
+        // line.
+        let mut out = String::with_capacity(escaped_length(self.input, start, end));
         let mut run_start = start;
         let mut run_end = end;
         loop {
@@ -326,7 +359,7 @@ impl<'a> Parser<'a> {
             match self.input.get(run_end) {
                 Some(b'"') => {
                     self.pos += 1;
-                    return Ok(out);
+                    return Ok(Cow::Owned(out));
                 }
                 Some(b'\\') => {
                     self.pos += 1;
@@ -422,7 +455,19 @@ impl<'a> Parser<'a> {
         char::from_u32(code).ok_or_else(|| self.error_at(escape_start, "invalid code point"))
     }
 
-    fn parse_number(&mut self) -> Result<Number, ParseError> {
+    pub(super) fn parse_number(&mut self) -> Result<Number, ParseError> {
+        Ok(match self.scan_number()? {
+            ScannedNumber::Exact(n) => n,
+            ScannedNumber::Float(text) => Number {
+                kind: NumberKind::Float(text.parse().unwrap_or(f64::NAN)),
+                text: Some(text.into()),
+            },
+        })
+    }
+
+    /// Reads a number, leaving a non-integer as its text (so that a caller who only
+    /// wants the `f64` does not pay for keeping the text).
+    pub(super) fn scan_number(&mut self) -> Result<ScannedNumber<'a>, ParseError> {
         let start = self.pos;
         let negative = self.peek() == Some(b'-');
         if negative {
@@ -476,28 +521,19 @@ impl<'a> Parser<'a> {
             }
             is_float = true;
         }
-        if !is_float && !overflow {
+        // "-0" (int == 0) is not exact either: it keeps its sign through its text.
+        if !is_float && !overflow && (!negative || int != 0) {
             if !negative {
-                return Ok(Number::from_u64(int));
-            }
-            if int == 0 {
-                // "-0": keep the sign through its text.
-                return Ok(Number {
-                    kind: NumberKind::Float(-0.0),
-                    text: Some("-0".into()),
-                });
+                return Ok(ScannedNumber::Exact(Number::from_u64(int)));
             }
             if int <= i64::MAX as u64 + 1 {
-                return Ok(Number::from_i64((int as i128).wrapping_neg() as i64));
+                let n = Number::from_i64((int as i128).wrapping_neg() as i64);
+                return Ok(ScannedNumber::Exact(n));
             }
         }
         // The matched bytes are ASCII digits, signs, '.', 'e': valid UTF-8 by construction.
         let text = std::str::from_utf8(&self.input[start..self.pos]).unwrap_or("0");
-        let f: f64 = text.parse().unwrap_or(f64::NAN);
-        Ok(Number {
-            kind: NumberKind::Float(f),
-            text: Some(text.into()),
-        })
+        Ok(ScannedNumber::Float(text))
     }
 }
 

@@ -1,0 +1,350 @@
+//! A pull reader: walk a JSON text one token at a time and build only what you need.
+//!
+//! [`parse()`](super::parse()) builds a whole [`Value`] tree, which is the right tool
+//! almost always. When a large document is read straight into Rust types, though,
+//! most of that tree is thrown away at once: every key is allocated only to be
+//! compared, and every string copied out of it. [`PullReader`] lets a decoder ask
+//! for "an object", "its next key", "a string here" instead, borrowing keys from
+//! the input and building [`Value`]s only where it wants one ([`PullReader::read_value`]).
+//!
+//! It is exactly as strict as [`parse()`](super::parse()) (the same scanner reads every token),
+//! so a text either reads the same way through both or fails in both. Errors are
+//! [`ParseError`]s; a wrong kind of token where a typed read expected another is an
+//! error too (`expected a string, found '1'`).
+//!
+//! ```
+//! use focus_core::json::PullReader;
+//! let mut r = PullReader::new(r#"{"name": "read", "limit": 10, "extra": [1, 2]}"#);
+//! r.begin_object().unwrap();
+//! let mut name = String::new();
+//! while let Some(key) = r.next_key().unwrap() {
+//!     match &*key {
+//!         "name" => name = r.read_string().unwrap(),
+//!         _ => r.skip_value().unwrap(),
+//!     }
+//! }
+//! r.finish().unwrap();
+//! assert_eq!(name, "read");
+//! ```
+
+use super::parse::{ParseError, Parser, ScannedNumber, MAX_DEPTH};
+use super::value::{Number, Value};
+use std::borrow::Cow;
+
+/// What the next value is, judged by its first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Token {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool,
+    /// A number.
+    Number,
+    /// A string.
+    String,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+/// A cursor over one JSON text; see the [module docs](self).
+pub struct PullReader<'a> {
+    parser: Parser<'a>,
+    /// One flag per open container: whether it has had a member or element yet
+    /// (the next one must then be preceded by a comma).
+    open: Vec<bool>,
+}
+
+impl<'a> PullReader<'a> {
+    /// A reader at the start of `text`.
+    pub fn new(text: &'a str) -> PullReader<'a> {
+        PullReader {
+            parser: Parser {
+                input: text.as_bytes(),
+                text: Some(text),
+                pos: 0,
+            },
+            open: Vec::new(),
+        }
+    }
+
+    /// The kind of the next value, without reading it; `None` at the end of input or
+    /// before a byte that cannot start a value.
+    pub fn peek(&mut self) -> Option<Token> {
+        self.parser.skip_whitespace();
+        Some(match self.parser.peek()? {
+            b'n' => Token::Null,
+            b't' | b'f' => Token::Bool,
+            b'-' | b'0'..=b'9' => Token::Number,
+            b'"' => Token::String,
+            b'[' => Token::Array,
+            b'{' => Token::Object,
+            _ => return None,
+        })
+    }
+
+    /// Reads `{`, opening an object whose members [`PullReader::next_key`] walks.
+    pub fn begin_object(&mut self) -> Result<(), ParseError> {
+        self.open_container(b'{', "'{'")
+    }
+
+    /// Reads `[`, opening an array whose elements [`PullReader::next_element`] walks.
+    pub fn begin_array(&mut self) -> Result<(), ParseError> {
+        self.open_container(b'[', "'['")
+    }
+
+    fn open_container(&mut self, bracket: u8, name: &str) -> Result<(), ParseError> {
+        self.parser.skip_whitespace();
+        if self.parser.peek() != Some(bracket) {
+            return Err(self.parser.expected(name));
+        }
+        if self.open.len() >= MAX_DEPTH {
+            return Err(self
+                .parser
+                .error(&format!("nesting deeper than {MAX_DEPTH} levels")));
+        }
+        self.parser.pos += 1;
+        self.open.push(false);
+        Ok(())
+    }
+
+    /// In an object: the next member's key (its colon read; the caller then reads
+    /// the value), or `None` after reading the closing `}`. Keys without escapes
+    /// are borrowed from the input.
+    pub fn next_key(&mut self) -> Result<Option<Cow<'a, str>>, ParseError> {
+        if !self.next_item(b'}', "',' or '}' after an object member")? {
+            return Ok(None);
+        }
+        if self.parser.peek() != Some(b'"') {
+            return Err(self.parser.expected("a string key in double quotes"));
+        }
+        let key = self.parser.parse_str_or_borrow()?;
+        self.parser.skip_whitespace();
+        if self.parser.peek() != Some(b':') {
+            return Err(self.parser.expected("':' after an object key"));
+        }
+        self.parser.pos += 1;
+        Ok(Some(key))
+    }
+
+    /// In an array: `true` if another element follows (the caller then reads it),
+    /// `false` after reading the closing `]`.
+    pub fn next_element(&mut self) -> Result<bool, ParseError> {
+        self.next_item(b']', "',' or ']' after an array element")
+    }
+
+    /// Steps past the comma before a member or element, or reads the closing bracket.
+    fn next_item(&mut self, close: u8, what: &str) -> Result<bool, ParseError> {
+        self.parser.skip_whitespace();
+        let Some(had_items) = self.open.last_mut() else {
+            return Err(self.parser.error("no open object or array here"));
+        };
+        if self.parser.peek() == Some(close) {
+            self.parser.pos += 1;
+            self.open.pop();
+            return Ok(false);
+        }
+        if *had_items {
+            if self.parser.peek() != Some(b',') {
+                return Err(self.parser.expected(what));
+            }
+            self.parser.pos += 1;
+            self.parser.skip_whitespace();
+        }
+        *had_items = true;
+        Ok(true)
+    }
+
+    /// Reads a string (decoded, owned).
+    pub fn read_string(&mut self) -> Result<String, ParseError> {
+        self.read_str().map(Cow::into_owned)
+    }
+
+    /// Reads a string, borrowed from the input when it has no escapes.
+    pub fn read_str(&mut self) -> Result<Cow<'a, str>, ParseError> {
+        self.parser.skip_whitespace();
+        if self.parser.peek() != Some(b'"') {
+            return Err(self.parser.expected("a string"));
+        }
+        self.parser.parse_str_or_borrow()
+    }
+
+    /// Reads a number, as [`parse()`](super::parse()) would hold it.
+    pub fn read_number(&mut self) -> Result<Number, ParseError> {
+        self.expect_number()?;
+        self.parser.parse_number()
+    }
+
+    /// Reads a number as `f64` (the same value as [`Number::as_f64`] would give),
+    /// without keeping a non-integer's text.
+    pub fn read_f64(&mut self) -> Result<f64, ParseError> {
+        self.expect_number()?;
+        Ok(match self.parser.scan_number()? {
+            ScannedNumber::Exact(n) => n.as_f64(),
+            ScannedNumber::Float(text) => text.parse().unwrap_or(f64::NAN),
+        })
+    }
+
+    fn expect_number(&mut self) -> Result<(), ParseError> {
+        if self.peek() != Some(Token::Number) {
+            return Err(self.parser.expected("a number"));
+        }
+        Ok(())
+    }
+
+    /// Reads `true` or `false`.
+    pub fn read_bool(&mut self) -> Result<bool, ParseError> {
+        match self.peek() {
+            Some(Token::Bool) if self.parser.peek() == Some(b't') => {
+                self.parser.parse_literal(b"true", Value::Null)?;
+                Ok(true)
+            }
+            Some(Token::Bool) => {
+                self.parser.parse_literal(b"false", Value::Null)?;
+                Ok(false)
+            }
+            _ => Err(self.parser.expected("true or false")),
+        }
+    }
+
+    /// Reads `null`.
+    pub fn read_null(&mut self) -> Result<(), ParseError> {
+        if self.peek() != Some(Token::Null) {
+            return Err(self.parser.expected("null"));
+        }
+        self.parser.parse_literal(b"null", Value::Null).map(drop)
+    }
+
+    /// Reads the next value whole, as a tree (nesting counted from the top of the
+    /// document, so [`MAX_DEPTH`] means the same as for [`parse()`](super::parse())).
+    pub fn read_value(&mut self) -> Result<Value, ParseError> {
+        self.parser.parse_value(self.open.len())
+    }
+
+    /// Reads the next value and drops it (it is still checked in full).
+    pub fn skip_value(&mut self) -> Result<(), ParseError> {
+        self.read_value().map(drop)
+    }
+
+    /// Checks that every container is closed and only whitespace is left.
+    pub fn finish(&mut self) -> Result<(), ParseError> {
+        self.parser.skip_whitespace();
+        if !self.open.is_empty() {
+            return Err(self.parser.error("an object or array is still open"));
+        }
+        if self.parser.pos < self.parser.input.len() {
+            return Err(self.parser.expected("end of input after the JSON value"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{parse_str, Object};
+
+    /// Rebuilds a value through the pull reader's typed calls (a second, independent
+    /// tree builder), to compare with the tree parser.
+    fn rebuild(r: &mut PullReader<'_>) -> Result<Value, ParseError> {
+        Ok(match r.peek() {
+            Some(Token::Object) => {
+                r.begin_object()?;
+                let mut o = Object::new();
+                while let Some(key) = r.next_key()? {
+                    let value = rebuild(r)?;
+                    o.push(key.into_owned(), value);
+                }
+                Value::Object(o)
+            }
+            Some(Token::Array) => {
+                r.begin_array()?;
+                let mut items = Vec::new();
+                while r.next_element()? {
+                    items.push(rebuild(r)?);
+                }
+                Value::Array(items)
+            }
+            Some(Token::String) => Value::String(r.read_string()?),
+            Some(Token::Number) => Value::Number(r.read_number()?),
+            Some(Token::Bool) => Value::Bool(r.read_bool()?),
+            Some(Token::Null) => r.read_null().map(|_| Value::Null)?,
+            None => r.read_value()?,
+        })
+    }
+
+    fn pull(text: &str) -> Result<Value, ParseError> {
+        let mut r = PullReader::new(text);
+        let value = rebuild(&mut r)?;
+        r.finish()?;
+        Ok(value)
+    }
+
+    #[test]
+    fn agrees_with_the_tree_parser_on_good_and_bad_texts() {
+        for text in [
+            r#"{"a":[1,-2,3.5,1e3,-0,true,false,null,"x\n\u00e9"],"b":{},"c":[],"a":" dup "}"#,
+            " [ 1 , { \"k\" : [ ] } ] ",
+            r#""\ud83d\ude00 tail""#,
+            "18446744073709551616",
+            "{\"a\":1,}",
+            "[1,]",
+            "[1 2]",
+            "{\"a\" 1}",
+            "{\"a\":1}x",
+            "{1:2}",
+            "[\"abc",
+            "[tru]",
+            "{\"a\":[}",
+            "",
+            "{",
+        ] {
+            let tree = parse_str(text);
+            let pulled = pull(text);
+            assert_eq!(
+                tree.is_ok(),
+                pulled.is_ok(),
+                "{text}: {tree:?} vs {pulled:?}"
+            );
+            if let (Ok(a), Ok(b)) = (&tree, &pulled) {
+                assert_eq!(a, b, "{text}");
+                assert_eq!(a.to_json_string(), b.to_json_string(), "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn typed_reads_borrow_keys_and_reject_wrong_tokens() {
+        let mut r = PullReader::new(r#"{"plain": 1.5, "esc\u0061ped": "s", "n": null}"#);
+        r.begin_object().unwrap();
+        assert!(matches!(
+            r.next_key().unwrap(),
+            Some(Cow::Borrowed("plain"))
+        ));
+        assert_eq!(r.read_f64().unwrap(), 1.5);
+        assert!(matches!(r.next_key().unwrap(), Some(Cow::Owned(k)) if k == "escaped"));
+        let err = r.read_f64().unwrap_err();
+        assert_eq!(err.message, "expected a number, found '\"'");
+        assert_eq!(r.read_string().unwrap(), "s");
+        assert_eq!(r.next_key().unwrap().as_deref(), Some("n"));
+        assert_eq!(r.peek(), Some(Token::Null));
+        r.read_null().unwrap();
+        assert_eq!(r.next_key().unwrap(), None);
+        r.finish().unwrap();
+    }
+
+    #[test]
+    fn depth_counts_from_the_top_of_the_document() {
+        let text = format!(
+            "{{\"a\":{}{}}}",
+            "[".repeat(MAX_DEPTH),
+            "]".repeat(MAX_DEPTH)
+        );
+        assert!(parse_str(&text).is_err());
+        let mut r = PullReader::new(&text);
+        r.begin_object().unwrap();
+        r.next_key().unwrap();
+        assert!(r.read_value().unwrap_err().message.contains("nesting"));
+    }
+}
