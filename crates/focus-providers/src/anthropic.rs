@@ -161,7 +161,9 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
             };
             body.insert("output_config", json_object! {"effort" => effort});
         } else {
-            max_tokens = (max_tokens + budget).min(model.max_tokens.max(max_tokens));
+            max_tokens = max_tokens
+                .saturating_add(budget)
+                .min(model.max_tokens.max(max_tokens));
             let budget = if max_tokens <= budget {
                 max_tokens.saturating_sub(1024)
             } else {

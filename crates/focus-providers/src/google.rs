@@ -222,7 +222,9 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
         model.reasoning,
         crate::thinking::budget(request.options.thinking),
     ) {
-        max_tokens = (max_tokens + budget).min(model.max_tokens.max(max_tokens));
+        max_tokens = max_tokens
+            .saturating_add(budget)
+            .min(model.max_tokens.max(max_tokens));
     }
     config.insert("maxOutputTokens", max_tokens);
     if let Some(t) = request.options.temperature {

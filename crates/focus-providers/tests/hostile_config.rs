@@ -1,0 +1,153 @@
+//! Hostile `models.json`: the documented example mutated at random (wrong types,
+//! absurd numbers, missing keys). Merging must give a registry or an error that
+//! names where the problem is, and every model that loads must build a request for
+//! every thinking level and output cap without panicking. Seeded.
+
+use focus_core::json::{parse_str, Value};
+use focus_core::message::{Message, UserMessage};
+use focus_core::provider::{ModelInfo, ModelRequest, RequestOptions, ThinkingLevel};
+use focus_providers::Registry;
+use focus_transport::replay::ReplayTransport;
+use std::sync::Arc;
+
+/// xorshift64*: a small seeded generator, so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const EXAMPLE: &str = r#"{"providers": {
+  "ollama": {"baseUrl": "http://localhost:11434/v1", "api": "openai-completions",
+             "models": [{"id": "qwen3:8b", "contextWindow": 40960, "reasoning": true}]},
+  "claude-proxy": {"baseUrl": "https://p.example/v1", "api": "anthropic-messages", "apiKey": "QA_NO_SUCH_VAR",
+             "models": [{"id": "claude-opus-4-1", "reasoning": true, "maxTokens": 64000}]},
+  "gem": {"baseUrl": "https://g.example", "api": "google-generative-ai",
+             "models": [{"id": "gemini-2.5-pro", "reasoning": true, "maxTokens": 65536}]},
+  "resp": {"baseUrl": "https://r.example/v1", "api": "openai-responses",
+             "models": [{"id": "gpt-5", "reasoning": true}]},
+  "work-proxy": {"baseUrl": "https://llm.internal/v1", "api": "openai-completions",
+                 "apiKey": "WORK_LLM_TOKEN", "headers": {"X-Team": "qa"},
+                 "compat": {"supportsUsageInStreaming": false, "maxTokensField": "max_tokens", "thinkingFormat": "qwen"},
+                 "models": [{"id": "big-model", "input": ["text", "image"], "contextWindow": 128000,
+                             "cost": {"input": 1, "output": 3, "cacheRead": 0.1, "cacheWrite": 1}}]}}}"#;
+
+const WEIRD: [&str; 16] = [
+    "null",
+    "-1",
+    "0",
+    "1e400",
+    "-1e400",
+    "18446744073709551615",
+    "18446744073709551616",
+    "1.5",
+    "\"\"",
+    "\"x\"",
+    "[]",
+    "{}",
+    "true",
+    "[\"image\",7]",
+    "\"anthropic-messages\"",
+    "\"google-generative-ai\"",
+];
+
+fn mutate(v: &mut Value, rng: &mut Rng, depth: usize) {
+    if rng.below(6) == 0 || depth > 6 {
+        *v = parse_str(WEIRD[rng.below(WEIRD.len())]).unwrap();
+        return;
+    }
+    match v {
+        Value::Object(o) => {
+            let keys: Vec<String> = o.keys().map(str::to_string).collect();
+            for k in keys {
+                match rng.below(7) {
+                    0 => {
+                        o.remove(&k);
+                    }
+                    1 | 2 => mutate(o.get_mut(&k).unwrap(), rng, depth + 1),
+                    _ => {}
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|c| mutate(c, rng, depth + 1)),
+        _ => *v = parse_str(WEIRD[rng.below(WEIRD.len())]).unwrap(),
+    }
+}
+
+fn build_every_request(registry: &Registry, models: &[ModelInfo]) {
+    let messages = vec![Message::User(UserMessage::text("hi", 0))];
+    for model in models {
+        let provider = registry.http_provider_for(model, Arc::new(ReplayTransport::new(vec![])));
+        for thinking in ThinkingLevel::ALL {
+            for max_tokens in [None, Some(0), Some(1), Some(u64::MAX)] {
+                let options = RequestOptions {
+                    thinking,
+                    max_tokens,
+                    ..RequestOptions::default()
+                };
+                let request = ModelRequest {
+                    system_prompt: "s",
+                    messages: &messages,
+                    tools: &[],
+                    options: &options,
+                };
+                let _ = provider.http_request(&request);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_example_builds_requests_at_every_level_and_cap() {
+    let mut registry = Registry::builtin();
+    let before = registry.models().len();
+    registry.merge_models_json(EXAMPLE).unwrap();
+    let added = registry.models()[before..].to_vec();
+    assert_eq!(added.len(), 5);
+    build_every_request(&registry, &added);
+}
+
+#[test]
+fn mutated_models_json_merges_or_names_the_problem() {
+    let example = parse_str(EXAMPLE).unwrap();
+    let mut rng = Rng(0x30de_15ee);
+    for _ in 0..400 {
+        let mut doc = example.clone();
+        mutate(&mut doc, &mut rng, 0);
+        let mut registry = Registry::builtin();
+        let before = registry.models().len();
+        match registry.merge_models_json(&doc.to_json_string()) {
+            Ok(()) => {
+                let added: Vec<_> = registry.models()[before..].to_vec();
+                for m in &added {
+                    let _ = registry.find(&format!("{}/{}", m.provider, m.id));
+                    let _ = registry.compat_for(m);
+                }
+                build_every_request(&registry, &added);
+            }
+            Err(e) => assert!(
+                e.starts_with("providers") || e.starts_with("expected"),
+                "an error names where: {e}"
+            ),
+        }
+    }
+    for text in [
+        "",
+        "{",
+        "[]",
+        "null",
+        "{\"providers\":[]}",
+        "\u{0}",
+        "{\"providers\":{\"\":{}}}",
+    ] {
+        let _ = Registry::builtin().merge_models_json(text);
+    }
+}
