@@ -3,9 +3,14 @@
 //! building the context, drawing the tree, listing and estimating tokens must
 //! never panic nor hang. Seeded, so a failure reproduces.
 
-use crate::support::{Rng, Scratch};
+use crate::support::{Rng, Scratch, ScriptedProvider};
+use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
+use focus_core::message::{AssistantMessage, Content};
 use focus_harness::compaction::estimate_context_tokens;
+use focus_harness::compaction::{
+    compact_session, leave_branch_with_summary, prepare_compaction, CompactionSettings,
+};
 use focus_harness::session::{convert_to_llm, SessionManager, SessionStore};
 use focus_harness::settings::load_settings;
 
@@ -74,11 +79,14 @@ fn mutate(v: &mut Value, rng: &mut Rng, depth: usize) {
     }
 }
 
-/// Opens the file every way the CLI does and uses what was loaded.
-fn exercise(scratch: &Scratch, bytes: &[u8], round: usize) {
+/// Opens the file every way the CLI does and uses what was loaded. Returns how
+/// many entries loaded.
+fn exercise(scratch: &Scratch, bytes: &[u8], round: usize) -> usize {
     let path = scratch.path().join(format!("s{round}.jsonl"));
     std::fs::write(&path, bytes).unwrap();
+    let mut loaded = 0;
     if let Ok(manager) = SessionManager::open_read_only(&path) {
+        loaded = manager.tree().entries().len();
         let context = manager.context();
         let _ = estimate_context_tokens(&context.messages);
         let _ = convert_to_llm(&context.messages);
@@ -91,9 +99,38 @@ fn exercise(scratch: &Scratch, bytes: &[u8], round: usize) {
     if let Ok(mut manager) = SessionManager::open(&path) {
         let _ = manager.append_custom("qa", Value::Null);
         let _ = manager.context();
+        for keep in [0, 20_000, u64::MAX] {
+            let settings = CompactionSettings {
+                enabled: true,
+                reserve_tokens: keep,
+                keep_recent_tokens: keep,
+            };
+            let _ = prepare_compaction(&manager.tree().current_branch(), &settings);
+        }
+        let summary = AssistantMessage {
+            content: vec![Content::text("## Goal\nsummary")],
+            ..AssistantMessage::default()
+        };
+        let provider = ScriptedProvider::new(vec![summary.clone(), summary]);
+        let settings = CompactionSettings {
+            keep_recent_tokens: 10,
+            ..CompactionSettings::default()
+        };
+        let cancel = CancelToken::new();
+        let _ = compact_session(&mut manager, &provider, &settings, None, &cancel);
+        let first = manager.tree().entries().first().map(|e| e.id.clone());
+        let _ = leave_branch_with_summary(
+            &mut manager,
+            &provider,
+            first.as_deref(),
+            &settings,
+            &cancel,
+        );
+        let _ = manager.context();
     }
     let _ = focus_harness::session::list::session_info(&path);
     let _ = std::fs::remove_file(&path);
+    loaded
 }
 
 #[test]
@@ -101,6 +138,7 @@ fn mutated_pi_lines_load_without_panicking() {
     let scratch = Scratch::new("hostile-mutated");
     let lines = pi_lines();
     let mut rng = Rng::new(0x0bad_5e55);
+    let mut loaded = 0;
     for round in 0..60 {
         let mut out = Vec::new();
         for (n, line) in lines.iter().enumerate() {
@@ -123,8 +161,12 @@ fn mutated_pi_lines_load_without_panicking() {
                 out.push(b'\n');
             }
         }
-        exercise(&scratch, &out, round);
+        loaded += exercise(&scratch, &out, round);
     }
+    assert!(
+        loaded > 60 * (lines.len() - 1) / 2,
+        "most entries survive ({loaded})"
+    );
 }
 
 #[test]
@@ -158,7 +200,7 @@ fn random_bytes_invalid_utf8_and_huge_lines_load_without_panicking() {
                 }
             }
         }
-        exercise(&scratch, &out, round);
+        let _ = exercise(&scratch, &out, round);
     }
 }
 
@@ -190,7 +232,7 @@ fn cyclic_and_duplicated_parent_links_neither_panic_nor_hang() {
     ];
     for (round, lines) in files.iter().enumerate() {
         let text = format!("{header}\n{}\n", lines.join("\n"));
-        exercise(&scratch, text.as_bytes(), round);
+        let _ = exercise(&scratch, text.as_bytes(), round);
     }
 }
 
