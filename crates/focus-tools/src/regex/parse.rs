@@ -138,11 +138,36 @@ pub fn parse(pattern: &str, case_insensitive: bool) -> Result<Node, Error> {
     if parser.pos < parser.chars.len() {
         return Err(parser.error("unmatched ')'"));
     }
+    if height(&node) > MAX_HEIGHT {
+        return Err(Error {
+            message: format!("the pattern is nested too deeply (more than {MAX_HEIGHT} levels)"),
+            position: 0,
+        });
+    }
     Ok(if case_insensitive {
         Node::CaseInsensitive(Box::new(node))
     } else {
         node
     })
+}
+
+/// How many levels deep the tree is, counted without recursion.
+fn height(root: &Node) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(root, 1)];
+    while let Some((node, level)) = stack.pop() {
+        deepest = deepest.max(level);
+        match node {
+            Node::Concat(items) | Node::Alternate(items) => {
+                stack.extend(items.iter().map(|item| (item, level + 1)));
+            }
+            Node::Repeat { node, .. } | Node::CaseInsensitive(node) | Node::CaseSensitive(node) => {
+                stack.push((node, level + 1));
+            }
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// Wraps `node` when its case sensitivity (`inner`) differs from the
@@ -162,8 +187,19 @@ struct Parser {
     depth: usize,
 }
 
-/// Deepest group nesting accepted (the parser recurses per group).
+/// Deepest group nesting accepted (the parser recurses per group, and per
+/// inline flag switch such as `(?i)`, which wraps the rest of its branch).
 const MAX_DEPTH: usize = 200;
+/// Most repetition operators applied to one atom in a row (`a{2}{3}` is two).
+/// Each one wraps the tree a level deeper, and the compiler, the literal
+/// finder and even dropping the tree recurse over it, so `a` followed by
+/// 100,000 `*` would overflow the stack; nobody writes more than two.
+const MAX_STACKED_REPEATS: usize = 2;
+/// Deepest syntax tree accepted. The compiler and the literal finder recurse
+/// once per level; groups, repetitions and alternations inside one another
+/// (each within its own limit) could still build a tree deep enough to
+/// overflow a thread's stack.
+const MAX_HEIGHT: usize = 256;
 
 impl Parser {
     fn error(&self, message: &str) -> Error {
@@ -209,7 +245,12 @@ impl Parser {
             // An inline flag group without `:` applies to the rest of this branch.
             if let Some(case_change) = self.inline_flags() {
                 if let Some(rest_icase) = case_change {
+                    self.depth += 1;
+                    if self.depth > MAX_DEPTH {
+                        return Err(self.error("too many inline flag groups"));
+                    }
                     let rest = self.concat(rest_icase)?;
+                    self.depth -= 1;
                     items.push(with_case(rest, rest_icase, icase));
                     break;
                 }
@@ -365,7 +406,16 @@ impl Parser {
     }
 
     fn repetition(&mut self, mut node: Node) -> Result<Node, Error> {
+        let mut stacked = 0;
         loop {
+            let at_operator = matches!(self.peek(), Some('*' | '+' | '?'))
+                || (self.peek() == Some('{') && self.counted_repeat_ahead());
+            if at_operator && stacked == MAX_STACKED_REPEATS {
+                return Err(self.error(
+                    "too many repetition operators in a row; group with (?:...) to repeat a repetition",
+                ));
+            }
+            stacked += 1;
             let (min, max) = match self.peek() {
                 Some('*') => (0, None),
                 Some('+') => (1, None),
