@@ -3,14 +3,16 @@
 //! docs/sessions.md explains the format.
 //!
 //! Reading order: [`entry`] (what a line is), [`reader`] (bytes to entries, damage
-//! included), [`migrate`] (older versions), [`tree`] (ids to a tree with a leaf),
-//! [`context`] (the leaf's branch to messages), [`convert`] (custom roles to user
-//! messages), [`writer`] and [`lock`] (appending safely), [`manager`] and [`fork`] (the API
-//! the CLI uses), [`paths`] and [`list`] (where files live and how to find them),
-//! [`ids`] and [`time`] (small helpers).
+//! included; `direct.rs` is its fast path for message lines), [`migrate`] (older
+//! versions), [`tree`] (ids to a tree with a leaf), [`context`] (the leaf's branch to
+//! messages), [`convert`] (custom roles to user messages), [`writer`] and [`lock`]
+//! (appending safely), [`manager`] and [`fork`] (the API the CLI uses), [`paths`] and
+//! [`list`] (where files live and how to find them), [`ids`] and [`time`] (small
+//! helpers).
 
 pub mod context;
 pub mod convert;
+mod direct;
 pub mod entry;
 pub mod error;
 pub mod fork;

@@ -312,8 +312,14 @@ fn find_newline(bytes: &[u8], from: usize) -> usize {
     bytes.len()
 }
 
-/// Parses one entry line.
+/// Parses one entry line: an ordinary message entry straight into an [`Entry`]
+/// ([`super::direct`]), anything else (or anything unusual) through a JSON tree.
 fn decode_line(number: usize, line: &[u8]) -> Decoded {
+    if let Ok(text) = std::str::from_utf8(line) {
+        if let Some(entry) = super::direct::message_entry(text) {
+            return Decoded::Entry(entry, None);
+        }
+    }
     match decode_line_to_value(number, line) {
         Ok(value) => decode_value(number, value),
         Err(problem) => Decoded::Problem(problem),
