@@ -177,10 +177,23 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     }
 
     /// Opens a tool-call block (id and name known) and returns its index.
+    ///
+    /// A missing or repeated id (some OpenAI-compatible servers send none, or the
+    /// same one twice) is replaced by one unique in the message: the loop and every
+    /// consumer pair a call with its result by id.
     pub fn open_tool_call(&mut self, id: &str, name: &str) -> usize {
         self.start();
+        let position = self.message.content.len();
+        let mut id = if id.is_empty() {
+            format!("call_{position}")
+        } else {
+            id.to_string()
+        };
+        while self.message.tool_calls().any(|c| c.id == id) {
+            id = format!("{id}_{position}");
+        }
         let index = self.push(Content::ToolCall(ToolCall {
-            id: id.to_string(),
+            id,
             name: name.to_string(),
             arguments: Value::Object(Object::new()),
             thought_signature: None,
@@ -408,6 +421,19 @@ mod tests {
             ..Usage::default()
         });
         assert_eq!(b.usage().total_tokens, u64::MAX);
+    }
+
+    #[test]
+    fn missing_and_repeated_call_ids_are_made_unique() {
+        let mut sink = |_: &StreamEvent, _: &AssistantMessage| {};
+        let mut b = MessageBuilder::new("x", "p", "m", &mut sink);
+        for id in ["", "", "dup", "dup", "call_0"] {
+            let i = b.open_tool_call(id, "read");
+            b.append_arguments(i, "{}");
+        }
+        let m = b.finish();
+        let ids: Vec<&str> = m.tool_calls().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["call_0", "call_1", "dup", "dup_3", "call_0_4"]);
     }
 
     #[test]
