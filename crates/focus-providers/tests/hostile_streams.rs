@@ -213,6 +213,12 @@ fn decode_checked(api: &str, body: &[u8], rng: &mut Rng, what: &str) -> Assistan
         open.iter().all(|&s| s == 2),
         "{what}: every block closed: {open:?}"
     );
+    let ids: Vec<&str> = message.tool_calls().map(|c| c.id.as_str()).collect();
+    let unique: std::collections::HashSet<&str> = ids.iter().copied().collect();
+    assert!(
+        unique.len() == ids.len() && !unique.contains(""),
+        "{what}: call ids unique and present: {ids:?}"
+    );
     message
 }
 
