@@ -60,7 +60,7 @@ pub fn build_context(branch: &[&Entry]) -> SessionContext {
         }
     }
     let Some((at, summary)) = compaction else {
-        context.messages = branch.iter().filter_map(|e| entry_message(e)).collect();
+        context.messages = messages_of(branch);
         return context;
     };
     context
@@ -71,13 +71,52 @@ pub fn build_context(branch: &[&Entry]) -> SessionContext {
         .iter()
         .position(|e| e.id == summary.first_kept_entry_id)
         .unwrap_or(at);
-    context.messages.extend(
-        branch[kept_from..at]
-            .iter()
-            .chain(&branch[at + 1..])
-            .filter_map(|e| entry_message(e)),
-    );
+    let kept: Vec<&Entry> = branch[kept_from..at]
+        .iter()
+        .chain(&branch[at + 1..])
+        .copied()
+        .collect();
+    context.messages.extend(messages_of(&kept));
     context
+}
+
+/// Branches at least this long have their messages copied on several threads.
+const PARALLEL_ENTRIES: usize = 2_000;
+
+/// The messages of `entries`, in order.
+///
+/// The context is handed out by value while the tree keeps its entries, so every
+/// message is copied: for a long session that is tens of megabytes of text and
+/// tens of thousands of allocations, which split evenly over the cores (each
+/// thread copies a run of consecutive entries; the runs are joined in order).
+fn messages_of(entries: &[&Entry]) -> Vec<Message> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if entries.len() < PARALLEL_ENTRIES || threads < 2 {
+        return entries.iter().filter_map(|e| entry_message(e)).collect();
+    }
+    let per_thread = entries.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = entries
+            .chunks(per_thread)
+            .map(|run| {
+                scope.spawn(move || {
+                    run.iter()
+                        .filter_map(|e| entry_message(e))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all = Vec::with_capacity(entries.len());
+        for handle in handles {
+            match handle.join() {
+                Ok(mut part) => all.append(&mut part),
+                // Copying does not panic; should it anyway, do not hand out a
+                // context with messages silently missing.
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        all
+    })
 }
 
 /// The message an entry contributes to the context, if any.
@@ -134,4 +173,94 @@ fn custom(role: &str, raw: Object) -> Message {
 
 fn millis(timestamp: &str) -> i64 {
     parse_iso8601(timestamp).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use focus_core::message::UserMessage;
+
+    fn entry(i: usize, kind: EntryKind) -> Entry {
+        Entry {
+            id: format!("{i:08x}"),
+            parent_id: i.checked_sub(1).map(|p| format!("{p:08x}")),
+            timestamp: "2026-01-01T00:00:00.000Z".into(),
+            kind,
+        }
+    }
+
+    /// A long branch (copied on several threads) gives the messages in file order,
+    /// with compaction and custom entries handled as on a short one.
+    #[test]
+    fn long_branches_keep_order_and_compaction() {
+        let mut entries: Vec<Entry> = (0..5_000)
+            .map(|i| {
+                let kind = if i % 11 == 5 {
+                    EntryKind::Label {
+                        target_id: "00000000".into(),
+                        label: None,
+                    }
+                } else if i % 7 == 3 {
+                    EntryKind::CustomMessage {
+                        custom_type: "note".into(),
+                        content: format!("n{i}").into(),
+                        display: true,
+                        details: Value::Null,
+                    }
+                } else {
+                    EntryKind::Message(Message::User(UserMessage::text(format!("m{i}"), 1)))
+                };
+                entry(i, kind)
+            })
+            .collect();
+        let text_of = |m: &Message| match m {
+            Message::User(u) => u.content[0].as_text().unwrap_or("").to_string(),
+            Message::Custom(c) => c.raw["content"].as_str().unwrap_or("").to_string(),
+            other => format!("{other:?}"),
+        };
+        let expected = |range: std::ops::Range<usize>| -> Vec<String> {
+            range
+                .filter(|i| i % 11 != 5)
+                .map(|i| {
+                    if i % 7 == 3 {
+                        format!("n{i}")
+                    } else {
+                        format!("m{i}")
+                    }
+                })
+                .collect()
+        };
+        let branch: Vec<&Entry> = entries.iter().collect();
+        let got: Vec<String> = build_context(&branch)
+            .messages
+            .iter()
+            .map(text_of)
+            .collect();
+        assert_eq!(got, expected(0..5_000));
+
+        // A compaction after entry 4,999 keeping from entry 1,000, then more entries.
+        entries.push(entry(
+            5_000,
+            EntryKind::Compaction(CompactionEntry {
+                summary: "S".into(),
+                first_kept_entry_id: format!("{:08x}", 1_000),
+                tokens_before: 9,
+                details: Value::Null,
+                from_hook: false,
+            }),
+        ));
+        entries.extend((5_001..5_003).map(|i| {
+            entry(
+                i,
+                EntryKind::Message(Message::User(UserMessage::text(format!("m{i}"), 1))),
+            )
+        }));
+        let branch: Vec<&Entry> = entries.iter().collect();
+        let messages = build_context(&branch).messages;
+        assert_eq!(messages[0].role(), "compactionSummary");
+        let got: Vec<String> = messages[1..].iter().map(text_of).collect();
+        let mut want = expected(1_000..5_000);
+        want.extend(["m5001".to_string(), "m5002".to_string()]);
+        assert_eq!(got, want);
+    }
 }

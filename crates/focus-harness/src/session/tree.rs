@@ -34,6 +34,7 @@ impl SessionTree {
     pub fn new(entries: Vec<Entry>) -> SessionTree {
         let mut tree = SessionTree {
             entries: Vec::with_capacity(entries.len()),
+            index: HashMap::with_capacity(entries.len()),
             ..SessionTree::default()
         };
         for entry in entries {
