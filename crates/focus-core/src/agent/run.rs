@@ -205,6 +205,7 @@ impl Run<'_> {
         if message.stop_reason == StopReason::Error && cancel.is_cancelled() {
             message.stop_reason = StopReason::Aborted;
         }
+        unique_call_ids(&mut message);
         if !started {
             let start = Message::Assistant(message.clone());
             self.emit(AgentEvent::MessageStart { message: start });
@@ -302,6 +303,23 @@ impl Run<'_> {
 }
 
 /// Why `continue` cannot run on this history, if it cannot.
+/// Gives every tool call of `message` an id of its own. Results, events and
+/// consumers pair a call with its answer by id, and a provider may send none or
+/// the same one twice; such an id gets the call's position as a suffix.
+fn unique_call_ids(message: &mut AssistantMessage) {
+    let mut seen = std::collections::HashSet::new();
+    for (position, content) in message.content.iter_mut().enumerate() {
+        if let crate::message::Content::ToolCall(call) = content {
+            if call.id.is_empty() {
+                call.id = format!("call_{position}");
+            }
+            while !seen.insert(call.id.clone()) {
+                call.id = format!("{}_{position}", call.id);
+            }
+        }
+    }
+}
+
 fn can_continue(history: &[Message]) -> Result<(), String> {
     match history
         .iter()
