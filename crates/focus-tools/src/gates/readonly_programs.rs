@@ -32,6 +32,14 @@ const ALWAYS_READ_ONLY: &[&str] = &[
 
 /// Checks `program` with `args`; `Err` explains why it may write.
 pub fn check_program(program: &str, args: &[Word], origin: ArgsOrigin) -> Result<(), String> {
+    // `[[ $x -eq 1 ]]` evaluates `$x`'s value as arithmetic, where an array
+    // subscript runs command substitutions (`x='a[$(rm f)]'`).
+    const ARITHMETIC: &[&str] = &["-eq", "-ne", "-lt", "-le", "-gt", "-ge"];
+    if program == "[[" && args.iter().any(|a| ARITHMETIC.contains(&a.text.as_str())) {
+        return Err(
+            "`[[ … -eq … ]]` evaluates operands as arithmetic, which can run commands".into(),
+        );
+    }
     if ALWAYS_READ_ONLY.contains(&program) {
         return Ok(());
     }

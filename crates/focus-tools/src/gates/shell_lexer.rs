@@ -488,6 +488,11 @@ impl Lexer {
                 if inner.contains("$(") || inner.contains('`') {
                     return Err("command substitution inside arithmetic is not supported".into());
                 }
+                // bash evaluates a variable's *value* as an expression, and an array
+                // subscript there runs command substitutions: `x='a[$(rm f)]'; $((x))`.
+                if inner.chars().any(|c| c.is_ascii_alphabetic() || c == '_') {
+                    return Err("arithmetic on variables can run commands".into());
+                }
                 word.dynamic = true;
             }
             Some('(') => {
@@ -517,6 +522,13 @@ impl Lexer {
                 }
                 if inner.contains("$(") || inner.contains('`') {
                     return Err("command substitution inside `${…}` is not supported".into());
+                }
+                // Array subscripts and substring offsets are arithmetic (see `$((`).
+                let substring = inner
+                    .split_once(':')
+                    .is_some_and(|(_, rest)| !rest.starts_with(['-', '=', '?', '+']));
+                if inner.contains('[') || substring {
+                    return Err("arithmetic inside `${…}` can run commands".into());
                 }
                 word.dynamic = true;
             }
@@ -561,6 +573,7 @@ impl Lexer {
                 }
                 word.dynamic = true;
             }
+            Some('[') => return Err("`$[…]` arithmetic is not supported".into()),
             Some('@' | '*' | '#' | '?' | '$' | '!' | '-') => {
                 self.pos += 1;
                 word.dynamic = true;
