@@ -55,12 +55,23 @@ pub fn lines_of(text: &str) -> Vec<&str> {
 /// exceeded. A first line longer than `max_bytes` yields empty content (the
 /// caller explains how to read it another way).
 pub fn truncate_head(text: &str, max_lines: usize, max_bytes: usize) -> Truncated {
-    let lines = lines_of(text);
+    truncate_head_lines(&lines_of(text), max_lines, max_bytes)
+}
+
+/// [`truncate_head`] over lines already split. Counting stays with the caller's
+/// lines even when one of them holds a `\n` (read shows a lone `\r` as a line
+/// break, but the file still counts it as one line, and so must the offsets).
+pub fn truncate_head_lines(
+    lines: &[impl AsRef<str>],
+    max_lines: usize,
+    max_bytes: usize,
+) -> Truncated {
     let total_lines = lines.len();
     let mut content = String::new();
     let mut kept_lines = 0;
     let mut by_bytes = false;
-    for line in &lines {
+    for line in lines {
+        let line = line.as_ref();
         if kept_lines == max_lines {
             break;
         }
@@ -178,13 +189,16 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Consumes the rest of an escape sequence whose ESC was just read.
+/// Consumes the rest of an escape sequence whose ESC was just read. A
+/// sequence never runs past a line break: an unterminated one (a stray ESC in
+/// a binary file, output cut mid-sequence) would otherwise swallow everything
+/// after it, and the model would never see the error printed at the end.
 fn skip_escape_sequence(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     match chars.peek() {
         // CSI: parameters and intermediates, then one final byte in @..~.
         Some('[') => {
             chars.next();
-            for c in chars.by_ref() {
+            while let Some(c) = chars.next_if(|&c| c != '\n') {
                 if ('@'..='~').contains(&c) {
                     break;
                 }
@@ -193,7 +207,7 @@ fn skip_escape_sequence(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
         // OSC, DCS, SOS, PM, APC: a string ended by BEL or ESC \.
         Some(']' | 'P' | 'X' | '^' | '_') => {
             chars.next();
-            while let Some(c) = chars.next() {
+            while let Some(c) = chars.next_if(|&c| c != '\n') {
                 if c == '\u{7}' {
                     break;
                 }
@@ -206,10 +220,10 @@ fn skip_escape_sequence(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
             }
         }
         // A two-character escape such as ESC c or ESC 7.
-        Some(_) => {
+        Some(c) if *c != '\n' => {
             chars.next();
         }
-        None => {}
+        _ => {}
     }
 }
 
@@ -276,5 +290,9 @@ mod tests {
         assert_eq!(sanitize("crlf\r\nline"), "crlf\nline");
         assert_eq!(sanitize("10%\r20%"), "10%\n20%");
         assert_eq!(sanitize("end\u{1b}"), "end");
+        // An unterminated sequence ends at the line break; the next line stays.
+        assert_eq!(sanitize("a\u{1b}]0;title\nerror: kept"), "a\nerror: kept");
+        assert_eq!(sanitize("a\u{1b}[12\nkept"), "a\nkept");
+        assert_eq!(sanitize("a\u{1b}\nkept"), "a\nkept");
     }
 }

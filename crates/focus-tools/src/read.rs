@@ -179,8 +179,7 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
         ));
     }
     let window_end = total_lines.min(last_wanted);
-    let joined = selected.join("\n");
-    let cut = output::truncate_head(&joined, MAX_LINES, MAX_BYTES);
+    let cut = output::truncate_head_lines(&selected, MAX_LINES, MAX_BYTES);
     let mut text = cut.content;
     let first = offset;
     let last = offset + cut.kept_lines - 1;
