@@ -71,15 +71,18 @@ fn walk_dir(
         *unreadable += 1;
         return Flow::Continue;
     };
-    let mut entries: Vec<(String, bool)> = reader
+    // The name as text (for rules and display) and as the OS has it: a name
+    // that is not UTF-8 must still be opened by its real bytes.
+    let mut entries: Vec<(String, bool, std::ffi::OsString)> = reader
         .filter_map(Result::ok)
         .map(|e| {
             let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
-            (e.file_name().to_string_lossy().into_owned(), is_dir)
+            let os_name = e.file_name();
+            (os_name.to_string_lossy().into_owned(), is_dir, os_name)
         })
         .collect();
     entries.sort_unstable();
-    for (name, is_dir) in entries {
+    for (name, is_dir, os_name) in entries {
         if is_dir && name == ".git" {
             continue;
         }
@@ -92,7 +95,7 @@ fn walk_dir(
             continue;
         }
         let entry = Entry {
-            path: dir.join(&name),
+            path: dir.join(&os_name),
             rel,
             is_dir,
         };
