@@ -270,9 +270,10 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
         .map(|(_, located, _)| line_of(&text, located.range.start).to_string())
         .collect();
     let mut message = format!(
-        "Successfully replaced {} block{} in {given}.",
+        "Successfully replaced {} block{} in {}.",
         planned.len(),
-        if planned.len() == 1 { "" } else { "s" }
+        if planned.len() == 1 { "" } else { "s" },
+        path::printable(given)
     );
     if !fuzzy_lines.is_empty() {
         message.push_str(&format!(

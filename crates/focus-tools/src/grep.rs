@@ -185,7 +185,7 @@ fn run(
         search_tree(cwd, &resolved, &regex, &options, cancelled)
     } else {
         let mut buffer = Vec::new();
-        let label = path::relative_display(cwd, &resolved);
+        let label = output::sanitize(&path::relative_display(cwd, &resolved)).into_owned();
         let mut map = BTreeMap::new();
         if let Some(result) = search_file(&resolved, &label, &regex, &options, &mut buffer) {
             map.insert(0, result);
@@ -333,7 +333,7 @@ fn search_tree(
                     return Flow::Continue;
                 }
             }
-            let label = path::relative_display(cwd, &entry.path);
+            let label = output::sanitize(&path::relative_display(cwd, &entry.path)).into_owned();
             index += 1;
             match sender.send((index, entry.path.clone(), label)) {
                 Ok(()) => Flow::Continue,
@@ -368,7 +368,7 @@ fn search_file(
     if find_byte(sniff, 0).is_some() {
         return None;
     }
-    let found = search_buffer(regex, buffer, options.limit + 1);
+    let found = search_buffer(regex, buffer, options.limit.saturating_add(1));
     if found.is_empty() {
         return None;
     }

@@ -73,9 +73,21 @@ pub fn normalize(path: &Path) -> PathBuf {
 pub fn describe(given: &str, resolved: &Path) -> String {
     let resolved_text = resolved.display().to_string();
     if given == resolved_text {
-        given.to_string()
+        printable(given).into_owned()
     } else {
-        format!("{given} ({resolved_text})")
+        format!("{} ({})", printable(given), printable(&resolved_text))
+    }
+}
+
+/// A path as tool output may show it: unchanged, or, when it holds control
+/// characters (a model can send `\u{1b}[2J` in a path, and a file name may
+/// hold one), quoted with them escaped, so the model sees exactly what it sent
+/// and the user's terminal receives no escape sequence.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().any(char::is_control) {
+        std::borrow::Cow::Owned(format!("{text:?}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
     }
 }
 
@@ -158,5 +170,10 @@ mod tests {
         );
         assert_eq!(relative_display(cwd, &resolved), "x.rs");
         assert_eq!(relative_display(Path::new("/q"), &resolved), "/w/x.rs");
+        let hostile = resolve(cwd, "a\u{1b}[2J").unwrap();
+        assert_eq!(
+            describe("a\u{1b}[2J", &hostile),
+            "\"a\\u{1b}[2J\" (\"/w/a\\u{1b}[2J\")"
+        );
     }
 }

@@ -83,11 +83,18 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
             "{shown} is a directory; give the path of a file inside it."
         ));
     }
+    if fs::metadata(&resolved).is_ok_and(|m| !m.is_file()) {
+        // Renaming a regular file over /dev/null or a FIFO would replace it.
+        return Err(format!(
+            "{shown} is not a regular file (a pipe, socket or device); write only creates or \
+             replaces regular files."
+        ));
+    }
     if let Some(parent) = resolved.parent() {
         if parent.exists() && !parent.is_dir() {
             return Err(format!(
                 "Cannot write {shown}: {} is a file, not a directory.",
-                parent.display()
+                path::printable(&parent.display().to_string())
             ));
         }
         fs::create_dir_all(parent)
@@ -97,11 +104,14 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
     write_atomic(&resolved, content.as_bytes())
         .map_err(|e| path::io_error("write", given, &resolved, &e))?;
     let verb = if existed { "Overwrote" } else { "Created" };
-    Ok(
-        ToolOutput::text(format!("{verb} {given}: wrote {} bytes.", content.len())).with_details(
-            json_object! { "path" => resolved.display().to_string(), "bytes" => content.len() },
-        ),
-    )
+    Ok(ToolOutput::text(format!(
+        "{verb} {}: wrote {} bytes.",
+        path::printable(given),
+        content.len()
+    ))
+    .with_details(
+        json_object! { "path" => resolved.display().to_string(), "bytes" => content.len() },
+    ))
 }
 
 /// Replaces `path` with `bytes` atomically (temp file in the same directory,
@@ -116,7 +126,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let old_permissions = fs::metadata(&target).ok().map(|m| m.permissions());
+    let old_metadata = fs::metadata(&target).ok();
+    let old_permissions = old_metadata.as_ref().map(|m| m.permissions());
+    if old_metadata.is_some_and(|m| m.is_file()) {
+        // The rename below needs only the directory to be writable, so it would
+        // replace a file its owner made read-only. Refuse where a plain write
+        // would be refused (opening for writing changes nothing by itself).
+        OpenOptions::new().write(true).open(&target)?;
+    }
     let (temp_path, mut temp_file) = create_temp_beside(&dir, &target)?;
     let result = (|| {
         temp_file.write_all(bytes)?;
@@ -142,10 +159,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Creates a fresh, uniquely named hidden file next to `target`.
 fn create_temp_beside(dir: &Path, target: &Path) -> std::io::Result<(PathBuf, File)> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = target
+    // At most 200 bytes of the name, so the temporary name stays within the
+    // 255 bytes a file name may have even when the target's name is that long.
+    let name: String = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "file".to_string());
+        .unwrap_or_else(|| "file".to_string())
+        .chars()
+        .scan(0, |len, c| {
+            *len += c.len_utf8();
+            (*len <= 200).then_some(c)
+        })
+        .collect();
     loop {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let temp_path = dir.join(format!(".{name}.focus-{}-{n}.tmp", std::process::id()));

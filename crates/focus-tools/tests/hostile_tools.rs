@@ -1,0 +1,354 @@
+//! Hostile and odd-but-valid arguments straight into `Tool::execute` (the
+//! loop's schema check is bypassed on purpose): huge numbers, empty and NUL
+//! paths, `..`, control characters in paths and file names, names that are not
+//! UTF-8, FIFOs, read-only files, lone carriage returns, unterminated escape
+//! sequences. No call may panic or hang, no output may carry a raw control
+//! character, and no file the user had may be lost or replaced behind their back.
+
+mod common;
+
+use common::{call, tool, TempTree};
+use focus_core::json::Value;
+use focus_core::tool::ToolOutput;
+use focus_core::{json_array, json_object};
+
+/// xorshift64*: a small seeded generator, so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Every text block of `output` is free of raw control characters other than
+/// newline and tab.
+fn assert_terminal_safe(output: &ToolOutput, context: &str) {
+    let text = output.text_content();
+    assert!(
+        !text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "{context}: raw control character in {text:?}"
+    );
+}
+
+fn mkfifo(path: &std::path::Path) -> bool {
+    std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn random_odd_arguments_never_panic_and_stay_terminal_safe() {
+    let tree = TempTree::new("hostile-args");
+    tree.write("a.txt", "alpha\r\nbeta\u{1b}[31m\n\u{0}gamma\n");
+    tree.write("dir/b.rs", "fn main() {}\n");
+    tree.write("crlf.txt", "one\r\ntwo\r\n");
+    let paths = [
+        "",
+        " ",
+        ".",
+        "..",
+        "/",
+        "a.txt",
+        "./a.txt",
+        "../a.txt",
+        "dir",
+        "dir/",
+        "dir/b.rs",
+        "missing",
+        "a\0b",
+        "~",
+        "~/",
+        "@a.txt",
+        "a.txt/x",
+        "x\u{1b}]0;t\u{7}",
+        "\u{202e}txt.exe",
+        "é/日",
+        "crlf.txt",
+    ];
+    let numbers = [
+        Value::from(0u64),
+        Value::from(1u64),
+        Value::from(u64::MAX),
+        Value::from(-1i64),
+        Value::from(1.5),
+        Value::from("10"),
+        Value::from("-3"),
+        Value::from(""),
+        Value::Null,
+    ];
+    let texts = [
+        "",
+        "alpha",
+        "beta",
+        "\n",
+        "\r\n",
+        "one\r\ntwo",
+        "\u{1b}",
+        "(",
+        "*",
+        "a{1000}",
+        "\u{0}",
+    ];
+    let mut rng = Rng(0x5eed_0004);
+    for round in 0..400 {
+        let name = ["read", "write", "edit", "ls", "find", "grep"][round % 6];
+        let mut path = paths[rng.below(paths.len())];
+        if matches!(name, "find" | "grep") && (path.starts_with('~') || path == "/" || path == "..")
+        {
+            // A walk of the whole machine proves nothing and takes long.
+            path = "dir/..";
+        }
+        let text = |rng: &mut Rng| texts[rng.below(texts.len())];
+        let old_text = text(&mut rng);
+        let new_text = text(&mut rng);
+        let args = json_object! {
+            "path" => path,
+            "offset" => numbers[rng.below(numbers.len())].clone(),
+            "limit" => numbers[rng.below(numbers.len())].clone(),
+            "context" => numbers[rng.below(numbers.len())].clone(),
+            "pattern" => text(&mut rng),
+            "glob" => text(&mut rng),
+            "ignoreCase" => rng.below(2) == 0,
+            "literal" => rng.below(2) == 0,
+            "content" => text(&mut rng),
+            "edits" => json_array![json_object! { "oldText" => old_text, "newText" => new_text }],
+        };
+        let output = call(&*tool(name, &tree.root), args);
+        assert_terminal_safe(&output, &format!("{name} {path:?}"));
+        // The search tools never change the tree; whatever the others did, the
+        // directory is still a directory.
+        assert!(tree.path("dir").is_dir());
+    }
+}
+
+#[test]
+fn grep_with_the_largest_limit_does_not_overflow() {
+    // `limit + 1` overflowed: a panic in a debug build, no results in release.
+    let tree = TempTree::new("grep-limit");
+    tree.write("a.txt", "hello\n");
+    let output = call(
+        &*tool("grep", &tree.root),
+        json_object! { "pattern" => "hello", "limit" => u64::MAX },
+    );
+    assert!(!output.is_error);
+    assert_eq!(output.text_content(), "a.txt:1: hello");
+}
+
+#[test]
+fn read_counts_a_line_with_a_lone_carriage_return_as_one_line() {
+    // A lone `\r` is shown as a line break, but the cap counted the shown lines:
+    // 2,000 of them held only 1,000 file lines, and "Use offset=2001" skipped
+    // lines 1001-2000.
+    let tree = TempTree::new("read-cr");
+    let body: String = (1..=3000).map(|i| format!("L{i}a\rL{i}b\n")).collect();
+    tree.write("progress.log", body);
+    let output = call(
+        &*tool("read", &tree.root),
+        json_object! { "path" => "progress.log" },
+    );
+    let text = output.text_content();
+    assert!(
+        text.contains("\nL2000a\nL2000b\n"),
+        "{}",
+        &text[text.len() - 300..]
+    );
+    assert!(!text.contains("L2001a"));
+    assert!(text.ends_with("[Showing lines 1-2000 of 3000. Use offset=2001 to continue.]"));
+    let next = call(
+        &*tool("read", &tree.root),
+        json_object! { "path" => "progress.log", "offset" => 2001, "limit" => 1 },
+    );
+    assert!(next.text_content().starts_with("L2001a\nL2001b\n"));
+}
+
+#[test]
+fn control_characters_in_paths_are_escaped_in_every_message() {
+    let tree = TempTree::new("esc-path");
+    let hostile = "x\u{1b}]0;pwned\u{7}y";
+    let edits = json_array![json_object! { "oldText" => "a", "newText" => "b" }];
+    for name in ["read", "edit", "ls", "find", "grep"] {
+        let output = call(
+            &*tool(name, &tree.root),
+            json_object! { "path" => hostile, "pattern" => "x", "edits" => edits.clone() },
+        );
+        assert!(output.is_error, "{name}");
+        assert!(
+            output.text_content().contains("x\\u{1b}]0;pwned\\u{7}y"),
+            "{name}"
+        );
+        assert_terminal_safe(&output, name);
+    }
+    // A file the model named with an escape sequence, then listed and searched.
+    let created = call(
+        &*tool("write", &tree.root),
+        json_object! { "path" => "f\u{1b}[2J.txt", "content" => "needle\n" },
+    );
+    assert_eq!(
+        created.text_content(),
+        "Created \"f\\u{1b}[2J.txt\": wrote 7 bytes."
+    );
+    let edited = call(
+        &*tool("edit", &tree.root),
+        json_object! { "path" => "f\u{1b}[2J.txt", "edits" => json_array![
+            json_object! { "oldText" => "needle", "newText" => "pin" }
+        ] },
+    );
+    assert!(!edited.is_error, "{}", edited.text_content());
+    for (name, args) in [
+        ("grep", json_object! { "pattern" => "pin" }),
+        ("find", json_object! { "pattern" => "*.txt" }),
+        ("ls", json_object! {}),
+        (
+            "edit",
+            json_object! { "path" => "f\u{1b}[2J.txt", "edits" => edits.clone() },
+        ),
+    ] {
+        let output = call(&*tool(name, &tree.root), args);
+        assert_terminal_safe(&output, name);
+    }
+}
+
+#[test]
+fn an_unterminated_escape_sequence_does_not_swallow_the_rest_of_the_output() {
+    let tree = TempTree::new("esc-bash");
+    let output = call(
+        &*tool("bash", &tree.root),
+        json_object! { "command" => "printf 'start\\033]0;title\\nerror: kept\\n'; exit 3" },
+    );
+    let text = output.text_content();
+    assert!(text.starts_with("start\nerror: kept"), "{text:?}");
+    assert!(text.contains("exited with code 3"));
+    assert_terminal_safe(&output, "bash");
+}
+
+#[test]
+fn grep_and_find_search_files_whose_names_are_not_utf8() {
+    // The walk rebuilt each path from the lossy name, so such a file, or
+    // everything under such a directory, could not be opened and was skipped.
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let tree = TempTree::new("non-utf8");
+    let dir = tree.root.join(OsStr::from_bytes(b"d\xff"));
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("f.txt"), "needle\n").unwrap();
+    std::fs::write(tree.root.join(OsStr::from_bytes(b"g\xfe.txt")), "needle\n").unwrap();
+    let grep = call(
+        &*tool("grep", &tree.root),
+        json_object! { "pattern" => "needle" },
+    );
+    assert_eq!(
+        grep.text_content(),
+        "d\u{fffd}/f.txt:1: needle\ng\u{fffd}.txt:1: needle"
+    );
+    let find = call(
+        &*tool("find", &tree.root),
+        json_object! { "pattern" => "*.txt" },
+    );
+    assert_eq!(find.text_content(), "d\u{fffd}/f.txt\ng\u{fffd}.txt");
+}
+
+#[test]
+fn write_refuses_to_replace_a_fifo_or_device() {
+    // The rename put a regular file in place of the FIFO (as root, of /dev/null).
+    let tree = TempTree::new("write-fifo");
+    let fifo = tree.path("pipe");
+    if !mkfifo(&fifo) {
+        eprintln!("SKIPPED: mkfifo is not available");
+        return;
+    }
+    let output = call(
+        &*tool("write", &tree.root),
+        json_object! { "path" => "pipe", "content" => "x" },
+    );
+    assert!(output.is_error);
+    assert!(output.text_content().contains("not a regular file"));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+    for name in ["read", "edit", "grep"] {
+        let output = call(
+            &*tool(name, &tree.root),
+            json_object! { "path" => "pipe", "pattern" => "x", "edits" => json_array![
+                json_object! { "oldText" => "a", "newText" => "b" }
+            ] },
+        );
+        assert_terminal_safe(&output, name);
+    }
+}
+
+#[test]
+fn write_and_edit_refuse_a_read_only_file_and_leave_it_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let tree = TempTree::new("read-only");
+    let file = tree.write("locked.txt", "keep me\n");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
+    if std::fs::OpenOptions::new().write(true).open(&file).is_ok() {
+        eprintln!("SKIPPED: running with privileges that ignore file permissions");
+        return;
+    }
+    let write = call(
+        &*tool("write", &tree.root),
+        json_object! { "path" => "locked.txt", "content" => "gone" },
+    );
+    assert!(write.is_error && write.text_content().contains("permission denied"));
+    let edit = call(
+        &*tool("edit", &tree.root),
+        json_object! { "path" => "locked.txt", "edits" => json_array![
+            json_object! { "oldText" => "keep", "newText" => "lose" }
+        ] },
+    );
+    assert!(edit.is_error && edit.text_content().contains("permission denied"));
+    assert_eq!(tree.read("locked.txt"), "keep me\n");
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o444);
+}
+
+#[test]
+fn files_with_the_longest_names_can_be_written_and_edited() {
+    // The temporary file's name added ~25 bytes to the target's and went past
+    // the 255 a name may have, so such a file could never be written.
+    let tree = TempTree::new("long-name");
+    let name = format!("{}.txt", "é".repeat(125));
+    assert_eq!(name.len(), 254);
+    let write = call(
+        &*tool("write", &tree.root),
+        json_object! { "path" => name.as_str(), "content" => "one\n" },
+    );
+    assert!(!write.is_error, "{}", write.text_content());
+    let edit = call(
+        &*tool("edit", &tree.root),
+        json_object! { "path" => name.as_str(), "edits" => json_array![
+            json_object! { "oldText" => "one", "newText" => "two" }
+        ] },
+    );
+    assert!(!edit.is_error, "{}", edit.text_content());
+    assert_eq!(tree.read(&name), "two\n");
+    assert_eq!(std::fs::read_dir(&tree.root).unwrap().count(), 1);
+}
+
+#[test]
+fn write_through_a_file_in_the_parent_path_is_a_clear_error() {
+    let tree = TempTree::new("parent-file");
+    tree.write("file", "content\n");
+    for path in ["file/new.txt", "file/deeper/new.txt"] {
+        let output = call(
+            &*tool("write", &tree.root),
+            json_object! { "path" => path, "content" => "x" },
+        );
+        assert!(output.is_error, "{path}");
+        assert!(output.text_content().contains(path), "{path}");
+    }
+    assert_eq!(tree.read("file"), "content\n");
+}
