@@ -126,6 +126,12 @@ const NOT_READ_ONLY: &[&str] = &[
     "x='a[$(rm f)]'; echo ${arr[x]}",
     "x='a[$(rm f)]'; y=abc; echo ${y:x}",
     "x='a[$(rm f)]'; echo $[x]",
+    "[[ -v 'a[$(rm f)]' ]]",
+    "test -v 'a[$(rm f)]'",
+    "[ -v 'a[$(rm f)]' ]",
+    "printf -v 'a[$(rm f)]' x",
+    "echo | read 'a[$(rm f)]'",
+    "unset 'a[$(rm f)]'",
     "history -c",
     "kill 1",
     "pkill x",
@@ -155,6 +161,10 @@ fn plain_expansions_stay_read_only() {
         "[[ -f Cargo.toml ]]",
         "[[ $x == y ]]",
         "ls -la",
+        "printf '%s[x]\\n' a",
+        "test -f 'a[1].txt'",
+        "read -r line",
+        "[[ -v HOME ]]",
     ] {
         assert!(judge(cmd).is_read_only(), "{cmd}");
     }

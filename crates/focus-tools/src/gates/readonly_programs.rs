@@ -40,6 +40,29 @@ pub fn check_program(program: &str, args: &[Word], origin: ArgsOrigin) -> Result
             "`[[ … -eq … ]]` evaluates operands as arithmetic, which can run commands".into(),
         );
     }
+    // Builtins that take a variable *name* evaluate an array subscript in it as
+    // arithmetic, which runs command substitutions: `unset 'a[$(rm f)]'`.
+    let subscripted = |w: &Word| w.text.contains('[') || w.dynamic;
+    let name_after = |flags: &[&str]| {
+        args.windows(2)
+            .any(|p| flags.contains(&p[0].text.as_str()) && subscripted(&p[1]))
+    };
+    let names_subscripted = match program {
+        "test" | "[" | "[[" => name_after(&["-v", "-R"]),
+        "printf" => {
+            name_after(&["-v"])
+                || args
+                    .iter()
+                    .any(|a| a.text.starts_with("-v") && a.text.len() > 2)
+        }
+        "read" | "unset" => args.iter().any(subscripted),
+        _ => false,
+    };
+    if names_subscripted {
+        return Err(format!(
+            "`{program}` with a computed or subscripted variable name can run commands"
+        ));
+    }
     if ALWAYS_READ_ONLY.contains(&program) {
         return Ok(());
     }
