@@ -54,7 +54,8 @@ pub fn end_reason_text(reason: &EndReason) -> String {
     match reason {
         EndReason::Completed => "completed".into(),
         EndReason::Aborted => "aborted".into(),
-        EndReason::Error(message) => message.clone(),
+        // The provider's message comes from the network.
+        EndReason::Error(message) => focus_tools::output::sanitize(message).into_owned(),
         EndReason::TurnLimit(n) => format!(
             "stopped after {n} model calls for one prompt (the turn limit); ask again to continue"
         ),
@@ -72,6 +73,20 @@ pub struct TextPrinter {
     mid_line: bool,
     /// Whether anything was printed for the current assistant message.
     printed_in_message: bool,
+    /// Whether stdout is a terminal (then the answer is cleaned, see [`answer_text`]).
+    stdout_is_terminal: bool,
+}
+
+/// The answer text as printed: as the model wrote it when piped, but with escape
+/// sequences and control characters removed when it goes to a terminal, where
+/// a model repeating a hostile file could otherwise retitle the window, hide
+/// text or write to the clipboard.
+pub fn answer_text(delta: &str, to_terminal: bool) -> std::borrow::Cow<'_, str> {
+    if to_terminal {
+        focus_tools::output::sanitize(delta)
+    } else {
+        std::borrow::Cow::Borrowed(delta)
+    }
 }
 
 impl TextPrinter {
@@ -82,6 +97,7 @@ impl TextPrinter {
             err_style,
             mid_line: false,
             printed_in_message: false,
+            stdout_is_terminal: std::io::IsTerminal::is_terminal(&std::io::stdout()),
         }
     }
 
@@ -95,6 +111,7 @@ impl TextPrinter {
             }
             AgentEvent::MessageUpdate { event, .. } => match event {
                 StreamEvent::TextDelta { delta, .. } => {
+                    let delta = answer_text(delta, self.stdout_is_terminal);
                     let mut out = std::io::stdout().lock();
                     let _ = out.write_all(delta.as_bytes());
                     let _ = out.flush();
@@ -163,9 +180,11 @@ pub fn tool_summary(tool_name: &str, args: &focus_core::json::Value) -> String {
     }
 }
 
-/// The first `max` characters of `text` on one line, with `…` when cut.
+/// The first `max` characters of `text` on one line, with `…` when cut. Escape
+/// sequences and control characters are removed: what is clipped (tool
+/// arguments, tool output, session titles) comes from a model or a file.
 pub fn clip(text: &str, max: usize) -> String {
-    let one_line = text.replace('\n', " ⏎ ");
+    let one_line = focus_tools::output::sanitize(text).replace('\n', " ⏎ ");
     if one_line.chars().count() <= max {
         return one_line;
     }
@@ -192,6 +211,16 @@ mod tests {
         assert_eq!(tool_summary("x", &json_object! {"n" => 1}), "x {\"n\":1}");
         assert_eq!(clip("abcdef", 3), "abc…");
         assert_eq!(clip("a\nb", 10), "a ⏎ b");
+        // Model-chosen arguments cannot drive the terminal.
+        assert_eq!(
+            tool_summary(
+                "bash",
+                &json_object! {"command" => "ls\u{1b}]0;owned\u{7}\r\u{8}x"}
+            ),
+            "bash ls ⏎ x"
+        );
+        assert_eq!(answer_text("a\u{1b}[2Jb\r", true), "ab\n");
+        assert_eq!(answer_text("a\u{1b}[2Jb", false), "a\u{1b}[2Jb");
     }
 
     #[test]
@@ -200,6 +229,10 @@ mod tests {
         assert_eq!(
             end_reason_text(&EndReason::Error("HTTP 401".into())),
             "HTTP 401"
+        );
+        assert_eq!(
+            end_reason_text(&EndReason::Error("bad\u{1b}[31m gateway".into())),
+            "bad gateway"
         );
     }
 }

@@ -10,6 +10,7 @@ use crate::terminal;
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::message::{Content, Message, StopReason};
 use focus_core::provider::StreamEvent;
+use focus_tools::output::sanitize;
 
 impl Ui<'_> {
     /// Shows one agent event.
@@ -24,7 +25,7 @@ impl Ui<'_> {
                     .iter()
                     .filter(|c| matches!(c, Content::Image { .. }))
                     .count();
-                let mut shown = format!("› {}", text.join("\n  "));
+                let mut shown = format!("› {}", sanitize(&text.join("\n  ")));
                 if images > 0 {
                     shown.push_str(&format!(" [{images} image(s)]"));
                 }
@@ -47,8 +48,9 @@ impl Ui<'_> {
                             .error_message
                             .as_deref()
                             .unwrap_or("the model call failed");
+                        // The provider's message comes from the network.
                         self.screen
-                            .permanent(&self.style.red(&format!("error: {error}")));
+                            .permanent(&self.style.red(&format!("error: {}", sanitize(error))));
                     }
                     StopReason::Aborted => self.screen.permanent(&self.style.dim("(aborted)")),
                     StopReason::Length => self
@@ -153,7 +155,9 @@ impl Ui<'_> {
 
     /// Adds streamed text; each completed line becomes permanent, styled.
     pub(super) fn push_stream(&mut self, delta: &str) {
-        self.partial.push_str(delta);
+        // Model text must not drive the terminal (nor, with a bare `\r` or a
+        // backspace, break the screen's count of the rows it drew).
+        self.partial.push_str(&sanitize(delta));
         while let Some(newline) = self.partial.find('\n') {
             let line: String = self.partial.drain(..=newline).collect();
             let line = line.trim_end_matches('\n');
