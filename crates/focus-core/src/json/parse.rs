@@ -137,18 +137,6 @@ pub(super) fn find_special(bytes: &[u8], from: usize) -> usize {
     bytes.len()
 }
 
-/// The length of a string's text from `start` (just after its opening quote) to
-/// its closing quote, given the first special byte at `first_special`: escapes are
-/// stepped over (the byte after a backslash is never the end). Stops early at a
-/// control byte or the end of input; the decoder reports those.
-fn escaped_length(bytes: &[u8], start: usize, first_special: usize) -> usize {
-    let mut i = first_special;
-    while bytes.get(i) == Some(&b'\\') {
-        i = find_special(bytes, i + 2);
-    }
-    i.min(bytes.len()).saturating_sub(start)
-}
-
 impl<'a> Parser<'a> {
     #[cold]
     pub(super) fn error_at(&self, offset: usize, message: &str) -> ParseError {
@@ -346,11 +334,10 @@ impl<'a> Parser<'a> {
             self.pos = end + 1;
             return Ok(Cow::Borrowed(run));
         }
-        // The decoded string is never longer than its escaped text, so sizing the
-        // buffer to that text up front spares the reallocations (and copies) of
-        // growing it run by run: long tool outputs hold an escaped newline every
-        // line.
-        let mut out = String::with_capacity(escaped_length(self.input, start, end));
+        // Grown as it goes: the string being built is usually the newest block on
+        // the heap, so growing it extends it in place rather than copying it
+        // (measured: cheaper than a first pass to find its length).
+        let mut out = String::new();
         let mut run_start = start;
         let mut run_end = end;
         loop {
