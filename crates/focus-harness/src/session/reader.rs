@@ -104,6 +104,76 @@ pub enum Refusal {
     NotASession(String),
 }
 
+/// A session file's bytes (empty if it does not exist).
+///
+/// A big file is read by several threads at once, each copying its own share with
+/// positioned reads (`read_exact_at`, which leave the shared file offset alone):
+/// copying 20 MB out of the page cache into a fresh buffer, page faults included,
+/// is a noticeable part of a load and splits evenly over the cores.
+pub fn read_session_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let mut bytes = Vec::new();
+    if len > PARALLEL_THRESHOLD_BYTES && threads > 1 {
+        bytes = vec![0; len];
+        if read_shares_in_parallel(&file, &mut bytes, threads).is_err() {
+            // Shrunk meanwhile, or positioned reads unsupported: read it plainly.
+            bytes.clear();
+        } else {
+            // An appender may have added lines since the length was taken.
+            file.seek(SeekFrom::Start(len as u64))?;
+        }
+    }
+    if bytes.is_empty() {
+        bytes.reserve(len);
+        file.seek(SeekFrom::Start(0))?;
+    }
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Fills `bytes` from the start of `file`, one equal share per thread.
+#[cfg(unix)]
+fn read_shares_in_parallel(
+    file: &std::fs::File,
+    bytes: &mut [u8],
+    threads: usize,
+) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let share = bytes.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = bytes
+            .chunks_mut(share)
+            .enumerate()
+            .map(|(k, chunk)| scope.spawn(move || file.read_exact_at(chunk, (k * share) as u64)))
+            .collect();
+        let mut result = Ok(());
+        for handle in handles {
+            let read = handle
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            result = result.and(read);
+        }
+        result
+    })
+}
+
+/// Elsewhere: no positioned reads; the caller reads the file plainly.
+#[cfg(not(unix))]
+fn read_shares_in_parallel(
+    _file: &std::fs::File,
+    _bytes: &mut [u8],
+    _threads: usize,
+) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
 /// Files bigger than this are decoded on several threads (parsing JSON is most of
 /// the cost of loading, and lines are independent).
 const PARALLEL_THRESHOLD_BYTES: usize = 1 << 20;
@@ -182,7 +252,9 @@ pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
     }
 
     let version = header.as_ref().map_or(CURRENT_VERSION, |h| h.version);
-    let decoded = if version < CURRENT_VERSION {
+    // One list per thread (in file order), so that each entry is moved only once more,
+    // into `entries`.
+    let decoded: Vec<Vec<Decoded>> = if version < CURRENT_VERSION {
         problems.push(LoadProblem {
             line: 1,
             kind: ProblemKind::Migrated { from: version },
@@ -191,14 +263,14 @@ pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
             h.version = CURRENT_VERSION;
         }
         let lines: Vec<_> = entry_region.collect();
-        decode_old_version(version, &lines)
+        vec![decode_old_version(version, &lines)]
     } else if entry_region.remaining() > PARALLEL_THRESHOLD_BYTES {
         decode_in_parallel(entry_region)
     } else {
-        entry_region.map(|(n, l)| decode_line(n, l)).collect()
+        vec![entry_region.map(|(n, l)| decode_line(n, l)).collect()]
     };
-    let mut entries = Vec::with_capacity(decoded.len());
-    for item in decoded {
+    let mut entries = Vec::with_capacity(decoded.iter().map(Vec::len).sum());
+    for item in decoded.into_iter().flatten() {
         match item {
             Decoded::Entry(entry, problem) => {
                 entries.push(entry);
@@ -353,7 +425,7 @@ fn decode_value(number: usize, value: Value) -> Decoded {
 /// pieces before it, which would be a serial pass over the whole file. So each
 /// thread numbers its lines from 1, and the numbers are shifted here once every
 /// piece has said how many lines it held.
-fn decode_in_parallel(lines: Lines<'_>) -> Vec<Decoded> {
+fn decode_in_parallel(lines: Lines<'_>) -> Vec<Vec<Decoded>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     let first = lines.number;
     let pieces = lines.split(threads);
@@ -368,7 +440,7 @@ fn decode_in_parallel(lines: Lines<'_>) -> Vec<Decoded> {
                 })
             })
             .collect();
-        let mut all = Vec::new();
+        let mut parts = Vec::with_capacity(threads);
         let mut before = first;
         for handle in handles {
             match handle.join() {
@@ -377,14 +449,14 @@ fn decode_in_parallel(lines: Lines<'_>) -> Vec<Decoded> {
                         item.shift_lines(before);
                     }
                     before += count;
-                    all.append(&mut part);
+                    parts.push(part);
                 }
                 // Decoding does not panic on any input; should it anyway, fail loudly
                 // rather than load a session with entries silently missing.
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-        all
+        parts
     })
 }
 
@@ -552,7 +624,12 @@ mod tests {
                 .collect()
         };
         let lines = Lines::new(text.as_bytes(), 1);
-        let parallel = summary(decode_in_parallel(lines.clone()));
+        let parallel = summary(
+            decode_in_parallel(lines.clone())
+                .into_iter()
+                .flatten()
+                .collect(),
+        );
         let sequential = summary(lines.map(|(n, l)| decode_line(n, l)).collect());
         assert_eq!(parallel, sequential);
         // Line 5 (i = 3) is blank, so the corrupt line 9 (i = 7) is the 7th result.
@@ -575,6 +652,25 @@ mod tests {
         }
         assert_eq!(find_newline(b"abcdefghijk\nx", 3), 11);
         assert_eq!(find_newline(b"abc", 0), 3);
+    }
+
+    #[test]
+    fn big_files_read_in_shares_come_back_whole() {
+        let dir = std::env::temp_dir().join(format!("focus-read-shares-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("big.jsonl");
+        // Not a multiple of any share size, with a distinct byte at every position.
+        let bytes: Vec<u8> = (0..PARALLEL_THRESHOLD_BYTES * 3 + 7)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(read_session_file(&path).unwrap() == bytes);
+        std::fs::write(&path, b"small\n").unwrap();
+        assert_eq!(read_session_file(&path).unwrap(), b"small\n");
+        assert!(read_session_file(&dir.join("missing.jsonl"))
+            .unwrap()
+            .is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -32,30 +32,38 @@ pub struct TreeNode<'a> {
 impl SessionTree {
     /// A tree of `entries` (file order) with the leaf on the last one.
     pub fn new(entries: Vec<Entry>) -> SessionTree {
+        // As if each entry were pushed in turn, but the vector is kept as it is
+        // rather than moved entry by entry into a new one.
         let mut tree = SessionTree {
-            entries: Vec::with_capacity(entries.len()),
             index: HashMap::with_capacity(entries.len()),
+            leaf: entries.len().checked_sub(1),
             ..SessionTree::default()
         };
-        for entry in entries {
-            tree.push(entry);
+        for (position, entry) in entries.iter().enumerate() {
+            tree.index_entry(entry, position);
         }
+        tree.entries = entries;
         tree
     }
 
     /// Adds an entry (its parent should be the current leaf) and makes it the leaf.
     /// A duplicated id shadows the earlier entry, as in pi.
     pub fn push(&mut self, entry: Entry) {
+        let position = self.entries.len();
+        self.index_entry(&entry, position);
+        self.entries.push(entry);
+        self.leaf = Some(position);
+    }
+
+    /// Records the entry at `position` in the id index, and its label if it sets one.
+    fn index_entry(&mut self, entry: &Entry, position: usize) {
         if let EntryKind::Label { target_id, label } = &entry.kind {
             match label.as_deref().filter(|l| !l.is_empty()) {
                 Some(label) => self.labels.insert(target_id.clone(), label.to_string()),
                 None => self.labels.remove(target_id),
             };
         }
-        let position = self.entries.len();
         self.index.insert(entry.id.clone(), position);
-        self.entries.push(entry);
-        self.leaf = Some(position);
     }
 
     /// All entries in file order.
