@@ -324,3 +324,48 @@ fn a_cycle_hanging_under_a_duplicated_root_is_drawn_once() {
     }
     assert_eq!(count, 3, "each entry drawn once");
 }
+
+#[test]
+fn hostile_skill_files_and_guidance_files_never_panic() {
+    use focus_harness::prompt::skills::parse_skill;
+    let mut rng = Rng::new(0x5c11_1e55);
+    let pieces = [
+        "---",
+        "\n",
+        "name:",
+        "description:",
+        " ",
+        "'",
+        "\"",
+        "é",
+        "\u{301}",
+        "x",
+        ":",
+        "\r\n",
+        "|",
+        ">",
+    ];
+    for _ in 0..5_000 {
+        let text: String = (0..rng.below(30))
+            .map(|_| pieces[rng.below(pieces.len() as u64) as usize])
+            .collect();
+        if let Err(e) = parse_skill(&text, "folder") {
+            assert!(!e.is_empty());
+        }
+    }
+    let scratch = Scratch::new("hostile-prompt");
+    let home = scratch.path().join("home");
+    let cwd = scratch.path().join("project");
+    std::fs::create_dir_all(home.join("skills/bad")).unwrap();
+    std::fs::create_dir_all(&cwd).unwrap();
+    std::fs::write(
+        home.join("skills/bad/SKILL.md"),
+        b"---\nname: \xff\xfe\n---\n",
+    )
+    .unwrap();
+    std::fs::write(cwd.join("AGENTS.md"), b"\xff\xfe rules \xc3").unwrap();
+    std::fs::write(home.join("AGENTS.md"), "é".repeat(300_000)).unwrap();
+    let options = focus_harness::prompt::PromptOptions::new(&cwd, &home);
+    let prompt = focus_harness::prompt::build_system_prompt(&options);
+    let _ = prompt;
+}
