@@ -308,7 +308,8 @@ impl Engine {
         } else {
             SessionRequest::New
         };
-        let (store, history) = Store::open(&request, cwd, self.store.dir())?;
+        let (mut store, history) = Store::open(&request, cwd, self.store.dir())?;
+        self.store_warning = store.take_load_warning();
         self.store = store;
         self.history = history;
         Ok(())
@@ -319,11 +320,12 @@ impl Engine {
         if !Path::new(path).is_file() {
             return Err(format!("no session file at {path}"));
         }
-        let (store, history) = Store::open(
+        let (mut store, history) = Store::open(
             &SessionRequest::Open(path.to_string()),
             cwd,
             self.store.dir(),
         )?;
+        self.store_warning = store.take_load_warning();
         self.store = store;
         self.history = history;
         Ok(())

@@ -74,6 +74,9 @@ pub fn build_engine(
     // The session first: a resumed session brings back its model and thinking level.
     let (mut store, history) =
         Store::open(session, cwd, args.session_dir.as_deref()).map_err(SetupError::failure)?;
+    if let Some(warning) = store.take_load_warning() {
+        errln!("focus: {warning}");
+    }
     let is_new_session = store.manager().tree().entries().is_empty();
     let (session_model, session_thinking) = store.context_model();
     let registry = seams::registry().map_err(SetupError::failure)?;

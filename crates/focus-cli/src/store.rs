@@ -56,13 +56,20 @@ impl Store {
         session_dir: Option<&Path>,
     ) -> Result<(Store, Vec<Message>), String> {
         let sessions = SessionStore::from_env();
+        let mut load_warnings = Vec::new();
         let manager = match request {
             SessionRequest::Disabled => SessionManager::in_memory(cwd),
             SessionRequest::New => match session_dir {
                 Some(dir) => SessionManager::create_in(dir, cwd, None),
                 None => SessionManager::create(&sessions, cwd),
             }
-            .map_err(|e| e.to_string())?,
+            .unwrap_or_else(|e| {
+                // A read-only or broken FOCUS_HOME must not keep the user from working.
+                load_warnings.push(format!(
+                    "cannot create a session file ({e}); this conversation will not be saved"
+                ));
+                SessionManager::in_memory(cwd)
+            }),
             SessionRequest::ContinueRecent => match session_dir {
                 Some(dir) => match newest_session_in(dir) {
                     Some(path) => SessionManager::open(&path),
@@ -76,11 +83,7 @@ impl Store {
             }
             SessionRequest::Open(spec) => open_spec(spec, cwd, session_dir, &sessions)?,
         };
-        let load_warnings = manager
-            .load_problems()
-            .iter()
-            .map(|p| p.to_string())
-            .collect();
+        load_warnings.extend(manager.load_problems().iter().map(|p| p.to_string()));
         let store = Store {
             manager,
             cwd: cwd.to_path_buf(),
@@ -89,6 +92,26 @@ impl Store {
         };
         let history = store.context_messages();
         Ok((store, history))
+    }
+
+    /// The warnings from opening the session (damaged lines skipped, no file
+    /// could be created) as one line naming the file, at most five of them;
+    /// `None` when there were none or they were already taken.
+    pub fn take_load_warning(&mut self) -> Option<String> {
+        if self.load_warnings.is_empty() {
+            return None;
+        }
+        let warnings = std::mem::take(&mut self.load_warnings);
+        let mut text = match self.path() {
+            Some(path) => format!("{}: ", path.display()),
+            None => String::new(),
+        };
+        text.push_str(&warnings[..warnings.len().min(5)].join("; "));
+        if warnings.len() > 5 {
+            text.push_str(&format!("; and {} more", warnings.len() - 5));
+        }
+        // The lines quoted come from a file.
+        Some(focus_tools::output::sanitize(&text).into_owned())
     }
 
     /// The messages of the current branch (what the agent continues from).

@@ -4,6 +4,7 @@
 mod choice;
 mod export;
 mod flags;
+mod hostile_home;
 mod interactive;
 mod modes;
 mod robustness;

@@ -256,11 +256,13 @@ pub fn history_path(home: &Path) -> PathBuf {
     home.join("history.jsonl")
 }
 
-/// Loads the history (oldest first); unreadable lines are skipped.
+/// Loads the history (oldest first); unreadable lines are skipped (one bad
+/// byte must not hide every other entry).
 pub fn load_history(path: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(bytes) = std::fs::read(path) else {
         return Vec::new();
     };
+    let text = String::from_utf8_lossy(&bytes);
     let mut entries: Vec<String> = text
         .lines()
         .filter_map(|line| parse_str(line).ok()?.as_str().map(String::from))
@@ -356,6 +358,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(load_history(&path), ["first", "multi\nline \"q\""]);
+        // A damaged line (here: not UTF-8) costs only itself.
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend_from_slice(b"\"bad \xff\"\nnot json\n");
+        std::fs::write(&path, bytes).unwrap();
+        append_history(&path, "last");
+        assert_eq!(
+            load_history(&path),
+            ["first", "multi\nline \"q\"", "bad \u{fffd}", "last"]
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,0 +1,51 @@
+//! A damaged or unwritable FOCUS_HOME: the user is told what was wrong and where,
+//! and can still work.
+
+use crate::support::{stderr, stdout, Sandbox};
+
+#[test]
+fn damaged_session_lines_are_named_on_stderr() {
+    // The loader's notes (corrupt line skipped, torn tail) were collected and
+    // never shown, so a user could not tell their session had lost entries.
+    let s = Sandbox::new();
+    let file = s.root.join("broken.jsonl");
+    std::fs::write(&file, "{\"type\":\"session\",\"version\":3,\"id\":\"x\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"cwd\":\"/\"}\nnot json \u{1b}[2J at all\n{\"type\":\"message\",\"id\":\"a1\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n{\"type\":\"mess").unwrap();
+    let out = s.run(
+        &[
+            "-p",
+            "--no-tools",
+            "--session",
+            file.to_str().unwrap(),
+            "next",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("{}: line 2: skipped corrupt line", file.display())),
+        "{err}"
+    );
+    assert!(err.contains("line 4: incomplete last line"), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+}
+
+#[test]
+fn an_unwritable_session_directory_warns_and_still_answers() {
+    // Creating the session file failed and focus exited 1 before doing anything.
+    let s = Sandbox::new();
+    std::fs::write(
+        s.home.join("sessions"),
+        "a file where the directory should be",
+    )
+    .unwrap();
+    let out = s.run(&["-p", "--no-tools", "hello"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("this conversation will not be saved"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).contains("demo"), "{}", stdout(&out));
+    assert!(s.home.join("sessions").is_file());
+}
