@@ -55,6 +55,11 @@ fn parse_http_date(text: &str) -> Option<SystemTime> {
     ]
     .iter()
     .position(|m| *m == month)? as u32;
+    // Four digits, as IMF-fixdate says: a longer year from a broken server would
+    // overflow the day arithmetic below.
+    if year.len() != 4 {
+        return None;
+    }
     let year: i64 = year.parse().ok()?;
     let clock: Vec<u64> = time
         .split(':')
@@ -124,6 +129,18 @@ mod tests {
         assert_eq!(parse_http_date("Sun, 06 Foo 1994 08:49:37 GMT"), None);
         assert_eq!(parse_http_date("Sun, 06 Nov 1994 08:49:37 PST"), None);
         assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+    }
+
+    #[test]
+    fn absurd_years_are_rejected_not_overflowed() {
+        for date in [
+            "Sun, 06 Nov 99999999999999 08:49:37 GMT",
+            "Sun, 06 Jan -9223372036854775808 08:49:37 GMT",
+            "Sun, 06 Nov 9223372036854775807 08:49:37 GMT",
+        ] {
+            assert_eq!(parse_http_date(date), None, "{date}");
+            assert_eq!(parse_retry_after(date, SystemTime::now()), None);
+        }
     }
 
     #[test]
