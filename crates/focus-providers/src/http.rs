@@ -50,7 +50,7 @@ impl RetryPolicy {
             .saturating_mul(1u32 << retry.saturating_sub(1).min(16));
         let jitter_ms = (exp.as_millis() as u64 / 2).max(1);
         let jitter = Duration::from_millis(pseudo_random() % jitter_ms);
-        (exp + jitter).min(self.max_delay)
+        exp.saturating_add(jitter).min(self.max_delay)
     }
 }
 
@@ -600,5 +600,15 @@ mod tests {
         let third = policy.backoff(3);
         assert!(third >= Duration::from_millis(400) && third < Duration::from_millis(600));
         assert_eq!(policy.backoff(9), Duration::from_millis(1000));
+    }
+
+    #[test]
+    fn a_huge_base_delay_saturates_instead_of_overflowing() {
+        let policy = RetryPolicy {
+            max_attempts: 3,
+            base_delay: Duration::MAX,
+            max_delay: Duration::from_secs(60),
+        };
+        assert_eq!(policy.backoff(5), Duration::from_secs(60));
     }
 }
