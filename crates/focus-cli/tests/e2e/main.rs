@@ -338,3 +338,73 @@ fn abort_in_rpc_mode_leaves_a_valid_history() {
         );
     }
 }
+
+#[test]
+fn mcp_tools_look_like_built_in_tools_to_the_loop() {
+    let world = World::with_steps(
+        Api::OpenAiCompletions,
+        r#"{"steps":[
+            {"reply":{"text":"Calling both.","toolCalls":[
+                {"name":"t__echo","arguments":{"text":"hello-from-mcp"}},
+                {"name":"ls","arguments":{"path":"."}}]}},
+            {"reply":{"text":"Both answered."}}
+        ]}"#,
+    );
+    let server = support::mcp_test_server();
+    world.write_project_settings(&format!(
+        r#"{{"mcpServers": {{"t": {{"command": {:?}, "args": []}}}}, "permissions": {{"allow": ["t__echo"]}}}}"#,
+        server.display().to_string()
+    ));
+    let run = world.focus(&["--mode", "json", "-p", "Use both tools"]);
+    run.assert_success();
+    let events = run.json_events();
+    check_event_grammar(&events).unwrap();
+    // The same events, with the same fields, for the MCP tool and the built-in one.
+    let shape = |kind: &str, tool: &str| -> Vec<String> {
+        let event = events
+            .iter()
+            .find(|e| e["type"].as_str() == Some(kind) && e["toolName"].as_str() == Some(tool))
+            .unwrap_or_else(|| panic!("no {kind} for {tool}:\n{}", run.stdout));
+        event
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(str::to_string)
+            .collect()
+    };
+    for kind in ["tool_execution_start", "tool_execution_end"] {
+        assert_eq!(shape(kind, "t__echo"), shape(kind, "ls"), "{kind}");
+    }
+    let results: Vec<_> = events
+        .iter()
+        .filter(|e| {
+            e["type"].as_str() == Some("message_end")
+                && e["message"]["role"].as_str() == Some("toolResult")
+        })
+        .map(|e| e["message"].clone())
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["toolName"].as_str(), Some("t__echo"));
+    assert_eq!(
+        results[0]["isError"].as_bool(),
+        Some(false),
+        "{}",
+        results[0]
+    );
+    assert!(results[0].to_json_string().contains("hello-from-mcp"));
+    // Stored the same way in the session, and sent back to the model.
+    let messages = world.check_session(4);
+    let stored: Vec<_> = messages
+        .iter()
+        .filter(|m| m["role"].as_str() == Some("toolResult"))
+        .collect();
+    assert_eq!(stored.len(), 2);
+    let keys = |m: &focus_core::json::Value| -> Vec<String> {
+        let mut keys: Vec<String> = m.as_object().unwrap().keys().map(str::to_string).collect();
+        keys.retain(|k| k != "details");
+        keys
+    };
+    assert_eq!(keys(stored[0]), keys(stored[1]));
+    assert!(world.requests()[1].body_text().contains("hello-from-mcp"));
+    check_requests(&world);
+}

@@ -480,3 +480,30 @@ fn tool_ids(api: Api, body: &Value) -> (Vec<String>, Vec<String>) {
     }
     (calls, results)
 }
+
+/// The MCP test server binary (focus-tools' `mcp_test_server` example): beside this
+/// test under `examples/` when `cargo test` built it, else built now into a
+/// separate target directory (so as not to wait on cargo's lock).
+pub fn mcp_test_server() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>");
+    let candidate = profile_dir.join("examples").join("mcp_test_server");
+    if candidate.exists() {
+        return candidate;
+    }
+    let target = profile_dir.join("e2e-mcp-test-server");
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "-p", "focus-tools", "--example", "mcp_test_server"])
+        .env("CARGO_TARGET_DIR", &target)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("run cargo build for the MCP test server");
+    assert!(status.success(), "building mcp_test_server failed");
+    target
+        .join("debug")
+        .join("examples")
+        .join("mcp_test_server")
+}
