@@ -22,6 +22,7 @@ use focus_core::message::{
     AssistantMessage, Content, Cost, Message, StopReason, ToolCall, ToolResultMessage, Usage,
     UserMessage,
 };
+use std::borrow::Cow;
 
 /// The fast path declined; the general path will read the line.
 struct GiveUp;
@@ -83,6 +84,15 @@ fn opt_string(r: &mut PullReader<'_>) -> Read<Option<String>> {
     Ok(Some(r.read_string()?))
 }
 
+/// [`opt_string`], borrowed from the line when it has no escapes.
+fn opt_str<'a>(r: &mut PullReader<'a>) -> Read<Option<Cow<'a, str>>> {
+    if r.peek() == Some(Token::Null) {
+        r.read_null()?;
+        return Ok(None);
+    }
+    Ok(Some(r.read_str()?))
+}
+
 /// `true`/`false`, or `None` for `null`.
 fn opt_bool(r: &mut PullReader<'_>) -> Read<Option<bool>> {
     if r.peek() == Some(Token::Null) {
@@ -113,15 +123,16 @@ fn count(r: &mut PullReader<'_>) -> Read<u64> {
 
 /// The fields a message may have, whatever its role; the role decides which count.
 #[derive(Default)]
-struct MessageFields {
-    role: Option<String>,
+struct MessageFields<'a> {
+    /// Borrowed from the line when it has no escapes (it is only compared).
+    role: Option<Cow<'a, str>>,
     timestamp: Option<f64>,
     content: Vec<Content>,
     api: Option<String>,
     provider: Option<String>,
     model: Option<String>,
     usage: Option<Usage>,
-    stop_reason: Option<String>,
+    stop_reason: Option<Cow<'a, str>>,
     error_message: Option<String>,
     response_id: Option<String>,
     tool_call_id: Option<String>,
@@ -136,14 +147,14 @@ fn read_message(r: &mut PullReader<'_>) -> Read<Message> {
     let mut f = MessageFields::default();
     while let Some(key) = r.next_key()? {
         match &*key {
-            "role" => f.role = Some(r.read_string()?),
+            "role" => f.role = Some(r.read_str()?),
             "timestamp" => f.timestamp = opt_f64(r)?,
             "content" => f.content = read_content(r)?,
             "api" => f.api = opt_string(r)?,
             "provider" => f.provider = opt_string(r)?,
             "model" => f.model = opt_string(r)?,
             "usage" => f.usage = read_usage(r)?,
-            "stopReason" => f.stop_reason = opt_string(r)?,
+            "stopReason" => f.stop_reason = opt_str(r)?,
             "errorMessage" => f.error_message = opt_string(r)?,
             "responseId" => f.response_id = opt_string(r)?,
             "toolCallId" => f.tool_call_id = opt_string(r)?,
@@ -209,8 +220,9 @@ fn read_content(r: &mut PullReader<'_>) -> Read<Vec<Content>> {
 
 /// The fields a content block may have, whatever its type.
 #[derive(Default)]
-struct BlockFields {
-    kind: Option<String>,
+struct BlockFields<'a> {
+    /// Borrowed from the line when it has no escapes (it is only compared).
+    kind: Option<Cow<'a, str>>,
     text: Option<String>,
     text_signature: Option<String>,
     thinking: Option<String>,
@@ -230,7 +242,7 @@ fn read_block(r: &mut PullReader<'_>) -> Read<Content> {
     let mut f = BlockFields::default();
     while let Some(key) = r.next_key()? {
         match &*key {
-            "type" => f.kind = Some(r.read_string()?),
+            "type" => f.kind = Some(r.read_str()?),
             "text" => f.text = opt_string(r)?,
             "textSignature" => f.text_signature = opt_string(r)?,
             "thinking" => f.thinking = opt_string(r)?,
