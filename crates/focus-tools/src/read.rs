@@ -154,19 +154,26 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
     let mut line = Vec::new();
     loop {
         line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
+        let wanted =
+            total_lines + 1 >= offset && total_lines < last_wanted && selected.len() <= MAX_LINES;
+        let (n, dropped_chars) = read_line_capped(&mut reader, &mut line, wanted)
             .map_err(|e| path::io_error("read", given, &resolved, &e))?;
         if n == 0 {
             break;
         }
         total_lines += 1;
-        if total_lines >= offset && total_lines <= last_wanted && selected.len() <= MAX_LINES {
+        if wanted {
             let text = String::from_utf8_lossy(&line);
             let text = text.strip_suffix('\n').unwrap_or(&text);
             let text = text.strip_suffix('\r').unwrap_or(text);
             let clean = output::sanitize(text);
-            selected.push(output::cut_line(&clean, MAX_LINE_CHARS).into_owned());
+            if dropped_chars == 0 {
+                selected.push(output::cut_line(&clean, MAX_LINE_CHARS).into_owned());
+            } else {
+                let kept: String = clean.chars().take(MAX_LINE_CHARS).collect();
+                let dropped = clean.chars().count() - kept.chars().count() + dropped_chars;
+                selected.push(format!("{kept}… [{dropped} more characters]"));
+            }
         }
     }
     if total_lines == 0 {
@@ -206,6 +213,53 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
         "lastLine" => last,
         "truncated" => cut.truncated,
     }))
+}
+
+/// Most bytes of one line held in memory; the rest is only counted, so a
+/// gigabyte-long line (a minified bundle, a database dump) cannot exhaust memory.
+const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// Reads one line (with its `\n`) into `line`, keeping at most
+/// [`MAX_LINE_BYTES`] of it, or none when `keep` is false. Returns the bytes
+/// consumed (0 at the end) and how many characters were dropped unkept.
+fn read_line_capped(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    keep: bool,
+) -> std::io::Result<(usize, usize)> {
+    let (mut consumed, mut dropped_chars) = (0, 0);
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok((consumed, dropped_chars));
+        }
+        let (piece, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..=i], true),
+            None => (chunk, false),
+        };
+        let room = if keep {
+            MAX_LINE_BYTES.saturating_sub(line.len())
+        } else {
+            0
+        };
+        let kept = piece.len().min(room);
+        line.extend_from_slice(&piece[..kept]);
+        // Count characters by their first bytes (UTF-8 continuation bytes are 10xxxxxx).
+        dropped_chars += piece[kept..]
+            .iter()
+            .filter(|&&b| b & 0xC0 != 0x80 && b != b'\n' && b != b'\r')
+            .count();
+        let len = piece.len();
+        reader.consume(len);
+        consumed += len;
+        if done {
+            return Ok((consumed, dropped_chars));
+        }
+    }
 }
 
 /// Reads until `buf` is full or the file ends; returns the bytes read.

@@ -352,3 +352,21 @@ fn write_through_a_file_in_the_parent_path_is_a_clear_error() {
     }
     assert_eq!(tree.read("file"), "content\n");
 }
+
+#[test]
+fn an_enormous_line_is_cut_without_holding_it_whole() {
+    // The whole line was read into memory (then copied twice) before being cut
+    // to 2,000 characters; a multi-gigabyte single-line file exhausted memory.
+    // Now only its start is kept, and the count of what was dropped stays exact.
+    let tree = TempTree::new("huge-line");
+    let mut body = "é".repeat(200_000);
+    body.push_str("\r\nsecond\n");
+    tree.write("min.js", body);
+    let output = call(
+        &*tool("read", &tree.root),
+        json_object! { "path" => "min.js" },
+    );
+    let text = output.text_content();
+    let expected = format!("{}… [198000 more characters]\nsecond", "é".repeat(2000));
+    assert_eq!(text, expected);
+}
