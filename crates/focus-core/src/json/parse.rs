@@ -102,8 +102,8 @@ pub(super) struct Parser<'a> {
 /// The index of the first byte at or after `from` that ends a run of plain string
 /// content: a quote, a backslash or a control byte (below 0x20); `bytes.len()` if none.
 ///
-/// Eight bytes are tested at a time with the classic "has a zero byte" bit trick:
-/// for a word `x`, `(x - 0x01..01) & !x & 0x80..80` has its lowest set bit in the first
+/// Sixteen bytes (two words) are tested per step, each word with the classic "has a
+/// zero byte" bit trick: for a word `x`, `(x - 0x01..01) & !x & 0x80..80` has its lowest set bit in the first
 /// byte of `x` that is zero (higher bits may be false alarms, but only above a true
 /// match, so `trailing_zeros` finds the right byte). XOR with a repeated byte turns
 /// "equals that byte" into "is zero"; subtracting 0x20 instead of 0x01 finds bytes
@@ -111,22 +111,34 @@ pub(super) struct Parser<'a> {
 pub(super) fn find_special(bytes: &[u8], from: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let mut i = from;
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
-            break;
-        };
+    let special = |word: [u8; 8]| {
         let x = u64::from_le_bytes(word);
         let quote = x ^ (ONES * b'"' as u64);
         let backslash = x ^ (ONES * b'\\' as u64);
         let found = (quote.wrapping_sub(ONES) & !quote)
             | (backslash.wrapping_sub(ONES) & !backslash)
             | (x.wrapping_sub(ONES * 0x20) & !x);
-        let found = found & HIGHS;
-        if found != 0 {
-            return i + (found.trailing_zeros() / 8) as usize;
+        found & HIGHS
+    };
+    let mut i = from;
+    // Two words per step: halves the loop's own overhead on long strings.
+    while let Some(chunk) = bytes.get(i..i + 16) {
+        let (Ok(low), Ok(high)) = (
+            <[u8; 8]>::try_from(&chunk[..8]),
+            <[u8; 8]>::try_from(&chunk[8..]),
+        ) else {
+            break;
+        };
+        let (low, high) = (special(low), special(high));
+        if low | high != 0 {
+            let first = if low != 0 {
+                low.trailing_zeros()
+            } else {
+                64 + high.trailing_zeros()
+            };
+            return i + (first / 8) as usize;
         }
-        i += 8;
+        i += 16;
     }
     while let Some(&b) = bytes.get(i) {
         if b == b'"' || b == b'\\' || b < 0x20 {
@@ -537,7 +549,7 @@ mod tests {
                 .find(|&i| matches!(bytes[i], b'"' | b'\\' | 0..=0x1f))
                 .unwrap_or(bytes.len())
         };
-        for len in 0..20 {
+        for len in 0..36 {
             for at in 0..len {
                 for b in 0..=255u8 {
                     let mut bytes = vec![b'a'; len];
