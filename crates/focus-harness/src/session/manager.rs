@@ -10,7 +10,7 @@ use super::entry::{CompactionEntry, Entry, EntryKind, SessionHeader, CURRENT_VER
 use super::error::SessionError;
 use super::ids::{session_uuid, unique_short_id};
 use super::paths::{id_from_file_name, session_file_name, SessionStore};
-use super::reader::{parse_session, read_session_file, LoadProblem, ProblemKind, Refusal, Tail};
+use super::reader::{parse_session, LoadProblem, ProblemKind, Refusal, Tail};
 use super::time::now_iso8601;
 use super::tree::SessionTree;
 use super::writer::{Durability, SessionWriter};
@@ -157,7 +157,11 @@ impl SessionManager {
     }
 
     fn load(path: &Path) -> Result<(SessionManager, Tail, bool), SessionError> {
-        let bytes = read_session_file(path).map_err(|e| SessionError::io("reading", path, e))?;
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(SessionError::io("reading", path, e)),
+        };
         let parsed = parse_session(&bytes).map_err(|refusal| match refusal {
             Refusal::NewerVersion(version) => SessionError::NewerVersion {
                 path: path.to_path_buf(),

@@ -104,76 +104,6 @@ pub enum Refusal {
     NotASession(String),
 }
 
-/// A session file's bytes (empty if it does not exist).
-///
-/// A big file is read by several threads at once, each copying its own share with
-/// positioned reads (`read_exact_at`, which leave the shared file offset alone):
-/// copying 20 MB out of the page cache into a fresh buffer, page faults included,
-/// is a noticeable part of a load and splits evenly over the cores.
-pub fn read_session_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = match std::fs::File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let mut bytes = Vec::new();
-    if len > PARALLEL_THRESHOLD_BYTES && threads > 1 {
-        bytes = vec![0; len];
-        if read_shares_in_parallel(&file, &mut bytes, threads).is_err() {
-            // Shrunk meanwhile, or positioned reads unsupported: read it plainly.
-            bytes.clear();
-        } else {
-            // An appender may have added lines since the length was taken.
-            file.seek(SeekFrom::Start(len as u64))?;
-        }
-    }
-    if bytes.is_empty() {
-        bytes.reserve(len);
-        file.seek(SeekFrom::Start(0))?;
-    }
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
-/// Fills `bytes` from the start of `file`, one equal share per thread.
-#[cfg(unix)]
-fn read_shares_in_parallel(
-    file: &std::fs::File,
-    bytes: &mut [u8],
-    threads: usize,
-) -> std::io::Result<()> {
-    use std::os::unix::fs::FileExt;
-    let share = bytes.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = bytes
-            .chunks_mut(share)
-            .enumerate()
-            .map(|(k, chunk)| scope.spawn(move || file.read_exact_at(chunk, (k * share) as u64)))
-            .collect();
-        let mut result = Ok(());
-        for handle in handles {
-            let read = handle
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            result = result.and(read);
-        }
-        result
-    })
-}
-
-/// Elsewhere: no positioned reads; the caller reads the file plainly.
-#[cfg(not(unix))]
-fn read_shares_in_parallel(
-    _file: &std::fs::File,
-    _bytes: &mut [u8],
-    _threads: usize,
-) -> std::io::Result<()> {
-    Err(std::io::ErrorKind::Unsupported.into())
-}
-
 /// Files bigger than this are decoded on several threads (parsing JSON is most of
 /// the cost of loading, and lines are independent).
 const PARALLEL_THRESHOLD_BYTES: usize = 1 << 20;
@@ -683,25 +613,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn big_files_read_in_shares_come_back_whole() {
-        let dir = std::env::temp_dir().join(format!("focus-read-shares-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("big.jsonl");
-        // Not a multiple of any share size, with a distinct byte at every position.
-        let bytes: Vec<u8> = (0..PARALLEL_THRESHOLD_BYTES * 3 + 7)
-            .map(|i| (i % 251) as u8)
-            .collect();
-        std::fs::write(&path, &bytes).unwrap();
-        assert!(read_session_file(&path).unwrap() == bytes);
-        std::fs::write(&path, b"small\n").unwrap();
-        assert_eq!(read_session_file(&path).unwrap(), b"small\n");
-        assert!(read_session_file(&dir.join("missing.jsonl"))
-            .unwrap()
-            .is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
