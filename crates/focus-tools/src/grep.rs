@@ -187,7 +187,9 @@ fn run(
         let mut buffer = Vec::new();
         let label = output::sanitize(&path::relative_display(cwd, &resolved)).into_owned();
         let mut map = BTreeMap::new();
-        if let Some(result) = search_file(&resolved, &label, &regex, &options, &mut buffer) {
+        if let Some(result) =
+            search_file(&resolved, &label, &regex, &options, &mut buffer, cancelled)
+        {
             map.insert(0, result);
         } else if find_byte(&buffer[..buffer.len().min(BINARY_SNIFF_BYTES)], 0).is_some() {
             // Asked for this very file: say why nothing came back.
@@ -301,7 +303,9 @@ fn search_tree(
                     let Ok((index, path, label)) = next else {
                         break;
                     };
-                    if let Some(result) = search_file(&path, &label, regex, options, &mut buffer) {
+                    if let Some(result) =
+                        search_file(&path, &label, regex, options, &mut buffer, cancelled)
+                    {
                         // One more than the limit tells "there is more".
                         if total.fetch_add(result.matches, Ordering::Relaxed) + result.matches
                             > options.limit
@@ -353,6 +357,7 @@ fn search_file(
     regex: &Regex,
     options: &GrepOptions,
     buffer: &mut Vec<u8>,
+    cancelled: &dyn Fn() -> bool,
 ) -> Option<FileResult> {
     // Check before opening: opening a FIFO found in the tree would block forever.
     let metadata = std::fs::metadata(path).ok()?;
@@ -368,20 +373,28 @@ fn search_file(
     if find_byte(sniff, 0).is_some() {
         return None;
     }
-    let found = search_buffer(regex, buffer, options.limit.saturating_add(1));
+    let found = search_buffer(regex, buffer, options.limit.saturating_add(1), cancelled);
     if found.is_empty() {
         return None;
     }
     Some(format_file(label, buffer, &found, options.context))
 }
 
-/// The matching lines of `buffer`, at most `max`.
-pub fn search_buffer(regex: &Regex, buffer: &[u8], max: usize) -> Vec<LineMatch> {
+/// The matching lines of `buffer`, at most `max`; stops early (with what it
+/// found so far) once `cancelled` says so. A pattern such as `(.{100}){100}\d`
+/// costs its program size per character, so one large file can take minutes:
+/// checking per line lets Esc stop it.
+pub fn search_buffer(
+    regex: &Regex,
+    buffer: &[u8],
+    max: usize,
+    cancelled: &dyn Fn() -> bool,
+) -> Vec<LineMatch> {
     let mut found = Vec::new();
     let mut pos = 0;
     let mut line_number = 1;
     let mut counted_to = 0;
-    while pos < buffer.len() && found.len() < max {
+    while pos < buffer.len() && found.len() < max && !cancelled() {
         // Jump to the next line that can match: the prefilter's next hit, or
         // simply the next line when there is no prefilter.
         let line_start = match regex.prefilter() {

@@ -370,3 +370,24 @@ fn an_enormous_line_is_cut_without_holding_it_whole() {
     let expected = format!("{}… [198000 more characters]\nsecond", "é".repeat(2000));
     assert_eq!(text, expected);
 }
+
+#[test]
+fn a_search_inside_one_large_file_stops_when_cancelled() {
+    // Cancellation was checked only between files, so a costly pattern over one
+    // large file could not be stopped with Esc until it had read all of it.
+    use focus_tools::grep::search_buffer;
+    use focus_tools::regex::Regex;
+    let regex = Regex::new(r"(.{10}){10}\d").unwrap();
+    let buffer = "abcdefghij".repeat(10) + "7\n";
+    let buffer = buffer.repeat(1000);
+    let all = search_buffer(&regex, buffer.as_bytes(), usize::MAX, &|| false);
+    assert_eq!(all.len(), 1000);
+    let checks = std::cell::Cell::new(0);
+    let after_three = || {
+        checks.set(checks.get() + 1);
+        checks.get() > 3
+    };
+    let some = search_buffer(&regex, buffer.as_bytes(), usize::MAX, &after_three);
+    assert_eq!(some.len(), 3);
+    assert!(search_buffer(&regex, buffer.as_bytes(), usize::MAX, &|| true).is_empty());
+}
