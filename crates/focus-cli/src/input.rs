@@ -38,6 +38,13 @@ pub fn attach_file(path: &Path) -> Result<Content, String> {
             path.display()
         ));
     }
+    if !meta.is_file() {
+        // /dev/zero would be read until memory runs out, a FIFO would block forever.
+        return Err(format!(
+            "cannot attach @{}: it is not a regular file (a device, pipe or socket)",
+            path.display()
+        ));
+    }
     if meta.len() > MAX_IMAGE_ATTACHMENT {
         return Err(format!(
             "cannot attach @{}: it is {} bytes; files over 20 MB are refused",

@@ -1,5 +1,5 @@
-//! A damaged or unwritable FOCUS_HOME: the user is told what was wrong and where,
-//! and can still work.
+//! A damaged or unwritable FOCUS_HOME, and attachments that are not files: the
+//! user is told what was wrong and where, and can still work.
 
 use crate::support::{stderr, stdout, Sandbox};
 
@@ -48,4 +48,28 @@ fn an_unwritable_session_directory_warns_and_still_answers() {
     );
     assert!(stdout(&out).contains("demo"), "{}", stdout(&out));
     assert!(s.home.join("sessions").is_file());
+}
+
+#[test]
+fn attaching_a_device_or_fifo_is_refused_at_once() {
+    // `@/dev/zero` was read until memory ran out; a FIFO blocked forever.
+    let s = Sandbox::new();
+    let fifo = s.work.join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|st| st.success());
+    let mut targets = vec!["@/dev/zero".to_string()];
+    if made {
+        targets.push("@pipe".to_string());
+    }
+    for target in targets {
+        let out = s.run(&["-p", "--no-tools", "--no-session", &target, "hi"], "");
+        assert!(!out.status.success(), "{target}");
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{target}: {}",
+            stderr(&out)
+        );
+    }
 }
