@@ -151,3 +151,69 @@ fn mutated_models_json_merges_or_names_the_problem() {
         let _ = Registry::builtin().merge_models_json(text);
     }
 }
+
+/// Messages of the real pi sessions, mutated, then sent through every API's
+/// request builder (history repair included): never a panic.
+#[test]
+fn mutated_histories_build_requests_for_every_api() {
+    use focus_core::json::FromJson;
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/reference/pi-samples");
+    let mut originals: Vec<Value> = Vec::new();
+    for name in [
+        "pi-session-anthropic-messages.jsonl",
+        "pi-session-openai-completions.jsonl",
+        "pi-session-openai-responses.jsonl",
+    ] {
+        let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
+            continue;
+        };
+        for line in text.lines() {
+            if let Ok(v) = parse_str(line) {
+                if !v["message"].is_null() {
+                    originals.push(v["message"].clone());
+                }
+            }
+        }
+    }
+    if originals.is_empty() {
+        eprintln!("SKIPPED: pi samples not found");
+        return;
+    }
+    let mut registry = Registry::builtin();
+    registry.merge_models_json(EXAMPLE).unwrap();
+    // One model of each wire API, from the example.
+    let models: Vec<ModelInfo> = ["claude-proxy", "gem", "resp", "work-proxy"]
+        .iter()
+        .filter_map(|p| registry.models().iter().find(|m| m.provider == *p).cloned())
+        .collect();
+    let apis: std::collections::HashSet<&str> = models.iter().map(|m| m.api.as_str()).collect();
+    assert_eq!(apis.len(), 4);
+    let mut built = 0;
+    let mut rng = Rng(0x4157_0e11);
+    for _ in 0..150 {
+        let mut messages = Vec::new();
+        for _ in 0..rng.below(8) + 1 {
+            let mut m = originals[rng.below(originals.len())].clone();
+            if rng.below(2) == 0 {
+                mutate(&mut m, &mut rng, 0);
+            }
+            if let Ok(message) = Message::from_json(&m) {
+                messages.push(message);
+            }
+        }
+        for model in &models {
+            let provider =
+                registry.http_provider_for(model, Arc::new(ReplayTransport::new(vec![])));
+            let options = RequestOptions::default();
+            let request = ModelRequest {
+                system_prompt: "s",
+                messages: &messages,
+                tools: &[],
+                options: &options,
+            };
+            built += usize::from(provider.http_request(&request).is_some());
+        }
+    }
+    assert_eq!(built, 150 * 4);
+}
