@@ -154,6 +154,7 @@ pub fn map_result(result: &Value) -> ToolOutput {
             ))),
         }
     }
+    cap_text(&mut content);
     if content.is_empty() {
         let structured = &result["structuredContent"];
         let text = if structured.is_null() {
@@ -167,6 +168,39 @@ pub fn map_result(result: &Value) -> ToolOutput {
         content,
         details: Value::Null,
         is_error: result["isError"].as_bool().unwrap_or(false),
+    }
+}
+
+/// Keeps the text blocks within [`crate::output::MAX_BYTES`] in all, like every
+/// built-in tool's output: a server may return megabytes, which would flood the
+/// model's context and the session file. The cut says so.
+fn cap_text(content: &mut [Content]) {
+    let mut budget = crate::output::MAX_BYTES;
+    let mut dropped = 0;
+    for block in content.iter_mut() {
+        if let Content::Text { text, .. } = block {
+            if text.len() > budget {
+                let mut cut = budget;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                dropped += text.len() - cut;
+                text.truncate(cut);
+            }
+            budget -= text.len();
+        }
+    }
+    if dropped > 0 {
+        if let Some(Content::Text { text, .. }) = content
+            .iter_mut()
+            .rev()
+            .find(|c| matches!(c, Content::Text { .. }))
+        {
+            text.push_str(&format!(
+                "\n\n[MCP output truncated: {} more not shown. Ask the tool for less.]",
+                crate::output::format_size(dropped)
+            ));
+        }
     }
 }
 
@@ -195,5 +229,24 @@ mod tests {
         assert!(out.content[2].as_text().unwrap().contains("audio"));
         let structured = parse_str(r#"{"content":[],"structuredContent":{"n":1}}"#).unwrap();
         assert_eq!(map_result(&structured).text_content(), r#"{"n":1}"#);
+    }
+
+    #[test]
+    fn huge_text_is_capped_and_says_so() {
+        let big = "é".repeat(crate::output::MAX_BYTES);
+        let result = focus_core::json_object! {
+            "content" => focus_core::json_array![
+                focus_core::json_object! { "type" => "text", "text" => big.as_str() },
+                focus_core::json_object! { "type" => "text", "text" => "second" },
+            ],
+        };
+        let out = map_result(&result);
+        let text = out.text_content();
+        assert!(
+            text.len() < crate::output::MAX_BYTES + 200,
+            "{}",
+            text.len()
+        );
+        assert!(text.contains("MCP output truncated"));
     }
 }
