@@ -306,6 +306,12 @@ fn open_spec(
 ) -> Result<SessionManager, String> {
     let path = Path::new(spec);
     if spec.ends_with(".jsonl") || path.is_file() || spec.contains('/') {
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            // /dev/zero would be read until memory runs out, a FIFO would block.
+            return Err(format!(
+                "{spec} is not a session file (a directory, device or pipe)"
+            ));
+        }
         return SessionManager::open(path).map_err(|e| e.to_string());
     }
     if let Some(dir) = session_dir {

@@ -73,3 +73,18 @@ fn attaching_a_device_or_fifo_is_refused_at_once() {
         );
     }
 }
+
+#[test]
+fn a_session_path_that_is_not_a_file_is_refused_at_once() {
+    // `--session /dev/zero` was read until memory ran out.
+    let s = Sandbox::new();
+    for target in ["/dev/zero", s.work.to_str().unwrap()] {
+        let out = s.run(&["-p", "--no-tools", "--session", target, "hi"], "");
+        assert_eq!(out.status.code(), Some(1), "{target}");
+        assert!(
+            stderr(&out).contains("is not a session file"),
+            "{target}: {}",
+            stderr(&out)
+        );
+    }
+}
