@@ -113,7 +113,8 @@ fn piped_stdin_and_attachments_join_the_prompt() {
     let server = mock(r#"{"name":"a","steps":[{"reply":{"text":"ok"}}]}"#);
     s.write_models(&server.url());
     std::fs::write(s.work.join("notes.txt"), "ATTACHED-NOTES").unwrap();
-    std::fs::write(s.work.join("pic.png"), [0x89u8, b'P', b'N', b'G']).unwrap();
+    // Images are recognised by their whole 8-byte PNG signature.
+    std::fs::write(s.work.join("pic.png"), b"\x89PNG\r\n\x1a\n").unwrap();
     // No -p: piped stdin alone selects print mode.
     let out = s.run(
         &[
@@ -135,7 +136,7 @@ fn piped_stdin_and_attachments_join_the_prompt() {
         "{body}"
     );
     assert!(
-        body.contains("iVBORw=="),
+        body.contains("iVBORw0KGgo="),
         "the image is sent base64: {body}"
     );
 }
