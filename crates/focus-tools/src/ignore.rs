@@ -93,7 +93,12 @@ impl IgnoreRules {
     pub fn load(dir: &Path) -> Option<IgnoreRules> {
         let mut text = String::new();
         for name in [".gitignore", ".ignore"] {
-            if let Ok(content) = std::fs::read(dir.join(name)) {
+            let path = dir.join(name);
+            // A FIFO by that name would block the walk forever.
+            if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
+            if let Ok(content) = std::fs::read(&path) {
                 text.push_str(&String::from_utf8_lossy(&content));
                 text.push('\n');
             }

@@ -391,3 +391,27 @@ fn a_search_inside_one_large_file_stops_when_cancelled() {
     assert_eq!(some.len(), 3);
     assert!(search_buffer(&regex, buffer.as_bytes(), usize::MAX, &|| true).is_empty());
 }
+
+#[test]
+fn a_fifo_named_gitignore_does_not_block_the_walk() {
+    // Loading ignore rules read `.gitignore` whatever it was; a FIFO blocked
+    // grep and find forever.
+    let tree = TempTree::new("fifo-ignore");
+    tree.write("a.txt", "needle\n");
+    tree.mkdir("sub");
+    if !mkfifo(&tree.path("sub/.gitignore")) || !mkfifo(&tree.path(".ignore")) {
+        eprintln!("SKIPPED: mkfifo is not available");
+        return;
+    }
+    tree.write("sub/b.txt", "needle\n");
+    let grep = call(
+        &*tool("grep", &tree.root),
+        json_object! { "pattern" => "needle" },
+    );
+    assert_eq!(grep.text_content(), "a.txt:1: needle\nsub/b.txt:1: needle");
+    let find = call(
+        &*tool("find", &tree.root),
+        json_object! { "pattern" => "*.txt" },
+    );
+    assert_eq!(find.text_content(), "a.txt\nsub/b.txt");
+}
