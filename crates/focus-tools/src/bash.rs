@@ -116,6 +116,20 @@ impl Tool for BashTool {
     }
 }
 
+/// Whether an environment variable holds a credential that must not reach the
+/// model: its commands' output goes into the session file and back to the
+/// provider, and `printenv` counts as read-only. Names ending in `_API_KEY`,
+/// `_AUTH_TOKEN`, `_OAUTH_TOKEN` or `_SECRET_KEY` are kept out of the shell's
+/// environment (a model that needs one must be given it explicitly).
+pub fn is_secret_variable(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    ["_API_KEY", "_AUTH_TOKEN", "_OAUTH_TOKEN", "_SECRET_KEY"]
+        .iter()
+        .any(|suffix| upper.ends_with(suffix))
+        || upper == "AWS_SECRET_ACCESS_KEY"
+        || upper == "AWS_SESSION_TOKEN"
+}
+
 /// Output captured so far, shared between the reader thread and the caller.
 #[derive(Default)]
 struct Captured {
@@ -216,7 +230,13 @@ pub fn run_command(
         ));
     }
     let script = format!("exec 2>&1\n{command}");
-    let spawned = Command::new(shell())
+    let mut command = Command::new(shell());
+    for (name, _) in std::env::vars_os() {
+        if is_secret_variable(&name.to_string_lossy()) {
+            command.env_remove(name);
+        }
+    }
+    let spawned = command
         .arg("-c")
         .arg(script)
         .current_dir(cwd)
