@@ -411,7 +411,8 @@ fn session_info(ui: &mut Ui<'_>) {
         output,
         cost
     );
-    ui.say(&text);
+    // The id and name come from the session file.
+    ui.say(&focus_tools::output::sanitize(&text));
 }
 
 #[cfg(test)]
