@@ -375,12 +375,22 @@ impl<'a> Parser<'a> {
     }
 
     /// `input[start..end]` as `&str`, or an error at the first invalid UTF-8 byte.
+    ///
+    /// Called once per run of every string, so the common case is inlined and the
+    /// validating one kept out of line.
+    #[inline]
     fn utf8_run(&self, start: usize, end: usize) -> Result<&'a str, ParseError> {
         // Runs start and end at ASCII bytes (quotes, backslashes, escapes), so in valid
         // UTF-8 they are char boundaries and `get` succeeds without re-validating.
-        if let Some(run) = self.text.and_then(|t| t.get(start..end)) {
-            return Ok(run);
+        match self.text.and_then(|t| t.get(start..end)) {
+            Some(run) => Ok(run),
+            None => self.validated_run(start, end),
         }
+    }
+
+    /// [`Parser::utf8_run`] when the input was not known to be valid UTF-8.
+    #[inline(never)]
+    fn validated_run(&self, start: usize, end: usize) -> Result<&'a str, ParseError> {
         let bytes = self.input.get(start..end).unwrap_or_default();
         std::str::from_utf8(bytes)
             .map_err(|e| self.error_at(start + e.valid_up_to(), "invalid UTF-8 in string"))
