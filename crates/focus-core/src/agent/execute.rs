@@ -33,6 +33,9 @@ enum Prepared<'t> {
     Done(ToolOutput),
 }
 
+/// The most tool calls of one response that run at the same time.
+pub const MAX_PARALLEL_TOOLS: usize = 16;
+
 /// The text of the result given to calls cut short by an abort.
 pub const ABORTED_TEXT: &str = "Aborted by the user before this tool call finished.";
 
@@ -63,7 +66,15 @@ pub(crate) fn execute_batch(batch: &Batch<'_>, calls: &[&ToolCall]) -> Vec<ToolR
         };
         prepared.into_iter().zip(calls).map(finish).collect()
     } else {
-        run_parallel(batch, prepared, calls)
+        // At most MAX_PARALLEL_TOOLS threads at once: a response with hundreds of
+        // calls runs in waves instead of starting hundreds of threads.
+        let mut outputs = Vec::with_capacity(calls.len());
+        let mut prepared = prepared.into_iter();
+        for wave in calls.chunks(MAX_PARALLEL_TOOLS) {
+            let wave_prepared = prepared.by_ref().take(wave.len()).collect();
+            outputs.extend(run_parallel(batch, wave_prepared, wave));
+        }
+        outputs
     };
     calls
         .iter()
