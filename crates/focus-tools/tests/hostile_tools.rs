@@ -415,3 +415,78 @@ fn a_fifo_named_gitignore_does_not_block_the_walk() {
     );
     assert_eq!(find.text_content(), "a.txt\nsub/b.txt");
 }
+
+#[test]
+fn random_edits_are_all_or_nothing_and_exact_when_unique() {
+    let tree = TempTree::new("edit-prop");
+    let edit = tool("edit", &tree.root);
+    let pieces = [
+        "fn a() {",
+        "    x += 1;",
+        "\tlet y = \"q\";",
+        "}",
+        "",
+        "  ",
+        "// é 日",
+        "x",
+        "x",
+        "return x;",
+        "\u{1b}[31m",
+        "a\rb",
+    ];
+    let mut rng = Rng(0x5eed_0005);
+    let mut exact_checks = 0;
+    for round in 0..300 {
+        let crlf = rng.below(3) == 0;
+        let bom = if rng.below(5) == 0 { "\u{feff}" } else { "" };
+        let eol = if crlf { "\r\n" } else { "\n" };
+        let lines: Vec<&str> = (0..1 + rng.below(8))
+            .map(|_| pieces[rng.below(pieces.len())])
+            .collect();
+        let body = lines.join("\n") + if rng.below(2) == 0 { "\n" } else { "" };
+        let original = format!("{bom}{}", body.replace('\n', eol));
+        tree.write("f.txt", &original);
+        // Old text: a piece of the file (by whole characters), sometimes reindented.
+        let chars: Vec<char> = body.chars().collect();
+        let start = rng.below(chars.len());
+        let end = (start + 1 + rng.below(30)).min(chars.len());
+        let mut old: String = chars[start..end].iter().collect();
+        if rng.below(4) == 0 {
+            old = old.replace("    ", "  ");
+        }
+        let new = ["", "y", "z\nw", "    x += 2;", "\u{1b}]0;t\u{7}"][rng.below(5)];
+        let output = call(
+            &*edit,
+            json_object! { "path" => "f.txt", "edits" => json_array![
+                json_object! { "oldText" => old.as_str(), "newText" => new }
+            ] },
+        );
+        assert_terminal_safe(&output, &format!("round {round}"));
+        let after = tree.read_bytes("f.txt");
+        if output.is_error {
+            assert_eq!(
+                after,
+                original.as_bytes(),
+                "round {round}: a failed edit changed the file"
+            );
+            continue;
+        }
+        if body.matches(old.as_str()).count() == 1 && old != new {
+            let expected = format!(
+                "{bom}{}",
+                body.replacen(old.as_str(), new, 1).replace('\n', eol)
+            );
+            // CRLF files: what the first line ends with decides; a body whose first
+            // line has no break is written as LF.
+            if crlf && body.contains('\n') || !crlf {
+                exact_checks += 1;
+                assert_eq!(
+                    String::from_utf8_lossy(&after),
+                    expected,
+                    "round {round}: {old:?} -> {new:?} in {original:?}"
+                );
+            }
+        }
+    }
+    assert!(exact_checks > 50, "only {exact_checks} exact edits checked");
+}
