@@ -490,3 +490,22 @@ fn random_edits_are_all_or_nothing_and_exact_when_unique() {
     }
     assert!(exact_checks > 50, "only {exact_checks} exact edits checked");
 }
+
+#[test]
+fn bash_takes_odd_commands_and_timeouts_without_panicking() {
+    let tree = TempTree::new("bash-odd");
+    let bash = tool("bash", &tree.root);
+    let cases = [
+        json_object! { "command" => "echo a\u{0}b" },
+        json_object! { "command" => "printf '\\xff\\xfe\\x00\\x1b[2J\\r50%%\\r100%%\\n'" },
+        json_object! { "command" => "true", "timeout" => 1e300 },
+        json_object! { "command" => "sleep 5", "timeout" => 1e-9 },
+        json_object! { "command" => "exit 300" },
+        json_object! { "command" => "kill -9 $$" },
+    ];
+    for args in cases {
+        let output = call(&*bash, args.clone());
+        assert_terminal_safe(&output, &args.to_json_string());
+        assert!(!output.text_content().is_empty());
+    }
+}
