@@ -23,6 +23,7 @@ use focus_core::provider::{ModelInfo, Price, Provider};
 use focus_transport::Transport;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Where a provider's models live and how to authenticate.
 #[derive(Clone, PartialEq)]
@@ -483,16 +484,7 @@ impl Registry {
 /// itself.
 fn resolve_value(value: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
     if let Some(command) = value.strip_prefix('!') {
-        return std::process::Command::new("sh")
-            .arg("-c")
-            .arg(command)
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .unwrap_or_default();
+        return run_key_command(command, KEY_COMMAND_TIMEOUT).unwrap_or_default();
     }
     let looks_like_var = !value.is_empty()
         && value
@@ -502,6 +494,52 @@ fn resolve_value(value: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
         Some(v) => v,
         None => value.to_string(),
     }
+}
+
+/// How long a `!command` key lookup (a password manager, say) may take.
+const KEY_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Runs a `!command` from models.json and returns its trimmed stdout, or `None`
+/// when it fails, prints nothing or outlives `timeout` (it is then
+/// killed: a hanging helper must not hang focus).
+fn run_key_command(command: &str, timeout: Duration) -> Option<String> {
+    use std::io::Read;
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stdout.read_to_end(&mut text);
+        text
+    });
+    let deadline = std::time::Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    // After a kill the pipe may stay open in a grandchild: don't wait for it.
+    let text = if status.is_some() {
+        reader.join().ok()?
+    } else {
+        return None;
+    };
+    let text = String::from_utf8_lossy(&text).trim().to_string();
+    (status?.success() && !text.is_empty()).then_some(text)
 }
 
 fn parse_model(m: &Value, provider: &ProviderEntry) -> Result<ModelInfo, String> {
@@ -555,6 +593,23 @@ pub fn apply_cost(usage: &mut Usage, price: &Price) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn key_commands_give_their_output_and_a_hanging_one_is_killed() {
+        let quick = Duration::from_millis(300);
+        assert_eq!(
+            run_key_command("echo ' sk-from-helper '", quick).as_deref(),
+            Some("sk-from-helper")
+        );
+        assert_eq!(run_key_command("exit 3", quick), None);
+        let started = std::time::Instant::now();
+        assert_eq!(run_key_command("sleep 20; echo late", quick), None);
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the hanging command was not killed"
+        );
+    }
+
     use super::*;
 
     #[test]
