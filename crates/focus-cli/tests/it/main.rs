@@ -4,7 +4,7 @@
 mod choice;
 mod export;
 mod flags;
-mod hostile_home;
+mod hostile;
 mod interactive;
 mod modes;
 mod robustness;

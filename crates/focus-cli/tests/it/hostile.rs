@@ -1,7 +1,11 @@
-//! A damaged or unwritable FOCUS_HOME, and attachments that are not files: the
-//! user is told what was wrong and where, and can still work.
+//! Hostile input from outside the process: a damaged or unwritable FOCUS_HOME,
+//! attachments and session paths that are not files, RPC commands whose fields
+//! have every wrong type. The user is told what was wrong and where, and can
+//! still work.
 
-use crate::support::{stderr, stdout, Sandbox};
+use crate::support::{json_lines, stderr, stdout, Sandbox};
+use focus_core::json::Value;
+use focus_core::json_object;
 
 #[test]
 fn damaged_session_lines_are_named_on_stderr() {
@@ -87,4 +91,86 @@ fn a_session_path_that_is_not_a_file_is_refused_at_once() {
             stderr(&out)
         );
     }
+}
+
+#[test]
+fn rpc_commands_with_wrongly_typed_fields_each_get_an_answer() {
+    // Well-formed JSON, known commands, every field of the wrong type or absurd.
+    let commands = [
+        "prompt",
+        "steer",
+        "follow_up",
+        "abort",
+        "get_state",
+        "get_messages",
+        "set_model",
+        "set_thinking_level",
+        "compact",
+        "new_session",
+        "switch_session",
+        "fork",
+        "get_session_tree",
+        "set_session_name",
+        "get_last_assistant_text",
+        "get_session_stats",
+        "get_available_models",
+        "approve",
+        "no_such_command",
+    ];
+    let values = [
+        Value::Null,
+        Value::from(true),
+        Value::from(-1i64),
+        Value::from(u64::MAX),
+        Value::from(1e308),
+        Value::from(""),
+        Value::from("x".repeat(3000)),
+        Value::from("\u{1b}[2J\u{0}"),
+        Value::from("/dev/zero"),
+        Value::Array(vec![]),
+        json_object! { "a" => Value::Array(vec![Value::Null]) },
+    ];
+    let keys = [
+        "message",
+        "images",
+        "provider",
+        "modelId",
+        "level",
+        "sessionPath",
+        "entryId",
+        "name",
+        "callId",
+        "answer",
+        "id",
+    ];
+    let mut seed = 0x5eed_0006u64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let mut input = String::new();
+    for _ in 0..300 {
+        let mut command = json_object! { "type" => commands[next(commands.len())] };
+        for _ in 0..next(4) {
+            if let Value::Object(o) = &mut command {
+                o.insert(keys[next(keys.len())], values[next(values.len())].clone());
+            }
+        }
+        input.push_str(&command.to_json_string());
+        input.push('\n');
+    }
+    input.push_str("{\"id\":\"last\",\"type\":\"get_state\"}\n");
+    let s = Sandbox::new();
+    let out = s.run(&["--mode", "rpc", "--no-tools"], &input);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines = json_lines(&stdout(&out));
+    let responses: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"].as_str() == Some("response"))
+        .collect();
+    assert_eq!(responses.len(), 301);
+    assert_eq!(responses[300]["id"].as_str(), Some("last"));
+    assert!(!stdout(&out).contains('\u{1b}'));
 }
