@@ -149,6 +149,23 @@ pub(super) fn find_special(bytes: &[u8], from: usize) -> usize {
     bytes.len()
 }
 
+/// The character a one-character escape (`\n`, `\"`…) stands for, given the byte
+/// after the backslash; `None` for `u` and for bytes that are not escapes.
+#[inline]
+fn one_char_escape(byte: u8) -> Option<char> {
+    Some(match byte {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        _ => return None,
+    })
+}
+
 impl<'a> Parser<'a> {
     #[cold]
     pub(super) fn error_at(&self, offset: usize, message: &str) -> ParseError {
@@ -361,8 +378,22 @@ impl<'a> Parser<'a> {
                     return Ok(Cow::Owned(out));
                 }
                 Some(b'\\') => {
-                    self.pos += 1;
-                    out.push(self.parse_escape()?);
+                    // The one-character escapes (`\n` above all: long tool outputs hold
+                    // one per line) are decoded here; `\u` and errors take the full path.
+                    match self
+                        .input
+                        .get(run_end + 1)
+                        .and_then(|&b| one_char_escape(b))
+                    {
+                        Some(c) => {
+                            out.push(c);
+                            self.pos += 2;
+                        }
+                        None => {
+                            self.pos += 1;
+                            out.push(self.parse_escape()?);
+                        }
+                    }
                 }
                 Some(_) => {
                     return Err(self.error("control character in string: escape it as \\u00XX"))
@@ -401,20 +432,12 @@ impl<'a> Parser<'a> {
         let Some(&esc) = self.input.get(self.pos) else {
             return Err(self.expected("an escape character after '\\'"));
         };
-        let c = match esc {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                self.pos += 1;
-                return self.parse_unicode_escape();
-            }
-            _ => return Err(self.expected("one of \" \\ / b f n r t u after '\\'")),
+        if esc == b'u' {
+            self.pos += 1;
+            return self.parse_unicode_escape();
+        }
+        let Some(c) = one_char_escape(esc) else {
+            return Err(self.expected("one of \" \\ / b f n r t u after '\\'"));
         };
         self.pos += 1;
         Ok(c)
