@@ -174,3 +174,71 @@ fn rpc_commands_with_wrongly_typed_fields_each_get_an_answer() {
     assert_eq!(responses[300]["id"].as_str(), Some("last"));
     assert!(!stdout(&out).contains('\u{1b}'));
 }
+
+#[test]
+fn random_terminal_bytes_and_model_text_never_panic_the_ui_pieces() {
+    // Keystrokes are bytes from outside (a paste, a terminal's odd escape
+    // sequences); answers are model text. The decoder, the line editor, the
+    // Markdown renderer and the word wrapper must take anything.
+    use focus_cli::modes::interactive::editor::Editor;
+    use focus_cli::modes::interactive::keys::KeyDecoder;
+    use focus_cli::modes::interactive::markdown::{inline, Markdown};
+    use focus_cli::modes::interactive::view::wrap_words;
+    use focus_cli::terminal::style::Style;
+    let pieces: [&[u8]; 20] = [
+        b"\x1b",
+        b"[",
+        b"O",
+        b"1;5",
+        b"~",
+        b"A",
+        b"D",
+        b"\x1b[200~",
+        b"\x1b[201~",
+        b"\r",
+        b"\n",
+        b"\x7f",
+        b"\x08",
+        b"\x03",
+        b"\t",
+        b"a",
+        "é".as_bytes(),
+        b"\xff",
+        b"\xe6\x97",
+        b"**`",
+    ];
+    let mut seed = 0x5eed_0007u64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for _ in 0..2000 {
+        let bytes: Vec<u8> = (0..next(30))
+            .flat_map(|_| pieces[next(pieces.len())].iter().copied())
+            .collect();
+        let mut decoder = KeyDecoder::new();
+        let mut editor = Editor::new(vec!["old".into(), String::new()]);
+        for chunk in bytes.chunks(1 + next(5)) {
+            for key in decoder.feed(chunk) {
+                let _ = editor.handle(&key);
+                assert!(editor.cursor() <= editor.text().chars().count());
+            }
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let mut markdown = Markdown::new();
+        for line in text.split('\n') {
+            for style in [Style::PLAIN, Style { enabled: true }] {
+                let _ = markdown.line(line, style);
+                let _ = inline(line, style);
+            }
+            for width in [0, 1, 2, 7, 80] {
+                let pieces = wrap_words(line, width);
+                let words: String = line.split_whitespace().collect();
+                let kept: String = pieces.iter().flat_map(|p| p.split_whitespace()).collect();
+                assert_eq!(kept, words, "wrapping lost text of {line:?}");
+            }
+        }
+    }
+}
