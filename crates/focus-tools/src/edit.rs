@@ -215,6 +215,15 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
     };
     let crlf = uses_crlf(body);
     let text = body.replace("\r\n", "\n");
+    // Where each removed `\r` stood, in `text`'s offsets, so that a range found
+    // in `text` maps back to `body` and every line the edits do not touch keeps
+    // its own ending (a file may mix CRLF and LF).
+    let removed_cr: Vec<usize> = body
+        .match_indices("\r\n")
+        .enumerate()
+        .map(|(i, (pos, _))| pos - i)
+        .collect();
+    let to_body = |offset: usize| offset + removed_cr.partition_point(|&p| p < offset);
 
     let mut planned: Vec<(usize, Located, String)> = Vec::new();
     for (i, edit) in edits.iter().enumerate() {
@@ -250,13 +259,22 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
         ));
     }
 
-    let mut file_text = String::with_capacity(updated.len() + updated.len() / 20 + 3);
+    // The file is rebuilt from its own bytes; only the replaced ranges change,
+    // and new text takes the file's line ending (that of its first line).
+    let mut file_text = String::with_capacity(body.len() + updated.len() / 10 + 3);
     file_text.push_str(bom);
-    if crlf {
-        file_text.push_str(&updated.replace('\n', "\r\n"));
-    } else {
-        file_text.push_str(&updated);
+    let mut cursor = 0;
+    for (_, located, new_text) in &planned {
+        let start = to_body(located.range.start);
+        file_text.push_str(&body[cursor..start]);
+        if crlf {
+            file_text.push_str(&new_text.replace('\n', "\r\n"));
+        } else {
+            file_text.push_str(new_text);
+        }
+        cursor = to_body(located.range.end);
     }
+    file_text.push_str(&body[cursor..]);
     write_atomic(&resolved, file_text.as_bytes())
         .map_err(|e| path::io_error("write", given, &resolved, &e))?;
 

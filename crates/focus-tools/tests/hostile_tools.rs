@@ -509,3 +509,33 @@ fn bash_takes_odd_commands_and_timeouts_without_panicking() {
         assert!(!output.text_content().is_empty());
     }
 }
+
+#[test]
+fn edit_keeps_each_untouched_line_ending_in_a_mixed_file() {
+    // The whole file was rewritten with the first line's ending: a CRLF-first
+    // file had every LF line turned into CRLF, an LF-first file lost every CR.
+    let tree = TempTree::new("mixed-eol");
+    let edit = tool("edit", &tree.root);
+    let cases = [
+        ("a\r\nb\nc\r\nd\n", "b", "B", "a\r\nB\nc\r\nd\n"),
+        ("a\nb\r\nc\n", "a", "A", "A\nb\r\nc\n"),
+        ("x\r\ny\nz", "y", "1\n2", "x\r\n1\r\n2\nz"),
+        ("p\r\nq\r\nr\nend", "q\nr", "s", "p\r\ns\nend"),
+        ("p\nq\r\nr\n", "p\nq\n", "", "r\n"),
+    ];
+    for (original, old, new, expected) in cases {
+        tree.write("m.txt", original);
+        let output = call(
+            &*edit,
+            json_object! { "path" => "m.txt", "edits" => json_array![
+                json_object! { "oldText" => old, "newText" => new }
+            ] },
+        );
+        assert!(!output.is_error, "{original:?}: {}", output.text_content());
+        assert_eq!(
+            tree.read("m.txt"),
+            expected,
+            "{original:?}: {old:?} -> {new:?}"
+        );
+    }
+}
