@@ -117,7 +117,7 @@ fn run(cwd: &Path, args: &Value, cancelled: &dyn Fn() -> bool) -> Result<ToolOut
             if entry.is_dir {
                 shown.push('/');
             }
-            found.push(output::sanitize(&shown).into_owned());
+            found.push(path::printable(&shown).into_owned());
         }
         Flow::Continue
     });

@@ -185,7 +185,7 @@ fn run(
         search_tree(cwd, &resolved, &regex, &options, cancelled)
     } else {
         let mut buffer = Vec::new();
-        let label = output::sanitize(&path::relative_display(cwd, &resolved)).into_owned();
+        let label = path::printable(&path::relative_display(cwd, &resolved)).into_owned();
         let mut map = BTreeMap::new();
         if let Some(result) =
             search_file(&resolved, &label, &regex, &options, &mut buffer, cancelled)
@@ -337,7 +337,7 @@ fn search_tree(
                     return Flow::Continue;
                 }
             }
-            let label = output::sanitize(&path::relative_display(cwd, &entry.path)).into_owned();
+            let label = path::printable(&path::relative_display(cwd, &entry.path)).into_owned();
             index += 1;
             match sender.send((index, entry.path.clone(), label)) {
                 Ok(()) => Flow::Continue,

@@ -12,7 +12,6 @@ use focus_core::tool::{Tool, ToolContext, ToolOutput};
 use focus_core::{json_array, json_object};
 
 use crate::args;
-use crate::output;
 use crate::path;
 
 /// Entries returned when the model gives no limit.
@@ -89,7 +88,9 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
     let mut entries: Vec<String> = reader
         .filter_map(Result::ok)
         .map(|entry| {
-            let mut name = output::sanitize(&entry.file_name().to_string_lossy()).into_owned();
+            // A name may hold a newline or an escape: quoted and escaped, it stays one
+            // entry and cannot drive the terminal.
+            let mut name = path::printable(&entry.file_name().to_string_lossy()).into_owned();
             // metadata() follows symbolic links, so a link to a directory is marked too.
             if std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir()) {
                 name.push('/');

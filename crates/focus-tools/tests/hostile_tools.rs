@@ -539,3 +539,27 @@ fn edit_keeps_each_untouched_line_ending_in_a_mixed_file() {
         );
     }
 }
+
+#[test]
+fn file_names_with_newlines_or_escapes_stay_one_quoted_entry() {
+    // A newline in a name made ls, find and grep show two entries that do not
+    // exist; an escape was silently dropped, naming another file.
+    let tree = TempTree::new("odd-names");
+    tree.write("a\nb.txt", "needle\n");
+    tree.write("c\u{1b}[31md.txt", "needle\n");
+    let ls = call(&*tool("ls", &tree.root), json_object! {});
+    assert_eq!(ls.text_content(), "\"a\\nb.txt\"\n\"c\\u{1b}[31md.txt\"");
+    let find = call(
+        &*tool("find", &tree.root),
+        json_object! { "pattern" => "*.txt" },
+    );
+    assert_eq!(find.text_content(), ls.text_content());
+    let grep = call(
+        &*tool("grep", &tree.root),
+        json_object! { "pattern" => "needle" },
+    );
+    assert_eq!(
+        grep.text_content(),
+        "\"a\\nb.txt\":1: needle\n\"c\\u{1b}[31md.txt\":1: needle"
+    );
+}
