@@ -489,10 +489,11 @@ impl Server<'_> {
                 Message::Assistant(a) => {
                     assistants += 1;
                     calls += a.tool_calls().count() as u64;
-                    input += a.usage.input;
-                    output += a.usage.output;
-                    cache_read += a.usage.cache_read;
-                    cache_write += a.usage.cache_write;
+                    // Token counts come from servers and session files: saturate.
+                    input = input.saturating_add(a.usage.input);
+                    output = output.saturating_add(a.usage.output);
+                    cache_read = cache_read.saturating_add(a.usage.cache_read);
+                    cache_write = cache_write.saturating_add(a.usage.cache_write);
                     cost += a.usage.cost.total;
                 }
                 Message::ToolResult(_) => results += 1,
@@ -509,7 +510,10 @@ impl Server<'_> {
             "totalMessages" => self.engine.history.len(),
             "tokens" => json_object! {
                 "input" => input, "output" => output, "cacheRead" => cache_read,
-                "cacheWrite" => cache_write, "total" => input + output + cache_read + cache_write,
+                "cacheWrite" => cache_write,
+                "total" => [input, output, cache_read, cache_write]
+                    .into_iter()
+                    .fold(0u64, u64::saturating_add),
             },
             "cost" => cost,
         }

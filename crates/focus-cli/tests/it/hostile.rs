@@ -242,3 +242,42 @@ fn random_terminal_bytes_and_model_text_never_panic_the_ui_pieces() {
         }
     }
 }
+
+#[test]
+fn absurd_token_counts_in_a_session_file_do_not_overflow_the_stats() {
+    // The sums overflowed: a panic in a debug build, nonsense in a release one.
+    let s = Sandbox::new();
+    let file = s.root.join("big.jsonl");
+    let max = u64::MAX;
+    let assistant = format!(
+        r#"{{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:01Z","message":{{"role":"assistant","content":[{{"type":"text","text":"ok"}}],"api":"openai-completions","provider":"x","model":"y","usage":{{"input":{max},"output":{max},"cacheRead":{max},"cacheWrite":{max},"totalTokens":{max},"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":1}}}}"#
+    );
+    std::fs::write(
+        &file,
+        format!("{{\"type\":\"session\",\"version\":3,\"id\":\"x\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"cwd\":\"/\"}}\n{{\"type\":\"message\",\"id\":\"a1\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00Z\",\"message\":{{\"role\":\"user\",\"content\":\"hi\"}}}}\n{assistant}\n"),
+    )
+    .unwrap();
+    let out = s.run(
+        &[
+            "--mode",
+            "rpc",
+            "--no-tools",
+            "--session",
+            file.to_str().unwrap(),
+        ],
+        "{\"id\":\"s\",\"type\":\"get_session_stats\"}\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines = json_lines(&stdout(&out));
+    let stats = lines
+        .iter()
+        .find(|l| l["id"].as_str() == Some("s"))
+        .expect("a response to get_session_stats");
+    assert_eq!(
+        stats["success"].as_bool(),
+        Some(true),
+        "{}",
+        stats.to_json_string()
+    );
+    assert_eq!(stats["data"]["tokens"]["total"].as_u64(), Some(u64::MAX));
+}

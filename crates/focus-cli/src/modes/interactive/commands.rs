@@ -390,8 +390,11 @@ fn session_info(ui: &mut Ui<'_>) {
             Message::User(_) => users += 1,
             Message::Assistant(a) => {
                 assistants += 1;
-                input += a.usage.input + a.usage.cache_read;
-                output += a.usage.output;
+                // Token counts come from servers and session files: saturate.
+                input = input
+                    .saturating_add(a.usage.input)
+                    .saturating_add(a.usage.cache_read);
+                output = output.saturating_add(a.usage.output);
                 cost += a.usage.cost.total;
             }
             Message::ToolResult(_) => tools += 1,

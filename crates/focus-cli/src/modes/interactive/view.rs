@@ -217,15 +217,20 @@ impl Ui<'_> {
         let (mut input, mut output, mut cost) = (0u64, 0u64, 0.0f64);
         let mut context = 0u64;
         for m in self.engine.history.iter().filter_map(Message::as_assistant) {
-            input += m.usage.input + m.usage.cache_read;
-            output += m.usage.output;
-            cost += m.usage.cost.total;
-            let used = m.usage.input + m.usage.cache_read + m.usage.cache_write + m.usage.output;
+            // Token counts come from servers and session files: saturate.
+            let u = &m.usage;
+            input = input.saturating_add(u.input).saturating_add(u.cache_read);
+            output = output.saturating_add(u.output);
+            cost += u.cost.total;
+            let used = [u.input, u.cache_read, u.cache_write, u.output]
+                .into_iter()
+                .fold(0u64, u64::saturating_add);
             if used > 0 {
                 context = used;
             }
         }
-        let percent = (context * 100)
+        let percent = context
+            .saturating_mul(100)
             .checked_div(model.context_window)
             .unwrap_or(0);
         let mark = if self.running.is_some() {
