@@ -184,6 +184,22 @@ fn run(
     let results = if metadata.is_dir() {
         search_tree(cwd, &resolved, &regex, &options, cancelled)
     } else {
+        // Asked for this very file: a file grep would skip is an error saying
+        // why, never a silent "No matches found."
+        let shown = path::describe(given, &resolved);
+        if !metadata.is_file() {
+            return Err(format!(
+                "{shown} is not a regular file (a pipe, socket or device); grep searches files."
+            ));
+        }
+        if metadata.len() > MAX_FILE_BYTES {
+            return Err(format!(
+                "{shown} is {}, larger than the {} grep searches. Use bash instead, for \
+                 example `grep -n PATTERN FILE | head -100`.",
+                output::format_size(metadata.len() as usize),
+                output::format_size(MAX_FILE_BYTES as usize)
+            ));
+        }
         let mut buffer = Vec::new();
         let label = path::printable(&path::relative_display(cwd, &resolved)).into_owned();
         let mut map = BTreeMap::new();

@@ -563,3 +563,28 @@ fn file_names_with_newlines_or_escapes_stay_one_quoted_entry() {
         "\"a\\nb.txt\":1: needle\n\"c\\u{1b}[31md.txt\":1: needle"
     );
 }
+
+#[test]
+fn grep_on_one_file_it_would_skip_says_why() {
+    // A file over 64 MB (or a FIFO) named directly gave "No matches found."
+    let tree = TempTree::new("grep-skip");
+    let big = std::fs::File::create(tree.path("big.log")).unwrap();
+    big.set_len(65 * 1024 * 1024).unwrap();
+    let output = call(
+        &*tool("grep", &tree.root),
+        json_object! { "pattern" => "x", "path" => "big.log" },
+    );
+    assert!(output.is_error);
+    assert!(
+        output.text_content().contains("larger than the 64.0MB"),
+        "{}",
+        output.text_content()
+    );
+    if mkfifo(&tree.path("pipe")) {
+        let output = call(
+            &*tool("grep", &tree.root),
+            json_object! { "pattern" => "x", "path" => "pipe" },
+        );
+        assert!(output.is_error && output.text_content().contains("not a regular file"));
+    }
+}
