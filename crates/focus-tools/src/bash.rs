@@ -173,6 +173,7 @@ impl Captured {
 }
 
 fn create_spill_file() -> Option<(PathBuf, File)> {
+    use std::os::unix::fs::OpenOptionsExt;
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     for _ in 0..16 {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -181,9 +182,11 @@ fn create_spill_file() -> Option<(PathBuf, File)> {
             .map_or(0, |d| d.subsec_nanos());
         let path =
             std::env::temp_dir().join(format!("focus-bash-{}-{n}-{nanos}.log", std::process::id()));
+        // 0600: command output can hold secrets (`cat .env`), and /tmp is shared.
         if let Ok(file) = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(0o600)
             .open(&path)
         {
             return Some((path, file));

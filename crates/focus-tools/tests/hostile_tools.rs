@@ -588,3 +588,22 @@ fn grep_on_one_file_it_would_skip_says_why() {
         assert!(output.is_error && output.text_content().contains("not a regular file"));
     }
 }
+
+#[test]
+fn the_full_output_file_of_a_long_command_is_private() {
+    // It was created 0644 in the shared temp directory; command output can hold
+    // secrets.
+    use std::os::unix::fs::PermissionsExt;
+    let tree = TempTree::new("spill-mode");
+    let output = call(
+        &*tool("bash", &tree.root),
+        json_object! { "command" => "seq 1 30000" },
+    );
+    let path = output.details["fullOutputPath"]
+        .as_str()
+        .expect("a full output file")
+        .to_string();
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(mode, 0o600);
+}
