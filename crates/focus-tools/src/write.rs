@@ -134,7 +134,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         // would be refused (opening for writing changes nothing by itself).
         OpenOptions::new().write(true).open(&target)?;
     }
-    let (temp_path, mut temp_file) = create_temp_beside(&dir, &target)?;
+    // The temporary file starts with no more access than the old file has, so a
+    // private file's new content is never readable by others, even briefly.
+    let mode = old_permissions.as_ref().map_or(0o666, |p| {
+        use std::os::unix::fs::PermissionsExt;
+        p.mode() & 0o777
+    });
+    let (temp_path, mut temp_file) = create_temp_beside(&dir, &target, mode)?;
     let result = (|| {
         temp_file.write_all(bytes)?;
         if let Some(permissions) = old_permissions {
@@ -156,8 +162,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
-/// Creates a fresh, uniquely named hidden file next to `target`.
-fn create_temp_beside(dir: &Path, target: &Path) -> std::io::Result<(PathBuf, File)> {
+/// Creates a fresh, uniquely named hidden file next to `target`, with `mode`
+/// (less the umask).
+fn create_temp_beside(dir: &Path, target: &Path, mode: u32) -> std::io::Result<(PathBuf, File)> {
+    use std::os::unix::fs::OpenOptionsExt;
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     // At most 200 bytes of the name, so the temporary name stays within the
     // 255 bytes a file name may have even when the target's name is that long.
@@ -177,11 +185,29 @@ fn create_temp_beside(dir: &Path, target: &Path) -> std::io::Result<(PathBuf, Fi
         match OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(mode)
             .open(&temp_path)
         {
             Ok(file) => return Ok((temp_path, file)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_temporary_file_starts_as_private_as_the_old_file() {
+        // It was created 0644 and narrowed only after the new content was in it.
+        let dir = std::env::temp_dir().join(format!("focus-write-mode-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let (path, _file) = create_temp_beside(&dir, &dir.join("secret.env"), 0o600).unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(mode, 0o600);
     }
 }
