@@ -281,3 +281,78 @@ fn absurd_token_counts_in_a_session_file_do_not_overflow_the_stats() {
     );
     assert_eq!(stats["data"]["tokens"]["total"].as_u64(), Some(u64::MAX));
 }
+
+#[test]
+fn random_command_lines_parse_or_give_one_line_errors() {
+    // In process, so thousands of command lines cost little: every flag, flag
+    // spellings with `=`, near-misses, odd values and Unicode, in any order.
+    let words = [
+        "-p",
+        "--print",
+        "--mode",
+        "--mode=json",
+        "text",
+        "json",
+        "rpc",
+        "--provider",
+        "--model",
+        "--model=a/b:high",
+        "--thinking",
+        "--thinking=",
+        "xhigh",
+        "-c",
+        "--continue",
+        "-r",
+        "--resume",
+        "--session",
+        "--no-session",
+        "--session-dir",
+        "--tools",
+        "read,,bash",
+        "--no-tools",
+        "--system-prompt",
+        "--append-system-prompt",
+        "--list-models",
+        "--export",
+        "--permission-mode",
+        "plan",
+        "--offline",
+        "--version",
+        "-v",
+        "--help",
+        "-h",
+        "--",
+        "-",
+        "-pc",
+        "--modle",
+        "---",
+        "--=",
+        "@",
+        "@x",
+        "mcp",
+        "add",
+        "list",
+        "remove",
+        "é",
+        "\u{1b}[2J",
+        "",
+        " ",
+        "-x",
+        "--x=y",
+    ];
+    let mut seed = 0x5eed_000au64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for _ in 0..5000 {
+        let line: Vec<&str> = (0..next(7)).map(|_| words[next(words.len())]).collect();
+        if let Err(error) = focus_cli::args::parse(line.iter().copied()) {
+            let text = error.to_string();
+            assert!(!text.contains('\n'), "{line:?}: {text:?}");
+            assert!(!error.0.is_empty(), "{line:?}");
+        }
+    }
+}
