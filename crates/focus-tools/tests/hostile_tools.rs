@@ -607,3 +607,35 @@ fn the_full_output_file_of_a_long_command_is_private() {
     let _ = std::fs::remove_file(&path);
     assert_eq!(mode, 0o600);
 }
+
+#[test]
+fn symlink_loops_are_clear_errors_and_walks_do_not_follow_them() {
+    let tree = TempTree::new("symlink-loop");
+    std::os::unix::fs::symlink("b", tree.path("a")).unwrap();
+    std::os::unix::fs::symlink("a", tree.path("b")).unwrap();
+    std::os::unix::fs::symlink(".", tree.path("self")).unwrap();
+    tree.write("f.txt", "needle\n");
+    let edits = json_array![json_object! { "oldText" => "x", "newText" => "y" }];
+    for name in ["read", "write", "edit", "ls"] {
+        let output = call(
+            &*tool(name, &tree.root),
+            json_object! { "path" => "a", "content" => "x", "edits" => edits.clone() },
+        );
+        assert!(output.is_error, "{name}: {}", output.text_content());
+        assert!(
+            output.text_content().contains("a ("),
+            "{name}: {}",
+            output.text_content()
+        );
+    }
+    let grep = call(
+        &*tool("grep", &tree.root),
+        json_object! { "pattern" => "needle" },
+    );
+    assert_eq!(grep.text_content(), "f.txt:1: needle");
+    let find = call(
+        &*tool("find", &tree.root),
+        json_object! { "pattern" => "*" },
+    );
+    assert_eq!(find.text_content(), "a\nb\nf.txt\nself");
+}
