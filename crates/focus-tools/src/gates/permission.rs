@@ -400,7 +400,8 @@ pub fn denied_message(tool_name: &str, reason: &str) -> String {
     }
 }
 
-/// A one-line summary of a call's arguments for prompts.
+/// A summary of a call's arguments for approval prompts: a shell command whole,
+/// anything else cut at 200 characters with a count of what was cut.
 pub fn summarize_call(call: &ToolCall) -> String {
     let args = &call.arguments;
     let text = args["command"]
@@ -409,9 +410,41 @@ pub fn summarize_call(call: &ToolCall) -> String {
         .or_else(|| args["file_path"].as_str())
         .map(str::to_string)
         .unwrap_or_else(|| args.to_json_string());
-    if text.chars().count() > 200 {
-        format!("{}…", text.chars().take(200).collect::<String>())
-    } else {
-        text
+    // A shell command is shown whole: the user approves exactly what will run, and
+    // a cut could hide `; rm …` behind a harmless-looking start.
+    if args["command"].as_str().is_some() || text.chars().count() <= 200 {
+        return text;
+    }
+    let hidden = text.chars().count() - 200;
+    format!(
+        "{}… ({hidden} more characters)",
+        text.chars().take(200).collect::<String>()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use focus_core::json_object;
+
+    fn call(arguments: focus_core::json::Value) -> ToolCall {
+        ToolCall {
+            id: "c".into(),
+            name: "bash".into(),
+            arguments,
+            thought_signature: None,
+        }
+    }
+
+    #[test]
+    fn a_long_command_is_shown_whole_in_the_approval_prompt() {
+        let command = format!("ls{}; rm -rf ~", " ".repeat(300));
+        assert_eq!(
+            summarize_call(&call(json_object! { "command" => command.as_str() })),
+            command
+        );
+        let long_path = "d/".repeat(150);
+        let summary = summarize_call(&call(json_object! { "path" => long_path.as_str() }));
+        assert!(summary.ends_with("… (100 more characters)"), "{summary}");
     }
 }
