@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod compaction;
+pub mod files;
 pub mod prompt;
 pub mod session;
 pub mod settings;

@@ -86,10 +86,10 @@ pub fn load_settings(config_dir: &Path, cwd: &Path) -> Result<LoadedSettings, Se
     let mut warnings = Vec::new();
     let mut merged = Value::Object(Object::new());
     for path in [global_settings_path(config_dir), project_settings_path(cwd)] {
-        let text = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => {
+        let text = match crate::files::read_regular_file(&path) {
+            None => continue,
+            Some(Ok(bytes)) => bytes,
+            Some(Err(e)) => {
                 problems.push(format!("{}: cannot read: {e}", path.display()));
                 continue;
             }

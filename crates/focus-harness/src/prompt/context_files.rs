@@ -45,7 +45,7 @@ pub fn load_context_files(config_dir: &Path, cwd: &Path) -> Vec<ContextFile> {
     for dir in dirs {
         for name in CONTEXT_FILE_NAMES {
             let path = dir.join(name);
-            let Ok(bytes) = std::fs::read(&path) else {
+            let Some(Ok(bytes)) = crate::files::read_regular_file(&path) else {
                 continue;
             };
             let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());

@@ -173,7 +173,8 @@ pub fn build_system_prompt(options: &PromptOptions) -> SystemPrompt {
 /// The contents of the first `dirs[i]/name` that exists (project before global).
 fn first_file(dirs: &[&Path], name: &str) -> Option<String> {
     dirs.iter()
-        .find_map(|dir| std::fs::read_to_string(dir.join(name)).ok())
+        .find_map(|dir| crate::files::read_regular_file(&dir.join(name))?.ok())
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
         .filter(|text| !text.trim().is_empty())
 }
 

@@ -36,7 +36,9 @@ pub fn discover_skills(config_dir: &Path, cwd: &Path) -> (Vec<Skill>, Vec<String
         dirs.sort();
         for dir in dirs {
             let path = dir.join("SKILL.md");
-            let Ok(text) = std::fs::read_to_string(&path) else {
+            let Some(Ok(text)) = crate::files::read_regular_file(&path)
+                .map(|read| read.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
+            else {
                 continue;
             };
             let folder = dir
