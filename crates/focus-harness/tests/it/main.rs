@@ -6,8 +6,8 @@
 
 mod compaction;
 mod crash;
-mod lock;
 mod hostile;
+mod lock;
 mod pi_samples;
 mod sessions;
 mod support;
