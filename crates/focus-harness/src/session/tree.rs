@@ -16,6 +16,8 @@ pub struct SessionTree {
     index: HashMap<String, usize>,
     labels: HashMap<String, String>,
     leaf: Option<usize>,
+    /// Whether some id was indexed twice (a damaged file); see [`Self::parent_of`].
+    has_duplicate_ids: bool,
 }
 
 /// A node of [`SessionTree::nodes`]: an entry and its children, oldest first.
@@ -63,7 +65,30 @@ impl SessionTree {
                 None => self.labels.remove(target_id),
             };
         }
-        self.index.insert(entry.id.clone(), position);
+        if self.index.insert(entry.id.clone(), position).is_some() {
+            self.has_duplicate_ids = true;
+        }
+    }
+
+    /// The position of the parent of the entry at `position`, if it is known.
+    ///
+    /// Almost always the parent is the entry just before (a conversation appends
+    /// child after child), so that is checked first: comparing two short ids is
+    /// much cheaper than hashing one and probing the index, and a 10,000-entry
+    /// branch does it 10,000 times. The shortcut is exact only while every id is
+    /// unique (with a duplicated id the index points at the *last* entry holding
+    /// it, not necessarily the one just before), so then the index alone answers.
+    fn parent_of(&self, position: usize) -> Option<usize> {
+        let entry = &self.entries[position];
+        let parent = entry.parent_id.as_deref().filter(|p| *p != entry.id)?;
+        if !self.has_duplicate_ids {
+            if let Some(before) = position.checked_sub(1) {
+                if self.entries[before].id == parent {
+                    return Some(before);
+                }
+            }
+        }
+        self.index.get(parent).copied()
     }
 
     /// All entries in file order.
@@ -124,13 +149,8 @@ impl SessionTree {
             if std::mem::replace(&mut visited[i], true) {
                 break; // a cycle in a damaged file: each entry once
             }
-            let entry = &self.entries[i];
-            path.push(entry);
-            current = entry
-                .parent_id
-                .as_deref()
-                .filter(|p| *p != entry.id)
-                .and_then(|p| self.index.get(p).copied());
+            path.push(&self.entries[i]);
+            current = self.parent_of(i);
         }
         path.reverse();
         path
@@ -208,5 +228,60 @@ impl SessionTree {
             }
             _ => None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An entry named `name` (in a `session_info`, to tell equal ids apart).
+    fn entry(id: &str, parent: Option<&str>, name: &str) -> Entry {
+        Entry {
+            id: id.into(),
+            parent_id: parent.map(str::to_string),
+            timestamp: "t".into(),
+            kind: EntryKind::SessionInfo {
+                name: Some(name.into()),
+            },
+        }
+    }
+
+    fn names(branch: &[&Entry]) -> Vec<String> {
+        branch
+            .iter()
+            .map(|e| match &e.kind {
+                EntryKind::SessionInfo { name } => name.clone().unwrap_or_default(),
+                _ => String::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn branch_follows_parents_next_door_and_far_away() {
+        // 1 <- 2 <- 3, then 4 branches from 1 (its parent is not the entry before).
+        let tree = SessionTree::new(vec![
+            entry("1", None, "one"),
+            entry("2", Some("1"), "two"),
+            entry("3", Some("2"), "three"),
+            entry("4", Some("1"), "four"),
+        ]);
+        assert_eq!(names(&tree.branch(Some("3"))), ["one", "two", "three"]);
+        assert_eq!(names(&tree.current_branch()), ["one", "four"]);
+    }
+
+    #[test]
+    fn a_duplicated_id_names_its_last_entry_even_right_after_the_first() {
+        // "c" follows the first "a", but the id "a" means the last entry holding it,
+        // so the entry just before must not be taken for the parent.
+        let mut tree = SessionTree::new(vec![
+            entry("a", None, "first a"),
+            entry("c", Some("a"), "c"),
+        ]);
+        assert_eq!(names(&tree.branch(Some("c"))), ["first a", "c"]);
+        tree.push(entry("a", None, "second a"));
+        assert_eq!(names(&tree.branch(Some("c"))), ["second a", "c"]);
+        let loaded = SessionTree::new(tree.entries().to_vec());
+        assert_eq!(names(&loaded.branch(Some("c"))), ["second a", "c"]);
     }
 }
