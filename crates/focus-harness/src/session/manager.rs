@@ -10,7 +10,7 @@ use super::entry::{CompactionEntry, Entry, EntryKind, SessionHeader, CURRENT_VER
 use super::error::SessionError;
 use super::ids::{session_uuid, unique_short_id};
 use super::paths::{id_from_file_name, session_file_name, SessionStore};
-use super::reader::{parse_session, LoadProblem, ProblemKind, Refusal, Tail};
+use super::reader::{parse_session_for_tree, LoadProblem, ProblemKind, Refusal, Tail};
 use super::time::now_iso8601;
 use super::tree::SessionTree;
 use super::writer::{Durability, SessionWriter};
@@ -162,7 +162,7 @@ impl SessionManager {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(SessionError::io("reading", path, e)),
         };
-        let parsed = parse_session(&bytes).map_err(|refusal| match refusal {
+        let (parsed, hints) = parse_session_for_tree(&bytes).map_err(|refusal| match refusal {
             Refusal::NewerVersion(version) => SessionError::NewerVersion {
                 path: path.to_path_buf(),
                 version,
@@ -184,7 +184,12 @@ impl SessionManager {
         });
         let manager = SessionManager {
             header,
-            tree: SessionTree::new(parsed.entries),
+            tree: SessionTree::from_hashed(
+                parsed.entries,
+                hints.keys,
+                &hints.hashes,
+                &hints.labels,
+            ),
             path: Some(path.to_path_buf()),
             writer: None,
             problems: parsed.problems,

@@ -16,6 +16,7 @@ mod direct;
 pub mod entry;
 pub mod error;
 pub mod fork;
+mod id_index;
 pub mod ids;
 pub mod list;
 pub mod lock;

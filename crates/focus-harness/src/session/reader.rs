@@ -10,7 +10,8 @@
 //! - **A newer version**: refused, because skipping what we do not understand could
 //!   lose history on the next fork.
 
-use super::entry::{Entry, SessionHeader, CURRENT_VERSION};
+use super::entry::{Entry, EntryKind, SessionHeader, CURRENT_VERSION};
+use super::id_index::{IdIndex, IdKeys};
 use super::migrate::migrate_to_current;
 use focus_core::json::{self, FromJson, Value};
 use std::fmt;
@@ -119,6 +120,23 @@ enum Decoded {
 
 /// Reads a session file's bytes.
 pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
+    parse_session_for_tree(bytes).map(|(parsed, _)| parsed)
+}
+
+/// What the decoding threads note for [`super::SessionTree::from_hashed`] while the
+/// entries are fresh in their caches.
+pub(super) struct TreeHints {
+    /// The key of the id hashes.
+    pub(super) keys: IdKeys,
+    /// Each entry's id hash, in entry order.
+    pub(super) hashes: Vec<u64>,
+    /// The positions of label entries.
+    pub(super) labels: Vec<usize>,
+}
+
+/// [`parse_session`], with what building the tree can use.
+pub(super) fn parse_session_for_tree(bytes: &[u8]) -> Result<(ParsedSession, TreeHints), Refusal> {
+    let keys = IdKeys::new();
     let mut problems = Vec::new();
     // A byte-order mark (some editors add one) is not part of the first line.
     let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
@@ -192,30 +210,44 @@ pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
             h.version = CURRENT_VERSION;
         }
         let lines: Vec<_> = entry_region.collect();
-        vec![decode_old_version(version, &lines).into_iter().collect()]
+        vec![Part::of(decode_old_version(version, &lines), &keys)]
     } else if entry_region.remaining() > PARALLEL_THRESHOLD_BYTES {
-        decode_in_parallel(entry_region)
+        decode_in_parallel(entry_region, &keys)
     } else {
-        vec![entry_region.map(|(n, l)| decode_line(n, l)).collect()]
+        vec![Part::of(
+            entry_region.map(|(n, l)| decode_line(n, l)),
+            &keys,
+        )]
     };
     let mut entries = Vec::new();
+    let mut hashes = Vec::new();
+    let mut labels = Vec::new();
     for part in parts {
+        labels.extend(part.labels.iter().map(|p| p + entries.len()));
         if entries.is_empty() {
             // The first part's vector is kept and the others appended to it, so half
             // the entries (with two threads) never move again.
             entries = part.entries;
+            hashes = part.hashes;
         } else {
             entries.extend(part.entries);
+            hashes.extend(part.hashes);
         }
         problems.extend(part.problems);
     }
     problems.sort_by_key(|p| p.line);
-    Ok(ParsedSession {
+    let parsed = ParsedSession {
         header,
         entries,
         problems,
         tail,
-    })
+    };
+    let hints = TreeHints {
+        keys,
+        hashes,
+        labels,
+    };
+    Ok((parsed, hints))
 }
 
 /// An iterator over the non-blank lines of a byte region, with their 1-based line
@@ -367,7 +399,7 @@ fn decode_value(number: usize, value: Value) -> Decoded {
 /// pieces before it, which would be a serial pass over the whole file. So each
 /// thread numbers its lines from 1, and the numbers are shifted here once every
 /// piece has said how many lines it held.
-fn decode_in_parallel(lines: Lines<'_>) -> Vec<Part> {
+fn decode_in_parallel(lines: Lines<'_>, keys: &IdKeys) -> Vec<Part> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     let first = lines.number;
     let pieces = lines.split(threads);
@@ -376,7 +408,7 @@ fn decode_in_parallel(lines: Lines<'_>) -> Vec<Part> {
             .into_iter()
             .map(|mut piece| {
                 scope.spawn(move || {
-                    let part: Part = piece.by_ref().map(|(n, l)| decode_line(n, l)).collect();
+                    let part = Part::of(piece.by_ref().map(|(n, l)| decode_line(n, l)), keys);
                     (part, piece.number)
                 })
             })
@@ -401,19 +433,27 @@ fn decode_in_parallel(lines: Lines<'_>) -> Vec<Part> {
     })
 }
 
-/// Decoded lines with the entries and the problems apart, each in file order.
+/// Decoded lines with the entries and the problems apart, each in file order, and
+/// the entries' [`TreeHints`] (label positions counted within the part).
 #[derive(Default)]
 struct Part {
     entries: Vec<Entry>,
     problems: Vec<LoadProblem>,
+    hashes: Vec<u64>,
+    labels: Vec<usize>,
 }
 
-impl FromIterator<Decoded> for Part {
-    fn from_iter<I: IntoIterator<Item = Decoded>>(decoded: I) -> Part {
+impl Part {
+    /// The part of these decoded lines, ids hashed with `keys`.
+    fn of(decoded: impl IntoIterator<Item = Decoded>, keys: &IdKeys) -> Part {
         let mut part = Part::default();
         for item in decoded {
             match item {
                 Decoded::Entry(entry, problem) => {
+                    part.hashes.push(IdIndex::hash_with(keys, &entry.id));
+                    if matches!(entry.kind, EntryKind::Label { .. }) {
+                        part.labels.push(part.entries.len());
+                    }
                     part.entries.push(entry);
                     part.problems.extend(problem);
                 }
@@ -574,8 +614,9 @@ mod tests {
             (ids.collect(), lines.collect())
         };
         let lines = Lines::new(text.as_bytes(), 1);
-        let parallel = summary(decode_in_parallel(lines.clone()));
-        let sequential = summary(vec![lines.map(|(n, l)| decode_line(n, l)).collect()]);
+        let keys = IdKeys::new();
+        let parallel = summary(decode_in_parallel(lines.clone(), &keys));
+        let sequential = summary(vec![Part::of(lines.map(|(n, l)| decode_line(n, l)), &keys)]);
         assert_eq!(parallel, sequential);
         // 3,000 lines: 5 blank, 6 corrupt (the first, i = 7, is line 9).
         assert_eq!(parallel.0.len(), 2989);

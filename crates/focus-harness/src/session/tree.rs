@@ -7,17 +7,28 @@
 //! On load the leaf is the last entry in the file, as in pi.
 
 use super::entry::{Entry, EntryKind};
+use super::id_index::{IdIndex, IdKeys};
 use std::collections::HashMap;
 
 /// A session's entries as a tree.
 #[derive(Clone, Debug, Default)]
 pub struct SessionTree {
     entries: Vec<Entry>,
-    index: HashMap<String, usize>,
+    index: IdIndex,
     labels: HashMap<String, String>,
     leaf: Option<usize>,
     /// Whether some id was indexed twice (a damaged file); see [`Self::parent_of`].
     has_duplicate_ids: bool,
+}
+
+/// Records (or clears) the label an entry sets, if it is a label entry.
+fn note_label(labels: &mut HashMap<String, String>, entry: &Entry) {
+    if let EntryKind::Label { target_id, label } = &entry.kind {
+        match label.as_deref().filter(|l| !l.is_empty()) {
+            Some(label) => labels.insert(target_id.clone(), label.to_string()),
+            None => labels.remove(target_id),
+        };
+    }
 }
 
 /// A node of [`SessionTree::nodes`]: an entry and its children, oldest first.
@@ -37,14 +48,50 @@ impl SessionTree {
         // As if each entry were pushed in turn, but the vector is kept as it is
         // rather than moved entry by entry into a new one.
         let mut tree = SessionTree {
-            index: HashMap::with_capacity(entries.len()),
+            index: IdIndex::with_capacity(entries.len()),
             leaf: entries.len().checked_sub(1),
+            entries,
             ..SessionTree::default()
         };
-        for (position, entry) in entries.iter().enumerate() {
-            tree.index_entry(entry, position);
+        for position in 0..tree.entries.len() {
+            tree.index_entry(position);
         }
-        tree.entries = entries;
+        tree
+    }
+
+    /// [`SessionTree::new`] with the work of indexing partly done while decoding:
+    /// `hashes[i]` is entry `i`'s id hashed with `keys` ([`IdIndex::hash_with`]),
+    /// and `labels` the positions of the label entries. Indexing then reads no
+    /// entry that sets no label and shares no id hash, so a big tree is indexed
+    /// without going through its entries' memory again.
+    pub(super) fn from_hashed(
+        entries: Vec<Entry>,
+        keys: IdKeys,
+        hashes: &[u64],
+        labels: &[usize],
+    ) -> SessionTree {
+        if hashes.len() != entries.len() {
+            return SessionTree::new(entries); // not expected; stay correct anyway
+        }
+        let mut tree = SessionTree {
+            index: IdIndex::with_keys(keys, entries.len()),
+            leaf: entries.len().checked_sub(1),
+            entries,
+            ..SessionTree::default()
+        };
+        for (position, &hash) in hashes.iter().enumerate() {
+            if tree
+                .index
+                .insert_hashed(hash, position, &tree.entries[..=position])
+            {
+                tree.has_duplicate_ids = true;
+            }
+        }
+        for &position in labels {
+            if let Some(entry) = tree.entries.get(position) {
+                note_label(&mut tree.labels, entry);
+            }
+        }
         tree
     }
 
@@ -52,20 +99,17 @@ impl SessionTree {
     /// A duplicated id shadows the earlier entry, as in pi.
     pub fn push(&mut self, entry: Entry) {
         let position = self.entries.len();
-        self.index_entry(&entry, position);
         self.entries.push(entry);
+        self.index_entry(position);
         self.leaf = Some(position);
     }
 
     /// Records the entry at `position` in the id index, and its label if it sets one.
-    fn index_entry(&mut self, entry: &Entry, position: usize) {
-        if let EntryKind::Label { target_id, label } = &entry.kind {
-            match label.as_deref().filter(|l| !l.is_empty()) {
-                Some(label) => self.labels.insert(target_id.clone(), label.to_string()),
-                None => self.labels.remove(target_id),
-            };
-        }
-        if self.index.insert(entry.id.clone(), position).is_some() {
+    /// The entries after it are not indexed yet.
+    fn index_entry(&mut self, position: usize) {
+        let indexed = &self.entries[..=position];
+        note_label(&mut self.labels, &indexed[position]);
+        if self.index.insert(position, indexed) {
             self.has_duplicate_ids = true;
         }
     }
@@ -88,7 +132,7 @@ impl SessionTree {
                 }
             }
         }
-        self.index.get(parent).copied()
+        self.index.get(parent, &self.entries)
     }
 
     /// All entries in file order.
@@ -98,12 +142,12 @@ impl SessionTree {
 
     /// The entry with this id.
     pub fn get(&self, id: &str) -> Option<&Entry> {
-        self.index.get(id).map(|&i| &self.entries[i])
+        self.index.get(id, &self.entries).map(|i| &self.entries[i])
     }
 
     /// Whether an entry has this id.
     pub fn contains(&self, id: &str) -> bool {
-        self.index.contains_key(id)
+        self.index.get(id, &self.entries).is_some()
     }
 
     /// The current leaf, or `None` before the first entry.
@@ -124,8 +168,8 @@ impl SessionTree {
                 self.leaf = None;
                 true
             }
-            Some(id) => match self.index.get(id) {
-                Some(&i) => {
+            Some(id) => match self.index.get(id, &self.entries) {
+                Some(i) => {
                     self.leaf = Some(i);
                     true
                 }
@@ -144,7 +188,7 @@ impl SessionTree {
     pub fn branch(&self, id: Option<&str>) -> Vec<&Entry> {
         let mut path = Vec::new();
         let mut visited = vec![false; self.entries.len()];
-        let mut current = id.and_then(|id| self.index.get(id).copied());
+        let mut current = id.and_then(|id| self.index.get(id, &self.entries));
         while let Some(i) = current {
             if std::mem::replace(&mut visited[i], true) {
                 break; // a cycle in a damaged file: each entry once
@@ -175,7 +219,7 @@ impl SessionTree {
         let mut roots = Vec::new();
         for (i, entry) in self.entries.iter().enumerate() {
             match entry.parent_id.as_deref() {
-                Some(parent) if parent != entry.id && self.index.contains_key(parent) => {
+                Some(parent) if parent != entry.id && self.contains(parent) => {
                     children_of.entry(parent).or_default().push(i)
                 }
                 _ => roots.push(i),
@@ -283,5 +327,36 @@ mod tests {
         assert_eq!(names(&tree.branch(Some("c"))), ["second a", "c"]);
         let loaded = SessionTree::new(tree.entries().to_vec());
         assert_eq!(names(&loaded.branch(Some("c"))), ["second a", "c"]);
+    }
+
+    #[test]
+    fn indexing_from_hashes_matches_indexing_entry_by_entry() {
+        let mut entries = vec![
+            entry("a", None, "first a"),
+            entry("c", Some("a"), "c"),
+            entry("a", None, "second a"),
+            entry("d", Some("c"), "d"),
+        ];
+        entries.push(Entry {
+            id: "l".into(),
+            parent_id: Some("d".into()),
+            timestamp: "t".into(),
+            kind: EntryKind::Label {
+                target_id: "c".into(),
+                label: Some("mark".into()),
+            },
+        });
+        let keys = IdKeys::new();
+        let hashes: Vec<u64> = entries
+            .iter()
+            .map(|e| IdIndex::hash_with(&keys, &e.id))
+            .collect();
+        let hinted = SessionTree::from_hashed(entries.clone(), keys, &hashes, &[4]);
+        let plain = SessionTree::new(entries);
+        for tree in [&hinted, &plain] {
+            assert_eq!(names(&tree.branch(Some("d"))), ["second a", "c", "d"]);
+            assert_eq!(tree.label("c"), Some("mark"));
+            assert!(tree.has_duplicate_ids && tree.contains("l") && !tree.contains("x"));
+        }
     }
 }
