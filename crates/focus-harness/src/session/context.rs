@@ -44,21 +44,25 @@ pub fn build_context(branch: &[&Entry]) -> SessionContext {
         ..SessionContext::default()
     };
     let mut compaction: Option<(usize, &CompactionEntry)> = None;
+    // Borrowed while walking and copied once at the end: a long branch has
+    // thousands of assistant messages, each naming the model.
+    let mut thinking_level: Option<&String> = None;
+    let mut model: Option<(&String, &String)> = None;
     for (i, entry) in branch.iter().enumerate() {
         match &entry.kind {
-            EntryKind::ThinkingLevelChange { thinking_level } => {
-                context.thinking_level = thinking_level.clone()
-            }
-            EntryKind::ModelChange { provider, model_id } => {
-                context.model = Some((provider.clone(), model_id.clone()))
-            }
-            EntryKind::Message(Message::Assistant(m)) => {
-                context.model = Some((m.provider.clone(), m.model.clone()))
-            }
+            EntryKind::ThinkingLevelChange {
+                thinking_level: level,
+            } => thinking_level = Some(level),
+            EntryKind::ModelChange { provider, model_id } => model = Some((provider, model_id)),
+            EntryKind::Message(Message::Assistant(m)) => model = Some((&m.provider, &m.model)),
             EntryKind::Compaction(c) => compaction = Some((i, c)),
             _ => {}
         }
     }
+    if let Some(level) = thinking_level {
+        context.thinking_level = level.clone();
+    }
+    context.model = model.map(|(provider, id)| (provider.clone(), id.clone()));
     let Some((at, summary)) = compaction else {
         context.messages = messages_of(branch);
         return context;
