@@ -112,6 +112,7 @@ const BUILTIN_PROVIDERS: &[(&str, &str, &str)] = &[
 #[rustfmt::skip]
 const BUILTIN_MODELS: &[Row] = &[
     ("anthropic", "claude-opus-5-5", "Claude Opus 5.5", 1_000_000, 128_000, true, true, [4.0, 20.0, 0.4, 5.0]),
+    ("anthropic", "claude-sonnet-5-5", "Claude Sonnet 5.5", 1_000_000, 128_000, true, true, [2.0, 10.0, 0.2, 2.5]),
     ("anthropic", "claude-opus-5", "Claude Opus 5", 1_000_000, 128_000, true, true, [5.0, 25.0, 0.5, 6.25]),
     ("anthropic", "claude-sonnet-5", "Claude Sonnet 5", 1_000_000, 128_000, true, true, [2.0, 10.0, 0.2, 2.5]),
     ("anthropic", "claude-fable-5-1", "Claude Fable 5.1", 1_000_000, 128_000, true, true, [10.0, 50.0, 1.0, 12.5]),
