@@ -18,18 +18,28 @@ const APIS: [Api; 4] = [
     Api::GoogleGenerativeAi,
 ];
 
+/// Plays `scenario` in print mode for every API: the run succeeds, stdout holds
+/// `answer`, the server saw `requests` requests. Returns the worlds for more checks.
+fn answers_in_print_mode(scenario: &str, answer: &str, requests: usize) -> Vec<World> {
+    APIS.iter()
+        .map(|&api| {
+            let world = World::new(api, scenario);
+            let run = world.focus(&["-p", "Hello"]);
+            run.assert_success();
+            assert!(
+                run.stdout.contains(answer),
+                "{api:?}: stdout was {:?}",
+                run.stdout
+            );
+            assert_eq!(world.requests().len(), requests, "{api:?}");
+            world
+        })
+        .collect()
+}
+
 #[test]
 fn text_only() {
-    for api in APIS {
-        let world = World::new(api, "text_only");
-        let run = world.focus(&["-p", "Say hello"]);
-        run.assert_success();
-        assert!(
-            run.stdout.contains("Hello from the mock model"),
-            "{api:?}: stdout was {:?}",
-            run.stdout
-        );
-        assert_eq!(world.requests().len(), 1, "{api:?}");
+    for world in answers_in_print_mode("text_only", "Hello from the mock model", 1) {
         world.check_session(1);
         check_requests(&world);
     }
@@ -182,37 +192,19 @@ fn thinking_model() {
 
 #[test]
 fn server_error_then_success() {
-    for api in APIS {
-        let world = World::new(api, "server_error_then_success");
-        let run = world.focus(&["-p", "Try again"]);
-        run.assert_success();
-        assert!(
-            run.stdout.contains("Recovered after a server error"),
-            "{api:?}: {}",
-            run.stdout
-        );
-        assert_eq!(
-            world.requests().len(),
-            2,
-            "{api:?}: a 503 is retried once it answers"
-        );
+    // A 503 is retried once it answers.
+    for world in answers_in_print_mode(
+        "server_error_then_success",
+        "Recovered after a server error",
+        2,
+    ) {
         world.check_session(2);
     }
 }
 
 #[test]
 fn rate_limited_with_retry_after() {
-    for api in APIS {
-        let world = World::new(api, "rate_limited");
-        let run = world.focus(&["-p", "Hello"]);
-        run.assert_success();
-        assert!(
-            run.stdout.contains("Answered after waiting"),
-            "{api:?}: {}",
-            run.stdout
-        );
-        assert_eq!(world.requests().len(), 2, "{api:?}");
-    }
+    answers_in_print_mode("rate_limited", "Answered after waiting", 2);
 }
 
 #[test]
