@@ -49,10 +49,7 @@ fn text_only() {
 fn json_mode_prints_a_well_formed_event_stream() {
     for api in APIS {
         let world = World::new(api, "text_only");
-        let run = world.focus(&["--mode", "json", "-p", "Say hello"]);
-        run.assert_success();
-        let events = run.json_events();
-        check_event_grammar(&events).unwrap_or_else(|e| panic!("{api:?}: {e}\n{}", run.stdout));
+        let (_, events) = world.focus_json(&["-p", "Say hello"]);
         assert!(
             events
                 .iter()
@@ -84,10 +81,7 @@ fn json_mode_prints_a_well_formed_event_stream() {
 fn one_tool_call() {
     for api in APIS {
         let world = World::new(api, "one_tool_call");
-        let run = world.focus(&["--mode", "json", "-p", "What is here?"]);
-        run.assert_success();
-        let events = run.json_events();
-        check_event_grammar(&events).unwrap_or_else(|e| panic!("{api:?}: {e}"));
+        let (_, events) = world.focus_json(&["-p", "What is here?"]);
         let tool_end = events
             .iter()
             .find(|e| e["type"].as_str() == Some("tool_execution_end"))
@@ -118,10 +112,7 @@ fn one_tool_call() {
 fn three_parallel_tool_calls() {
     for api in APIS {
         let world = World::new(api, "three_parallel_tool_calls");
-        let run = world.focus(&["--mode", "json", "-p", "Read both files"]);
-        run.assert_success();
-        let events = run.json_events();
-        check_event_grammar(&events).unwrap_or_else(|e| panic!("{api:?}: {e}"));
+        let (_, events) = world.focus_json(&["-p", "Read both files"]);
         let results: Vec<_> = events
             .iter()
             .filter(|e| {

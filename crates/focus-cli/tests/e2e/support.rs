@@ -127,6 +127,19 @@ impl World {
         finish(child, args)
     }
 
+    /// Runs focus in JSON mode with `args`: the run must succeed and its event stream
+    /// keep the grammar. Returns the run and its events.
+    pub fn focus_json(&self, args: &[&str]) -> (Run, Vec<Value>) {
+        let mut all = vec!["--mode", "json"];
+        all.extend_from_slice(args);
+        let run = self.focus(&all);
+        run.assert_success();
+        let events = run.json_events();
+        check_event_grammar(&events)
+            .unwrap_or_else(|e| panic!("{:?}: {e}\n{}", self.api, run.stdout));
+        (run, events)
+    }
+
     /// The requests the mock server received, in order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.server.requests()
