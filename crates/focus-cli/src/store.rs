@@ -121,8 +121,7 @@ impl Store {
 
     /// The model and thinking level recorded on the current branch.
     pub fn context_model(&self) -> (Option<(String, String)>, String) {
-        let context = self.manager.context();
-        (context.model, context.thinking_level)
+        self.manager.model_and_thinking()
     }
 
     /// Appends one finished message to the session.

@@ -39,31 +39,14 @@ impl SessionContext {
 
 /// Builds the context for `branch` (root first, as [`super::SessionTree::branch`] gives it).
 pub fn build_context(branch: &[&Entry]) -> SessionContext {
+    let state = BranchState::of(branch);
+    let (model, thinking_level) = state.owned();
     let mut context = SessionContext {
-        thinking_level: "off".into(),
-        ..SessionContext::default()
+        messages: Vec::new(),
+        thinking_level,
+        model,
     };
-    let mut compaction: Option<(usize, &CompactionEntry)> = None;
-    // Borrowed while walking and copied once at the end: a long branch has
-    // thousands of assistant messages, each naming the model.
-    let mut thinking_level: Option<&String> = None;
-    let mut model: Option<(&String, &String)> = None;
-    for (i, entry) in branch.iter().enumerate() {
-        match &entry.kind {
-            EntryKind::ThinkingLevelChange {
-                thinking_level: level,
-            } => thinking_level = Some(level),
-            EntryKind::ModelChange { provider, model_id } => model = Some((provider, model_id)),
-            EntryKind::Message(Message::Assistant(m)) => model = Some((&m.provider, &m.model)),
-            EntryKind::Compaction(c) => compaction = Some((i, c)),
-            _ => {}
-        }
-    }
-    if let Some(level) = thinking_level {
-        context.thinking_level = level.clone();
-    }
-    context.model = model.map(|(provider, id)| (provider.clone(), id.clone()));
-    let Some((at, summary)) = compaction else {
+    let Some((at, summary)) = state.compaction else {
         context.messages = messages_of(branch);
         return context;
     };
@@ -82,6 +65,57 @@ pub fn build_context(branch: &[&Entry]) -> SessionContext {
         .collect();
     context.messages.extend(messages_of(&kept));
     context
+}
+
+/// The model `(provider, model id)` and thinking level in force at the end of
+/// `branch`: [`build_context`]'s `model` and `thinking_level` without copying a
+/// single message (a resumed session needs them before it needs the history).
+pub fn model_and_thinking(branch: &[&Entry]) -> (Option<(String, String)>, String) {
+    BranchState::of(branch).owned()
+}
+
+/// What the entries of a branch set, borrowed from them while walking (a long
+/// branch has thousands of assistant messages, each naming the model) and copied
+/// once at the end.
+struct BranchState<'a> {
+    thinking_level: Option<&'a String>,
+    model: Option<(&'a String, &'a String)>,
+    /// The last compaction and its position in the branch.
+    compaction: Option<(usize, &'a CompactionEntry)>,
+}
+
+impl<'a> BranchState<'a> {
+    /// Walks `branch` root first; the last setting of each kind wins.
+    fn of(branch: &[&'a Entry]) -> BranchState<'a> {
+        let mut state = BranchState {
+            thinking_level: None,
+            model: None,
+            compaction: None,
+        };
+        for (i, entry) in branch.iter().enumerate() {
+            match &entry.kind {
+                EntryKind::ThinkingLevelChange { thinking_level } => {
+                    state.thinking_level = Some(thinking_level)
+                }
+                EntryKind::ModelChange { provider, model_id } => {
+                    state.model = Some((provider, model_id))
+                }
+                EntryKind::Message(Message::Assistant(m)) => {
+                    state.model = Some((&m.provider, &m.model))
+                }
+                EntryKind::Compaction(c) => state.compaction = Some((i, c)),
+                _ => {}
+            }
+        }
+        state
+    }
+
+    /// The model and the thinking level (`off` unless set), copied.
+    fn owned(&self) -> (Option<(String, String)>, String) {
+        let model = self.model.map(|(p, id)| (p.clone(), id.clone()));
+        let level = self.thinking_level.map_or("off", String::as_str);
+        (model, level.to_string())
+    }
 }
 
 /// Branches at least this long have their messages copied on several threads.

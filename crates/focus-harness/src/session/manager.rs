@@ -5,7 +5,7 @@
 //! tree, so what the agent goes on with is always what a reload would give. A
 //! failed write returns the error and leaves the tree unchanged.
 
-use super::context::{build_context, SessionContext};
+use super::context::{build_context, model_and_thinking, SessionContext};
 use super::entry::{CompactionEntry, Entry, EntryKind, SessionHeader, CURRENT_VERSION};
 use super::error::SessionError;
 use super::ids::{session_uuid, unique_short_id};
@@ -241,6 +241,12 @@ impl SessionManager {
     /// The context at the current leaf: messages, model, thinking level.
     pub fn context(&self) -> SessionContext {
         build_context(&self.tree.current_branch())
+    }
+
+    /// The model `(provider, model id)` and thinking level at the current leaf, as
+    /// [`SessionManager::context`] gives them, without copying the messages.
+    pub fn model_and_thinking(&self) -> (Option<(String, String)>, String) {
+        model_and_thinking(&self.tree.current_branch())
     }
 
     /// Makes appends `fsync` (or not).

@@ -28,7 +28,7 @@ pub mod time;
 pub mod tree;
 pub mod writer;
 
-pub use context::{build_context, SessionContext};
+pub use context::{build_context, model_and_thinking, SessionContext};
 pub use convert::{convert_to_llm, convert_to_llm_hook};
 pub use entry::{CompactionEntry, Entry, EntryKind, SessionHeader, CURRENT_VERSION};
 pub use error::SessionError;

@@ -68,6 +68,10 @@ fn appended_entries_reload_identically_with_the_same_leaf_and_context() {
     assert_eq!(reopened.leaf_id(), Some(entries[5].id.as_str()));
     let after = reopened.context();
     assert_eq!(after, before);
+    assert_eq!(
+        reopened.model_and_thinking(),
+        (after.model.clone(), after.thinking_level.clone())
+    );
     assert_eq!(after.thinking_level, "high");
     assert_eq!(after.model, Some(("scripted".into(), "m1".into())));
     assert_eq!(after.messages.len(), 4);
@@ -280,6 +284,10 @@ fn own_pi_format_fixture_loads_every_entry_and_builds_both_branches() {
     let context = session.context();
     assert_eq!(context.model, Some(("openai".into(), "gpt-5".into())));
     assert_eq!(context.thinking_level, "medium");
+    assert_eq!(
+        session.model_and_thinking(),
+        (context.model.clone(), context.thinking_level.clone())
+    );
     let got = texts(&context.messages);
     assert_eq!(got.len(), 7);
     assert_eq!(
