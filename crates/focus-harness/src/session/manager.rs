@@ -10,7 +10,8 @@ use super::entry::{CompactionEntry, Entry, EntryKind, SessionHeader, CURRENT_VER
 use super::error::SessionError;
 use super::ids::{session_uuid, unique_short_id};
 use super::paths::{id_from_file_name, session_file_name, SessionStore};
-use super::reader::{parse_session_for_tree, LoadProblem, ProblemKind, Refusal, Tail};
+use super::reader::{parse_source_for_tree, LoadProblem, ProblemKind, ReadFailure, Refusal, Tail};
+use super::source::FileSource;
 use super::time::now_iso8601;
 use super::tree::SessionTree;
 use super::writer::{Durability, SessionWriter};
@@ -157,17 +158,18 @@ impl SessionManager {
     }
 
     fn load(path: &Path) -> Result<(SessionManager, Tail, bool), SessionError> {
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(SessionError::io("reading", path, e)),
+        let read = match std::fs::File::open(path).and_then(FileSource::new) {
+            Ok(file) => parse_source_for_tree(&file),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => parse_source_for_tree(&[][..]),
+            Err(e) => Err(ReadFailure::Io(e)),
         };
-        let (parsed, hints) = parse_session_for_tree(&bytes).map_err(|refusal| match refusal {
-            Refusal::NewerVersion(version) => SessionError::NewerVersion {
+        let (parsed, hints) = read.map_err(|failure| match failure {
+            ReadFailure::Io(e) => SessionError::io("reading", path, e),
+            ReadFailure::Refused(Refusal::NewerVersion(version)) => SessionError::NewerVersion {
                 path: path.to_path_buf(),
                 version,
             },
-            Refusal::NotASession(reason) => SessionError::NotASession {
+            ReadFailure::Refused(Refusal::NotASession(reason)) => SessionError::NotASession {
                 path: path.to_path_buf(),
                 reason,
             },

@@ -3,7 +3,8 @@
 //! docs/sessions.md explains the format.
 //!
 //! Reading order: [`entry`] (what a line is), [`reader`] (bytes to entries, damage
-//! included; `direct.rs` is its fast path for message lines), [`migrate`] (older
+//! included; `source.rs` reads a file through small windows on every core,
+//! `direct.rs` is the fast path for message lines), [`migrate`] (older
 //! versions), [`tree`] (ids to a tree with a leaf), [`context`] (the leaf's branch to
 //! messages), [`convert`] (custom roles to user messages), [`writer`] and [`lock`]
 //! (appending safely), [`manager`] and [`fork`] (the API the CLI uses), [`paths`] and
@@ -24,6 +25,7 @@ pub mod manager;
 pub mod migrate;
 pub mod paths;
 pub mod reader;
+mod source;
 pub mod time;
 pub mod tree;
 pub mod writer;

@@ -13,8 +13,13 @@
 use super::entry::{Entry, EntryKind, SessionHeader, CURRENT_VERSION};
 use super::id_index::{IdIndex, IdKeys};
 use super::migrate::migrate_to_current;
+use super::source::{
+    after_last_newline, split_at_lines, trim_cr, LineReader, Source, WINDOW_BYTES,
+};
 use focus_core::json::{self, FromJson, Value};
 use std::fmt;
+use std::io;
+use std::ops::Range;
 
 /// A file's contents, as far as they could be read.
 #[derive(Debug)]
@@ -107,7 +112,11 @@ pub enum Refusal {
 
 /// Files bigger than this are decoded on several threads (parsing JSON is most of
 /// the cost of loading, and lines are independent).
-const PARALLEL_THRESHOLD_BYTES: usize = 1 << 20;
+const PARALLEL_THRESHOLD_BYTES: u64 = 1 << 20;
+
+/// The window the first line (the header) is read through: headers are small, and
+/// the entry threads read the rest of the file on their own.
+const HEADER_WINDOW_BYTES: usize = 4096;
 
 /// One decoded line.
 // Short-lived (one per line, consumed at once); boxing the entry would cost an
@@ -118,9 +127,29 @@ enum Decoded {
     Problem(LoadProblem),
 }
 
+/// Why a [`Source`] could not be read as a session.
+pub(super) enum ReadFailure {
+    /// It is not a session focus may read.
+    Refused(Refusal),
+    /// Reading its bytes failed.
+    Io(io::Error),
+}
+
+impl From<io::Error> for ReadFailure {
+    fn from(e: io::Error) -> ReadFailure {
+        ReadFailure::Io(e)
+    }
+}
+
 /// Reads a session file's bytes.
 pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
-    parse_session_for_tree(bytes).map(|(parsed, _)| parsed)
+    match parse_source_for_tree(bytes) {
+        Ok((parsed, _)) => Ok(parsed),
+        Err(ReadFailure::Refused(refusal)) => Err(refusal),
+        // Reading from memory does not fail; should it anyway, say so rather than
+        // hand back a partial session.
+        Err(ReadFailure::Io(e)) => Err(Refusal::NotASession(format!("unreadable: {e}"))),
+    }
 }
 
 /// What the decoding threads note for [`super::SessionTree::from_hashed`] while the
@@ -134,49 +163,48 @@ pub(super) struct TreeHints {
     pub(super) labels: Vec<usize>,
 }
 
-/// [`parse_session`], with what building the tree can use.
-pub(super) fn parse_session_for_tree(bytes: &[u8]) -> Result<(ParsedSession, TreeHints), Refusal> {
+/// [`parse_session`] for any [`Source`] (a file is read through windows, never
+/// whole), with what building the tree can use.
+pub(super) fn parse_source_for_tree<S: Source + ?Sized>(
+    source: &S,
+) -> Result<(ParsedSession, TreeHints), ReadFailure> {
     let keys = IdKeys::new();
     let mut problems = Vec::new();
+    let len = source.len();
     // A byte-order mark (some editors add one) is not part of the first line.
-    let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
+    let bom = if source.read_range(0..len.min(3))? == b"\xEF\xBB\xBF" {
         3
     } else {
         0
     };
-    let (whole, tail) = split_tail(&bytes[bom..]);
     // `body` is every whole line, plus a last line that lacks only its newline.
-    let mut body = whole;
-    let tail = match tail {
-        Some(torn) => {
-            if let Ok(Value::Object(_)) = json::parse(trim_cr(torn)) {
-                // Complete JSON, only the newline is missing: a whole entry.
-                body = &bytes[bom..];
-                Tail::MissingNewline
-            } else {
-                let number = whole.iter().filter(|&&b| b == b'\n').count() + 1;
-                problems.push(LoadProblem {
-                    line: number,
-                    kind: ProblemKind::TornTail { bytes: torn.len() },
-                });
-                Tail::Torn {
-                    keep: (bom + whole.len()) as u64,
-                }
-            }
+    let mut body_end = len;
+    let mut torn = None;
+    let mut tail = Tail::Clean;
+    if len > bom && source.read_range(len - 1..len)? != b"\n" {
+        let last_start = after_last_newline(source, bom..len)?;
+        let last = source.read_range(last_start..len)?;
+        if let Ok(Value::Object(_)) = json::parse(trim_cr(&last)) {
+            // Complete JSON, only the newline is missing: a whole entry.
+            tail = Tail::MissingNewline;
+        } else {
+            body_end = last_start;
+            torn = Some(last.len());
+            tail = Tail::Torn { keep: last_start };
         }
-        None => Tail::Clean,
-    };
+    }
 
     let mut header = None;
     // The entries are the lines after the header (all lines if there is none).
-    let mut entry_region = Lines::new(body, 0);
-    let mut first_lines = Lines::new(body, 0);
-    if let Some((number, first)) = first_lines.next() {
+    let mut entries_from = bom;
+    let mut lines_before = 0;
+    let mut first_lines = LineReader::new(source, bom..body_end, HEADER_WINDOW_BYTES);
+    if let Some((number, first)) = first_lines.next_line()? {
         match json::parse(first) {
             Ok(value) if value["type"].as_str() == Some("session") => {
                 match SessionHeader::from_json(&value) {
                     Ok(h) if h.version > CURRENT_VERSION => {
-                        return Err(Refusal::NewerVersion(h.version))
+                        return Err(ReadFailure::Refused(Refusal::NewerVersion(h.version)))
                     }
                     Ok(h) => header = Some(h),
                     Err(err) => problems.push(LoadProblem {
@@ -184,13 +212,14 @@ pub(super) fn parse_session_for_tree(bytes: &[u8]) -> Result<(ParsedSession, Tre
                         kind: ProblemKind::MissingHeader(format!("unreadable header: {err}")),
                     }),
                 }
-                entry_region = first_lines;
+                entries_from = first_lines.position();
+                lines_before = first_lines.lines_passed();
             }
             Ok(value @ Value::Object(_)) if number == 1 => {
-                return Err(Refusal::NotASession(format!(
+                return Err(ReadFailure::Refused(Refusal::NotASession(format!(
                     "line 1 has type {:?}, expected \"session\"",
                     value["type"].as_str().unwrap_or("(none)")
-                )));
+                ))));
             }
             _ => problems.push(LoadProblem {
                 line: 1,
@@ -198,10 +227,12 @@ pub(super) fn parse_session_for_tree(bytes: &[u8]) -> Result<(ParsedSession, Tre
             }),
         }
     }
+    drop(first_lines);
 
     let version = header.as_ref().map_or(CURRENT_VERSION, |h| h.version);
+    let region = entries_from..body_end;
     // One part per thread, in file order.
-    let parts: Vec<Part> = if version < CURRENT_VERSION {
+    let (parts, lines) = if version < CURRENT_VERSION {
         problems.push(LoadProblem {
             line: 1,
             kind: ProblemKind::Migrated { from: version },
@@ -209,16 +240,21 @@ pub(super) fn parse_session_for_tree(bytes: &[u8]) -> Result<(ParsedSession, Tre
         if let Some(h) = header.as_mut() {
             h.version = CURRENT_VERSION;
         }
-        let lines: Vec<_> = entry_region.collect();
-        vec![Part::of(decode_old_version(version, &lines), &keys)]
-    } else if entry_region.remaining() > PARALLEL_THRESHOLD_BYTES {
-        decode_in_parallel(entry_region, &keys)
+        decode_old_version(source, region, version, lines_before, &keys)?
     } else {
-        vec![Part::of(
-            entry_region.map(|(n, l)| decode_line(n, l)),
-            &keys,
-        )]
+        let threads = if region.end - region.start > PARALLEL_THRESHOLD_BYTES {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+        } else {
+            1
+        };
+        decode_in_parallel(source, region, threads, lines_before, &keys)?
     };
+    if let Some(bytes) = torn {
+        problems.push(LoadProblem {
+            line: lines + 1,
+            kind: ProblemKind::TornTail { bytes },
+        });
+    }
     let mut entries = Vec::new();
     let mut hashes = Vec::new();
     let mut labels = Vec::new();
@@ -248,114 +284,6 @@ pub(super) fn parse_session_for_tree(bytes: &[u8]) -> Result<(ParsedSession, Tre
         labels,
     };
     Ok((parsed, hints))
-}
-
-/// An iterator over the non-blank lines of a byte region, with their 1-based line
-/// numbers in the file, carriage returns trimmed.
-#[derive(Clone)]
-struct Lines<'a> {
-    bytes: &'a [u8],
-    /// Where the next line starts.
-    pos: usize,
-    /// The number of the line before `pos`.
-    number: usize,
-}
-
-impl<'a> Lines<'a> {
-    /// The lines of `bytes`, the first numbered `after + 1`.
-    fn new(bytes: &'a [u8], after: usize) -> Lines<'a> {
-        Lines {
-            bytes,
-            pos: 0,
-            number: after,
-        }
-    }
-
-    /// How many bytes are not yet read.
-    fn remaining(&self) -> usize {
-        self.bytes.len() - self.pos.min(self.bytes.len())
-    }
-
-    /// Splits what is left into about `parts` pieces of similar size, each ending
-    /// at a line end, with the line numbers each starts after. Finding the split
-    /// points needs no scan of the lines before them; only counting their
-    /// numbers does, so the caller renumbers afterwards (see [`decode_in_parallel`]).
-    fn split(self, parts: usize) -> Vec<Lines<'a>> {
-        let rest = &self.bytes[self.pos.min(self.bytes.len())..];
-        let mut pieces = Vec::with_capacity(parts);
-        let mut start = 0;
-        for k in 1..=parts {
-            let end = if k == parts {
-                rest.len()
-            } else {
-                // Just past the first newline at or after the k-th equal share.
-                (find_newline(rest, (rest.len() * k / parts).max(start)) + 1).min(rest.len())
-            };
-            pieces.push(Lines::new(&rest[start..end], 0));
-            start = end;
-        }
-        pieces
-    }
-}
-
-impl<'a> Iterator for Lines<'a> {
-    type Item = (usize, &'a [u8]);
-
-    fn next(&mut self) -> Option<(usize, &'a [u8])> {
-        while self.pos < self.bytes.len() {
-            let end = find_newline(self.bytes, self.pos);
-            self.number += 1;
-            let line = trim_cr(&self.bytes[self.pos..end]);
-            self.pos = end + 1;
-            if !line.iter().all(u8::is_ascii_whitespace) {
-                return Some((self.number, line));
-            }
-        }
-        None
-    }
-}
-
-/// The index of the first `\n` at or after `from`, or `bytes.len()` if none.
-///
-/// Splitting 20 MB into lines one byte at a time is a noticeable share of a load,
-/// so eight bytes are tested at once with the "has a zero byte" bit trick (as the
-/// JSON parser's string scanner does): XOR with eight newlines turns a newline
-/// into a zero byte, and for a word `x`, `(x - 0x01..01) & !x & 0x80..80` is
-/// non-zero exactly when `x` has a zero byte, its lowest set bit marking the first.
-fn find_newline(bytes: &[u8], from: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let zero_bytes = |word: [u8; 8]| {
-        let x = u64::from_le_bytes(word) ^ (ONES * b'\n' as u64);
-        x.wrapping_sub(ONES) & !x & HIGHS
-    };
-    let mut i = from;
-    // Two words per step: lines are long, so the loop itself is most of the cost.
-    while let Some(chunk) = bytes.get(i..i + 16) {
-        let (Ok(low), Ok(high)) = (
-            <[u8; 8]>::try_from(&chunk[..8]),
-            <[u8; 8]>::try_from(&chunk[8..]),
-        ) else {
-            break;
-        };
-        let (low, high) = (zero_bytes(low), zero_bytes(high));
-        if low | high != 0 {
-            let first = if low != 0 {
-                low.trailing_zeros()
-            } else {
-                64 + high.trailing_zeros()
-            };
-            return i + (first / 8) as usize;
-        }
-        i += 16;
-    }
-    while let Some(&b) = bytes.get(i) {
-        if b == b'\n' {
-            return i;
-        }
-        i += 1;
-    }
-    bytes.len()
 }
 
 /// Parses one entry line: an ordinary message entry straight into an [`Entry`]
@@ -392,45 +320,68 @@ fn decode_value(number: usize, value: Value) -> Decoded {
     }
 }
 
-/// Splits the lines into one piece per core (by bytes) and splits, numbers and
-/// decodes the pieces on scoped threads; results come back in file order.
+/// Splits `region` into `threads` pieces of about equal bytes (at line ends) and
+/// reads and decodes each on its own scoped thread; the parts come back in file
+/// order, with the number of lines up to the region's end.
 ///
 /// A piece cannot know its first line number without counting the newlines of the
 /// pieces before it, which would be a serial pass over the whole file. So each
 /// thread numbers its lines from 1, and the numbers are shifted here once every
-/// piece has said how many lines it held.
-fn decode_in_parallel(lines: Lines<'_>, keys: &IdKeys) -> Vec<Part> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let first = lines.number;
-    let pieces = lines.split(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = pieces
-            .into_iter()
-            .map(|mut piece| {
-                scope.spawn(move || {
-                    let part = Part::of(piece.by_ref().map(|(n, l)| decode_line(n, l)), keys);
-                    (part, piece.number)
+/// piece has said how many lines it held (`lines_before` is the count before the
+/// region).
+fn decode_in_parallel<S: Source + ?Sized>(
+    source: &S,
+    region: Range<u64>,
+    threads: usize,
+    lines_before: usize,
+    keys: &IdKeys,
+) -> io::Result<(Vec<Part>, usize)> {
+    let pieces = split_at_lines(source, region, threads)?;
+    let results = if pieces.len() == 1 {
+        vec![decode_range(source, pieces[0].clone(), keys)]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = pieces
+                .into_iter()
+                .map(|piece| scope.spawn(move || decode_range(source, piece, keys)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| match handle.join() {
+                    Ok(result) => result,
+                    // Decoding does not panic on any input; should it anyway, fail
+                    // loudly rather than load a session with entries silently missing.
+                    Err(panic) => std::panic::resume_unwind(panic),
                 })
-            })
-            .collect();
-        let mut parts = Vec::with_capacity(threads);
-        let mut before = first;
-        for handle in handles {
-            match handle.join() {
-                Ok((mut part, count)) => {
-                    for problem in &mut part.problems {
-                        problem.line += before;
-                    }
-                    before += count;
-                    parts.push(part);
-                }
-                // Decoding does not panic on any input; should it anyway, fail loudly
-                // rather than load a session with entries silently missing.
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
+                .collect()
+        })
+    };
+    let mut parts = Vec::with_capacity(results.len());
+    let mut before = lines_before;
+    for result in results {
+        let (mut part, count) = result?;
+        for problem in &mut part.problems {
+            problem.line += before;
         }
-        parts
-    })
+        before += count;
+        parts.push(part);
+    }
+    Ok((parts, before))
+}
+
+/// Reads and decodes the lines of `range`, numbered from its start; with the count
+/// of lines it held (blank ones included).
+fn decode_range<S: Source + ?Sized>(
+    source: &S,
+    range: Range<u64>,
+    keys: &IdKeys,
+) -> io::Result<(Part, usize)> {
+    let mut lines = LineReader::new(source, range, WINDOW_BYTES);
+    let mut part = Part::default();
+    while let Some((number, line)) = lines.next_line()? {
+        part.add(decode_line(number, line), keys);
+    }
+    Ok((part, lines.lines_passed()))
 }
 
 /// Decoded lines with the entries and the problems apart, each in file order, and
@@ -444,49 +395,51 @@ struct Part {
 }
 
 impl Part {
-    /// The part of these decoded lines, ids hashed with `keys`.
-    fn of(decoded: impl IntoIterator<Item = Decoded>, keys: &IdKeys) -> Part {
-        let mut part = Part::default();
-        for item in decoded {
-            match item {
-                Decoded::Entry(entry, problem) => {
-                    part.hashes.push(IdIndex::hash_with(keys, &entry.id));
-                    if matches!(entry.kind, EntryKind::Label { .. }) {
-                        part.labels.push(part.entries.len());
-                    }
-                    part.entries.push(entry);
-                    part.problems.extend(problem);
+    /// Adds the next decoded line, its id hashed with `keys`.
+    fn add(&mut self, decoded: Decoded, keys: &IdKeys) {
+        match decoded {
+            Decoded::Entry(entry, problem) => {
+                self.hashes.push(IdIndex::hash_with(keys, &entry.id));
+                if matches!(entry.kind, EntryKind::Label { .. }) {
+                    self.labels.push(self.entries.len());
                 }
-                Decoded::Problem(problem) => part.problems.push(problem),
+                self.entries.push(entry);
+                self.problems.extend(problem);
             }
+            Decoded::Problem(problem) => self.problems.push(problem),
         }
-        part
     }
 }
 
-/// Versions 1 and 2 need every line as JSON first (migration links entries to each
-/// other), then decoding.
-fn decode_old_version(version: u64, lines: &[(usize, &[u8])]) -> Vec<Decoded> {
-    let mut problems = Vec::new();
+/// Versions 1 and 2 need every line of `region` as JSON first (migration links
+/// entries to each other), then decoding; with the line count as
+/// [`decode_in_parallel`] gives it.
+fn decode_old_version<S: Source + ?Sized>(
+    source: &S,
+    region: Range<u64>,
+    version: u64,
+    lines_before: usize,
+    keys: &IdKeys,
+) -> io::Result<(Vec<Part>, usize)> {
+    let mut part = Part::default();
     let mut numbers = Vec::new();
     let mut values = Vec::new();
-    for &(number, line) in lines {
+    let mut lines = LineReader::new(source, region, WINDOW_BYTES);
+    while let Some((number, line)) = lines.next_line()? {
+        let number = number + lines_before;
         match decode_line_to_value(number, line) {
             Ok(value) => {
                 numbers.push(number);
                 values.push(value);
             }
-            Err(problem) => problems.push(Decoded::Problem(problem)),
+            Err(problem) => part.add(Decoded::Problem(problem), keys),
         }
     }
     migrate_to_current(version, &mut values);
-    problems.extend(
-        numbers
-            .into_iter()
-            .zip(values)
-            .map(|(number, value)| decode_value(number, value)),
-    );
-    problems
+    for (number, value) in numbers.into_iter().zip(values) {
+        part.add(decode_value(number, value), keys);
+    }
+    Ok((vec![part], lines_before + lines.lines_passed()))
 }
 
 fn decode_line_to_value(number: usize, line: &[u8]) -> Result<Value, LoadProblem> {
@@ -508,21 +461,6 @@ fn decode_line_value(line: &[u8]) -> Result<Value, String> {
         )),
         Err(err) => Err(err.to_string()),
     }
-}
-
-/// Splits off a last line that has no terminating newline.
-fn split_tail(bytes: &[u8]) -> (&[u8], Option<&[u8]>) {
-    if bytes.is_empty() || bytes.ends_with(b"\n") {
-        return (bytes, None);
-    }
-    match bytes.iter().rposition(|&b| b == b'\n') {
-        Some(i) => (&bytes[..=i], Some(&bytes[i + 1..])),
-        None => (&bytes[..0], Some(bytes)),
-    }
-}
-
-fn trim_cr(line: &[u8]) -> &[u8] {
-    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 #[cfg(test)]
@@ -608,55 +546,34 @@ mod tests {
     #[test]
     fn parallel_decoding_matches_sequential_order_and_problems() {
         let text = many_lines();
-        let summary = |parts: Vec<Part>| -> (Vec<String>, Vec<usize>) {
-            let ids = parts.iter().flat_map(|p| &p.entries).map(|e| e.id.clone());
-            let lines = parts.iter().flat_map(|p| &p.problems).map(|p| p.line);
-            (ids.collect(), lines.collect())
-        };
-        let lines = Lines::new(text.as_bytes(), 1);
+        let bytes = text.as_bytes();
         let keys = IdKeys::new();
-        let parallel = summary(decode_in_parallel(lines.clone(), &keys));
-        let sequential = summary(vec![Part::of(lines.map(|(n, l)| decode_line(n, l)), &keys)]);
-        assert_eq!(parallel, sequential);
-        // 3,000 lines: 5 blank, 6 corrupt (the first, i = 7, is line 9).
-        assert_eq!(parallel.0.len(), 2989);
-        assert_eq!(parallel.1, [9, 509, 1009, 1509, 2009, 2509]);
+        let summary = |threads: usize| -> (Vec<String>, Vec<usize>, usize) {
+            let (parts, lines) =
+                decode_in_parallel(bytes, 0..bytes.len() as u64, threads, 1, &keys).unwrap();
+            let ids = parts.iter().flat_map(|p| &p.entries).map(|e| e.id.clone());
+            let numbers = parts.iter().flat_map(|p| &p.problems).map(|p| p.line);
+            (ids.collect(), numbers.collect(), lines)
+        };
+        let sequential = summary(1);
+        for threads in 2..=5 {
+            assert_eq!(summary(threads), sequential, "{threads} threads");
+        }
+        // 3,000 lines after one before the region: 5 blank, 6 corrupt (the first,
+        // i = 7, is line 9).
+        assert_eq!(sequential.0.len(), 2989);
+        assert_eq!(sequential.1, [9, 509, 1009, 1509, 2009, 2509]);
+        assert_eq!(sequential.2, 3001);
     }
 
     #[test]
-    fn split_pieces_renumbered_give_every_line_once() {
-        let text = many_lines();
-        let all: Vec<(usize, &[u8])> = Lines::new(text.as_bytes(), 1).collect();
-        for parts in 1..=9 {
-            let mut joined = Vec::new();
-            let mut before = 1;
-            for mut piece in Lines::new(text.as_bytes(), 1).split(parts) {
-                joined.extend(piece.by_ref().map(|(n, l)| (n + before, l)));
-                before += piece.number;
-            }
-            assert_eq!(joined, all, "{parts} parts");
-        }
-        // The word-at-a-time search agrees with a plain one around every position
-        // (first and second word of a step, the byte-wise tail, bytes next to 0x0a).
-        let naive = |bytes: &[u8], from: usize| {
-            (from..bytes.len())
-                .find(|&i| bytes[i] == b'\n')
-                .unwrap_or(bytes.len())
-        };
-        for len in 0..40 {
-            for at in 0..len {
-                let mut bytes: Vec<u8> =
-                    (0..len).map(|i| [0x0b, 0x09, 0xff, b'a'][i % 4]).collect();
-                bytes[at] = b'\n';
-                for from in [0, at / 2, at, (at + 1).min(len)] {
-                    assert_eq!(
-                        find_newline(&bytes, from),
-                        naive(&bytes, from),
-                        "{bytes:?} {from}"
-                    );
-                }
-            }
-        }
+    fn a_torn_tail_after_many_lines_is_numbered_past_all_of_them() {
+        let text = format!("{HEADER}\n{}{{\"type\":\"mess", many_lines());
+        let parsed = parse_session(text.as_bytes()).unwrap();
+        assert_eq!(parsed.entries.len(), 2989);
+        let torn = parsed.problems.last().unwrap();
+        assert_eq!(torn.line, 3002);
+        assert_eq!(torn.kind, ProblemKind::TornTail { bytes: 13 });
     }
 
     #[test]
