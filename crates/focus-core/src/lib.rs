@@ -4,7 +4,8 @@
 //! processes. Reading order: [`json`] (the codec every other crate speaks),
 //! [`message`] (what a conversation is made of), [`cancel`] (how work is stopped),
 //! [`provider`] (how a model is called, as a stream of events), [`tool`] (what the
-//! model can call), [`event`] (what the agent reports), [`agent`] (the loop).
+//! model can call), [`event`] (what the agent reports), [`agent`] (the loop); [`scan`] is a
+//! byte-search helper the parser and the session reader share.
 
 pub mod agent;
 pub mod cancel;
@@ -12,4 +13,5 @@ pub mod event;
 pub mod json;
 pub mod message;
 pub mod provider;
+pub mod scan;
 pub mod tool;

@@ -6,6 +6,7 @@
 //! whose depth surprises code elsewhere that does recurse.
 
 use super::value::{Number, NumberKind, Object, Value};
+use crate::scan::{bytes_equal, find_first, HIGHS, ONES};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -106,51 +107,17 @@ const RESERVE_CAP: usize = 64 * 1024;
 /// The index of the first byte at or after `from` that ends a run of plain string
 /// content: a quote, a backslash or a control byte (below 0x20); `bytes.len()` if none.
 ///
-/// Sixteen bytes (two words) are tested per step, each word with the classic "has a
-/// zero byte" bit trick: for a word `x`, `(x - 0x01..01) & !x & 0x80..80` has its lowest set bit in the first
-/// byte of `x` that is zero (higher bits may be false alarms, but only above a true
-/// match, so `trailing_zeros` finds the right byte). XOR with a repeated byte turns
-/// "equals that byte" into "is zero"; subtracting 0x20 instead of 0x01 finds bytes
-/// below 0x20 (bytes >= 0x80 are excluded by `!x`).
+/// Eight bytes at a time ([`crate::scan::find_first`]): quotes and backslashes with
+/// [`bytes_equal`]; bytes below 0x20 by subtracting 0x20 instead of 0x01 in the
+/// "has a zero byte" trick (bytes >= 0x80 are excluded by `!x`).
+#[inline]
 pub(super) fn find_special(bytes: &[u8], from: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let special = |word: [u8; 8]| {
-        let x = u64::from_le_bytes(word);
-        let quote = x ^ (ONES * b'"' as u64);
-        let backslash = x ^ (ONES * b'\\' as u64);
-        let found = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (x.wrapping_sub(ONES * 0x20) & !x);
-        found & HIGHS
+    let special = |x: u64| {
+        bytes_equal(x, b'"') | bytes_equal(x, b'\\') | (x.wrapping_sub(ONES * 0x20) & !x & HIGHS)
     };
-    let mut i = from;
-    // Two words per step: halves the loop's own overhead on long strings.
-    while let Some(chunk) = bytes.get(i..i + 16) {
-        let (Ok(low), Ok(high)) = (
-            <[u8; 8]>::try_from(&chunk[..8]),
-            <[u8; 8]>::try_from(&chunk[8..]),
-        ) else {
-            break;
-        };
-        let (low, high) = (special(low), special(high));
-        if low | high != 0 {
-            let first = if low != 0 {
-                low.trailing_zeros()
-            } else {
-                64 + high.trailing_zeros()
-            };
-            return i + (first / 8) as usize;
-        }
-        i += 16;
-    }
-    while let Some(&b) = bytes.get(i) {
-        if b == b'"' || b == b'\\' || b < 0x20 {
-            return i;
-        }
-        i += 1;
-    }
-    bytes.len()
+    find_first(bytes, from, special, |b| {
+        b == b'"' || b == b'\\' || b < 0x20
+    })
 }
 
 /// The character a one-character escape (`\n`, `\"`…) stands for, given the byte

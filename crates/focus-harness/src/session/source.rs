@@ -10,6 +10,7 @@
 //! of their own. Bytes already in memory are a [`Source`] too, so both take the same
 //! path (and the tests reach the file path's boundary cases with tiny windows).
 
+use focus_core::scan::{bytes_equal, find_first};
 use std::fs::File;
 use std::io;
 use std::ops::Range;
@@ -244,47 +245,12 @@ pub fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-/// The index of the first `\n` at or after `from`, or `bytes.len()` if none.
-///
-/// Splitting 20 MB into lines one byte at a time is a noticeable share of a load,
-/// so eight bytes are tested at once with the "has a zero byte" bit trick (as the
-/// JSON parser's string scanner does): XOR with eight newlines turns a newline
-/// into a zero byte, and for a word `x`, `(x - 0x01..01) & !x & 0x80..80` is
-/// non-zero exactly when `x` has a zero byte, its lowest set bit marking the first.
+/// The index of the first `\n` at or after `from`, or `bytes.len()` if none;
+/// eight bytes at a time (splitting 20 MB into lines one byte at a time is a
+/// noticeable share of a load).
+#[inline]
 pub fn find_newline(bytes: &[u8], from: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let zero_bytes = |word: [u8; 8]| {
-        let x = u64::from_le_bytes(word) ^ (ONES * b'\n' as u64);
-        x.wrapping_sub(ONES) & !x & HIGHS
-    };
-    let mut i = from;
-    // Two words per step: lines are long, so the loop itself is most of the cost.
-    while let Some(chunk) = bytes.get(i..i + 16) {
-        let (Ok(low), Ok(high)) = (
-            <[u8; 8]>::try_from(&chunk[..8]),
-            <[u8; 8]>::try_from(&chunk[8..]),
-        ) else {
-            break;
-        };
-        let (low, high) = (zero_bytes(low), zero_bytes(high));
-        if low | high != 0 {
-            let first = if low != 0 {
-                low.trailing_zeros()
-            } else {
-                64 + high.trailing_zeros()
-            };
-            return i + (first / 8) as usize;
-        }
-        i += 16;
-    }
-    while let Some(&b) = bytes.get(i) {
-        if b == b'\n' {
-            return i;
-        }
-        i += 1;
-    }
-    bytes.len()
+    find_first(bytes, from, |x| bytes_equal(x, b'\n'), |b| b == b'\n')
 }
 
 #[cfg(test)]
