@@ -14,6 +14,16 @@ use std::time::{Duration, Instant};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, path] = &args[..] {
+        if flag == "--load-once" {
+            // A child of this benchmark: one load in a fresh process (see `session_rounds`).
+            match focus_session_load_ms(Path::new(path), 1) {
+                Some(ms) => println!("{ms}"),
+                None => std::process::exit(1),
+            }
+            return;
+        }
+    }
     let flag = |name: &str| {
         args.iter()
             .position(|a| a == name)
@@ -72,11 +82,20 @@ fn main() {
         "print mode peak RSS, the agent process alone (MiB)",
         own_rss.map(|k| k as f64 / 1024.0),
     ));
-    let session_ms = session.as_deref().and_then(focus_session_load_ms);
+    let (focus_load, pi_load) = match &session {
+        Some(session) => session_rounds(session, pi.as_deref()),
+        None => Default::default(),
+    };
     rows.push(Row::new(
-        "session load + context, 10k entries (ms)",
-        session_ms,
+        "session load + context, 10k entries, warm (ms)",
+        focus_load.warm,
     ));
+    rows.push(Row::new(
+        "session load + context, 10k entries, first in a fresh process (ms)",
+        focus_load.first,
+    ));
+    rows[6].pi = pi_load.warm;
+    rows[7].pi = pi_load.first;
 
     if let Some(pi) = &pi {
         let pi_home = work.join("pi-home");
@@ -112,7 +131,6 @@ fn main() {
         rows[4].pi = time_rss(command).map(|k| k as f64 / 1024.0);
         // pi has no child process in print mode: its own peak is the tree's.
         rows[5].pi = rows[4].pi;
-        rows[6].pi = session.as_deref().and_then(|s| pi_session_load_ms(pi, s));
     }
 
     println!("machine: {}", machine());
@@ -250,10 +268,19 @@ fn timed(mut command: Command) -> Option<Duration> {
 }
 
 fn median_ms(n: usize, mut f: impl FnMut() -> Option<Duration>) -> Option<f64> {
+    median_of(n, || f().map(|d| d.as_secs_f64() * 1000.0))
+}
+
+/// The median of `n` samples; `None` if any failed.
+fn median_of(n: usize, mut f: impl FnMut() -> Option<f64>) -> Option<f64> {
     let mut samples: Vec<f64> = Vec::new();
     for _ in 0..n {
-        samples.push(f()?.as_secs_f64() * 1000.0);
+        samples.push(f()?);
     }
+    median(samples)
+}
+
+fn median(mut samples: Vec<f64>) -> Option<f64> {
     samples.sort_by(|a, b| a.total_cmp(b));
     samples.get(samples.len() / 2).copied()
 }
@@ -316,8 +343,61 @@ fn curl_baseline(url: &str) -> Option<f64> {
     })
 }
 
-fn focus_session_load_ms(path: &Path) -> Option<f64> {
-    median_ms(7, || {
+/// Session load + context times of one tool, in ms.
+#[derive(Default)]
+struct LoadFigures {
+    /// The median of repeated loads in one process (pi: in one node process).
+    warm: Option<f64>,
+    /// One load in a process that has loaded nothing before (pi: node's first
+    /// load, its module already imported).
+    first: Option<f64>,
+}
+
+/// How many times focus's and pi's load figures are taken in turn.
+const LOAD_ROUNDS: usize = 3;
+
+/// Loads the session with focus and pi in alternating rounds, so both meet the same
+/// minutes of a shared machine (whose speed moves by a third from one minute to the
+/// next), and gives each tool's median over the rounds. Each round is printed.
+fn session_rounds(session: &Path, pi: Option<&Path>) -> (LoadFigures, LoadFigures) {
+    let mut focus_rounds = (Vec::new(), Vec::new());
+    let mut pi_rounds = (Vec::new(), Vec::new());
+    let me = std::env::current_exe().ok();
+    for round in 1..=LOAD_ROUNDS {
+        let warm = focus_session_load_ms(session, 7);
+        let first = me.as_deref().and_then(|me| {
+            median_of(5, || {
+                let out = Command::new(me)
+                    .arg("--load-once")
+                    .arg(session)
+                    .output()
+                    .ok()?;
+                String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+            })
+        });
+        let (pi_first, pi_warm) = pi.and_then(|pi| pi_session_load_ms(pi, session)).unzip();
+        println!(
+            "session load, round {round}: focus warm {} / first {}; pi warm {} / first {}",
+            fmt(warm),
+            fmt(first),
+            fmt(pi_warm),
+            fmt(pi_first)
+        );
+        focus_rounds.0.extend(warm);
+        focus_rounds.1.extend(first);
+        pi_rounds.0.extend(pi_warm);
+        pi_rounds.1.extend(pi_first);
+    }
+    let figures = |(warm, first): (Vec<f64>, Vec<f64>)| LoadFigures {
+        warm: median(warm),
+        first: median(first),
+    };
+    (figures(focus_rounds), figures(pi_rounds))
+}
+
+/// The median of `n` in-process loads + contexts of `path`, in ms.
+fn focus_session_load_ms(path: &Path, n: usize) -> Option<f64> {
+    median_ms(n, || {
         let start = Instant::now();
         let manager = focus_harness::session::SessionManager::open_read_only(path).ok()?;
         let context = manager.context();
@@ -327,8 +407,9 @@ fn focus_session_load_ms(path: &Path) -> Option<f64> {
 }
 
 /// pi's `SessionManager.open` + `buildSessionContext` on the same file, timed inside
-/// node (node's own startup excluded, as focus's process startup is).
-fn pi_session_load_ms(pi: &Path, session: &Path) -> Option<f64> {
+/// node (node's own startup excluded, as focus's process startup is): the first
+/// load and the median of 7, in ms.
+fn pi_session_load_ms(pi: &Path, session: &Path) -> Option<(f64, f64)> {
     let real = std::fs::canonicalize(pi).ok()?;
     let package = real.parent()?.parent()?; // dist/cli.js → package root
     let script = format!(
@@ -341,8 +422,9 @@ for (let i = 0; i < 7; i++) {{
   if (!ctx.messages.length) throw new Error("empty");
   times.push(performance.now() - t);
 }}
+const first = times[0];
 times.sort((a, b) => a - b);
-console.log(times[3]);"#,
+console.log(first, times[3]);"#,
         package.display(),
         session.display().to_string()
     );
@@ -350,7 +432,12 @@ console.log(times[3]);"#,
     std::fs::write(&file, script).ok()?;
     let out = Command::new("node").arg(&file).output().ok()?;
     let _ = std::fs::remove_file(&file);
-    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut numbers = text.split_whitespace().map(str::parse::<f64>);
+    match (numbers.next(), numbers.next()) {
+        (Some(Ok(first)), Some(Ok(warm))) => Some((first, warm)),
+        _ => None,
+    }
 }
 
 fn machine() -> String {
