@@ -57,7 +57,7 @@ pub fn attach_file(path: &Path) -> Result<Content, String> {
     // misnamed file is never sent to a provider as an image it would reject.
     if let Some(mime_type) = read::image_mime_type(&bytes) {
         return Ok(Content::Image {
-            data: read::base64_encode(&bytes),
+            data: read::base64_encode(&bytes).into(),
             mime_type: mime_type.to_string(),
         });
     }

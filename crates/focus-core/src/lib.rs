@@ -5,7 +5,8 @@
 //! [`message`] (what a conversation is made of), [`cancel`] (how work is stopped),
 //! [`provider`] (how a model is called, as a stream of events), [`tool`] (what the
 //! model can call), [`event`] (what the agent reports), [`agent`] (the loop); [`scan`] is a
-//! byte-search helper the parser and the session reader share.
+//! byte-search helper the parser and the session reader share, [`shared_text`] the
+//! string type that lets copies of a message share its texts.
 
 pub mod agent;
 pub mod cancel;
@@ -14,4 +15,5 @@ pub mod json;
 pub mod message;
 pub mod provider;
 pub mod scan;
+pub mod shared_text;
 pub mod tool;

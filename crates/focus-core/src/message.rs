@@ -5,6 +5,7 @@
 //! `{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1733234401000}`.
 
 use crate::json::{FromJson, FromJsonError, Object, ToJson, Value};
+pub use crate::shared_text::SharedText;
 
 /// One block of message content.
 #[derive(Clone, Debug, PartialEq)]
@@ -12,7 +13,7 @@ pub enum Content {
     /// Plain text. `signature` carries provider metadata for replay (OpenAI Responses
     /// message ids); JSON field `textSignature`.
     Text {
-        text: String,
+        text: SharedText,
         signature: Option<String>,
     },
     /// Model reasoning. `signature` must go back to the provider unchanged (Anthropic's
@@ -20,12 +21,12 @@ pub enum Content {
     /// Completions). `redacted` marks Anthropic `redacted_thinking`, whose opaque data
     /// lives in `signature`.
     Thinking {
-        thinking: String,
+        thinking: SharedText,
         signature: Option<String>,
         redacted: bool,
     },
     /// An image, base64-encoded. Never in assistant messages.
-    Image { data: String, mime_type: String },
+    Image { data: SharedText, mime_type: String },
     /// A call the model asks focus to make.
     ToolCall(ToolCall),
 }
@@ -191,7 +192,7 @@ impl StopReason {
 
 impl Content {
     /// A text block.
-    pub fn text(text: impl Into<String>) -> Content {
+    pub fn text(text: impl Into<SharedText>) -> Content {
         Content::Text {
             text: text.into(),
             signature: None,
@@ -209,7 +210,7 @@ impl Content {
 
 impl UserMessage {
     /// A user message with one text block.
-    pub fn text(text: impl Into<String>, timestamp: u64) -> UserMessage {
+    pub fn text(text: impl Into<SharedText>, timestamp: u64) -> UserMessage {
         UserMessage {
             content: vec![Content::text(text)],
             timestamp,

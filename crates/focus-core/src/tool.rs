@@ -22,7 +22,7 @@ pub struct ToolOutput {
 
 impl ToolOutput {
     /// A successful text result.
-    pub fn text(text: impl Into<String>) -> ToolOutput {
+    pub fn text(text: impl Into<crate::message::SharedText>) -> ToolOutput {
         ToolOutput {
             content: vec![Content::text(text)],
             details: Value::Null,
@@ -31,7 +31,7 @@ impl ToolOutput {
     }
 
     /// A failed result whose text tells the model what went wrong and what to do.
-    pub fn error(text: impl Into<String>) -> ToolOutput {
+    pub fn error(text: impl Into<crate::message::SharedText>) -> ToolOutput {
         ToolOutput {
             content: vec![Content::text(text)],
             details: Value::Null,

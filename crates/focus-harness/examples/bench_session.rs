@@ -50,7 +50,7 @@ fn message(i: usize) -> Message {
         1 => Message::Assistant(AssistantMessage {
             content: vec![
                 Content::Thinking {
-                    thinking: filler(400, i),
+                    thinking: filler(400, i).into(),
                     signature: Some("sig".repeat(20)),
                     redacted: false,
                 },

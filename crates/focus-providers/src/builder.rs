@@ -156,7 +156,7 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     pub fn open_thinking(&mut self) -> usize {
         self.start();
         let index = self.push(Content::Thinking {
-            thinking: String::new(),
+            thinking: Default::default(),
             signature: None,
             redacted: false,
         });

@@ -129,7 +129,7 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
             content: vec![
                 Content::text(format!("Read image file {shown} [{mime_type}]")),
                 Content::Image {
-                    data: base64_encode(&bytes),
+                    data: base64_encode(&bytes).into(),
                     mime_type: mime_type.to_string(),
                 },
             ],

@@ -557,7 +557,7 @@ fn user_message(c: &Value) -> Result<Message, String> {
                 ));
             };
             content.push(Content::Image {
-                data: data.to_string(),
+                data: data.into(),
                 mime_type: mime.to_string(),
             });
         }

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use super::invariants::check_history;
 use crate::cancel::CancelToken;
 use crate::json::{parse_partial, parse_str, Object, Value};
-use crate::message::{now_ms, AssistantMessage, Content, Message, StopReason, ToolCall};
+use crate::message::{
+    now_ms, AssistantMessage, Content, Message, SharedText, StopReason, ToolCall,
+};
 use crate::provider::{ModelInfo, ModelRequest, Provider, StreamEvent, StreamSink};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
@@ -299,7 +301,7 @@ fn stream_step(
         }
         Step::Thinking(text) => {
             message.content.push(Content::Thinking {
-                thinking: String::new(),
+                thinking: SharedText::new(),
                 signature: None,
                 redacted: false,
             });

@@ -141,6 +141,16 @@ impl FromJson for String {
             .ok_or_else(|| FromJsonError::expected("string", value))
     }
 }
+impl ToJson for crate::shared_text::SharedText {
+    fn to_json(&self) -> Value {
+        Value::String(self.to_string())
+    }
+}
+impl FromJson for crate::shared_text::SharedText {
+    fn from_json(value: &Value) -> Result<crate::shared_text::SharedText, FromJsonError> {
+        String::from_json(value).map(Into::into)
+    }
+}
 
 impl ToJson for bool {
     fn to_json(&self) -> Value {

@@ -124,9 +124,10 @@ const PARALLEL_ENTRIES: usize = 2_000;
 /// The messages of `entries`, in order.
 ///
 /// The context is handed out by value while the tree keeps its entries, so every
-/// message is copied: for a long session that is tens of megabytes of text and
-/// tens of thousands of allocations, which split evenly over the cores (each
-/// thread copies a run of consecutive entries; the runs are joined in order).
+/// message is copied. The texts are shared, not copied (`SharedText`), but a long
+/// session still has tens of thousands of small allocations (ids, model names,
+/// tool arguments), which split evenly over the cores (each thread copies a run of
+/// consecutive entries; the runs are joined in order).
 fn messages_of(entries: &[&Entry]) -> Vec<Message> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     if entries.len() < PARALLEL_ENTRIES || threads < 2 {

@@ -259,16 +259,16 @@ fn read_block(r: &mut PullReader<'_>) -> Read<Content> {
     }
     Ok(match f.kind.as_deref() {
         Some("text") => Content::Text {
-            text: f.text.ok_or(GiveUp)?,
+            text: f.text.ok_or(GiveUp)?.into(),
             signature: f.text_signature,
         },
         Some("thinking") => Content::Thinking {
-            thinking: f.thinking.ok_or(GiveUp)?,
+            thinking: f.thinking.ok_or(GiveUp)?.into(),
             signature: f.thinking_signature,
             redacted: f.redacted.unwrap_or(false),
         },
         Some("image") => Content::Image {
-            data: f.data.ok_or(GiveUp)?,
+            data: f.data.ok_or(GiveUp)?.into(),
             mime_type: f.mime_type.ok_or(GiveUp)?,
         },
         Some("toolCall") => Content::ToolCall(ToolCall {

@@ -361,7 +361,7 @@ fn take_message(v: &mut Value) -> Result<Message, FromJsonError> {
     for (index, _, text) in taken {
         match content.get_mut(index) {
             Some(Content::Text { text: slot, .. })
-            | Some(Content::Thinking { thinking: slot, .. }) => *slot = text,
+            | Some(Content::Thinking { thinking: slot, .. }) => *slot = text.into(),
             _ => {}
         }
     }

@@ -127,7 +127,7 @@ pub fn map_result(result: &Value) -> ToolOutput {
             "text" => content.push(Content::text(block["text"].as_str().unwrap_or(""))),
             "image" => match (block["data"].as_str(), block["mimeType"].as_str()) {
                 (Some(data), Some(mime)) => content.push(Content::Image {
-                    data: data.to_string(),
+                    data: data.into(),
                     mime_type: mime.to_string(),
                 }),
                 _ => content.push(Content::text("[image without data or mimeType omitted]")),
@@ -185,7 +185,7 @@ fn cap_text(content: &mut [Content]) {
                     cut -= 1;
                 }
                 dropped += text.len() - cut;
-                text.truncate(cut);
+                text.make_mut().truncate(cut);
             }
             budget -= text.len();
         }
