@@ -127,28 +127,34 @@ const PARALLEL_ENTRIES: usize = 2_000;
 /// message is copied. The texts are shared, not copied (`SharedText`), but a long
 /// session still has tens of thousands of small allocations (ids, model names,
 /// tool arguments), which split evenly over the cores (each thread copies a run of
-/// consecutive entries; the runs are joined in order).
+/// consecutive entries; the runs are joined in order). The first run's vector is
+/// made big enough for all of them, so joining moves only the later runs, and the
+/// memory of one whole extra vector is never touched.
 fn messages_of(entries: &[&Entry]) -> Vec<Message> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     if entries.len() < PARALLEL_ENTRIES || threads < 2 {
         return entries.iter().filter_map(|e| entry_message(e)).collect();
     }
     let per_thread = entries.len().div_ceil(threads);
+    let copy_run = |run: &[&Entry], capacity: usize| {
+        let mut messages = Vec::with_capacity(capacity);
+        messages.extend(run.iter().filter_map(|e| entry_message(e)));
+        messages
+    };
     std::thread::scope(|scope| {
         let handles: Vec<_> = entries
             .chunks(per_thread)
-            .map(|run| {
-                scope.spawn(move || {
-                    run.iter()
-                        .filter_map(|e| entry_message(e))
-                        .collect::<Vec<_>>()
-                })
+            .enumerate()
+            .map(|(i, run)| {
+                let capacity = if i == 0 { entries.len() } else { run.len() };
+                scope.spawn(move || copy_run(run, capacity))
             })
             .collect();
-        let mut all = Vec::with_capacity(entries.len());
+        let mut all = Vec::new();
         for handle in handles {
             match handle.join() {
-                Ok(mut part) => all.append(&mut part),
+                Ok(mut run) if all.is_empty() => std::mem::swap(&mut all, &mut run),
+                Ok(mut run) => all.append(&mut run),
                 // Copying does not panic; should it anyway, do not hand out a
                 // context with messages silently missing.
                 Err(panic) => std::panic::resume_unwind(panic),
