@@ -90,7 +90,8 @@ pub fn repair(messages: &[Message], target: &Target<'_>) -> Vec<Message> {
                             thinking, redacted, ..
                         } if !same => {
                             if !*redacted && !thinking.trim().is_empty() {
-                                content.push(Content::text(thinking.as_str()));
+                                // The text is shared with the stored message, not copied.
+                                content.push(Content::text(thinking.clone()));
                             }
                         }
                         Content::ToolCall(call) => {
@@ -105,7 +106,7 @@ pub fn repair(messages: &[Message], target: &Target<'_>) -> Vec<Message> {
                         Content::Image { .. } => {}
                         Content::Text { text, .. } if !same => {
                             if !text.is_empty() {
-                                content.push(Content::text(text.as_str()));
+                                content.push(Content::text(text.clone()));
                             }
                         }
                         other => {
