@@ -7,6 +7,8 @@
 //! (install with `npm install --prefix /opt/pi @mariozechner/pi-coding-agent`).
 //! Without it, focus's figures are printed alone.
 
+mod session_load;
+
 use focus_providers::mock_llm::{MockLlm, Scenario};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -16,8 +18,8 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [flag, path] = &args[..] {
         if flag == "--load-once" {
-            // A child of this benchmark: one load in a fresh process (see `session_rounds`).
-            match focus_session_load_ms(Path::new(path), 1) {
+            // A child of this benchmark: one load in a fresh process (see `first_pairs`).
+            match session_load::focus_load_ms(Path::new(path)) {
                 Some(ms) => println!("{ms}"),
                 None => std::process::exit(1),
             }
@@ -82,20 +84,46 @@ fn main() {
         "print mode peak RSS, the agent process alone (MiB)",
         own_rss.map(|k| k as f64 / 1024.0),
     ));
-    let (focus_load, pi_load) = match &session {
-        Some(session) => session_rounds(session, pi.as_deref()),
-        None => Default::default(),
-    };
-    rows.push(Row::new(
-        "session load + context, 10k entries, warm (ms)",
-        focus_load.warm,
-    ));
-    rows.push(Row::new(
-        "session load + context, 10k entries, first in a fresh process (ms)",
-        focus_load.first,
-    ));
-    rows[6].pi = pi_load.warm;
-    rows[7].pi = pi_load.first;
+    if let Some(session) = &session {
+        let me = std::env::current_exe().unwrap_or_default();
+        let warm = session_load::warm_pairs(session, pi.as_deref());
+        let first = session_load::first_pairs(&me, session, pi.as_deref());
+        rows.push(Row::paired(
+            "session load + context, 10k entries, warm (ms)",
+            &warm,
+        ));
+        rows.push(Row::paired(
+            "session load + context, 10k entries, first in a fresh process (ms)",
+            &first,
+        ));
+        let copy = work.join("resumed.jsonl");
+        let mut resume = Row::new(
+            "resume the 10k-entry session, answer once, print mode (ms)",
+            resume_ms(session, &copy, || {
+                let mut command = Command::new(&focus);
+                command.args(["--session".as_ref(), copy.as_os_str()]);
+                command.args(["--model", "mock/mock-model", "-p", "say hello"]);
+                command.env("FOCUS_HOME", &home).current_dir(&home);
+                command
+            }),
+        );
+        if let Some(pi) = &pi {
+            let pi_home = work.join("pi-home");
+            write_models_json(&pi_home, &base);
+            resume.pi = resume_ms(session, &copy, || {
+                let mut command = Command::new(pi);
+                command.args(["--session".as_ref(), copy.as_os_str()]);
+                command.args(["--provider", "mock", "--model", "mock-model"]);
+                command.args(["-p", "say hello"]);
+                command
+                    .env("PI_CODING_AGENT_DIR", &pi_home)
+                    .env("PI_OFFLINE", "1")
+                    .current_dir(&work);
+                command
+            });
+        }
+        rows.push(resume);
+    }
 
     if let Some(pi) = &pi {
         let pi_home = work.join("pi-home");
@@ -154,8 +182,9 @@ fn main() {
     println!("| measurement | focus | pi | pi / focus |");
     println!("|---|---:|---:|---:|");
     for row in &rows {
-        let ratio = match (row.focus, row.pi) {
-            (Some(f), Some(p)) if f > 0.0 => format!("{:.1}×", p / f),
+        let ratio = match (&row.paired_ratio, row.focus, row.pi) {
+            (Some(paired), _, _) => paired.clone(),
+            (None, Some(f), Some(p)) if f > 0.0 => format!("{:.1}×", p / f),
             _ => "–".into(),
         };
         println!(
@@ -173,6 +202,8 @@ struct Row {
     name: &'static str,
     focus: Option<f64>,
     pi: Option<f64>,
+    /// For measurements taken in pairs: the median of the pairs' ratios.
+    paired_ratio: Option<String>,
 }
 
 impl Row {
@@ -181,6 +212,17 @@ impl Row {
             name,
             focus,
             pi: None,
+            paired_ratio: None,
+        }
+    }
+
+    /// A row of paired samples: each tool's median, and the median ratio of the pairs.
+    fn paired(name: &'static str, samples: &session_load::Paired) -> Row {
+        Row {
+            name,
+            focus: median(samples.focus.clone()),
+            pi: median(samples.pi.clone()),
+            paired_ratio: samples.ratio_summary(),
         }
     }
 }
@@ -218,12 +260,14 @@ fn find_pi() -> Option<PathBuf> {
     on_path.or_else(|| Some(PathBuf::from("/opt/pi/node_modules/.bin/pi")).filter(|p| p.is_file()))
 }
 
-/// A models.json naming the mock server, understood by focus and pi alike.
+/// A models.json naming the mock server, understood by focus and pi alike. Its
+/// context window is large enough that resuming the 23 MB benchmark session
+/// sends it whole, with no compaction first, in both tools.
 fn write_models_json(home: &Path, base_url: &str) {
     let _ = std::fs::create_dir_all(home);
     let text = format!(
         r#"{{"providers":{{"mock":{{"baseUrl":"{base_url}","api":"openai-completions","apiKey":"MOCK_API_KEY",
-"models":[{{"id":"mock-model","name":"Mock","contextWindow":128000,"maxTokens":4096,"reasoning":false,"input":["text"],
+"models":[{{"id":"mock-model","name":"Mock","contextWindow":10000000,"maxTokens":4096,"reasoning":false,"input":["text"],
 "cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0}}}}]}}}}}}"#
     );
     let _ = std::fs::write(home.join("models.json"), text);
@@ -322,6 +366,19 @@ fn time_rss(mut command: Command) -> Option<u64> {
     text.lines().last()?.trim().parse().ok()
 }
 
+/// The median time of 5 runs that resume a fresh copy of `session` (copied to
+/// `copy` before each run, untimed: a resumed session is appended to) and answer
+/// once: process start, load, the whole history sent to the mock server, the
+/// answer, the new entries written.
+fn resume_ms(session: &Path, copy: &Path, command: impl Fn() -> Command) -> Option<f64> {
+    median_ms(5, || {
+        std::fs::copy(session, copy).ok()?;
+        let mut command = command();
+        command.env("MOCK_API_KEY", "mock-key");
+        timed(command)
+    })
+}
+
 /// The time of a bare `curl` POST to the mock server: process spawn plus the
 /// server's own answer, the floor any curl-based client pays.
 fn curl_baseline(url: &str) -> Option<f64> {
@@ -341,103 +398,6 @@ fn curl_baseline(url: &str) -> Option<f64> {
         command.arg(format!("{url}/v1/chat/completions"));
         timed(command)
     })
-}
-
-/// Session load + context times of one tool, in ms.
-#[derive(Default)]
-struct LoadFigures {
-    /// The median of repeated loads in one process (pi: in one node process).
-    warm: Option<f64>,
-    /// One load in a process that has loaded nothing before (pi: node's first
-    /// load, its module already imported).
-    first: Option<f64>,
-}
-
-/// How many times focus's and pi's load figures are taken in turn.
-const LOAD_ROUNDS: usize = 3;
-
-/// Loads the session with focus and pi in alternating rounds, so both meet the same
-/// minutes of a shared machine (whose speed moves by a third from one minute to the
-/// next), and gives each tool's median over the rounds. Each round is printed.
-fn session_rounds(session: &Path, pi: Option<&Path>) -> (LoadFigures, LoadFigures) {
-    let mut focus_rounds = (Vec::new(), Vec::new());
-    let mut pi_rounds = (Vec::new(), Vec::new());
-    let me = std::env::current_exe().ok();
-    for round in 1..=LOAD_ROUNDS {
-        let warm = focus_session_load_ms(session, 7);
-        let first = me.as_deref().and_then(|me| {
-            median_of(5, || {
-                let out = Command::new(me)
-                    .arg("--load-once")
-                    .arg(session)
-                    .output()
-                    .ok()?;
-                String::from_utf8_lossy(&out.stdout).trim().parse().ok()
-            })
-        });
-        let (pi_first, pi_warm) = pi.and_then(|pi| pi_session_load_ms(pi, session)).unzip();
-        println!(
-            "session load, round {round}: focus warm {} / first {}; pi warm {} / first {}",
-            fmt(warm),
-            fmt(first),
-            fmt(pi_warm),
-            fmt(pi_first)
-        );
-        focus_rounds.0.extend(warm);
-        focus_rounds.1.extend(first);
-        pi_rounds.0.extend(pi_warm);
-        pi_rounds.1.extend(pi_first);
-    }
-    let figures = |(warm, first): (Vec<f64>, Vec<f64>)| LoadFigures {
-        warm: median(warm),
-        first: median(first),
-    };
-    (figures(focus_rounds), figures(pi_rounds))
-}
-
-/// The median of `n` in-process loads + contexts of `path`, in ms.
-fn focus_session_load_ms(path: &Path, n: usize) -> Option<f64> {
-    median_ms(n, || {
-        let start = Instant::now();
-        let manager = focus_harness::session::SessionManager::open_read_only(path).ok()?;
-        let context = manager.context();
-        std::hint::black_box(context.messages.len());
-        Some(start.elapsed())
-    })
-}
-
-/// pi's `SessionManager.open` + `buildSessionContext` on the same file, timed inside
-/// node (node's own startup excluded, as focus's process startup is): the first
-/// load and the median of 7, in ms.
-fn pi_session_load_ms(pi: &Path, session: &Path) -> Option<(f64, f64)> {
-    let real = std::fs::canonicalize(pi).ok()?;
-    let package = real.parent()?.parent()?; // dist/cli.js → package root
-    let script = format!(
-        r#"import {{ SessionManager }} from "{}/dist/index.js";
-const times = [];
-for (let i = 0; i < 7; i++) {{
-  const t = performance.now();
-  const sm = SessionManager.open({:?});
-  const ctx = sm.buildSessionContext();
-  if (!ctx.messages.length) throw new Error("empty");
-  times.push(performance.now() - t);
-}}
-const first = times[0];
-times.sort((a, b) => a - b);
-console.log(first, times[3]);"#,
-        package.display(),
-        session.display().to_string()
-    );
-    let file = std::env::temp_dir().join(format!("focus-bench-pi-load-{}.mjs", std::process::id()));
-    std::fs::write(&file, script).ok()?;
-    let out = Command::new("node").arg(&file).output().ok()?;
-    let _ = std::fs::remove_file(&file);
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut numbers = text.split_whitespace().map(str::parse::<f64>);
-    match (numbers.next(), numbers.next()) {
-        (Some(Ok(first)), Some(Ok(warm))) => Some((first, warm)),
-        _ => None,
-    }
 }
 
 fn machine() -> String {
