@@ -303,14 +303,10 @@ fn parse_json(text: &str) -> Value {
     parse_str(text).unwrap_or(Value::Null)
 }
 
-/// The first `max` characters of `text` on one line.
+/// `text` on one line in at most `max` columns.
 fn short(text: &str, max: usize) -> String {
     let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= max {
-        return line;
-    }
-    let cut: String = line.chars().take(max).collect();
-    format!("{cut}…")
+    crate::terminal::width::clip_to(&line, max)
 }
 
 #[cfg(test)]

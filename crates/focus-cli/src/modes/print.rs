@@ -180,16 +180,12 @@ pub fn tool_summary(tool_name: &str, args: &focus_core::json::Value) -> String {
     }
 }
 
-/// The first `max` characters of `text` on one line, with `…` when cut. Escape
+/// `text` on one line in at most `max` columns, with `…` when cut. Escape
 /// sequences and control characters are removed: what is clipped (tool
 /// arguments, tool output, session titles) comes from a model or a file.
 pub fn clip(text: &str, max: usize) -> String {
     let one_line = focus_tools::output::sanitize(text).replace('\n', " ⏎ ");
-    if one_line.chars().count() <= max {
-        return one_line;
-    }
-    let cut: String = one_line.chars().take(max).collect();
-    format!("{cut}…")
+    crate::terminal::width::clip_to(&one_line, max)
 }
 
 #[cfg(test)]

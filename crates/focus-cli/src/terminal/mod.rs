@@ -5,6 +5,7 @@ pub mod ffi;
 pub mod raw;
 pub mod signals;
 pub mod style;
+pub mod width;
 
 /// Standard input's descriptor.
 pub const STDIN: i32 = 0;

@@ -74,6 +74,30 @@ impl Pane {
             .success());
     }
 
+    /// The cursor's column (0-based), as tmux sees it.
+    fn cursor_column(&self) -> usize {
+        let out = Command::new("tmux")
+            .args(["display-message", "-p", "-t", &self.name, "#{cursor_x}"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    }
+
+    /// Waits until the cursor stands in `column`; panics with the screen if it never does.
+    fn wait_for_cursor(&self, column: usize) {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while self.cursor_column() != column {
+            if Instant::now() > deadline {
+                panic!(
+                    "interactive: cursor at column {}, expected {column}:\n{}",
+                    self.cursor_column(),
+                    self.screen()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["capture-pane", "-p", "-t", &self.name, "-S", "-200"])
@@ -141,6 +165,29 @@ fn a_conversation_with_tools_commands_and_quit() {
     // History survives the run.
     let history = std::fs::read_to_string(s.home.join("history.jsonl")).unwrap();
     assert!(history.contains("Run echo please"));
+}
+
+/// Chinese text takes two columns a character: the cursor follows the text, not
+/// the character count (it stood mid-text before).
+#[test]
+fn the_cursor_follows_wide_characters() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let pane = Pane::start(&s, &[]);
+    pane.type_text("你好世界");
+    // "› " is two columns, each ideograph two more.
+    pane.wait_for_cursor(2 + 8);
+    pane.keys(&["Left"]);
+    pane.wait_for_cursor(2 + 6);
+    pane.keys(&["End"]);
+    pane.type_text("ok");
+    pane.wait_for_cursor(2 + 8 + 2);
+    pane.keys(&["C-c"]);
+    pane.type_text("/quit");
+    pane.keys(&["Enter"]);
+    pane.wait_for("exit", "FOCUS-EXITED-0");
 }
 
 #[test]

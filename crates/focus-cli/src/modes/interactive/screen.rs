@@ -4,6 +4,7 @@
 //! the live area, clears to the end of the screen and draws it again, so output
 //! can stream while the user types.
 
+use crate::terminal::width::char_width;
 use std::io::Write;
 
 /// The bottom-of-screen drawing state.
@@ -104,8 +105,8 @@ fn rows_for(visible: usize, width: usize) -> usize {
     visible.div_ceil(width).max(1)
 }
 
-/// The number of columns `text` shows, skipping ANSI escape sequences (one column
-/// per character; wide characters are rare in this UI).
+/// The number of columns `text` shows, skipping ANSI escape sequences (CJK and
+/// emoji take two columns, combining marks none: [`char_width`]).
 pub fn visible_width(text: &str) -> usize {
     let mut width = 0;
     let mut chars = text.chars();
@@ -121,9 +122,7 @@ pub fn visible_width(text: &str) -> usize {
             }
             continue;
         }
-        if !c.is_control() {
-            width += 1;
-        }
+        width += char_width(c);
     }
     width
 }
@@ -135,6 +134,7 @@ mod tests {
     #[test]
     fn widths_skip_escapes() {
         assert_eq!(visible_width("\x1b[1mab\x1b[0mc"), 3);
+        assert_eq!(visible_width("\x1b[2m你好\x1b[0m!"), 5);
         assert_eq!(rows_for(0, 80), 1);
         assert_eq!(rows_for(81, 80), 2);
     }

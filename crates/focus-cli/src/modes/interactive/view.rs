@@ -7,6 +7,7 @@ use super::screen::visible_width;
 use super::{human, Stream, Ui, SPINNER};
 use crate::modes::print::{clip, end_reason_text, tool_summary};
 use crate::terminal;
+use crate::terminal::width::{fit, text_width};
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::message::{Content, Message, StopReason};
 use focus_core::provider::StreamEvent;
@@ -286,11 +287,8 @@ impl Ui<'_> {
         let text = self.editor.text();
         let before_cursor: String = text.chars().take(self.editor.cursor()).collect();
         let cursor_line = before_cursor.matches('\n').count();
-        let cursor_col = visible_width(prompt)
-            + before_cursor
-                .rsplit('\n')
-                .next()
-                .map_or(0, |s| s.chars().count());
+        let cursor_col =
+            visible_width(prompt) + before_cursor.rsplit('\n').next().map_or(0, text_width);
         let first_editor_line = lines.len();
         for (i, line) in text.split('\n').enumerate() {
             let lead = if i == 0 { prompt } else { "  " };
@@ -302,22 +300,23 @@ impl Ui<'_> {
     }
 }
 
-/// Splits `line` into pieces of at most `width` characters at spaces, keeping the
-/// first piece's indentation (a word longer than the room left is cut; runs of
-/// spaces between words become one).
+/// Splits `line` into pieces of at most `width` columns at spaces, keeping the
+/// first piece's indentation (a word longer than the room left is cut, never inside
+/// a wide character; runs of spaces between words become one). Text without spaces
+/// (Chinese, Japanese) is cut wherever the width runs out.
 pub fn wrap_words(line: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
-    if line.chars().count() <= width {
+    let width = width.max(2);
+    if text_width(line) <= width {
         return vec![line.to_string()];
     }
     let (indent, body) = line.split_at(line.len() - line.trim_start().len());
     let mut pieces = Vec::new();
     let mut current = indent.to_string();
-    let mut current_len = indent.chars().count();
+    let mut current_len = text_width(indent);
     let mut has_word = false;
     for word in body.split(' ').filter(|w| !w.is_empty()) {
-        let mut chars: Vec<char> = word.chars().collect();
-        if has_word && current_len + 1 + chars.len() > width {
+        let mut word = word;
+        if has_word && current_len + 1 + text_width(word) > width {
             pieces.push(std::mem::take(&mut current));
             current_len = 0;
             has_word = false;
@@ -326,16 +325,19 @@ pub fn wrap_words(line: &str, width: usize) -> Vec<String> {
             current.push(' ');
             current_len += 1;
         }
-        while current_len + chars.len() > width {
-            let room = width.saturating_sub(current_len).max(1);
-            let rest = chars.split_off(room.min(chars.len()));
-            current.extend(chars.iter());
+        while current_len + text_width(word) > width {
+            let (mut head, _) = fit(word, width.saturating_sub(current_len));
+            if head.is_empty() && current_len == 0 {
+                // Not even one character fits an empty row: take one anyway.
+                head = word.chars().next().map_or("", |c| &word[..c.len_utf8()]);
+            }
+            current.push_str(head);
             pieces.push(std::mem::take(&mut current));
             current_len = 0;
-            chars = rest;
+            word = &word[head.len()..];
         }
-        current.extend(chars.iter());
-        current_len += chars.len();
+        current.push_str(word);
+        current_len += text_width(word);
         has_word = true;
     }
     if !current.is_empty() || pieces.is_empty() {
@@ -361,7 +363,20 @@ mod tests {
             ["- item", "with", "words"]
         );
         for piece in wrap_words("the quick brown fox jumps over the lazy dog", 7) {
-            assert!(piece.chars().count() <= 7, "{piece:?}");
+            assert!(text_width(&piece) <= 7, "{piece:?}");
+        }
+    }
+
+    #[test]
+    fn wide_characters_wrap_by_columns() {
+        assert_eq!(wrap_words("你好世界你好", 5), ["你好", "世界", "你好"]);
+        assert_eq!(wrap_words("看 README 文件", 8), ["看", "README", "文件"]);
+        assert_eq!(wrap_words("ab 你好世界", 5), ["ab", "你好", "世界"]);
+        for width in 2..12 {
+            for piece in wrap_words("中文和 English 混排的一行文字，很长很长。", width)
+            {
+                assert!(text_width(&piece) <= width, "{width}: {piece:?}");
+            }
         }
     }
 }
