@@ -181,11 +181,13 @@ pub fn tool_summary(tool_name: &str, args: &focus_core::json::Value) -> String {
 }
 
 /// `text` on one line in at most `max` columns, with `…` when cut. Escape
-/// sequences and control characters are removed: what is clipped (tool
-/// arguments, tool output, session titles) comes from a model or a file.
+/// sequences and control characters are removed and hidden format characters
+/// (a right-to-left override, a zero-width space) written out: what is clipped
+/// (tool arguments, tool output, session titles) comes from a model or a file.
 pub fn clip(text: &str, max: usize) -> String {
     let one_line = focus_tools::output::sanitize(text).replace('\n', " ⏎ ");
-    crate::terminal::width::clip_to(&one_line, max)
+    let shown = crate::terminal::reveal::reveal_hidden(&one_line);
+    crate::terminal::width::clip_to(&shown, max)
 }
 
 #[cfg(test)]
@@ -207,6 +209,11 @@ mod tests {
         assert_eq!(tool_summary("x", &json_object! {"n" => 1}), "x {\"n\":1}");
         assert_eq!(clip("abcdef", 3), "abc…");
         assert_eq!(clip("a\nb", 10), "a ⏎ b");
+        // A tool call's summary shows an override instead of obeying it.
+        assert_eq!(
+            tool_summary("bash", &json_object! { "command" => "echo \u{202E}fr- mr" }),
+            "bash echo \\u{202e}fr- mr"
+        );
         // Model-chosen arguments cannot drive the terminal.
         assert_eq!(
             tool_summary(

@@ -3,6 +3,7 @@
 
 pub mod ffi;
 pub mod raw;
+pub mod reveal;
 pub mod signals;
 pub mod style;
 pub mod width;

@@ -20,6 +20,7 @@ use crate::choose::ModelChoice;
 use crate::engine::{AfterRun, Engine};
 use crate::modes::print::clip;
 use crate::terminal::raw::RawMode;
+use crate::terminal::reveal::reveal_hidden;
 use crate::terminal::style::Style;
 use crate::terminal::{STDIN, STDOUT};
 use editor::{EditAction, Editor};
@@ -247,10 +248,10 @@ impl Ui<'_> {
                 let r = &pending.request;
                 self.screen.permanent(&self.style.yellow(&format!(
                     "? {} wants to run: {}\n  ({})\n  [y] allow once  [a] always allow {} this session  [n] deny and say why",
-                    reveal_controls(&r.tool_name),
-                    reveal_controls(&r.summary),
-                    reveal_controls(&r.reason),
-                    reveal_controls(&r.always_rule)
+                    reveal_hidden(&r.tool_name),
+                    reveal_hidden(&r.summary),
+                    reveal_hidden(&r.reason),
+                    reveal_hidden(&r.always_rule)
                 )));
                 self.approval = Some(pending);
             }
@@ -518,35 +519,5 @@ fn human(n: u64) -> String {
         format!("{:.1}k", n as f64 / 1000.0)
     } else {
         format!("{:.1}M", n as f64 / 1_000_000.0)
-    }
-}
-
-/// `text` with every control character but newline shown as an escape (`\u{1b}`,
-/// `\r`), for the approval prompt: the user must see the command that will run,
-/// and a model could otherwise hide `rm -rf ~` behind `\r` or an escape
-/// sequence that erases the line and prints something harmless.
-fn reveal_controls(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() && c != '\n' {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn approval_prompts_show_control_characters_instead_of_obeying_them() {
-        assert_eq!(
-            reveal_controls("rm -rf ~\r\u{1b}[2Kls\u{8}"),
-            "rm -rf ~\\r\\u{1b}[2Kls\\u{8}"
-        );
-        assert_eq!(reveal_controls("cargo test\n\tx"), "cargo test\n\\tx");
     }
 }
