@@ -8,7 +8,8 @@
 //! - `hang` — never answers (the server keeps serving other requests);
 //! - `add_tool` — adds a tool named `extra`, then sends
 //!   `notifications/tools/list_changed`;
-//! - `extra` (once added) — returns "extra works".
+//! - `extra` (once added) — returns "extra works";
+//! - `env {name}` — returns the server's environment variable `name`, or `(unset)`.
 //!
 //! Flags to misbehave at start:
 //! - `--exit-at-start` — print to stderr and exit 1 before reading anything;
@@ -49,7 +50,7 @@ fn main() {
             .unwrap_or(usize::MAX),
         noise: args.iter().any(|a| a == "--noise"),
     };
-    let mut tools = vec!["echo", "image", "fail", "die", "hang", "add_tool"];
+    let mut tools = vec!["echo", "image", "fail", "die", "hang", "add_tool", "env"];
     let stdin = std::io::stdin();
     let mut garbage_sent = false;
     for line in stdin.lock().lines() {
@@ -115,6 +116,11 @@ fn main() {
                         ]},
                     ),
                     "fail" => reply(&id, text_result("it failed on purpose", true)),
+                    "env" => {
+                        let name = arguments["name"].as_str().unwrap_or("");
+                        let value = std::env::var(name).unwrap_or_else(|_| "(unset)".into());
+                        reply(&id, text_result(&value, false));
+                    }
                     "die" => {
                         eprintln!("mcp_test_server: dying mid-call");
                         std::process::exit(3);
@@ -155,14 +161,18 @@ fn main() {
 }
 
 fn tool_spec(name: &str) -> Value {
-    let schema = if name == "echo" {
-        json_object! {
+    let argument = match name {
+        "echo" => Some("text"),
+        "env" => Some("name"),
+        _ => None,
+    };
+    let schema = match argument {
+        Some(argument) => json_object! {
             "type" => "object",
-            "properties" => json_object! { "text" => json_object! { "type" => "string" } },
-            "required" => json_array!["text"],
-        }
-    } else {
-        json_object! { "type" => "object", "properties" => json_object! {} }
+            "properties" => json_object! { argument => json_object! { "type" => "string" } },
+            "required" => json_array![argument],
+        },
+        None => json_object! { "type" => "object", "properties" => json_object! {} },
     };
     json_object! {
         "name" => name,

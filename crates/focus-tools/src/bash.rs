@@ -117,18 +117,9 @@ impl Tool for BashTool {
 }
 
 /// Whether an environment variable holds a credential that must not reach the
-/// model: its commands' output goes into the session file and back to the
-/// provider, and `printenv` counts as read-only. Names ending in `_API_KEY`,
-/// `_AUTH_TOKEN`, `_OAUTH_TOKEN` or `_SECRET_KEY` are kept out of the shell's
-/// environment (a model that needs one must be given it explicitly).
-pub fn is_secret_variable(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    ["_API_KEY", "_AUTH_TOKEN", "_OAUTH_TOKEN", "_SECRET_KEY"]
-        .iter()
-        .any(|suffix| upper.ends_with(suffix))
-        || upper == "AWS_SECRET_ACCESS_KEY"
-        || upper == "AWS_SESSION_TOKEN"
-}
+/// model: such variables are kept out of the shell's environment (see
+/// [`crate::secret_env`]; a model that needs one must be given it explicitly).
+pub use crate::secret_env::is_secret_variable;
 
 /// Output captured so far, shared between the reader thread and the caller.
 #[derive(Default)]
@@ -234,11 +225,7 @@ pub fn run_command(
     }
     let script = format!("exec 2>&1\n{command}");
     let mut command = Command::new(shell());
-    for (name, _) in std::env::vars_os() {
-        if is_secret_variable(&name.to_string_lossy()) {
-            command.env_remove(name);
-        }
-    }
+    crate::secret_env::remove_secret_variables(&mut command);
     let spawned = command
         .arg("-c")
         .arg(script)

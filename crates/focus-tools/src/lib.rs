@@ -29,6 +29,7 @@ pub mod output;
 pub mod path;
 pub mod read;
 pub mod regex;
+pub mod secret_env;
 pub mod walk;
 pub mod write;
 

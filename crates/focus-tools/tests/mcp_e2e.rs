@@ -2,45 +2,17 @@
 //! calling (text, image, isError), pagination, `tools/list_changed`, a server that
 //! dies mid-call, one that hangs, one that never starts, cancellation, and cleanup.
 
+mod mcp_support;
+
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::message::Content;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
 use focus_tools::mcp::{McpManager, McpServerConfig, ServerState};
+use mcp_support::server_binary;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// The test server binary: next to this test's binary under `examples/`, built
-/// (into a separate target dir, to avoid waiting on cargo's lock) if missing.
-fn server_binary() -> PathBuf {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY
-        .get_or_init(|| {
-            let exe = std::env::current_exe().expect("test executable path");
-            let profile_dir = exe
-                .parent()
-                .and_then(|deps| deps.parent())
-                .expect("target/<profile>");
-            let candidate = profile_dir.join("examples").join("mcp_test_server");
-            if candidate.exists() {
-                return candidate;
-            }
-            let target = profile_dir.join("mcp-test-server-build");
-            let status = std::process::Command::new(env!("CARGO"))
-                .args(["build", "-p", "focus-tools", "--example", "mcp_test_server"])
-                .env("CARGO_TARGET_DIR", &target)
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status()
-                .expect("run cargo build for the test server");
-            assert!(status.success(), "building mcp_test_server failed");
-            target
-                .join("debug")
-                .join("examples")
-                .join("mcp_test_server")
-        })
-        .clone()
-}
 
 fn config(name: &str, args: &[&str]) -> McpServerConfig {
     let binary = server_binary();
@@ -100,7 +72,8 @@ fn lists_and_calls_tools() {
             "test__fail",
             "test__die",
             "test__hang",
-            "test__add_tool"
+            "test__add_tool",
+            "test__env"
         ]
     );
     assert_eq!(status[0].tools, names);
@@ -135,7 +108,7 @@ fn lists_and_calls_tools() {
 fn follows_pagination() {
     let dir = log_dir("pages");
     let manager = McpManager::start(vec![config("paged", &["--page-size", "2"])], &dir);
-    assert_eq!(manager.tools().len(), 6);
+    assert_eq!(manager.tools().len(), 7);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -180,6 +180,9 @@ impl Server {
             Some(file) => Stdio::from(file),
             None => Stdio::null(),
         });
+        // A server is third-party code: it gets no inherited credential, only the
+        // ones its configuration names.
+        crate::secret_env::remove_secret_variables(&mut command);
         for (key, value) in &config.env {
             command.env(key, value);
         }
