@@ -15,6 +15,8 @@
 //!
 //! `.ignore` files (ripgrep's and fd's convention for rules that are not git's
 //! business) are read after `.gitignore` in the same directory, so they win.
+//! The repository's own `.git/info/exclude` (rules a user keeps out of the shared
+//! `.gitignore`) applies below every ignore file, as in git.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -91,14 +93,19 @@ impl IgnoreRules {
     /// Reads `.gitignore` then `.ignore` in `dir`; `None` if neither exists or
     /// both are empty of rules.
     pub fn load(dir: &Path) -> Option<IgnoreRules> {
+        IgnoreRules::load_files(&[dir.join(".gitignore"), dir.join(".ignore")])
+    }
+
+    /// The rules of `files` read in turn (later ones win); `None` if none exists
+    /// or all are empty of rules. Only regular files are read: a FIFO by that name
+    /// would block the walk forever.
+    fn load_files(files: &[std::path::PathBuf]) -> Option<IgnoreRules> {
         let mut text = String::new();
-        for name in [".gitignore", ".ignore"] {
-            let path = dir.join(name);
-            // A FIFO by that name would block the walk forever.
-            if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+        for path in files {
+            if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
                 continue;
             }
-            if let Ok(content) = std::fs::read(&path) {
+            if let Ok(content) = std::fs::read(path) {
                 text.push_str(&String::from_utf8_lossy(&content));
                 text.push('\n');
             }
@@ -161,12 +168,15 @@ struct Layer {
 }
 
 impl IgnoreStack {
-    /// The stack for a walk rooted at `root`: ignore files of the parent
-    /// directories up to the one containing `.git` (if any), then the root's own.
+    /// The stack for a walk rooted at `root`: the repository's
+    /// `.git/info/exclude`, the ignore files of the parent directories up to the
+    /// one containing `.git` (if any), then the root's own.
     pub fn for_root(root: &Path) -> IgnoreStack {
         let mut stack = IgnoreStack::default();
         let mut ancestors = Vec::new();
-        if !root.join(".git").exists() {
+        if root.join(".git").exists() {
+            stack.push_exclude(root, "");
+        } else {
             let mut above = String::new();
             let mut dir = root.to_path_buf();
             while let Some(parent) = dir.parent().map(Path::to_path_buf) {
@@ -186,11 +196,11 @@ impl IgnoreStack {
                 dir = parent;
             }
             // Without a repository above, parent rules do not apply (as in git).
-            if !ancestors
-                .last()
-                .is_some_and(|(p, _)| p.join(".git").exists())
-            {
-                ancestors.clear();
+            match ancestors.last() {
+                Some((top, above)) if top.join(".git").exists() => {
+                    stack.push_exclude(top, above);
+                }
+                _ => ancestors.clear(),
             }
         }
         for (dir, above) in ancestors.into_iter().rev() {
@@ -224,6 +234,20 @@ impl IgnoreStack {
                 }));
                 next
             }
+        }
+    }
+
+    /// Adds the repository's `.git/info/exclude` (`top` holds `.git`; `above` is
+    /// the walk root's path from `top`, `""` when they are the same). A `.git` that
+    /// is a file (a worktree or submodule pointing elsewhere) has none here.
+    fn push_exclude(&mut self, top: &Path, above: &str) {
+        let exclude = top.join(".git").join("info").join("exclude");
+        if let Some(rules) = IgnoreRules::load_files(&[exclude]) {
+            self.layers.push(Arc::new(Layer {
+                rules,
+                prefix: String::new(),
+                above: above.to_string(),
+            }));
         }
     }
 
@@ -299,6 +323,42 @@ mod tests {
         assert!(nested.is_ignored("sub/other.txt", false));
         assert!(!nested.is_ignored("sub/keep.txt", false));
         assert!(stack.is_ignored("keep.txt", false));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// `.git/info/exclude` applies from the repository top, to walks rooted there
+    /// or below, and every `.gitignore` overrides it.
+    #[test]
+    fn the_repositorys_exclude_file_applies_below_every_gitignore() {
+        let root =
+            std::env::temp_dir().join(format!("focus-ignore-exclude-{}", std::process::id()));
+        let sub = root.join("sub");
+        std::fs::create_dir_all(root.join(".git/info")).unwrap();
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(
+            root.join(".git/info/exclude"),
+            "*.local\nscratch/\nsub/only-here\n",
+        )
+        .unwrap();
+        std::fs::write(sub.join(".gitignore"), "!keep.local\n").unwrap();
+
+        let top = IgnoreStack::for_root(&root);
+        assert!(top.is_ignored("notes.local", false));
+        assert!(top.is_ignored("scratch", true));
+        assert!(top.is_ignored("sub/only-here", false));
+        assert!(!top.is_ignored("notes.txt", false));
+        let nested = top.push_dir(&sub, "sub");
+        assert!(nested.is_ignored("sub/x.local", false));
+        assert!(
+            !nested.is_ignored("sub/keep.local", false),
+            "a .gitignore wins"
+        );
+
+        // A walk rooted in the subdirectory sees the same rules.
+        let below = IgnoreStack::for_root(&sub);
+        assert!(below.is_ignored("x.local", false));
+        assert!(below.is_ignored("only-here", false), "anchored at the top");
+        assert!(!below.is_ignored("keep.local", false));
         std::fs::remove_dir_all(&root).unwrap();
     }
 
