@@ -50,3 +50,19 @@ pub fn restore() {
         let _ = ffi::set_attributes(fd, &original);
     }
 }
+
+/// Runs `f` with the terminal back in the mode it had before [`RawMode::enter`],
+/// then puts it in raw mode again: Ctrl+Z stops focus in between, and the shell
+/// (and whatever runs in it meanwhile) must find the terminal as it left it.
+/// Without a saved mode (not in raw mode) it just runs `f`.
+pub fn with_original_mode<T>(f: impl FnOnce() -> T) -> T {
+    let saved = *SAVED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((fd, original)) = saved {
+        let _ = ffi::set_attributes(fd, &original);
+    }
+    let result = f();
+    if let Some((fd, original)) = saved {
+        let _ = ffi::set_attributes(fd, &ffi::make_raw(&original));
+    }
+    result
+}

@@ -26,12 +26,8 @@ fn tmux_available() -> bool {
 }
 
 impl Pane {
-    fn start(s: &Sandbox, args: &[&str]) -> Pane {
-        let name = format!(
-            "focus-it-{}-{}",
-            std::process::id(),
-            s.root.file_name().unwrap().to_str().unwrap()
-        );
+    /// The shell command that runs focus in the sandbox, offline, with `args`.
+    fn focus_command(s: &Sandbox, args: &[&str]) -> String {
         let mut command = format!(
             "cd '{}' && env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u GEMINI_API_KEY -u OLLAMA_HOST FOCUS_HOME='{}' HOME='{}' FOCUS_OFFLINE=1 NO_COLOR=1 '{}'",
             s.work.display(), s.home.display(), s.root.display(), FOCUS
@@ -39,7 +35,17 @@ impl Pane {
         for arg in args {
             command.push_str(&format!(" '{arg}'"));
         }
-        command.push_str("; echo FOCUS-EXITED-$?; sleep 30");
+        command
+    }
+
+    /// A new tmux session (110×40) named after the sandbox and `tag`, running
+    /// `command`.
+    fn launch(s: &Sandbox, tag: &str, command: &str) -> Pane {
+        let name = format!(
+            "focus-it-{tag}{}-{}",
+            std::process::id(),
+            s.root.file_name().unwrap().to_str().unwrap()
+        );
         let status = Command::new("tmux")
             .args([
                 "new-session",
@@ -50,12 +56,33 @@ impl Pane {
                 "110",
                 "-y",
                 "40",
-                &command,
+                command,
             ])
             .status()
             .unwrap();
         assert!(status.success());
-        let pane = Pane { name };
+        Pane { name }
+    }
+
+    /// focus in a pane, its exit status printed after it; returns once the
+    /// editor prompt shows.
+    fn start(s: &Sandbox, args: &[&str]) -> Pane {
+        let command = format!(
+            "{}; echo FOCUS-EXITED-$?; sleep 30",
+            Pane::focus_command(s, args)
+        );
+        let pane = Pane::launch(s, "", &command);
+        pane.wait_for("the prompt", "›");
+        pane
+    }
+
+    /// Like [`Pane::start`], but focus is started from an interactive bash, as a
+    /// job of a shell with job control (so Ctrl+Z can stop it and `fg` resume it).
+    /// (No exit status is printed: the shell would print it when the job stops.)
+    fn start_in_job_shell(s: &Sandbox, args: &[&str]) -> Pane {
+        let pane = Pane::launch(s, "j", "bash --norc --noprofile -i");
+        pane.type_text(&Pane::focus_command(s, args));
+        pane.keys(&["Enter"]);
         pane.wait_for("the prompt", "›");
         pane
     }
@@ -72,6 +99,35 @@ impl Pane {
             .status()
             .unwrap()
             .success());
+    }
+
+    /// The process id of focus in the pane: the child of the pane's shell.
+    fn focus_pid(&self) -> u32 {
+        let out = Command::new("tmux")
+            .args(["display-message", "-p", "-t", &self.name, "#{pane_pid}"])
+            .output()
+            .unwrap();
+        let shell = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // pid (comm) state ppid …
+            let Some(after) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+                continue;
+            };
+            let fields: Vec<&str> = after.split_whitespace().collect();
+            if fields.get(1) == Some(&shell.as_str()) && stat.contains("(focus)") {
+                return entry.file_name().to_string_lossy().parse().unwrap();
+            }
+        }
+        panic!("no focus process under the pane's shell {shell}");
+    }
+
+    /// The state letter of process `pid` (`S` sleeping, `T` stopped, …).
+    fn process_state(pid: u32) -> char {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.rfind(')')
+            .and_then(|i| stat[i + 2..].chars().next())
+            .unwrap_or('?')
     }
 
     /// The cursor's column (0-based), as tmux sees it.
@@ -190,6 +246,51 @@ fn the_cursor_follows_wide_characters() {
     pane.wait_for("exit", "FOCUS-EXITED-0");
 }
 
+/// Ctrl+Z stops focus like any terminal program (raw mode turns it into a key, so
+/// focus stops itself), the shell gets a working terminal, and `fg` brings focus
+/// back where it was.
+#[test]
+fn ctrl_z_stops_and_fg_resumes() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let pane = Pane::start_in_job_shell(&s, &[]);
+    let pid = pane.focus_pid();
+    pane.type_text("half a thought");
+    pane.keys(&["C-z"]);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while Pane::process_state(pid) != 'T' {
+        assert!(
+            Instant::now() < deadline,
+            "focus did not stop on Ctrl+Z:\n{}",
+            pane.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The shell has the terminal, in its own mode: it echoes a command and runs it.
+    pane.type_text("echo SHELL-$((40+2))");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the shell answering", "SHELL-42");
+    pane.type_text("fg");
+    pane.keys(&["Enter"]);
+    // The editor kept its text; typing goes on and /quit still works.
+    pane.type_text(", finished");
+    pane.wait_for("the text after resuming", "› half a thought, finished");
+    pane.keys(&["C-u"]);
+    pane.type_text("/quit");
+    pane.keys(&["Enter"]);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(
+            Instant::now() < deadline,
+            "focus did not quit after fg:\n{}",
+            pane.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn escape_aborts_and_keeps_the_history() {
     if !tmux_available() {
@@ -261,38 +362,8 @@ fn resume_lists_sessions_and_opens_the_chosen_one() {
 impl Pane {
     /// Like [`Pane::start`] without waiting for the editor prompt.
     fn start_raw(s: &Sandbox, args: &[&str]) -> Pane {
-        let name = format!(
-            "focus-it-r-{}-{}",
-            std::process::id(),
-            s.root.file_name().unwrap().to_str().unwrap()
-        );
-        let mut command = format!(
-            "cd '{}' && env FOCUS_HOME='{}' HOME='{}' FOCUS_OFFLINE=1 NO_COLOR=1 '{}'",
-            s.work.display(),
-            s.home.display(),
-            s.root.display(),
-            FOCUS
-        );
-        for arg in args {
-            command.push_str(&format!(" '{arg}'"));
-        }
-        command.push_str("; sleep 30");
-        assert!(Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                &name,
-                "-x",
-                "110",
-                "-y",
-                "40",
-                &command
-            ])
-            .status()
-            .unwrap()
-            .success());
-        Pane { name }
+        let command = format!("{}; sleep 30", Pane::focus_command(s, args));
+        Pane::launch(s, "r-", &command)
     }
 }
 

@@ -258,6 +258,17 @@ impl Ui<'_> {
         }
     }
 
+    /// Ctrl+Z: clears the live area, gives the terminal back as it was and stops
+    /// focus; after `fg` it takes the terminal again and the next redraw shows the
+    /// live area. A running prompt waits meanwhile (the whole process is stopped).
+    fn suspend(&mut self) {
+        self.screen.finish();
+        self.screen.flush();
+        out!("\x1b[?2004l");
+        crate::terminal::raw::with_original_mode(crate::terminal::signals::stop_self);
+        out!("\x1b[?2004h");
+    }
+
     fn key(&mut self, key: Key) {
         if let Some(request) = &self.approval {
             if !self.denying {
@@ -326,6 +337,7 @@ impl Ui<'_> {
                 }
             }
             Key::Ctrl('d') if self.editor.is_empty() && self.running.is_none() => self.quit = true,
+            Key::Ctrl('z') => self.suspend(),
             Key::Ctrl('t') => {
                 self.show_thinking = !self.show_thinking;
                 self.notice = Some(if self.show_thinking {
