@@ -7,9 +7,9 @@ mod mcp_support;
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::message::Content;
-use focus_core::tool::{Tool, ToolContext, ToolOutput};
+use focus_core::tool::Tool;
 use focus_tools::mcp::{McpManager, McpServerConfig, ServerState};
-use mcp_support::server_binary;
+use mcp_support::{run, run_with, server_binary};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -36,20 +36,6 @@ fn tool(manager: &McpManager, name: &str) -> Arc<dyn Tool> {
         .into_iter()
         .find(|t| t.name() == name)
         .unwrap_or_else(|| panic!("no tool {name}"))
-}
-
-fn run(tool: &dyn Tool, args: &str) -> ToolOutput {
-    run_with(tool, args, &CancelToken::new())
-}
-
-fn run_with(tool: &dyn Tool, args: &str, cancel: &CancelToken) -> ToolOutput {
-    let on_update = |_: ToolOutput| {};
-    let ctx = ToolContext {
-        call_id: "call_1",
-        cancel,
-        on_update: &on_update,
-    };
-    tool.execute(&parse_str(args).unwrap(), &ctx)
 }
 
 #[test]

@@ -5,9 +5,7 @@
 
 mod mcp_support;
 
-use focus_core::cancel::CancelToken;
 use focus_core::json_object;
-use focus_core::tool::ToolContext;
 use focus_tools::mcp::{McpManager, McpServerConfig, ServerState};
 use std::time::Duration;
 
@@ -32,15 +30,8 @@ fn servers_get_no_inherited_credentials_but_their_configured_ones() {
         .find(|t| t.name() == "s__env")
         .expect("the env tool");
     let read = |name: &str| {
-        let cancel = CancelToken::new();
-        let on_update = |_| {};
-        let ctx = ToolContext {
-            call_id: "c",
-            cancel: &cancel,
-            on_update: &on_update,
-        };
-        env.execute(&json_object! { "name" => name }, &ctx)
-            .text_content()
+        let args = json_object! { "name" => name }.to_json_string();
+        mcp_support::run(&*env, &args).text_content()
     };
     assert_eq!(read("FOCUS_TEST_MCP_API_KEY"), "(unset)");
     assert_eq!(read("FOCUS_TEST_MCP_AUTH_TOKEN"), "(unset)");

@@ -45,6 +45,19 @@ pub struct Paired {
 }
 
 impl Paired {
+    /// Adds one pair: focus's sample and, when pi takes part (`with_pi`), pi's. A
+    /// pair with a half missing (a failed load) is dropped whole.
+    fn record(&mut self, focus: Option<f64>, with_pi: bool, pi: Option<f64>) {
+        match (focus, with_pi, pi) {
+            (Some(f), false, _) => self.focus.push(f),
+            (Some(f), true, Some(p)) => {
+                self.focus.push(f);
+                self.pi.push(p);
+            }
+            _ => {}
+        }
+    }
+
     /// The ratio pi / focus of each pair.
     pub fn ratios(&self) -> Vec<f64> {
         self.focus
@@ -93,15 +106,7 @@ pub fn warm_pairs(session: &Path, pi: Option<&Path>) -> Paired {
             let pi_sample = pi.as_mut().and_then(PiLoader::load_ms);
             (focus_load(), pi_sample)
         };
-        // A pair with a half missing (a failed load) is dropped whole.
-        match (focus, pi.is_some(), pi_sample) {
-            (Some(f), false, _) => paired.focus.push(f),
-            (Some(f), true, Some(p)) => {
-                paired.focus.push(f);
-                paired.pi.push(p);
-            }
-            _ => {}
-        }
+        paired.record(focus, pi.is_some(), pi_sample);
     }
     paired
 }
@@ -120,14 +125,7 @@ pub fn first_pairs(me: &Path, session: &Path, pi: Option<&Path>) -> Paired {
         let pi_sample = pi
             .and_then(|pi| PiLoader::start(pi, session))
             .and_then(|mut loader| loader.load_ms());
-        match (focus, pi.is_some(), pi_sample) {
-            (Some(f), false, _) => paired.focus.push(f),
-            (Some(f), true, Some(p)) => {
-                paired.focus.push(f);
-                paired.pi.push(p);
-            }
-            _ => {}
-        }
+        paired.record(focus, pi.is_some(), pi_sample);
     }
     paired
 }

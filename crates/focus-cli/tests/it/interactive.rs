@@ -139,19 +139,25 @@ impl Pane {
         String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
     }
 
-    /// Waits until the cursor stands in `column`; panics with the screen if it never does.
-    fn wait_for_cursor(&self, column: usize) {
+    /// Waits until `done` holds (15 s at most); panics naming `what`, with the screen.
+    fn wait_until(&self, what: &str, mut done: impl FnMut() -> bool) {
         let deadline = Instant::now() + Duration::from_secs(15);
-        while self.cursor_column() != column {
+        while !done() {
             if Instant::now() > deadline {
                 panic!(
-                    "interactive: cursor at column {}, expected {column}:\n{}",
-                    self.cursor_column(),
+                    "interactive: {what} did not happen; screen:\n{}",
                     self.screen()
                 );
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Waits until the cursor stands in `column`.
+    fn wait_for_cursor(&self, column: usize) {
+        self.wait_until(&format!("the cursor reaching column {column}"), || {
+            self.cursor_column() == column
+        });
     }
 
     fn screen(&self) -> String {
@@ -259,15 +265,9 @@ fn ctrl_z_stops_and_fg_resumes() {
     let pid = pane.focus_pid();
     pane.type_text("half a thought");
     pane.keys(&["C-z"]);
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while Pane::process_state(pid) != 'T' {
-        assert!(
-            Instant::now() < deadline,
-            "focus did not stop on Ctrl+Z:\n{}",
-            pane.screen()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    pane.wait_until("focus stopping on Ctrl+Z", || {
+        Pane::process_state(pid) == 'T'
+    });
     // The shell has the terminal, in its own mode: it echoes a command and runs it.
     pane.type_text("echo SHELL-$((40+2))");
     pane.keys(&["Enter"]);
@@ -280,15 +280,9 @@ fn ctrl_z_stops_and_fg_resumes() {
     pane.keys(&["C-u"]);
     pane.type_text("/quit");
     pane.keys(&["Enter"]);
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
-        assert!(
-            Instant::now() < deadline,
-            "focus did not quit after fg:\n{}",
-            pane.screen()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    pane.wait_until("focus quitting after fg", || {
+        !std::path::Path::new(&format!("/proc/{pid}")).exists()
+    });
 }
 
 #[test]

@@ -1,5 +1,10 @@
 //! The MCP test server (`examples/mcp_test_server.rs`) for the tests that start it.
 
+#![allow(dead_code)] // each test binary uses its own part
+
+use focus_core::cancel::CancelToken;
+use focus_core::json::parse_str;
+use focus_core::tool::{Tool, ToolContext, ToolOutput};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -32,4 +37,20 @@ pub fn server_binary() -> PathBuf {
                 .join("mcp_test_server")
         })
         .clone()
+}
+
+/// Calls `tool` with `args` (JSON text).
+pub fn run(tool: &dyn Tool, args: &str) -> ToolOutput {
+    run_with(tool, args, &CancelToken::new())
+}
+
+/// [`run`] with a cancel token the test controls.
+pub fn run_with(tool: &dyn Tool, args: &str, cancel: &CancelToken) -> ToolOutput {
+    let on_update = |_: ToolOutput| {};
+    let ctx = ToolContext {
+        call_id: "call_1",
+        cancel,
+        on_update: &on_update,
+    };
+    tool.execute(&parse_str(args).unwrap(), &ctx)
 }
