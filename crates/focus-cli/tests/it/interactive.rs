@@ -160,6 +160,15 @@ impl Pane {
         });
     }
 
+    /// The visible window only (no scrollback).
+    fn visible_screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.name])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["capture-pane", "-p", "-t", &self.name, "-S", "-200"])
@@ -247,6 +256,38 @@ fn the_cursor_follows_wide_characters() {
     pane.type_text("ok");
     pane.wait_for_cursor(2 + 8 + 2);
     pane.keys(&["C-c"]);
+    pane.type_text("/quit");
+    pane.keys(&["Enter"]);
+    pane.wait_for("exit", "FOCUS-EXITED-0");
+}
+
+/// Narrowing the window re-wraps the live area on screen; widening joins it
+/// again. After each, the window shows exactly one footer and one editor
+/// (narrowing left the old ones' top rows behind). (What tmux itself moved into
+/// the scrollback while re-wrapping stays there: no program can erase that.)
+#[test]
+fn resizing_the_window_leaves_no_stale_rows() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let pane = Pane::start(&s, &[]);
+    pane.type_text(&"word ".repeat(30));
+    for width in ["30", "70", "25", "110"] {
+        assert!(Command::new("tmux")
+            .args(["resize-window", "-t", &pane.name, "-x", width, "-y", "40"])
+            .status()
+            .unwrap()
+            .success());
+        std::thread::sleep(Duration::from_millis(300));
+        pane.type_text(width);
+        pane.wait_for("the typed width", width);
+        let screen = pane.visible_screen();
+        let count = |needle: &str| screen.lines().filter(|l| l.contains(needle)).count();
+        assert_eq!(count("○ demo"), 1, "at width {width}:\n{screen}");
+        assert_eq!(count("› word"), 1, "at width {width}:\n{screen}");
+    }
+    pane.keys(&["C-u"]);
     pane.type_text("/quit");
     pane.keys(&["Enter"]);
     pane.wait_for("exit", "FOCUS-EXITED-0");

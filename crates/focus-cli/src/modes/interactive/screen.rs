@@ -7,41 +7,72 @@
 use crate::terminal::width::char_width;
 use std::io::Write;
 
+/// Erases from the start of the cursor's row to the end of the screen, the cursor
+/// staying where it is: the row by itself (`EL 2`), then everything from the next
+/// row down (`ED 0`, between a cursor save and restore). A plain `ED 0` from the
+/// row's start would do the same, except when the live area starts at the top of
+/// the window (a short window, a long input, a window just narrowed): there it
+/// clears the whole screen, and tmux (`scroll-on-clear`, on by default) then copies
+/// the screen into its history, so every redraw left a copy of the live area in
+/// the scrollback.
+const ERASE_TO_END: &str = "\r\x1b[2K\x1b7\x1b[1B\r\x1b[J\x1b8";
+
 /// The bottom-of-screen drawing state.
 pub struct Screen {
-    /// Rows the live area occupies now.
-    live_rows: usize,
-    /// Rows between the live area's last row and the cursor (the cursor sits in
-    /// the editor, which may not be the last row).
-    cursor_up: usize,
+    /// What the live area holds now: each line's width in columns (empty when
+    /// nothing is drawn), where the cursor was put, `(line, column)`, and the
+    /// terminal width it was drawn for.
+    live_widths: Vec<usize>,
+    cursor: (usize, usize),
+    drawn_width: usize,
+    /// The terminal's width now (read at each erase: the window may have been
+    /// resized since the live area was drawn).
+    width_now: fn() -> usize,
     buffer: String,
 }
 
 impl Screen {
-    /// A screen with nothing drawn yet.
+    /// A screen with nothing drawn yet, on the terminal of stdout.
     pub fn new() -> Screen {
+        Screen::with_width(crate::terminal::width)
+    }
+
+    /// A screen whose terminal width is read from `width_now`.
+    fn with_width(width_now: fn() -> usize) -> Screen {
         Screen {
-            live_rows: 0,
-            cursor_up: 0,
+            live_widths: Vec::new(),
+            cursor: (0, 0),
+            drawn_width: 80,
+            width_now,
             buffer: String::new(),
         }
     }
 
     /// Erases the live area (the cursor ends at its top-left).
+    ///
+    /// Where the live area's rows are depends on the window's width *now*. A
+    /// terminal whose window got narrower re-wraps the lines already on screen
+    /// (tmux, VTE, iTerm2, kitty, Alacritty and Windows Terminal do), so a line
+    /// drawn on one row may take three, and moving up by the rows it took when it
+    /// was drawn left the top of the old live area behind on every narrowing. A
+    /// window that got wider is the other way round: the cursor stays on its row
+    /// while the lines above it are joined (tmux), so the rows as drawn are the
+    /// ones to move over. Hence the narrower of the two widths.
     fn clear_live(&mut self) {
-        if self.live_rows == 0 {
+        if self.live_widths.is_empty() {
             return;
         }
-        if self.cursor_up > 0 {
-            self.buffer.push_str(&format!("\x1b[{}B", self.cursor_up));
+        let width = self.drawn_width.min((self.width_now)());
+        let (rows, cursor_row) = layout(&self.live_widths, self.cursor, width);
+        let below_cursor = rows - 1 - cursor_row.min(rows - 1);
+        if below_cursor > 0 {
+            self.buffer.push_str(&format!("\x1b[{below_cursor}B"));
         }
-        if self.live_rows > 1 {
-            self.buffer
-                .push_str(&format!("\x1b[{}A", self.live_rows - 1));
+        if rows > 1 {
+            self.buffer.push_str(&format!("\x1b[{}A", rows - 1));
         }
-        self.buffer.push_str("\r\x1b[J");
-        self.live_rows = 0;
-        self.cursor_up = 0;
+        self.buffer.push_str(ERASE_TO_END);
+        self.live_widths.clear();
     }
 
     /// Prints `text` above the live area (a newline is added when missing); the
@@ -55,26 +86,22 @@ impl Screen {
     }
 
     /// Draws the live area: `lines` top to bottom, with the cursor put at
-    /// `(line index, column)`.
+    /// `(line index, column)`, for a terminal `width` columns wide.
     pub fn draw_live(&mut self, lines: &[String], cursor: (usize, usize), width: usize) {
         self.clear_live();
-        let width = width.max(10);
-        let rows: Vec<usize> = lines
-            .iter()
-            .map(|l| rows_for(visible_width(l), width))
-            .collect();
+        let widths: Vec<usize> = lines.iter().map(|l| visible_width(l)).collect();
+        let line = cursor.0.min(lines.len().saturating_sub(1));
+        let (rows, cursor_row) = layout(&widths, (line, cursor.1), width);
         self.buffer.push_str(&lines.join("\n"));
-        let total: usize = rows.iter().sum();
-        let (line, column) = cursor;
-        let line = line.min(lines.len().saturating_sub(1));
-        let row = rows[..line].iter().sum::<usize>() + column / width;
-        let col = column % width;
-        self.live_rows = total.max(1);
-        self.cursor_up = self.live_rows - 1 - row.min(self.live_rows - 1);
-        if self.cursor_up > 0 {
-            self.buffer.push_str(&format!("\x1b[{}A", self.cursor_up));
+        let up = rows - 1 - cursor_row.min(rows - 1);
+        if up > 0 {
+            self.buffer.push_str(&format!("\x1b[{up}A"));
         }
-        self.buffer.push_str(&format!("\r\x1b[{}G", col + 1));
+        self.buffer
+            .push_str(&format!("\r\x1b[{}G", cursor.1 % width.max(10) + 1));
+        self.live_widths = if widths.is_empty() { vec![0] } else { widths };
+        self.cursor = (line, cursor.1);
+        self.drawn_width = width;
     }
 
     /// Erases the live area for good (before exiting).
@@ -98,6 +125,17 @@ impl Default for Screen {
     fn default() -> Self {
         Screen::new()
     }
+}
+
+/// The rows lines of these `widths` take at `width` columns, and the row (from the
+/// top, 0-based) the cursor `(line, column)` is on.
+fn layout(widths: &[usize], cursor: (usize, usize), width: usize) -> (usize, usize) {
+    let width = width.max(10);
+    let rows: Vec<usize> = widths.iter().map(|&w| rows_for(w, width)).collect();
+    let total = rows.iter().sum::<usize>().max(1);
+    let line = cursor.0.min(rows.len().saturating_sub(1));
+    let cursor_row = rows[..line].iter().sum::<usize>() + cursor.1 / width;
+    (total, cursor_row)
 }
 
 /// Terminal rows a line of `visible` columns takes at `width`.
@@ -141,11 +179,52 @@ mod tests {
 
     #[test]
     fn redraw_moves_back_over_the_live_area() {
-        let mut screen = Screen::new();
+        let mut screen = Screen::with_width(|| 80);
         screen.draw_live(&["status".into(), "› hi".into()], (1, 4), 80);
         assert!(screen.buffer.ends_with("\r\x1b[5G"));
         screen.buffer.clear();
         screen.permanent("done");
-        assert_eq!(screen.buffer, "\x1b[1A\r\x1b[Jdone\n");
+        assert_eq!(screen.buffer, format!("\x1b[1A{ERASE_TO_END}done\n"));
+    }
+
+    /// Drawn at 80 columns, erased at 40: the 70-column status line now takes two
+    /// rows and the editor line (cursor at column 50) two, so the erase goes down
+    /// none and up three.
+    #[test]
+    fn erasing_after_the_window_narrowed_counts_the_rewrapped_rows() {
+        fn narrow() -> usize {
+            40
+        }
+        let mut screen = Screen::with_width(narrow);
+        let status = "s".repeat(70);
+        let editor = format!("› {}", "e".repeat(58));
+        screen.draw_live(&[status, editor], (1, 50), 80);
+        screen.buffer.clear();
+        screen.finish();
+        assert_eq!(screen.buffer, format!("\x1b[3A{ERASE_TO_END}"));
+    }
+
+    /// Drawn at 40, erased at 80: the rows as drawn (two and two), up three.
+    #[test]
+    fn erasing_after_the_window_widened_counts_the_rows_as_drawn() {
+        fn wide() -> usize {
+            80
+        }
+        let mut screen = Screen::with_width(wide);
+        let status = "s".repeat(70);
+        let editor = format!("› {}", "e".repeat(58));
+        screen.draw_live(&[status, editor], (1, 50), 40);
+        screen.buffer.clear();
+        screen.finish();
+        assert_eq!(screen.buffer, format!("\x1b[3A{ERASE_TO_END}"));
+    }
+
+    #[test]
+    fn the_cursor_row_and_the_rows_below_it() {
+        // Three lines at width 10: 25 columns (3 rows), 5 (1), 12 (2).
+        assert_eq!(layout(&[25, 5, 12], (0, 0), 10), (6, 0));
+        assert_eq!(layout(&[25, 5, 12], (0, 21), 10), (6, 2));
+        assert_eq!(layout(&[25, 5, 12], (2, 11), 10), (6, 5));
+        assert_eq!(layout(&[], (0, 0), 10), (1, 0));
     }
 }
