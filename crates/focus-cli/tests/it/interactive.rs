@@ -255,6 +255,11 @@ fn the_cursor_follows_wide_characters() {
     pane.keys(&["End"]);
     pane.type_text("ok");
     pane.wait_for_cursor(2 + 8 + 2);
+    // At 110 columns, "› a" and 53 ideographs fill 109: the 54th does not fit in
+    // the last column and starts the next row, where 7 ideographs end at column 14.
+    pane.keys(&["C-c"]);
+    pane.type_text(&format!("a{}", "字".repeat(60)));
+    pane.wait_for_cursor(14);
     pane.keys(&["C-c"]);
     pane.type_text("/quit");
     pane.keys(&["Enter"]);

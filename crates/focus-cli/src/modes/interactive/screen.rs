@@ -19,10 +19,10 @@ const ERASE_TO_END: &str = "\r\x1b[2K\x1b7\x1b[1B\r\x1b[J\x1b8";
 
 /// The bottom-of-screen drawing state.
 pub struct Screen {
-    /// What the live area holds now: each line's width in columns (empty when
-    /// nothing is drawn), where the cursor was put, `(line, column)`, and the
-    /// terminal width it was drawn for.
-    live_widths: Vec<usize>,
+    /// What the live area holds now: the columns each visible character of each
+    /// line takes (empty when nothing is drawn), where the cursor was put,
+    /// `(line, column)`, and the terminal width it was drawn for.
+    live_lines: Vec<Vec<u8>>,
     cursor: (usize, usize),
     drawn_width: usize,
     /// The terminal's width now (read at each erase: the window may have been
@@ -40,7 +40,7 @@ impl Screen {
     /// A screen whose terminal width is read from `width_now`.
     fn with_width(width_now: fn() -> usize) -> Screen {
         Screen {
-            live_widths: Vec::new(),
+            live_lines: Vec::new(),
             cursor: (0, 0),
             drawn_width: 80,
             width_now,
@@ -59,11 +59,11 @@ impl Screen {
     /// while the lines above it are joined (tmux), so the rows as drawn are the
     /// ones to move over. Hence the narrower of the two widths.
     fn clear_live(&mut self) {
-        if self.live_widths.is_empty() {
+        if self.live_lines.is_empty() {
             return;
         }
         let width = self.drawn_width.min((self.width_now)());
-        let (rows, cursor_row) = layout(&self.live_widths, self.cursor, width);
+        let (rows, (cursor_row, _)) = layout(&self.live_lines, self.cursor, width);
         let below_cursor = rows - 1 - cursor_row.min(rows - 1);
         if below_cursor > 0 {
             self.buffer.push_str(&format!("\x1b[{below_cursor}B"));
@@ -72,7 +72,7 @@ impl Screen {
             self.buffer.push_str(&format!("\x1b[{}A", rows - 1));
         }
         self.buffer.push_str(ERASE_TO_END);
-        self.live_widths.clear();
+        self.live_lines.clear();
     }
 
     /// Prints `text` above the live area (a newline is added when missing); the
@@ -89,17 +89,19 @@ impl Screen {
     /// `(line index, column)`, for a terminal `width` columns wide.
     pub fn draw_live(&mut self, lines: &[String], cursor: (usize, usize), width: usize) {
         self.clear_live();
-        let widths: Vec<usize> = lines.iter().map(|l| visible_width(l)).collect();
-        let line = cursor.0.min(lines.len().saturating_sub(1));
-        let (rows, cursor_row) = layout(&widths, (line, cursor.1), width);
+        let mut drawn: Vec<Vec<u8>> = lines.iter().map(|l| char_widths(l)).collect();
+        if drawn.is_empty() {
+            drawn.push(Vec::new());
+        }
+        let line = cursor.0.min(drawn.len() - 1);
+        let (rows, (cursor_row, cursor_col)) = layout(&drawn, (line, cursor.1), width);
         self.buffer.push_str(&lines.join("\n"));
         let up = rows - 1 - cursor_row.min(rows - 1);
         if up > 0 {
             self.buffer.push_str(&format!("\x1b[{up}A"));
         }
-        self.buffer
-            .push_str(&format!("\r\x1b[{}G", cursor.1 % width.max(10) + 1));
-        self.live_widths = if widths.is_empty() { vec![0] } else { widths };
+        self.buffer.push_str(&format!("\r\x1b[{}G", cursor_col + 1));
+        self.live_lines = drawn;
         self.cursor = (line, cursor.1);
         self.drawn_width = width;
     }
@@ -127,26 +129,56 @@ impl Default for Screen {
     }
 }
 
-/// The rows lines of these `widths` take at `width` columns, and the row (from the
-/// top, 0-based) the cursor `(line, column)` is on.
-fn layout(widths: &[usize], cursor: (usize, usize), width: usize) -> (usize, usize) {
+/// The rows that lines (the columns of each visible character, as
+/// [`char_widths`] gives them) take at `width` columns, and the screen position
+/// `(row from the top, column)` of the cursor put at `(line, visible column)`.
+///
+/// The lines are laid out as a terminal wraps them: a character that does not fit
+/// in what is left of a row starts the next one, so a wide character never
+/// straddles a row end and the cell it did not fit in stays empty. (Counting
+/// columns and dividing by the width put the cursor one column off for every such
+/// gap, in Chinese or Japanese input longer than a row.) A cursor just past a full
+/// row shows on that row's last column, as the terminal shows it.
+fn layout(lines: &[Vec<u8>], cursor: (usize, usize), width: usize) -> (usize, (usize, usize)) {
     let width = width.max(10);
-    let rows: Vec<usize> = widths.iter().map(|&w| rows_for(w, width)).collect();
-    let total = rows.iter().sum::<usize>().max(1);
-    let line = cursor.0.min(rows.len().saturating_sub(1));
-    let cursor_row = rows[..line].iter().sum::<usize>() + cursor.1 / width;
-    (total, cursor_row)
-}
-
-/// Terminal rows a line of `visible` columns takes at `width`.
-fn rows_for(visible: usize, width: usize) -> usize {
-    visible.div_ceil(width).max(1)
+    let mut rows = 0;
+    let mut at = (0, 0);
+    for (index, widths) in lines.iter().enumerate() {
+        let (mut row, mut col, mut seen) = (0, 0, 0);
+        let mut place = |row: usize, col: usize, seen: usize| {
+            if index == cursor.0 && seen <= cursor.1 {
+                at = (rows + row, col.min(width - 1));
+            }
+        };
+        for &w in widths {
+            let w = usize::from(w);
+            if w == 0 {
+                continue;
+            }
+            if col + w > width {
+                row += 1;
+                col = 0;
+            }
+            place(row, col, seen);
+            col += w;
+            seen += w;
+        }
+        place(row, col, seen);
+        rows += row + 1;
+    }
+    (rows.max(1), at)
 }
 
 /// The number of columns `text` shows, skipping ANSI escape sequences (CJK and
 /// emoji take two columns, combining marks none: [`char_width`]).
 pub fn visible_width(text: &str) -> usize {
-    let mut width = 0;
+    char_widths(text).iter().map(|&w| usize::from(w)).sum()
+}
+
+/// The columns each visible character of `text` takes, ANSI escape sequences
+/// skipped.
+fn char_widths(text: &str) -> Vec<u8> {
+    let mut widths = Vec::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         if c == '\x1b' {
@@ -160,9 +192,9 @@ pub fn visible_width(text: &str) -> usize {
             }
             continue;
         }
-        width += char_width(c);
+        widths.push(char_width(c) as u8);
     }
-    width
+    widths
 }
 
 #[cfg(test)]
@@ -173,8 +205,6 @@ mod tests {
     fn widths_skip_escapes() {
         assert_eq!(visible_width("\x1b[1mab\x1b[0mc"), 3);
         assert_eq!(visible_width("\x1b[2m你好\x1b[0m!"), 5);
-        assert_eq!(rows_for(0, 80), 1);
-        assert_eq!(rows_for(81, 80), 2);
     }
 
     #[test]
@@ -221,10 +251,28 @@ mod tests {
 
     #[test]
     fn the_cursor_row_and_the_rows_below_it() {
-        // Three lines at width 10: 25 columns (3 rows), 5 (1), 12 (2).
-        assert_eq!(layout(&[25, 5, 12], (0, 0), 10), (6, 0));
-        assert_eq!(layout(&[25, 5, 12], (0, 21), 10), (6, 2));
-        assert_eq!(layout(&[25, 5, 12], (2, 11), 10), (6, 5));
-        assert_eq!(layout(&[], (0, 0), 10), (1, 0));
+        let ascii = |n: usize| vec![1u8; n];
+        let lines = [ascii(25), ascii(5), ascii(12)];
+        // At width 10 they take 3, 1 and 2 rows.
+        assert_eq!(layout(&lines, (0, 0), 10), (6, (0, 0)));
+        assert_eq!(layout(&lines, (0, 21), 10), (6, (2, 1)));
+        assert_eq!(layout(&lines, (2, 11), 10), (6, (5, 1)));
+        assert_eq!(layout(&lines, (1, 5), 10), (6, (3, 5)));
+        // A full row: the cursor after it shows on its last column.
+        assert_eq!(layout(&[ascii(10)], (0, 10), 10), (1, (0, 9)));
+        assert_eq!(layout(&[], (0, 0), 10), (1, (0, 0)));
+    }
+
+    /// "› a" then five ideographs at width 10: the fourth does not fit in the last
+    /// column of the first row and starts the second, so the text ends at column 4
+    /// of row 1 (dividing 13 columns by 10 said column 3).
+    #[test]
+    fn wide_characters_that_do_not_fit_start_the_next_row() {
+        let lines = [char_widths("› a你好世界啊")];
+        assert_eq!(lines[0].iter().map(|&w| usize::from(w)).sum::<usize>(), 13);
+        assert_eq!(layout(&lines, (0, 13), 10), (2, (1, 4)));
+        assert_eq!(layout(&lines, (0, 9), 10), (2, (1, 0)));
+        assert_eq!(layout(&lines, (0, 7), 10), (2, (0, 7)));
+        assert_eq!(char_widths("\x1b[1m你\x1b[0me\u{301}"), [2, 1, 0]);
     }
 }
