@@ -14,6 +14,7 @@
 //! same generator.
 
 use focus_core::json::{parse, parse_partial, Value};
+use focus_core::rng::Rng;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -112,21 +113,6 @@ fn documents() -> Vec<(&'static str, String)> {
     ]
 }
 
-/// A tiny deterministic generator (xorshift64*), so documents vary without randomness.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 const WORDS: &[&str] = &[
     "read",
     "the",
@@ -156,7 +142,7 @@ fn words(rng: &mut Rng, n: u64) -> String {
         if i > 0 {
             s.push(' ');
         }
-        s.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+        s.push_str(WORDS[rng.below_u64(WORDS.len() as u64) as usize]);
     }
     s
 }
@@ -164,15 +150,15 @@ fn words(rng: &mut Rng, n: u64) -> String {
 /// An array of pi-style session entries (user, assistant with a tool call and usage,
 /// tool result with multi-line output), about `target` bytes long.
 fn session_document(target: usize) -> String {
-    let mut rng = Rng(0x1234_5678_9abc_def0);
+    let mut rng = Rng::new(0x1234_5678_9abc_def0);
     let mut out = String::from("[");
     let mut i: u64 = 0;
     while out.len() < target {
         if i > 0 {
             out.push(',');
         }
-        let id = rng.next() as u32;
-        let parent = rng.next() as u32;
+        let id = rng.next_u64() as u32;
+        let parent = rng.next_u64() as u32;
         let ts = 1_796_222_846_157 + i * 37;
         let head = format!(
             "{{\"type\":\"message\",\"id\":\"{id:08x}\",\"parentId\":\"{parent:08x}\",\"timestamp\":\"2026-12-02T14:47:26.{:03}Z\",\"message\":",
@@ -185,14 +171,14 @@ fn session_document(target: usize) -> String {
                 words(&mut rng, 12)
             )),
             1 => {
-                let input = rng.below(100_000);
-                let output = rng.below(2_000);
+                let input = rng.below_u64(100_000);
+                let output = rng.below_u64(2_000);
                 out.push_str(&format!(
                     "{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}},{{\"type\":\"toolCall\",\"id\":\"toolu_{id:08x}\",\"name\":\"bash\",\"arguments\":{{\"command\":\"grep -n \\\"{}\\\" src/lib.rs\",\"timeout\":{}}}}}],\"api\":\"anthropic-messages\",\"provider\":\"anthropic\",\"model\":\"claude-sonnet-4-5\",\"usage\":{{\"input\":{input},\"output\":{output},\"cacheRead\":{},\"cacheWrite\":0,\"totalTokens\":{},\"cost\":{{\"input\":{:.6},\"output\":{:.6},\"cacheRead\":0,\"cacheWrite\":0,\"total\":{:.6}}}}},\"stopReason\":\"toolUse\",\"timestamp\":{ts},\"responseId\":\"msg_{parent:08x}\"}}}}",
                     words(&mut rng, 20),
                     words(&mut rng, 1),
-                    rng.below(600),
-                    rng.below(50_000),
+                    rng.below_u64(600),
+                    rng.below_u64(50_000),
                     input + output,
                     input as f64 * 3e-6,
                     output as f64 * 15e-6,
@@ -201,7 +187,7 @@ fn session_document(target: usize) -> String {
             }
             _ => {
                 let mut text = String::new();
-                for line in 0..rng.below(12) + 1 {
+                for line in 0..rng.below_u64(12) + 1 {
                     text.push_str(&format!("src/lib.rs:{line}: {}\\n", words(&mut rng, 8)));
                 }
                 out.push_str(&format!(
@@ -238,7 +224,7 @@ fn deep_document(depth: usize) -> String {
 /// An array of long strings: plain ASCII prose, some with escapes (quotes, newlines,
 /// tabs, `\u` sequences) and some with multi-byte UTF-8.
 fn string_document(target: usize) -> String {
-    let mut rng = Rng(0x0bad_cafe_f00d_d00d);
+    let mut rng = Rng::new(0x0bad_cafe_f00d_d00d);
     let mut out = String::from("[");
     let mut first = true;
     while out.len() < target {
@@ -246,9 +232,9 @@ fn string_document(target: usize) -> String {
             out.push(',');
         }
         first = false;
-        let count = 40 + rng.below(200);
+        let count = 40 + rng.below_u64(200);
         let mut s = words(&mut rng, count);
-        match rng.below(4) {
+        match rng.below_u64(4) {
             0 => s.push_str(" \\\"quoted\\\"\\n\\tindented \\u00e9\\ud83d\\ude00"),
             1 => s.push_str(" héllo wörld — 你好 😀"),
             _ => {}

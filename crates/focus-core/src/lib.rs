@@ -6,7 +6,8 @@
 //! [`provider`] (how a model is called, as a stream of events), [`tool`] (what the
 //! model can call), [`event`] (what the agent reports), [`agent`] (the loop); [`scan`] is a
 //! byte-search helper the parser and the session reader share, [`shared_text`] the
-//! string type that lets copies of a message share its texts.
+//! string type that lets copies of a message share its texts, and [`rng`] the seeded
+//! generator the workspace's property tests and benchmarks draw from.
 
 pub mod agent;
 pub mod cancel;
@@ -14,6 +15,7 @@ pub mod event;
 pub mod json;
 pub mod message;
 pub mod provider;
+pub mod rng;
 pub mod scan;
 pub mod shared_text;
 pub mod tool;

@@ -9,6 +9,7 @@
 //! provider or a tool cancels the token at a chosen point), not by timing. A failure
 //! prints the run's seed; rerun one with `FOCUS_AGENT_SEED=<seed> FOCUS_AGENT_RUNS=1`.
 
+use focus_core::rng::Rng;
 use std::sync::mpsc;
 use std::sync::Arc;
 
@@ -17,26 +18,6 @@ use focus_core::agent::{check_event_grammar, check_history, run_agent, AgentConf
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::message::{AssistantMessage, Message, StopReason, ToolCall, UserMessage};
 use focus_core::tool::{GateDecision, Tool, ToolGate, ToolOutput};
-
-/// xorshift64*: tiny, seeded, good enough to pick script shapes.
-struct Rng(u64);
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
 
 fn user(text: &str) -> Message {
     Message::User(UserMessage::text(text, 1))
@@ -89,11 +70,11 @@ fn random_reply(rng: &mut Rng, call_no: &mut u32) -> Reply {
     if rng.chance(60) {
         reply = reply.say("some text");
     }
-    for _ in 0..rng.below(4) {
+    for _ in 0..rng.below_u64(4) {
         *call_no += 1;
         let id = format!("call_{call_no}");
-        let name = NAMES[rng.below(NAMES.len() as u64) as usize];
-        let args = match rng.below(5) {
+        let name = NAMES[rng.below_u64(NAMES.len() as u64) as usize];
+        let args = match rng.below_u64(5) {
             0 => r#"{"text":5}"#, // invalid for echo
             1 => r#"{"text":"block"}"#,
             2 => r#"{"text":"#, // cut off: parsed leniently
@@ -104,7 +85,7 @@ fn random_reply(rng: &mut Rng, call_no: &mut u32) -> Reply {
             reply = reply.abort_here();
         }
     }
-    match rng.below(20) {
+    match rng.below_u64(20) {
         0 | 1 => reply.stop(StopReason::Length),
         2 | 3 => reply.fail("server error"),
         4 => reply.abort_here(),
@@ -113,24 +94,25 @@ fn random_reply(rng: &mut Rng, call_no: &mut u32) -> Reply {
 }
 
 fn one_run(seed: u64) -> Result<&'static str, String> {
-    let mut rng = Rng::new(seed);
+    // Seeds are small numbers: spread them over the state's bits first.
+    let mut rng = Rng::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let handle = AgentHandle::new();
     let mut call_no = 0;
-    let replies: Vec<Reply> = (0..1 + rng.below(6))
+    let replies: Vec<Reply> = (0..1 + rng.below_u64(6))
         .map(|_| random_reply(&mut rng, &mut call_no))
         .collect();
     let provider = Arc::new(ScriptedProvider::new(replies));
     let mut config = AgentConfig::new(provider.clone());
     config.tools = tools(&handle);
-    config.max_turns = rng.below(5) as usize;
-    config.max_failed_turns = rng.below(3) as usize;
+    config.max_turns = rng.below_u64(5) as usize;
+    config.max_failed_turns = rng.below_u64(3) as usize;
     if rng.chance(30) {
         config.gate = Some(Arc::new(BlockSome));
     }
     if rng.chance(10) {
         // A careless transform that drops one message from the view: the view
         // repair must still hand the provider a well-formed history.
-        let victim = rng.next();
+        let victim = rng.next_u64();
         config.transform_context = Some(Arc::new(move |mut view: Vec<Message>, _: &_| {
             if !view.is_empty() {
                 let at = (victim % view.len() as u64) as usize;
@@ -139,10 +121,10 @@ fn one_run(seed: u64) -> Result<&'static str, String> {
             view
         }));
     }
-    for _ in 0..rng.below(3) {
+    for _ in 0..rng.below_u64(3) {
         handle.follow_up(user("follow-up"));
     }
-    let (history, prompts) = match rng.below(10) {
+    let (history, prompts) = match rng.below_u64(10) {
         0 => (vec![user("earlier")], Vec::new()), // continue
         1 => (Vec::new(), Vec::new()),            // continue refused: empty
         _ => (Vec::new(), vec![user("go")]),

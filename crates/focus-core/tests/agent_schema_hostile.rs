@@ -5,21 +5,7 @@
 
 use focus_core::agent::schema::validate;
 use focus_core::json::{parse_str, Value, MAX_DEPTH};
-
-/// xorshift64*: a small seeded generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use focus_core::rng::Rng;
 
 /// Runs `f` on a thread with the default 2 MiB stack, as the agent loop does.
 fn on_small_stack(f: impl FnOnce() + Send + 'static) {
@@ -163,7 +149,7 @@ fn random_schema_and_value_mutations_never_panic() {
     .iter()
     .map(|s| parse_str(s).unwrap())
     .collect();
-    let mut rng = Rng(0x5c4e_3a11);
+    let mut rng = Rng::new(0x5c4e_3a11);
     fn mutate(v: &mut Value, rng: &mut Rng, pool: &[Value], depth: usize) {
         if rng.below(5) == 0 || depth > 6 {
             *v = pool[rng.below(pool.len())].clone();

@@ -6,6 +6,7 @@
 use focus_core::json::{parse, Value};
 use focus_core::message::{AssistantMessage, Content, StopReason};
 use focus_core::provider::StreamEvent;
+use focus_core::rng::Rng;
 use focus_providers::decode_body;
 use std::path::{Path, PathBuf};
 
@@ -414,17 +415,6 @@ fn check(name: &str, folder: &str, m: &AssistantMessage, e: &Value) -> Vec<Strin
 }
 
 /// A tiny deterministic generator for split points.
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self, bound: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as usize) % bound.max(1)
-    }
-}
-
 fn load(path: &Path) -> (Vec<u8>, Value) {
     let body = std::fs::read(path).unwrap();
     let expect = std::fs::read(path.with_extension("expect.json")).unwrap();
@@ -448,14 +438,14 @@ fn all_recorded_streams_reproduce_their_expectations() {
 #[test]
 fn chunking_never_changes_the_result() {
     let Some(streams) = streams() else { return };
-    let mut rng = Lcg(0x5eed);
+    let mut rng = Rng::new(0x5eed);
     for (name, api, path) in &streams {
         let (body, expect) = load(path);
         let folder = name.split('/').next().unwrap();
         let reference = decode(api, &body, &[]);
         for round in 0..6 {
-            let mut cuts: Vec<usize> = (0..1 + rng.next(40))
-                .map(|_| rng.next(body.len()))
+            let mut cuts: Vec<usize> = (0..1 + rng.below(40))
+                .map(|_| rng.below(body.len()))
                 .collect();
             cuts.sort_unstable();
             cuts.dedup();

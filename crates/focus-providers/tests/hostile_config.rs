@@ -6,24 +6,10 @@
 use focus_core::json::{parse_str, Value};
 use focus_core::message::{Message, UserMessage};
 use focus_core::provider::{ModelInfo, ModelRequest, RequestOptions, ThinkingLevel};
+use focus_core::rng::Rng;
 use focus_providers::Registry;
 use focus_transport::replay::ReplayTransport;
 use std::sync::Arc;
-
-/// xorshift64*: a small seeded generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 const EXAMPLE: &str = r#"{"providers": {
   "ollama": {"baseUrl": "http://localhost:11434/v1", "api": "openai-completions",
@@ -118,7 +104,7 @@ fn the_example_builds_requests_at_every_level_and_cap() {
 #[test]
 fn mutated_models_json_merges_or_names_the_problem() {
     let example = parse_str(EXAMPLE).unwrap();
-    let mut rng = Rng(0x30de_15ee);
+    let mut rng = Rng::new(0x30de_15ee);
     for _ in 0..400 {
         let mut doc = example.clone();
         mutate(&mut doc, &mut rng, 0);
@@ -190,7 +176,7 @@ fn mutated_histories_build_requests_for_every_api() {
     let apis: std::collections::HashSet<&str> = models.iter().map(|m| m.api.as_str()).collect();
     assert_eq!(apis.len(), 4);
     let mut built = 0;
-    let mut rng = Rng(0x4157_0e11);
+    let mut rng = Rng::new(0x4157_0e11);
     for _ in 0..150 {
         let mut messages = Vec::new();
         for _ in 0..rng.below(8) + 1 {

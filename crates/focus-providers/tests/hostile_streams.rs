@@ -7,24 +7,10 @@
 use focus_core::json::{parse_str, Value};
 use focus_core::message::AssistantMessage;
 use focus_core::provider::StreamEvent;
+use focus_core::rng::Rng;
 use focus_providers::decode::APIS;
 use focus_providers::decode_body;
 use std::path::PathBuf;
-
-/// xorshift64*: a small seeded generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 const FOLDERS: [(&str, &str); 5] = [
     ("anthropic", "anthropic-messages"),
@@ -225,7 +211,7 @@ fn decode_checked(api: &str, body: &[u8], rng: &mut Rng, what: &str) -> Assistan
 #[test]
 fn mutated_recorded_streams_never_panic_and_keep_the_event_protocol() {
     let Some(streams) = streams() else { return };
-    let mut rng = Rng(0x5eed_0001);
+    let mut rng = Rng::new(0x5eed_0001);
     for (api, path) in &streams {
         let body = std::fs::read_to_string(path).unwrap();
         let original = frames(&body);
@@ -268,7 +254,7 @@ fn mutated_recorded_streams_never_panic_and_keep_the_event_protocol() {
 #[test]
 fn truncated_recorded_streams_end_with_one_terminal_event() {
     let Some(streams) = streams() else { return };
-    let mut rng = Rng(0x5eed_0002);
+    let mut rng = Rng::new(0x5eed_0002);
     for (api, path) in &streams {
         let body = std::fs::read(path).unwrap();
         for _ in 0..8 {
@@ -281,7 +267,7 @@ fn truncated_recorded_streams_end_with_one_terminal_event() {
 
 #[test]
 fn random_bytes_and_random_json_events_never_panic() {
-    let mut rng = Rng(0x5eed_0003);
+    let mut rng = Rng::new(0x5eed_0003);
     for api in APIS {
         for round in 0..150 {
             let mut body = Vec::new();
@@ -289,7 +275,7 @@ fn random_bytes_and_random_json_events_never_panic() {
                 match rng.below(3) {
                     0 => {
                         let n = rng.below(64);
-                        body.extend((0..n).map(|_| rng.next() as u8));
+                        body.extend((0..n).map(|_| rng.next_u64() as u8));
                     }
                     1 => {
                         body.extend_from_slice(b"data: ");
@@ -334,7 +320,7 @@ fn absurd_token_counts_saturate_instead_of_overflowing() {
     let gemini = format!(
         r#"data: {{"candidates":[{{"content":{{"parts":[{{"text":"hi"}}]}},"finishReason":"STOP"}}],"usageMetadata":{{"promptTokenCount":{MAX},"candidatesTokenCount":{MAX},"thoughtsTokenCount":{MAX}}}}}"#
     ) + "\n\n";
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let m = decode_checked(
         "google-generative-ai",
         gemini.as_bytes(),

@@ -5,26 +5,12 @@
 //! hang. Seeded, so a failure reproduces.
 
 use focus_core::json::{parse_str, Value};
+use focus_core::rng::Rng;
 use focus_tools::gates::judge::{is_workspace_edit_command, judge, split_commands};
 use focus_tools::gates::rules::{glob_match, Rule};
 use focus_tools::gates::GateConfig;
 use focus_tools::mcp::config::expand_env;
 use focus_tools::mcp::{sanitize, McpServerConfig};
-
-/// xorshift64*: a small seeded generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 const PIECES: [&str; 48] = [
     "ls", "cat", "git", "log", "find", "-exec", "rm", "sed", "-i", "echo", "x", " ", " ", "\t",
@@ -41,7 +27,7 @@ fn shell_text(rng: &mut Rng) -> String {
 
 #[test]
 fn random_shell_text_is_judged_without_panicking() {
-    let mut rng = Rng(0x0005_4e11);
+    let mut rng = Rng::new(0x0005_4e11);
     for _ in 0..20_000 {
         let cmd = shell_text(&mut rng);
         let verdict = judge(&cmd);
@@ -70,7 +56,7 @@ fn deep_and_long_shell_text_is_judged_without_panicking() {
 
 #[test]
 fn random_permission_rules_parse_or_fail_cleanly() {
-    let mut rng = Rng(0x0007_0c1e);
+    let mut rng = Rng::new(0x0007_0c1e);
     let bits = [
         "Bash", "bash", "(", ")", "*", ":", "**", "git diff", "é", "\u{301}", "", "Read", "/",
     ];
@@ -146,7 +132,7 @@ fn mutated_settings_give_configs_or_named_errors() {
                           "web":{"url":"https://example.invalid/mcp","headers":{"Authorization":"Bearer ${TOKEN:-x}"}}}}"#,
     )
     .unwrap();
-    let mut rng = Rng(0x5e77_0000);
+    let mut rng = Rng::new(0x5e77_0000);
     for _ in 0..3_000 {
         let mut s = settings.clone();
         mutate(&mut s, &mut rng, 0);

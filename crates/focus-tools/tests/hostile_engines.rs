@@ -3,27 +3,10 @@
 //! compile to an error or a matcher that answers; nothing may panic, overflow
 //! the stack or hang. Seeded, so a failure reproduces.
 
+use focus_core::rng::Rng;
 use focus_tools::glob::Glob;
 use focus_tools::ignore::IgnoreRules;
 use focus_tools::regex::Regex;
-
-/// xorshift64*: a small seeded generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
 
 const REGEX_PIECES: [&str; 44] = [
     "a",
@@ -81,10 +64,10 @@ fn random_text(rng: &mut Rng) -> Vec<u8> {
 
 #[test]
 fn random_regexes_compile_or_fail_and_never_panic() {
-    let mut rng = Rng(0x5eed_0001);
+    let mut rng = Rng::new(0x5eed_0001);
     for _ in 0..4000 {
         let pattern: String = (0..rng.below(16))
-            .map(|_| rng.pick(&REGEX_PIECES))
+            .map(|_| *rng.pick(&REGEX_PIECES))
             .collect();
         let icase = rng.below(2) == 0;
         match Regex::with_options(&pattern, icase) {
@@ -170,7 +153,7 @@ const GLOB_PIECES: [&str; 26] = [
 
 #[test]
 fn random_globs_compile_or_fail_and_never_panic() {
-    let mut rng = Rng(0x5eed_0002);
+    let mut rng = Rng::new(0x5eed_0002);
     let names = [
         "a.rs",
         "src/a.rs",
@@ -183,7 +166,9 @@ fn random_globs_compile_or_fail_and_never_panic() {
         "a,b",
     ];
     for _ in 0..4000 {
-        let pattern: String = (0..rng.below(12)).map(|_| rng.pick(&GLOB_PIECES)).collect();
+        let pattern: String = (0..rng.below(12))
+            .map(|_| *rng.pick(&GLOB_PIECES))
+            .collect();
         if let Ok(glob) = Glob::new(&pattern) {
             for name in names {
                 let _ = glob.is_match(name);
@@ -197,13 +182,13 @@ fn random_globs_compile_or_fail_and_never_panic() {
 
 #[test]
 fn random_ignore_files_never_panic() {
-    let mut rng = Rng(0x5eed_0003);
+    let mut rng = Rng::new(0x5eed_0003);
     let pieces = [
         "\n", "\r\n", "#", "!", "\\", "/", "*", "**", "?", "[", "]", "{", "}", " ", "\\ ", "a",
         "b/", "é", "target", ".git",
     ];
     for _ in 0..3000 {
-        let text: String = (0..rng.below(20)).map(|_| rng.pick(&pieces)).collect();
+        let text: String = (0..rng.below(20)).map(|_| *rng.pick(&pieces)).collect();
         let rules = IgnoreRules::parse(&text);
         for (path, is_dir) in [
             ("a", false),

@@ -9,23 +9,9 @@ mod common;
 
 use common::{call, tool, TempTree};
 use focus_core::json::Value;
+use focus_core::rng::Rng;
 use focus_core::tool::ToolOutput;
 use focus_core::{json_array, json_object};
-
-/// xorshift64*: a small seeded generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 /// Every text block of `output` is free of raw control characters other than
 /// newline and tab.
@@ -99,7 +85,7 @@ fn random_odd_arguments_never_panic_and_stay_terminal_safe() {
         "a{1000}",
         "\u{0}",
     ];
-    let mut rng = Rng(0x5eed_0004);
+    let mut rng = Rng::new(0x5eed_0004);
     for round in 0..400 {
         let name = ["read", "write", "edit", "ls", "find", "grep"][round % 6];
         let mut path = paths[rng.below(paths.len())];
@@ -434,7 +420,7 @@ fn random_edits_are_all_or_nothing_and_exact_when_unique() {
         "\u{1b}[31m",
         "a\rb",
     ];
-    let mut rng = Rng(0x5eed_0005);
+    let mut rng = Rng::new(0x5eed_0005);
     let mut exact_checks = 0;
     for round in 0..300 {
         let crlf = rng.below(3) == 0;

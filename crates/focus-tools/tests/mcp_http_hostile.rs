@@ -5,26 +5,12 @@
 
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
+use focus_core::rng::Rng;
 use focus_core::tool::ToolContext;
 use focus_tools::mcp::{HttpPost, HttpReply, McpManager, McpServerConfig};
 use std::io::Cursor;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// xorshift64*: a small seeded generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 struct Chaos(Mutex<Rng>);
 
@@ -64,7 +50,7 @@ impl HttpPost for Chaos {
             3 => (
                 200,
                 "application/json",
-                (0..rng.below(50)).map(|_| rng.next() as u8).collect(),
+                (0..rng.below(50)).map(|_| rng.next_u64() as u8).collect(),
             ),
             4 => (
                 200,
@@ -83,7 +69,7 @@ impl HttpPost for Chaos {
             10 => (
                 200,
                 "text/event-stream",
-                (0..rng.below(80)).map(|_| rng.next() as u8).collect(),
+                (0..rng.below(80)).map(|_| rng.next_u64() as u8).collect(),
             ),
             _ => (200, "application/json", right.into_bytes()),
         };
@@ -101,7 +87,7 @@ impl HttpPost for Chaos {
 
 #[test]
 fn a_chaotic_http_server_never_panics_and_never_hangs() {
-    let chaos: Arc<dyn HttpPost> = Arc::new(Chaos(Mutex::new(Rng(0xc4a0_5000))));
+    let chaos: Arc<dyn HttpPost> = Arc::new(Chaos(Mutex::new(Rng::new(0xc4a0_5000))));
     let log_dir = std::env::temp_dir().join(format!("focus-mcp-chaos-{}", std::process::id()));
     let started = Instant::now();
     let mut running = 0;

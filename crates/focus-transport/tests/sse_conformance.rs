@@ -3,6 +3,7 @@
 //! seeded random split points. Chunking must never change the result.
 
 use focus_core::json::{self, ToJson, Value};
+use focus_core::rng::Rng;
 use focus_transport::sse::{SseDecoder, SseEvent};
 use focus_transport::testkit::conformance_dir;
 use std::path::Path;
@@ -78,18 +79,6 @@ fn check(case: &Case, how: &str, cuts: &[usize]) {
     }
 }
 
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
 /// Runs `test` on every case; returns how many ran (0 when the data is absent).
 fn with_cases(mut test: impl FnMut(&Case)) -> usize {
     let Some(dir) = conformance_dir("sse") else {
@@ -157,15 +146,15 @@ fn at_every_single_split_point() {
 
 #[test]
 fn at_seeded_random_split_points() {
-    let mut rng = Rng(0x5EED_0FF0_C5C5);
+    let mut rng = Rng::new(0x5EED_0FF0_C5C5);
     with_cases(|case| {
         if case.input.len() < 2 {
             return;
         }
         for _ in 0..30 {
-            let pieces = 1 + (rng.next() % 8) as usize;
+            let pieces = 1 + (rng.next_u64() % 8) as usize;
             let mut cuts: Vec<usize> = (0..pieces)
-                .map(|_| 1 + (rng.next() as usize) % (case.input.len() - 1))
+                .map(|_| 1 + (rng.next_u64() as usize) % (case.input.len() - 1))
                 .collect();
             cuts.sort_unstable();
             cuts.dedup();

@@ -3,6 +3,7 @@
 //! on thousands of random streams built from the tricky pieces, each fed at
 //! random split points.
 
+use focus_core::rng::Rng;
 use focus_transport::sse::{SseDecoder, SseEvent};
 
 /// The standard's algorithm, written for clarity with no concern for speed.
@@ -70,21 +71,6 @@ fn reference(input: &[u8]) -> Vec<SseEvent> {
     events
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 const PIECES: &[&[u8]] = &[
     b"data",
     b"data:",
@@ -119,7 +105,7 @@ const PIECES: &[&[u8]] = &[
 
 #[test]
 fn random_streams_match_the_reference_at_random_chunkings() {
-    let mut rng = Rng(0xC0FF_EE00_D15E_A5E5);
+    let mut rng = Rng::new(0xC0FF_EE00_D15E_A5E5);
     for _ in 0..3000 {
         let mut input = Vec::new();
         for _ in 0..rng.below(40) {

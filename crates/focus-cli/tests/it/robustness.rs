@@ -2,6 +2,7 @@
 //! piped into print mode. "Crash" means a panic message or a signal death.
 
 use crate::support::*;
+use focus_core::rng::Rng;
 
 fn assert_no_crash(output: &std::process::Output, what: &str) {
     let err = stderr(output);
@@ -10,17 +11,6 @@ fn assert_no_crash(output: &std::process::Output, what: &str) {
 }
 
 /// A tiny seeded generator (no crates).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-}
-
 #[test]
 fn random_flag_soup() {
     let s = Sandbox::new();
@@ -52,12 +42,10 @@ fn random_flag_soup() {
         "mcp",
         "--no-tools",
     ];
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for round in 0..40 {
-        let n = (rng.next() % 6) as usize;
-        let args: Vec<&str> = (0..n)
-            .map(|_| words[(rng.next() as usize) % words.len()])
-            .collect();
+        let n = rng.below(6);
+        let args: Vec<&str> = (0..n).map(|_| *rng.pick(&words)).collect();
         // Keep these runs fast: no interactive mode, no model calls beyond the demo.
         let mut full = vec!["--no-session", "--offline"];
         full.extend(args.iter().filter(|a| !a.contains('\0')));
@@ -114,9 +102,9 @@ fn garbage_rpc_lines_each_get_an_answer() {
 #[test]
 fn binary_garbage_on_stdin_in_print_mode() {
     let s = Sandbox::new();
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     let garbage: String = (0..5000)
-        .map(|_| char::from_u32((rng.next() % 0x3000) as u32).unwrap_or('x'))
+        .map(|_| char::from_u32(rng.below_u64(0x3000) as u32).unwrap_or('x'))
         .collect();
     let out = s.run(&["-p", "--no-session", "--no-tools", "look"], &garbage);
     assert_no_crash(&out, "stdin garbage");

@@ -39,14 +39,14 @@ fn bash_execution() -> Message {
 /// result (a steering message, a settings entry).
 fn random_history(rng: &mut Rng) -> Vec<Entry> {
     let mut kinds = Vec::new();
-    let turns = 1 + rng.below(12);
+    let turns = 1 + rng.below_u64(12);
     let mut call_number = 0;
     for _ in 0..turns {
         kinds.push(EntryKind::Message(user(
-            &"u".repeat(rng.below(400) as usize),
+            &"u".repeat(rng.below_u64(400) as usize),
         )));
-        for _ in 0..rng.below(4) {
-            let n_calls = rng.below(4);
+        for _ in 0..rng.below_u64(4) {
+            let n_calls = rng.below_u64(4);
             let ids: Vec<String> = (0..n_calls)
                 .map(|_| {
                     call_number += 1;
@@ -58,12 +58,12 @@ fn random_history(rng: &mut Rng) -> Vec<Entry> {
                 .map(|id| (id.as_str(), "read", json_object! {"path" => "f"}))
                 .collect();
             kinds.push(EntryKind::Message(assistant(
-                &"a".repeat(rng.below(300) as usize),
+                &"a".repeat(rng.below_u64(300) as usize),
                 &calls,
                 0,
             )));
             for id in &ids {
-                match rng.below(10) {
+                match rng.below_u64(10) {
                     0 => kinds.push(EntryKind::Message(bash_execution())),
                     1 => kinds.push(EntryKind::ThinkingLevelChange {
                         thinking_level: "low".into(),
@@ -78,11 +78,11 @@ fn random_history(rng: &mut Rng) -> Vec<Entry> {
                 }
                 kinds.push(EntryKind::Message(tool_result(
                     id,
-                    &"r".repeat(rng.below(2000) as usize),
+                    &"r".repeat(rng.below_u64(2000) as usize),
                 )));
             }
         }
-        if rng.below(3) == 0 {
+        if rng.below_u64(3) == 0 {
             kinds.push(EntryKind::ModelChange {
                 provider: "p".into(),
                 model_id: "m".into(),
@@ -103,7 +103,7 @@ fn cut_never_separates_a_tool_call_from_its_result() {
     for round in 0..2000 {
         let history = random_history(&mut rng);
         let refs: Vec<&Entry> = history.iter().collect();
-        let keep = rng.below(3000);
+        let keep = rng.below_u64(3000);
         let cut = find_cut_point(&refs, 0, refs.len(), keep);
         assert!(cut.first_kept < refs.len(), "round {round}");
         // Where each call and each result lives.

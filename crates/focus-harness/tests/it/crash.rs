@@ -63,7 +63,7 @@ fn a_file_cut_at_any_of_1000_random_offsets_loads_with_every_complete_entry() {
     let mut rng = Rng::new(0x5eed_f0c5);
     let mut torn_seen = 0;
     for round in 0..1000 {
-        let len = rng.below(bytes.len() as u64 + 1) as usize;
+        let len = rng.below_u64(bytes.len() as u64 + 1) as usize;
         std::fs::write(&cut_path, &bytes[..len]).unwrap();
         let session = SessionManager::open_read_only(&cut_path)
             .unwrap_or_else(|e| panic!("round {round}, cut at {len}: {e}"));
@@ -148,7 +148,7 @@ fn killing_a_real_writer_process_never_loses_a_complete_entry() {
             assert!(std::time::Instant::now() < deadline, "child never wrote");
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
-        std::thread::sleep(std::time::Duration::from_millis(rng.below(40)));
+        std::thread::sleep(std::time::Duration::from_millis(rng.below_u64(40)));
         child.kill().unwrap();
         child.wait().unwrap();
 
@@ -216,10 +216,10 @@ fn damaged_links_and_random_byte_damage_never_panic() {
     let mut rng = Rng::new(99);
     for _ in 0..300 {
         let mut damaged = bytes.clone();
-        for _ in 0..1 + rng.below(8) {
-            let at = rng.below(damaged.len() as u64) as usize;
-            match rng.below(3) {
-                0 => damaged[at] = rng.below(256) as u8,
+        for _ in 0..1 + rng.below_u64(8) {
+            let at = rng.below_u64(damaged.len() as u64) as usize;
+            match rng.below_u64(3) {
+                0 => damaged[at] = rng.below_u64(256) as u8,
                 1 => damaged.insert(at, b'\n'),
                 _ => {
                     damaged.remove(at);

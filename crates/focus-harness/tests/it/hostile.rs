@@ -51,15 +51,15 @@ const WEIRD: [&str; 16] = [
 ];
 
 fn mutate(v: &mut Value, rng: &mut Rng, depth: usize) {
-    if rng.below(6) == 0 || depth > 5 {
-        *v = parse_str(WEIRD[rng.below(WEIRD.len() as u64) as usize]).unwrap();
+    if rng.below_u64(6) == 0 || depth > 5 {
+        *v = parse_str(WEIRD[rng.below_u64(WEIRD.len() as u64) as usize]).unwrap();
         return;
     }
     match v {
         Value::Object(o) => {
             let keys: Vec<String> = o.keys().map(str::to_string).collect();
             for k in keys {
-                match rng.below(8) {
+                match rng.below_u64(8) {
                     0 => {
                         o.remove(&k);
                     }
@@ -70,12 +70,12 @@ fn mutate(v: &mut Value, rng: &mut Rng, depth: usize) {
         }
         Value::Array(a) => {
             for child in a.iter_mut() {
-                if rng.below(3) == 0 {
+                if rng.below_u64(3) == 0 {
                     mutate(child, rng, depth + 1);
                 }
             }
         }
-        _ => *v = parse_str(WEIRD[rng.below(WEIRD.len() as u64) as usize]).unwrap(),
+        _ => *v = parse_str(WEIRD[rng.below_u64(WEIRD.len() as u64) as usize]).unwrap(),
     }
 }
 
@@ -143,21 +143,21 @@ fn mutated_pi_lines_load_without_panicking() {
         let mut out = Vec::new();
         for (n, line) in lines.iter().enumerate() {
             let mut line = line.clone();
-            if rng.below(3) == 0 {
+            if rng.below_u64(3) == 0 {
                 if let Ok(mut v) = parse_str(&line) {
                     mutate(&mut v, &mut rng, 0);
                     line = v.to_json_string();
                 }
             }
-            match rng.below(12) {
-                0 => line.truncate(rng.below(line.len() as u64 + 1) as usize),
-                1 => {
-                    out.extend_from_slice(lines[rng.below(lines.len() as u64) as usize].as_bytes())
-                }
+            match rng.below_u64(12) {
+                0 => line.truncate(rng.below_u64(line.len() as u64 + 1) as usize),
+                1 => out.extend_from_slice(
+                    lines[rng.below_u64(lines.len() as u64) as usize].as_bytes(),
+                ),
                 _ => {}
             }
             out.extend_from_slice(line.as_bytes());
-            if n + 1 < lines.len() || rng.below(2) == 0 {
+            if n + 1 < lines.len() || rng.below_u64(2) == 0 {
                 out.push(b'\n');
             }
         }
@@ -176,19 +176,19 @@ fn random_bytes_invalid_utf8_and_huge_lines_load_without_panicking() {
     let mut rng = Rng::new(0xdead_beef);
     for round in 0..40 {
         let mut out: Vec<u8> = Vec::new();
-        if rng.below(2) == 0 {
+        if rng.below_u64(2) == 0 {
             out.extend_from_slice(lines[0].as_bytes());
             out.push(b'\n');
         }
-        for _ in 0..rng.below(6) {
-            match rng.below(4) {
-                0 => out.extend((0..rng.below(200)).map(|_| rng.next() as u8)),
+        for _ in 0..rng.below_u64(6) {
+            match rng.below_u64(4) {
+                0 => out.extend((0..rng.below_u64(200)).map(|_| rng.next_u64() as u8)),
                 1 => out.extend_from_slice(b"\xEF\xBB\xBF\xff\xfe{\"type\":\"message\"}\r\n"),
                 2 => {
-                    let mut line = lines[rng.below(lines.len() as u64) as usize].clone();
-                    let at = rng.below(line.len() as u64) as usize;
+                    let mut line = lines[rng.below_u64(lines.len() as u64) as usize].clone();
+                    let at = rng.below_u64(line.len() as u64) as usize;
                     if line.is_char_boundary(at) {
-                        line.insert_str(at, &"\u{10FFFF}x".repeat(rng.below(3) as usize));
+                        line.insert_str(at, &"\u{10FFFF}x".repeat(rng.below_u64(3) as usize));
                     }
                     out.extend_from_slice(line.as_bytes());
                     out.push(b'\n');
@@ -252,14 +252,16 @@ fn hostile_settings_files_are_errors_or_defaults_never_panics() {
                 mutate(&mut v, &mut rng, 0);
                 v.to_json_string().into_bytes()
             }
-            1 => (0..rng.below(64)).map(|_| rng.next() as u8).collect(),
+            1 => (0..rng.below_u64(64))
+                .map(|_| rng.next_u64() as u8)
+                .collect(),
             _ => {
                 let mut b = good.as_bytes().to_vec();
-                b.truncate(rng.below(b.len() as u64) as usize);
+                b.truncate(rng.below_u64(b.len() as u64) as usize);
                 b
             }
         };
-        let target = if rng.below(2) == 0 {
+        let target = if rng.below_u64(2) == 0 {
             config.join("settings.json")
         } else {
             cwd.join(".focus/settings.json")
@@ -287,7 +289,9 @@ fn listing_a_store_of_hostile_files_never_panics() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut rng = Rng::new(3);
     for n in 0..20 {
-        let bytes: Vec<u8> = (0..rng.below(300)).map(|_| rng.next() as u8).collect();
+        let bytes: Vec<u8> = (0..rng.below_u64(300))
+            .map(|_| rng.next_u64() as u8)
+            .collect();
         std::fs::write(dir.join(format!("{n}.jsonl")), bytes).unwrap();
     }
     let _ = store.list_all();
@@ -346,8 +350,8 @@ fn hostile_skill_files_and_guidance_files_never_panic() {
         ">",
     ];
     for _ in 0..5_000 {
-        let text: String = (0..rng.below(30))
-            .map(|_| pieces[rng.below(pieces.len() as u64) as usize])
+        let text: String = (0..rng.below_u64(30))
+            .map(|_| pieces[rng.below_u64(pieces.len() as u64) as usize])
             .collect();
         if let Err(e) = parse_skill(&text, "folder") {
             assert!(!e.is_empty());

@@ -38,25 +38,7 @@ impl Drop for Scratch {
     }
 }
 
-/// xorshift64*: a small seeded generator, so failures reproduce.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.max(1))
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+pub use focus_core::rng::Rng;
 
 pub fn user(text: &str) -> Message {
     Message::User(UserMessage::text(text, 1))
