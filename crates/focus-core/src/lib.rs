@@ -4,7 +4,8 @@
 //! processes. Reading order: [`json`] (the codec every other crate speaks),
 //! [`message`] (what a conversation is made of), [`cancel`] (how work is stopped),
 //! [`provider`] (how a model is called, as a stream of events), [`tool`] (what the
-//! model can call), [`event`] (what the agent reports), [`agent`] (the loop); [`scan`] is a
+//! model can call), [`event`] (what the agent reports), [`agent`] (the loop); [`overflow`]
+//! tells a context-overflow failure from others; [`scan`] is a
 //! byte-search helper the parser and the session reader share, [`shared_text`] the
 //! string type that lets copies of a message share its texts, and [`rng`] the seeded
 //! generator the workspace's property tests and benchmarks draw from.
@@ -14,6 +15,7 @@ pub mod cancel;
 pub mod event;
 pub mod json;
 pub mod message;
+pub mod overflow;
 pub mod provider;
 pub mod rng;
 pub mod scan;

@@ -6,12 +6,12 @@
 
 use crate::builder::MessageBuilder;
 use crate::decode::{decoder_for, StreamDecoder};
-use crate::overflow::is_context_overflow;
 use crate::secret::ApiKey;
 use crate::watchdog::Watchdog;
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::message::{AssistantMessage, StopReason};
+use focus_core::overflow::is_context_overflow;
 use focus_core::provider::{ModelInfo, ModelRequest, Provider, StreamSink};
 use focus_transport::retry_after::retry_after_from_headers;
 use focus_transport::sse::SseDecoder;

@@ -7,8 +7,9 @@
 //! sendable), then one module per API — [`anthropic`], [`openai_completions`]
 //! (with its quirk table [`compat`]), [`openai_responses`], [`google`] — each a pure
 //! request builder plus a pure stream decoder; [`http`] (the one `Provider` that
-//! sends, retries and cancels, with a [`watchdog`] for stalled connections),
-//! [`overflow`], and [`registry`] (models, keys, `models.json`, with [`secret`]
+//! sends, retries and cancels, with a [`watchdog`] for stalled connections, and
+//! never retries a context overflow: [`is_context_overflow`], from focus-core),
+//! and [`registry`] (models, keys, `models.json`, with [`secret`]
 //! keeping keys out of sight). docs/providers.md walks through each wire format and
 //! its traps.
 
@@ -26,14 +27,13 @@ pub mod ids;
 pub mod mock_llm;
 pub mod openai_completions;
 pub mod openai_responses;
-pub mod overflow;
 pub mod registry;
 pub mod secret;
 pub mod thinking;
 pub mod watchdog;
 
 pub use decode::{decode_body, decoder_for, StreamDecoder, APIS};
+pub use focus_core::overflow::is_context_overflow;
 pub use http::{HttpProvider, RetryObserver, RetryPolicy};
-pub use overflow::is_context_overflow;
 pub use registry::Registry;
 pub use secret::ApiKey;

@@ -40,28 +40,42 @@ impl Pane {
 
     /// A new tmux session (110×40) named after the sandbox and `tag`, running
     /// `command`.
+    ///
+    /// Sessions are created one at a time: with no tmux server running yet, tests
+    /// starting at once each try to start one, and the losers of that race fail
+    /// ("server exited unexpectedly"). A failure is retried a few times for the same
+    /// reason, and reported with tmux's own words.
     fn launch(s: &Sandbox, tag: &str, command: &str) -> Pane {
+        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let name = format!(
             "focus-it-{tag}{}-{}",
             std::process::id(),
             s.root.file_name().unwrap().to_str().unwrap()
         );
-        let status = Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                &name,
-                "-x",
-                "110",
-                "-y",
-                "40",
-                command,
-            ])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        Pane { name }
+        let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+        let mut last_error = String::new();
+        for _ in 0..5 {
+            let out = Command::new("tmux")
+                .args([
+                    "new-session",
+                    "-d",
+                    "-s",
+                    &name,
+                    "-x",
+                    "110",
+                    "-y",
+                    "40",
+                    command,
+                ])
+                .output()
+                .unwrap();
+            if out.status.success() {
+                return Pane { name };
+            }
+            last_error = String::from_utf8_lossy(&out.stderr).into_owned();
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        panic!("tmux new-session failed five times: {last_error}");
     }
 
     /// focus in a pane, its exit status printed after it; returns once the

@@ -1,10 +1,12 @@
 //! [`is_context_overflow`]: did this call fail because the conversation no longer
-//! fits the model's context window? The harness compacts and retries when it did.
+//! fits the model's context window? The providers never retry such a failure; the
+//! harness compacts and retries once when it sees one. Both ask this one function,
+//! so they cannot disagree about what an overflow is.
 //!
 //! Providers say so in their own words; the phrases below are the ones pi collected
 //! (pi.md §1.10), matched case-insensitively without a regex engine.
 
-use focus_core::message::{AssistantMessage, StopReason};
+use crate::message::{AssistantMessage, StopReason};
 
 /// Phrases that mean "context overflow". `#` stands for one or more digits.
 const PHRASES: &[&str] = &[
@@ -118,6 +120,13 @@ mod tests {
         ] {
             assert!(!is_context_overflow(&error(text), 0), "{text}");
         }
+    }
+
+    #[test]
+    fn a_json_error_body_is_read_through() {
+        let text = "400 {\"error\":\"prompt is too long: 210000 tokens > 200000 maximum\"}";
+        assert!(is_context_overflow(&error(text), 200_000));
+        assert!(!is_context_overflow(&error("boom"), 200_000));
     }
 
     #[test]
