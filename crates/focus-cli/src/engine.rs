@@ -381,3 +381,34 @@ impl Engine {
         Ok(path)
     }
 }
+
+/// Follows `run` to its end on a thread of its own, for the modes that keep
+/// reading input while the agent works: every event but the last goes to
+/// `forward` (which returns `false` once nobody listens), then the final
+/// `AgentEnd` and the history ([`AgentRun::join`]) go to `finish`. A run that
+/// closed its events without an `AgentEnd` (a bug) is reported as one that ended
+/// with an error.
+pub fn follow_run(
+    run: AgentRun,
+    mut forward: impl FnMut(AgentEvent) -> bool + Send + 'static,
+    finish: impl FnOnce(AgentEvent, Vec<Message>) + Send + 'static,
+) {
+    std::thread::spawn(move || {
+        let mut end = None;
+        for event in run.events.iter() {
+            if matches!(event, AgentEvent::AgentEnd { .. }) {
+                end = Some(event);
+                continue;
+            }
+            if !forward(event) {
+                return;
+            }
+        }
+        let history = run.join();
+        let end = end.unwrap_or(AgentEvent::AgentEnd {
+            messages: Vec::new(),
+            reason: EndReason::Error("the agent stopped without an end event".into()),
+        });
+        finish(end, history);
+    });
+}

@@ -426,27 +426,14 @@ impl Server<'_> {
     fn start(&mut self, prompts: Vec<Message>) {
         let run = self.engine.spawn(prompts);
         self.running = Some(run.handle.clone());
-        let sender = self.inputs.clone();
-        std::thread::spawn(move || {
-            let mut end = None;
-            for event in run.events.iter() {
-                if matches!(event, AgentEvent::AgentEnd { .. }) {
-                    end = Some(event);
-                    continue;
-                }
-                if sender.send(Input::Event(event)).is_err() {
-                    return;
-                }
-            }
-            let history = run.join();
-            let end = end.unwrap_or(AgentEvent::AgentEnd {
-                messages: Vec::new(),
-                reason: focus_core::event::EndReason::Error(
-                    "the agent stopped without an end event".into(),
-                ),
-            });
-            let _ = sender.send(Input::Finished(end, history));
-        });
+        let (events, finished) = (self.inputs.clone(), self.inputs.clone());
+        crate::engine::follow_run(
+            run,
+            move |event| events.send(Input::Event(event)).is_ok(),
+            move |end, history| {
+                let _ = finished.send(Input::Finished(end, history));
+            },
+        );
     }
 
     fn finished(&mut self) {

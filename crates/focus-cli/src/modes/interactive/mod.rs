@@ -25,7 +25,7 @@ use crate::terminal::style::Style;
 use crate::terminal::{STDIN, STDOUT};
 use editor::{EditAction, Editor};
 use focus_core::agent::AgentHandle;
-use focus_core::event::{AgentEvent, EndReason};
+use focus_core::event::AgentEvent;
 use focus_core::message::{now_ms, Content, Message, UserMessage};
 use focus_harness::compaction::OverflowRecovery;
 use keys::{Key, KeyDecoder};
@@ -407,25 +407,14 @@ impl Ui<'_> {
         self.running = Some(run.handle.clone());
         self.waiting = true;
         self.notice = None;
-        let sender = self.inputs.clone();
-        std::thread::spawn(move || {
-            let mut end = None;
-            for event in run.events.iter() {
-                if matches!(event, AgentEvent::AgentEnd { .. }) {
-                    end = Some(event);
-                    continue;
-                }
-                if sender.send(Input::Event(event)).is_err() {
-                    return;
-                }
-            }
-            let history = run.join();
-            let end = end.unwrap_or(AgentEvent::AgentEnd {
-                messages: Vec::new(),
-                reason: EndReason::Error("the agent stopped without an end event".into()),
-            });
-            let _ = sender.send(Input::Finished(end, history));
-        });
+        let (events, finished) = (self.inputs.clone(), self.inputs.clone());
+        crate::engine::follow_run(
+            run,
+            move |event| events.send(Input::Event(event)).is_ok(),
+            move |end, history| {
+                let _ = finished.send(Input::Finished(end, history));
+            },
+        );
     }
 
     fn finished(&mut self, history: Vec<Message>) {
