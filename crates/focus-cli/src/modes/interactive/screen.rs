@@ -57,7 +57,11 @@ impl Screen {
     /// was drawn left the top of the old live area behind on every narrowing. A
     /// window that got wider is the other way round: the cursor stays on its row
     /// while the lines above it are joined (tmux), so the rows as drawn are the
-    /// ones to move over. Hence the narrower of the two widths.
+    /// ones to move over. Hence the narrower of the two widths. (A terminal that
+    /// does not re-wrap on narrowing, such as xterm, keeps the rows as drawn; there a
+    /// live line wider than the new window makes the erase start a row or two higher,
+    /// over the last lines of the conversation. Re-wrapping terminals are the common
+    /// case, tmux above all on the remote hosts focus is made for.)
     fn clear_live(&mut self) {
         if self.live_lines.is_empty() {
             return;
