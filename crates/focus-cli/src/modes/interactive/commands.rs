@@ -158,7 +158,8 @@ fn help(ui: &mut Ui<'_>) {
     text.push_str(
         "Keys:\n  Enter send (while the agent works: steer) · Alt+Enter queue a follow-up\n  \
          Shift+Enter, Ctrl+J or a trailing \\ new line · Esc abort · Ctrl+C clear/abort/quit\n  \
-         Up/Down history · Tab complete commands · Ctrl+T show/hide thinking · Ctrl+D quit\n",
+         Up/Down history · Tab complete commands · Ctrl+T show/hide thinking · Ctrl+D quit\n  \
+         Ctrl+Z suspend (fg resumes)\n",
     );
     ui.say(&text);
 }
