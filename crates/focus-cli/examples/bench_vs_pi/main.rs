@@ -18,9 +18,15 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [flag, path] = &args[..] {
         if flag == "--load-once" {
-            // A child of this benchmark: one load in a fresh process (see `first_pairs`).
+            // A child of this benchmark: one load in a fresh process (see `first_pairs`),
+            // printing its time and the page faults it took.
+            let faults_before = session_load::minor_faults();
             match session_load::focus_load_ms(Path::new(path)) {
-                Some(ms) => println!("{ms}"),
+                Some(ms) => {
+                    let faults = session_load::minor_faults().zip(faults_before);
+                    let faults = faults.map_or(String::new(), |(a, b)| (a - b).to_string());
+                    println!("{ms} {faults}");
+                }
                 None => std::process::exit(1),
             }
             return;
@@ -84,6 +90,7 @@ fn main() {
         "print mode peak RSS, the agent process alone (MiB)",
         own_rss.map(|k| k as f64 / 1024.0),
     ));
+    let mut first_load_faults = None;
     if let Some(session) = &session {
         let me = std::env::current_exe().unwrap_or_default();
         let warm = session_load::warm_pairs(session, pi.as_deref());
@@ -96,6 +103,7 @@ fn main() {
             "session load + context, 10k entries, first in a fresh process (ms)",
             &first,
         ));
+        first_load_faults = median(first.focus_faults.clone());
         let copy = work.join("resumed.jsonl");
         let mut resume = Row::new(
             "resume the 10k-entry session, answer once, print mode (ms)",
@@ -194,6 +202,10 @@ fn main() {
             fmt(row.pi),
             ratio
         );
+    }
+    if let Some(faults) = first_load_faults {
+        println!();
+        println!("focus's first session load took {faults:.0} page faults (median): each a page of memory touched for the first time");
     }
     let _ = std::fs::remove_dir_all(&work);
 }

@@ -42,6 +42,8 @@ pub struct Paired {
     pub focus: Vec<f64>,
     /// pi's load times (empty without pi).
     pub pi: Vec<f64>,
+    /// For first loads: the page faults each of focus's took.
+    pub focus_faults: Vec<f64>,
 }
 
 impl Paired {
@@ -116,18 +118,35 @@ pub fn warm_pairs(session: &Path, pi: Option<&Path>) -> Paired {
 pub fn first_pairs(me: &Path, session: &Path, pi: Option<&Path>) -> Paired {
     let mut paired = Paired::default();
     for _ in 0..FIRST_PAIRS {
-        let focus = Command::new(me)
+        let out = Command::new(me)
             .arg("--load-once")
             .arg(session)
             .output()
-            .ok()
-            .and_then(|out| String::from_utf8_lossy(&out.stdout).trim().parse().ok());
+            .ok();
+        let text = out.map_or(String::new(), |o| {
+            String::from_utf8_lossy(&o.stdout).into_owned()
+        });
+        let mut numbers = text.split_whitespace().map(str::parse::<f64>);
+        let focus = numbers.next().and_then(Result::ok);
+        if let Some(Ok(faults)) = numbers.next() {
+            paired.focus_faults.push(faults);
+        }
         let pi_sample = pi
             .and_then(|pi| PiLoader::start(pi, session))
             .and_then(|mut loader| loader.load_ms());
         paired.record(focus, pi.is_some(), pi_sample);
     }
     paired
+}
+
+/// This process's minor page faults so far (`/proc/self/stat`, Linux): each is a
+/// page of memory touched for the first time. `None` where that file is missing.
+pub fn minor_faults() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // After the command name (in parentheses, may hold spaces): state is field 3,
+    // minflt field 10.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    rest.split_whitespace().nth(7)?.parse().ok()
 }
 
 /// One load + context of `path` in this process, in ms.
