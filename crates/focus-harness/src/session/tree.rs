@@ -213,8 +213,9 @@ impl SessionTree {
             .collect()
     }
 
-    /// The whole tree: roots (entries without a known parent) and their descendants.
-    pub fn nodes(&self) -> Vec<TreeNode<'_>> {
+    /// Each entry's children (positions, in file order) by the parent's id, and the
+    /// roots: the entries without a known parent.
+    fn children_and_roots(&self) -> (HashMap<&str, Vec<usize>>, Vec<usize>) {
         let mut children_of: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut roots = Vec::new();
         for (i, entry) in self.entries.iter().enumerate() {
@@ -225,6 +226,40 @@ impl SessionTree {
                 _ => roots.push(i),
             }
         }
+        (children_of, roots)
+    }
+
+    /// The tree as a list to show: every entry once, depth first with children in
+    /// file order, each with its indent, the number of branch points above it. A
+    /// conversation that never branched is one column; where an entry has several
+    /// children, each child's subtree is shown in turn one step further in. Linear
+    /// in the number of entries, however long the chains.
+    pub fn outline(&self) -> Vec<(&Entry, usize)> {
+        let (children_of, roots) = self.children_and_roots();
+        let mut shown = vec![false; self.entries.len()];
+        let mut out = Vec::with_capacity(self.entries.len());
+        let root_indent = usize::from(roots.len() > 1);
+        let mut stack: Vec<(usize, usize)> =
+            roots.iter().rev().map(|&r| (r, root_indent)).collect();
+        while let Some((i, indent)) = stack.pop() {
+            // Each entry once: duplicated ids in a damaged file can link a cycle.
+            if std::mem::replace(&mut shown[i], true) {
+                continue;
+            }
+            let entry = &self.entries[i];
+            out.push((entry, indent));
+            let kids = children_of
+                .get(entry.id.as_str())
+                .map_or(&[][..], Vec::as_slice);
+            let inner = if kids.len() > 1 { indent + 1 } else { indent };
+            stack.extend(kids.iter().rev().map(|&k| (k, inner)));
+        }
+        out
+    }
+
+    /// The whole tree: roots (entries without a known parent) and their descendants.
+    pub fn nodes(&self) -> Vec<TreeNode<'_>> {
+        let (children_of, roots) = self.children_and_roots();
         // Built bottom-up with an explicit stack: a 10,000-entry chain would
         // overflow the call stack with recursion.
         let mut built: HashMap<usize, TreeNode<'_>> = HashMap::new();
@@ -299,6 +334,51 @@ mod tests {
                 _ => String::new(),
             })
             .collect()
+    }
+
+    /// 1 ← 2 ← 3 ← 5, and 4 ← 6 branching from 2; an orphan 7 (unknown parent)
+    /// is a second root.
+    #[test]
+    fn the_outline_indents_at_branch_points_only() {
+        let tree = SessionTree::new(vec![
+            entry("1", None, "one"),
+            entry("2", Some("1"), "two"),
+            entry("3", Some("2"), "three"),
+            entry("4", Some("2"), "four"),
+            entry("5", Some("3"), "five"),
+            entry("6", Some("4"), "six"),
+            entry("7", Some("gone"), "seven"),
+        ]);
+        let outline: Vec<(String, usize)> = tree
+            .outline()
+            .into_iter()
+            .map(|(e, indent)| (names(&[e]).remove(0), indent))
+            .collect();
+        let expect = [
+            ("one", 1),
+            ("two", 1),
+            ("three", 2),
+            ("five", 2),
+            ("four", 2),
+            ("six", 2),
+            ("seven", 1),
+        ];
+        let expect: Vec<(String, usize)> =
+            expect.iter().map(|(n, i)| (n.to_string(), *i)).collect();
+        assert_eq!(outline, expect);
+
+        // A 10,000-entry chain is one column, listed in order.
+        let chain: Vec<Entry> = (0..10_000)
+            .map(|i| {
+                let parent = (i > 0).then(|| (i - 1).to_string());
+                entry(&i.to_string(), parent.as_deref(), "x")
+            })
+            .collect();
+        let tree = SessionTree::new(chain);
+        let outline = tree.outline();
+        assert_eq!(outline.len(), 10_000);
+        assert!(outline.iter().all(|&(_, indent)| indent == 0));
+        assert_eq!(outline[9_999].0.id, "9999");
     }
 
     #[test]

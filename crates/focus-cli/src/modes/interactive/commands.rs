@@ -229,34 +229,30 @@ fn thinking(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The message entries of the session in file order, with their depth in the tree
-/// and whether they are on the current branch.
+/// The message entries of the session as `/tree` shows them (the tree's outline:
+/// depth first, one step in at each branch point), with their indent and whether
+/// they are on the current branch. Tool results are left out.
 fn message_entries(ui: &mut Ui<'_>) -> Vec<(String, usize, bool, String, bool)> {
     let manager = ui.engine().store.manager();
     let tree = manager.tree();
-    let branch: Vec<String> = tree.current_branch().iter().map(|e| e.id.clone()).collect();
+    let branch: std::collections::HashSet<&str> = tree
+        .current_branch()
+        .iter()
+        .map(|e| e.id.as_str())
+        .collect();
     let mut out = Vec::new();
-    for entry in tree.entries() {
+    for (entry, indent) in tree.outline() {
         let EntryKind::Message(message) = &entry.kind else {
             continue;
         };
         if matches!(message, Message::ToolResult(_)) {
             continue;
         }
-        let mut depth = 0;
-        let mut parent = entry.parent_id.clone();
-        while let Some(p) = parent {
-            depth += 1;
-            parent = tree.get(&p).and_then(|e| e.parent_id.clone());
-            if depth > 10_000 {
-                break;
-            }
-        }
         let is_user = matches!(message, Message::User(_));
         out.push((
             entry.id.clone(),
-            depth,
-            branch.contains(&entry.id),
+            indent,
+            branch.contains(entry.id.as_str()),
             entry_preview(&entry.kind),
             is_user,
         ));
@@ -271,9 +267,8 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     }
     if rest.is_empty() {
         let mut text = String::from("session tree (* = current branch):\n");
-        let min_depth = entries.iter().map(|e| e.1).min().unwrap_or(0);
         for (i, (_, depth, on_branch, preview, is_user)) in entries.iter().enumerate() {
-            let indent = " ".repeat(((depth - min_depth) / 2).min(20));
+            let indent = "  ".repeat((*depth).min(10));
             let who = if *is_user { "you" } else { "ai " };
             let mark = if *on_branch { "*" } else { " " };
             text.push_str(&format!("{mark}{:>3}. {indent}{who}: {preview}\n", i + 1));
