@@ -131,6 +131,29 @@ fn main() {
             });
         }
         rows.push(resume);
+        let html = work.join("export.html");
+        let session_arg = session.as_os_str();
+        let mut export = Row::new(
+            "export the 10k-entry session to HTML, process start to exit (ms)",
+            median_ms(5, || {
+                let mut command = Command::new(&focus);
+                command.arg("--export").arg(session_arg).arg(&html);
+                command.env("FOCUS_HOME", &home).current_dir(&home);
+                timed(command)
+            }),
+        );
+        if let Some(pi) = &pi {
+            export.pi = median_ms(5, || {
+                let mut command = Command::new(pi);
+                command.arg("--export").arg(session_arg).arg(&html);
+                command
+                    .env("PI_CODING_AGENT_DIR", work.join("pi-home"))
+                    .env("PI_OFFLINE", "1")
+                    .current_dir(&work);
+                timed(command)
+            });
+        }
+        rows.push(export);
     }
 
     if let Some(pi) = &pi {
