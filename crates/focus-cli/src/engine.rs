@@ -383,24 +383,24 @@ impl Engine {
 }
 
 /// Follows `run` to its end on a thread of its own, for the modes that keep
-/// reading input while the agent works: every event but the last goes to
-/// `forward` (which returns `false` once nobody listens), then the final
-/// `AgentEnd` and the history ([`AgentRun::join`]) go to `finish`. A run that
-/// closed its events without an `AgentEnd` (a bug) is reported as one that ended
-/// with an error.
-pub fn follow_run(
+/// reading input while the agent works: every event but the last goes to `inputs`
+/// as `event(…)` (until nobody listens), then the final `AgentEnd` and the history
+/// ([`AgentRun::join`]) as `finished(…)`. A run that closed its events without an
+/// `AgentEnd` (a bug) is reported as one that ended with an error.
+pub fn follow_run<T: Send + 'static>(
     run: AgentRun,
-    mut forward: impl FnMut(AgentEvent) -> bool + Send + 'static,
-    finish: impl FnOnce(AgentEvent, Vec<Message>) + Send + 'static,
+    inputs: std::sync::mpsc::Sender<T>,
+    event: fn(AgentEvent) -> T,
+    finished: fn(AgentEvent, Vec<Message>) -> T,
 ) {
     std::thread::spawn(move || {
         let mut end = None;
-        for event in run.events.iter() {
-            if matches!(event, AgentEvent::AgentEnd { .. }) {
-                end = Some(event);
+        for next in run.events.iter() {
+            if matches!(next, AgentEvent::AgentEnd { .. }) {
+                end = Some(next);
                 continue;
             }
-            if !forward(event) {
+            if inputs.send(event(next)).is_err() {
                 return;
             }
         }
@@ -409,6 +409,6 @@ pub fn follow_run(
             messages: Vec::new(),
             reason: EndReason::Error("the agent stopped without an end event".into()),
         });
-        finish(end, history);
+        let _ = inputs.send(finished(end, history));
     });
 }

@@ -426,14 +426,7 @@ impl Server<'_> {
     fn start(&mut self, prompts: Vec<Message>) {
         let run = self.engine.spawn(prompts);
         self.running = Some(run.handle.clone());
-        let (events, finished) = (self.inputs.clone(), self.inputs.clone());
-        crate::engine::follow_run(
-            run,
-            move |event| events.send(Input::Event(event)).is_ok(),
-            move |end, history| {
-                let _ = finished.send(Input::Finished(end, history));
-            },
-        );
+        crate::engine::follow_run(run, self.inputs.clone(), Input::Event, Input::Finished);
     }
 
     fn finished(&mut self) {

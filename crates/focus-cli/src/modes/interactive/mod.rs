@@ -407,14 +407,7 @@ impl Ui<'_> {
         self.running = Some(run.handle.clone());
         self.waiting = true;
         self.notice = None;
-        let (events, finished) = (self.inputs.clone(), self.inputs.clone());
-        crate::engine::follow_run(
-            run,
-            move |event| events.send(Input::Event(event)).is_ok(),
-            move |end, history| {
-                let _ = finished.send(Input::Finished(end, history));
-            },
-        );
+        crate::engine::follow_run(run, self.inputs.clone(), Input::Event, Input::Finished);
     }
 
     fn finished(&mut self, history: Vec<Message>) {
