@@ -1,7 +1,8 @@
 //! Side-by-side benchmark of focus and pi on the same machine, the same mock LLM
 //! server and the same session file: startup, print-mode time and peak memory,
 //! session load. `scripts/bench` builds and runs it; run it alone with
-//! `cargo run --release -p focus-cli --example bench_vs_pi -- [--pi PATH] [--session FILE]`.
+//! `cargo run --release -p focus-cli --example bench_vs_pi -- [--pi PATH] [--session FILE]`
+//! (or `-- --load-warm COUNT FILE` for focus's warm session loads alone).
 //!
 //! pi is looked for in `$PI_BIN`, on `PATH`, and in `/opt/pi/node_modules/.bin/pi`
 //! (install with `npm install --prefix /opt/pi @mariozechner/pi-coding-agent`).
@@ -27,6 +28,27 @@ fn main() {
                     let faults = faults.map_or(String::new(), |(a, b)| (a - b).to_string());
                     println!("{ms} {faults}");
                 }
+                None => std::process::exit(1),
+            }
+            return;
+        }
+    }
+    if let [flag, count, path] = &args[..] {
+        if flag == "--load-warm" {
+            // focus alone: COUNT warm loads in this process, their median and spread
+            // (for working on the loader without pi's half of the pairs).
+            let count: usize = count.parse().unwrap_or(31).max(1);
+            let mut times: Vec<f64> = (0..count)
+                .filter_map(|_| session_load::focus_load_ms(Path::new(path)))
+                .collect();
+            times.sort_by(f64::total_cmp);
+            match times.get(times.len() / 2) {
+                Some(median) => println!(
+                    "warm load + context, {} loads: median {median:.2} ms (fastest {:.2}, slowest {:.2})",
+                    times.len(),
+                    times[0],
+                    times[times.len() - 1]
+                ),
                 None => std::process::exit(1),
             }
             return;

@@ -339,16 +339,35 @@ impl<'a> Parser<'a> {
         // allocation instead of a chain of doublings, each of which may copy
         // (a 6 KB tool output with a `\n` per line grew ten times).
         let mut out = String::with_capacity((self.input.len() - start).min(RESERVE_CAP));
-        let mut run_start = start;
-        let mut run_end = end;
+        self.decode_runs(start, end, &mut out)?;
+        out.shrink_to_fit();
+        Ok(Cow::Owned(out))
+    }
+
+    /// After the opening quote has been seen: the decoded string appended to `out`
+    /// (for callers that collect many strings in one buffer).
+    pub(super) fn parse_str_into(&mut self, out: &mut String) -> Result<(), ParseError> {
+        self.pos += 1; // the opening quote
+        let start = self.pos;
+        let end = find_special(self.input, start);
+        self.decode_runs(start, end, out)
+    }
+
+    /// Decodes the rest of a string into `out`, from its first run of plain content
+    /// (`run_start..run_end`, ending at a special byte) to its closing quote.
+    fn decode_runs(
+        &mut self,
+        mut run_start: usize,
+        mut run_end: usize,
+        out: &mut String,
+    ) -> Result<(), ParseError> {
         loop {
             out.push_str(self.utf8_run(run_start, run_end)?);
             self.pos = run_end;
             match self.input.get(run_end) {
                 Some(b'"') => {
                     self.pos += 1;
-                    out.shrink_to_fit();
-                    return Ok(Cow::Owned(out));
+                    return Ok(());
                 }
                 Some(b'\\') => {
                     // The one-character escapes (`\n` above all: long tool outputs hold

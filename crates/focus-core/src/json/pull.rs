@@ -29,6 +29,7 @@
 
 use super::parse::{ParseError, Parser, ScannedNumber, MAX_DEPTH};
 use super::value::{Number, Value};
+use crate::shared_text::{SharedText, TextArena};
 use std::borrow::Cow;
 
 /// What the next value is, judged by its first byte.
@@ -168,6 +169,17 @@ impl<'a> PullReader<'a> {
             return Err(self.parser.expected("a string"));
         }
         self.parser.parse_str_or_borrow()
+    }
+
+    /// Reads a string into `arena` (see [`TextArena`]): for a loader that keeps
+    /// many strings, one allocation per block of them instead of one per string.
+    pub fn read_text(&mut self, arena: &mut TextArena) -> Result<SharedText, ParseError> {
+        self.parser.skip_whitespace();
+        if self.parser.peek() != Some(b'"') {
+            return Err(self.parser.expected("a string"));
+        }
+        let parser = &mut self.parser;
+        arena.add_with(|out| parser.parse_str_into(out))
     }
 
     /// Reads a number, as [`parse()`](super::parse()) would hold it.
@@ -332,6 +344,39 @@ mod tests {
         r.read_null().unwrap();
         assert_eq!(r.next_key().unwrap(), None);
         r.finish().unwrap();
+    }
+
+    #[test]
+    fn texts_read_into_an_arena_match_read_string_and_errors_leave_nothing() {
+        let strings = [
+            r#""plain""#,
+            r#""line\nbreak\t\"quoted\" \\ \/""#,
+            r#""\u00e9\ud83d\ude00 after""#,
+            r#""""#,
+            r#""bad \x escape""#,
+            r#""unpaired \ud800""#,
+            "\"raw\ncontrol\"",
+            r#""unclosed"#,
+            "5",
+        ];
+        let mut arena = TextArena::new();
+        let mut read = Vec::new();
+        for text in strings {
+            let expected = PullReader::new(text).read_string();
+            let got = PullReader::new(text).read_text(&mut arena);
+            assert_eq!(got.is_ok(), expected.is_ok(), "{text}");
+            if let (Err(a), Err(b)) = (&got, &expected) {
+                assert_eq!(a.message, b.message, "{text}");
+            }
+            if let (Ok(got), Ok(expected)) = (got, expected) {
+                read.push((got, expected));
+            }
+        }
+        drop(arena);
+        assert_eq!(read.len(), 4);
+        for (got, expected) in read {
+            assert_eq!(got, expected);
+        }
     }
 
     #[test]

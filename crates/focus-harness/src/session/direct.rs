@@ -22,6 +22,7 @@ use focus_core::message::{
     AssistantMessage, Content, Cost, Message, StopReason, ToolCall, ToolResultMessage, Usage,
     UserMessage,
 };
+use focus_core::shared_text::{SharedText, TextArena};
 use std::borrow::Cow;
 
 /// The fast path declined; the general path will read the line.
@@ -36,12 +37,13 @@ impl From<ParseError> for GiveUp {
 type Read<T> = Result<T, GiveUp>;
 
 /// The entry on this line if it is an ordinary `message` entry; `None` to let the
-/// general path read it (see the module docs).
-pub(super) fn message_entry(line: &str) -> Option<Entry> {
-    read_entry(line).ok()
+/// general path read it (see the module docs). Its texts (the content of text,
+/// thinking and image blocks) are written into `arena`, readable once it is sealed.
+pub(super) fn message_entry(line: &str, arena: &mut TextArena) -> Option<Entry> {
+    read_entry(line, arena).ok()
 }
 
-fn read_entry(line: &str) -> Read<Entry> {
+fn read_entry(line: &str, arena: &mut TextArena) -> Read<Entry> {
     let mut r = PullReader::new(line);
     r.begin_object()?;
     let (mut is_message, mut id, mut parent_id, mut timestamp, mut message) =
@@ -58,7 +60,7 @@ fn read_entry(line: &str) -> Read<Entry> {
             "id" => id = opt_string(&mut r)?,
             "parentId" => parent_id = opt_string(&mut r)?,
             "timestamp" => timestamp = opt_string(&mut r)?,
-            "message" => message = Some(read_message(&mut r)?),
+            "message" => message = Some(read_message(&mut r, arena)?),
             _ => r.skip_value()?,
         }
     }
@@ -91,6 +93,15 @@ fn opt_str<'a>(r: &mut PullReader<'a>) -> Read<Option<Cow<'a, str>>> {
         return Ok(None);
     }
     Ok(Some(r.read_str()?))
+}
+
+/// [`opt_string`] for a text kept in `arena`.
+fn opt_text(r: &mut PullReader<'_>, arena: &mut TextArena) -> Read<Option<SharedText>> {
+    if r.peek() == Some(Token::Null) {
+        r.read_null()?;
+        return Ok(None);
+    }
+    Ok(Some(r.read_text(arena)?))
 }
 
 /// `true`/`false`, or `None` for `null`.
@@ -142,14 +153,14 @@ struct MessageFields<'a> {
 }
 
 /// Mirrors `Message::from_json` for the roles `user`, `assistant` and `toolResult`.
-fn read_message(r: &mut PullReader<'_>) -> Read<Message> {
+fn read_message(r: &mut PullReader<'_>, arena: &mut TextArena) -> Read<Message> {
     r.begin_object()?;
     let mut f = MessageFields::default();
     while let Some(key) = r.next_key()? {
         match &*key {
             "role" => f.role = Some(r.read_str()?),
             "timestamp" => f.timestamp = opt_f64(r)?,
-            "content" => f.content = read_content(r)?,
+            "content" => f.content = read_content(r, arena)?,
             "api" => f.api = opt_string(r)?,
             "provider" => f.provider = opt_string(r)?,
             "model" => f.model = opt_string(r)?,
@@ -199,9 +210,9 @@ fn read_message(r: &mut PullReader<'_>) -> Read<Message> {
 }
 
 /// `content`: a string (one text block), `null` (none) or an array of blocks.
-fn read_content(r: &mut PullReader<'_>) -> Read<Vec<Content>> {
+fn read_content(r: &mut PullReader<'_>, arena: &mut TextArena) -> Read<Vec<Content>> {
     match r.peek() {
-        Some(Token::String) => Ok(vec![Content::text(r.read_string()?)]),
+        Some(Token::String) => Ok(vec![Content::text(r.read_text(arena)?)]),
         Some(Token::Null) => {
             r.read_null()?;
             Ok(Vec::new())
@@ -210,7 +221,7 @@ fn read_content(r: &mut PullReader<'_>) -> Read<Vec<Content>> {
             r.begin_array()?;
             let mut blocks = Vec::new();
             while r.next_element()? {
-                blocks.push(read_block(r)?);
+                blocks.push(read_block(r, arena)?);
             }
             Ok(blocks)
         }
@@ -223,12 +234,12 @@ fn read_content(r: &mut PullReader<'_>) -> Read<Vec<Content>> {
 struct BlockFields<'a> {
     /// Borrowed from the line when it has no escapes (it is only compared).
     kind: Option<Cow<'a, str>>,
-    text: Option<String>,
+    text: Option<SharedText>,
     text_signature: Option<String>,
-    thinking: Option<String>,
+    thinking: Option<SharedText>,
     thinking_signature: Option<String>,
     redacted: Option<bool>,
-    data: Option<String>,
+    data: Option<SharedText>,
     mime_type: Option<String>,
     id: Option<String>,
     name: Option<String>,
@@ -237,18 +248,18 @@ struct BlockFields<'a> {
 }
 
 /// Mirrors `Content::from_json`.
-fn read_block(r: &mut PullReader<'_>) -> Read<Content> {
+fn read_block(r: &mut PullReader<'_>, arena: &mut TextArena) -> Read<Content> {
     r.begin_object()?;
     let mut f = BlockFields::default();
     while let Some(key) = r.next_key()? {
         match &*key {
             "type" => f.kind = Some(r.read_str()?),
-            "text" => f.text = opt_string(r)?,
+            "text" => f.text = opt_text(r, arena)?,
             "textSignature" => f.text_signature = opt_string(r)?,
-            "thinking" => f.thinking = opt_string(r)?,
+            "thinking" => f.thinking = opt_text(r, arena)?,
             "thinkingSignature" => f.thinking_signature = opt_string(r)?,
             "redacted" => f.redacted = opt_bool(r)?,
-            "data" => f.data = opt_string(r)?,
+            "data" => f.data = opt_text(r, arena)?,
             "mimeType" => f.mime_type = opt_string(r)?,
             "id" => f.id = opt_string(r)?,
             "name" => f.name = opt_string(r)?,
@@ -259,16 +270,16 @@ fn read_block(r: &mut PullReader<'_>) -> Read<Content> {
     }
     Ok(match f.kind.as_deref() {
         Some("text") => Content::Text {
-            text: f.text.ok_or(GiveUp)?.into(),
+            text: f.text.ok_or(GiveUp)?,
             signature: f.text_signature,
         },
         Some("thinking") => Content::Thinking {
-            thinking: f.thinking.ok_or(GiveUp)?.into(),
+            thinking: f.thinking.ok_or(GiveUp)?,
             signature: f.thinking_signature,
             redacted: f.redacted.unwrap_or(false),
         },
         Some("image") => Content::Image {
-            data: f.data.ok_or(GiveUp)?.into(),
+            data: f.data.ok_or(GiveUp)?,
             mime_type: f.mime_type.ok_or(GiveUp)?,
         },
         Some("toolCall") => Content::ToolCall(ToolCall {
@@ -351,7 +362,10 @@ mod tests {
     /// The fast path either declines or gives exactly the general path's entry
     /// (with no problem); returns whether it took the line.
     fn agrees(line: &str) -> bool {
-        match message_entry(line) {
+        let mut arena = TextArena::new();
+        let fast = message_entry(line, &mut arena);
+        drop(arena);
+        match fast {
             None => false,
             Some(fast) => {
                 assert_eq!(general(line), Some((fast, false)), "{line}");

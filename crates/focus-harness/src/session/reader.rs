@@ -17,6 +17,7 @@ use super::source::{
     after_last_newline, split_at_lines, trim_cr, LineReader, Source, WINDOW_BYTES,
 };
 use focus_core::json::{self, FromJson, Value};
+use focus_core::shared_text::TextArena;
 use std::fmt;
 use std::io;
 use std::ops::Range;
@@ -288,9 +289,11 @@ pub(super) fn parse_source_for_tree<S: Source + ?Sized>(
 
 /// Parses one entry line: an ordinary message entry straight into an [`Entry`]
 /// ([`super::direct`]), anything else (or anything unusual) through a JSON tree.
-fn decode_line(number: usize, line: &[u8]) -> Decoded {
+///
+/// The fast path's texts go into `arena`; they can be read once it is sealed.
+fn decode_line(number: usize, line: &[u8], arena: &mut TextArena) -> Decoded {
     if let Ok(text) = std::str::from_utf8(line) {
-        if let Some(entry) = super::direct::message_entry(text) {
+        if let Some(entry) = super::direct::message_entry(text, arena) {
             return Decoded::Entry(entry, None);
         }
     }
@@ -378,9 +381,13 @@ fn decode_range<S: Source + ?Sized>(
 ) -> io::Result<(Part, usize)> {
     let mut lines = LineReader::new(source, range, WINDOW_BYTES);
     let mut part = Part::default();
+    // One arena per thread; sealed here, before the entries leave, so every text
+    // in them is readable.
+    let mut arena = TextArena::new();
     while let Some((number, line)) = lines.next_line()? {
-        part.add(decode_line(number, line), keys);
+        part.add(decode_line(number, line, &mut arena), keys);
     }
+    arena.seal();
     Ok((part, lines.lines_passed()))
 }
 
