@@ -85,9 +85,9 @@ impl Provider for DemoProvider {
     ) -> AssistantMessage {
         let step = next_step(request);
         let mut message = AssistantMessage {
-            api: self.info.api.clone(),
-            provider: self.info.provider.clone(),
-            model: self.info.id.clone(),
+            api: self.info.api.clone().into(),
+            provider: self.info.provider.clone().into(),
+            model: self.info.id.clone().into(),
             timestamp: now_ms(),
             ..AssistantMessage::default()
         };
@@ -125,8 +125,8 @@ impl Provider for DemoProvider {
             let call_id = format!("demo_{}", now_ms() % 1_000_000);
             let args_text = arguments.to_json_string();
             message.content.push(Content::ToolCall(ToolCall {
-                id: call_id.clone(),
-                name: name.clone(),
+                id: call_id.clone().into(),
+                name: name.clone().into(),
                 arguments: Value::Object(Default::default()),
                 thought_signature: None,
             }));

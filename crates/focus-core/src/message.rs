@@ -14,7 +14,7 @@ pub enum Content {
     /// message ids); JSON field `textSignature`.
     Text {
         text: SharedText,
-        signature: Option<String>,
+        signature: Option<SharedText>,
     },
     /// Model reasoning. `signature` must go back to the provider unchanged (Anthropic's
     /// signature, a Responses reasoning item as JSON, the reasoning field name for Chat
@@ -22,7 +22,7 @@ pub enum Content {
     /// lives in `signature`.
     Thinking {
         thinking: SharedText,
-        signature: Option<String>,
+        signature: Option<SharedText>,
         redacted: bool,
     },
     /// An image, base64-encoded. Never in assistant messages.
@@ -35,13 +35,13 @@ pub enum Content {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCall {
     /// The provider's id; the matching tool result carries it back.
-    pub id: String,
+    pub id: SharedText,
     /// The tool's name as the model spelled it.
-    pub name: String,
+    pub name: SharedText,
     /// The arguments, parsed (an object, `{}` when the model sent none).
     pub arguments: Value,
     /// Gemini's `thoughtSignature` (also used for other opaque per-call metadata).
-    pub thought_signature: Option<String>,
+    pub thought_signature: Option<SharedText>,
 }
 
 /// Why an assistant message ended.
@@ -107,11 +107,11 @@ pub struct AssistantMessage {
     /// Text, thinking and tool-call blocks, in the order the model produced them.
     pub content: Vec<Content>,
     /// The wire API used (`anthropic-messages`, `openai-completions`, …).
-    pub api: String,
+    pub api: SharedText,
     /// The provider name (`anthropic`, `openai`, `ollama`, …).
-    pub provider: String,
+    pub provider: SharedText,
     /// The model id.
-    pub model: String,
+    pub model: SharedText,
     /// Token counts and cost.
     pub usage: Usage,
     /// Why the message ended.
@@ -128,9 +128,9 @@ pub struct AssistantMessage {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolResultMessage {
     /// The id of the tool call this answers.
-    pub tool_call_id: String,
+    pub tool_call_id: SharedText,
     /// The tool's name.
-    pub tool_name: String,
+    pub tool_name: SharedText,
     /// Text and image blocks for the model.
     pub content: Vec<Content>,
     /// Structured details for the user interface; `Value::Null` when none.

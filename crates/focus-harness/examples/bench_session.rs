@@ -51,12 +51,12 @@ fn message(i: usize) -> Message {
             content: vec![
                 Content::Thinking {
                     thinking: filler(400, i).into(),
-                    signature: Some("sig".repeat(20)),
+                    signature: Some("sig".repeat(20).into()),
                     redacted: false,
                 },
                 Content::text(filler(200, i)),
                 Content::ToolCall(ToolCall {
-                    id: format!("call_{i}"),
+                    id: format!("call_{i}").into(),
                     name: "read".into(),
                     arguments: json_object! { "path" => format!("src/file_{i}.rs") },
                     thought_signature: None,
@@ -76,7 +76,7 @@ fn message(i: usize) -> Message {
             ..AssistantMessage::default()
         }),
         2 => Message::ToolResult(ToolResultMessage {
-            tool_call_id: format!("call_{}", i - 1),
+            tool_call_id: format!("call_{}", i - 1).into(),
             tool_name: "read".into(),
             content: vec![Content::text(filler(6_000, i))],
             details: focus_core::json::Value::Null,

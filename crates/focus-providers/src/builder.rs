@@ -11,6 +11,7 @@
 use focus_core::json::{parse_partial, parse_str, Object, Value};
 use focus_core::message::{AssistantMessage, Content, StopReason, ToolCall, Usage};
 use focus_core::provider::{StreamEvent, StreamSink};
+use focus_core::shared_text::SharedText;
 
 /// A sink that drops every event (for callers that only want the final message).
 pub fn ignore_events(_: &StreamEvent, _: &AssistantMessage) {}
@@ -37,9 +38,9 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     pub fn new(api: &str, provider: &str, model: &str, sink: &'a mut StreamSink<'b>) -> Self {
         MessageBuilder {
             message: AssistantMessage {
-                api: api.to_string(),
-                provider: provider.to_string(),
-                model: model.to_string(),
+                api: api.into(),
+                provider: provider.into(),
+                model: model.into(),
                 timestamp: focus_core::message::now_ms(),
                 ..AssistantMessage::default()
             },
@@ -169,7 +170,7 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
         self.start();
         let index = self.push(Content::Thinking {
             thinking: "[Reasoning redacted]".into(),
-            signature: Some(data.to_string()),
+            signature: Some(data.into()),
             redacted: true,
         });
         self.emit(StreamEvent::ThinkingStart { index });
@@ -193,8 +194,8 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
             id = format!("{id}_{position}");
         }
         let index = self.push(Content::ToolCall(ToolCall {
-            id,
-            name: name.to_string(),
+            id: id.into(),
+            name: name.into(),
             arguments: Value::Object(Object::new()),
             thought_signature: None,
         }));
@@ -286,9 +287,9 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     pub fn set_signature(&mut self, index: usize, value: &str) {
         match self.message.content.get_mut(index) {
             Some(Content::Thinking { signature, .. }) | Some(Content::Text { signature, .. }) => {
-                *signature = Some(value.to_string())
+                *signature = Some(value.into())
             }
-            Some(Content::ToolCall(call)) => call.thought_signature = Some(value.to_string()),
+            Some(Content::ToolCall(call)) => call.thought_signature = Some(value.into()),
             _ => {}
         }
     }
@@ -296,7 +297,9 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     /// Appends to a thinking block's signature (Anthropic sends it in pieces).
     pub fn append_signature(&mut self, index: usize, piece: &str) {
         if let Some(Content::Thinking { signature, .. }) = self.message.content.get_mut(index) {
-            signature.get_or_insert_with(String::new).push_str(piece);
+            signature
+                .get_or_insert_with(SharedText::new)
+                .push_str(piece);
         }
     }
 

@@ -21,6 +21,7 @@ use focus_core::json::{Object, Value};
 use focus_core::json_object;
 use focus_core::message::{Content, Message, StopReason, Usage};
 use focus_core::provider::{ModelInfo, ModelRequest, ThinkingLevel};
+use focus_core::shared_text::SharedText;
 use focus_transport::sse::SseEvent;
 
 /// The wire API name.
@@ -279,7 +280,7 @@ fn user_part(block: &Content) -> Option<Value> {
 }
 
 fn model_part(block: &Content, same: bool, gemini3: bool) -> Option<Value> {
-    let with_signature = |mut part: Value, sig: &Option<String>| {
+    let with_signature = |mut part: Value, sig: &Option<SharedText>| {
         if let (true, Some(sig)) = (same, sig) {
             part.as_object_mut()
                 .unwrap()

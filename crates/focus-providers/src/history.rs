@@ -96,11 +96,11 @@ pub fn repair(messages: &[Message], target: &Target<'_>) -> Vec<Message> {
                         }
                         Content::ToolCall(call) => {
                             let mut call = call.clone();
-                            call.id = ids.map(&call.id);
+                            call.id = ids.map(&call.id).into();
                             if !same {
                                 call.thought_signature = None;
                             }
-                            pending.push((call.id.clone(), call.name.clone()));
+                            pending.push((call.id.to_string(), call.name.to_string()));
                             content.push(Content::ToolCall(call));
                         }
                         Content::Image { .. } => {}
@@ -131,7 +131,7 @@ pub fn repair(messages: &[Message], target: &Target<'_>) -> Vec<Message> {
                 pending.remove(position);
                 answered.insert(id.clone(), ());
                 let mut result = result.clone();
-                result.tool_call_id = id;
+                result.tool_call_id = id.into();
                 result.content = filter_images(&result.content, target.accepts_images);
                 out.push(Message::ToolResult(result));
             }
@@ -182,8 +182,8 @@ fn results_after_their_calls(messages: &[Message]) -> Vec<&Message> {
 fn flush_pending(pending: &mut Vec<(String, String)>, out: &mut Vec<Message>) {
     for (id, name) in pending.drain(..) {
         out.push(Message::ToolResult(ToolResultMessage {
-            tool_call_id: id,
-            tool_name: name,
+            tool_call_id: id.into(),
+            tool_name: name.into(),
             content: vec![Content::text(NO_RESULT)],
             details: focus_core::json::Value::Null,
             is_error: true,

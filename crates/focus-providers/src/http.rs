@@ -249,9 +249,9 @@ impl HttpProvider {
 
     fn empty_message(&self) -> AssistantMessage {
         AssistantMessage {
-            api: self.model.api.clone(),
-            provider: self.model.provider.clone(),
-            model: self.model.id.clone(),
+            api: self.model.api.clone().into(),
+            provider: self.model.provider.clone().into(),
+            model: self.model.id.clone().into(),
             timestamp: focus_core::message::now_ms(),
             ..AssistantMessage::default()
         }

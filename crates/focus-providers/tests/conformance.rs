@@ -57,7 +57,7 @@ fn decode(api: &str, body: &[u8], cuts: &[usize]) -> AssistantMessage {
     for c in &mut message.content {
         if let Content::ToolCall(call) = c {
             if call.id.starts_with("gemini_") {
-                call.id = format!("gemini_{}", call.name);
+                call.id = format!("gemini_{}", call.name).into();
             }
         }
     }

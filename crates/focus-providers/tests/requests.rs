@@ -115,9 +115,9 @@ fn load(name: &str, target: &ModelInfo) -> Case {
             let mut m = Message::from_json(m).unwrap();
             if let Message::Assistant(a) = &mut m {
                 if a.api == "SAME" {
-                    a.api = target.api.clone();
-                    a.provider = target.provider.clone();
-                    a.model = target.id.clone();
+                    a.api = target.api.clone().into();
+                    a.provider = target.provider.clone().into();
+                    a.model = target.id.clone().into();
                 }
             }
             m

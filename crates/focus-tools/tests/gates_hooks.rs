@@ -118,7 +118,7 @@ fn hook_reads_the_call_as_json_on_stdin() {
     let dir = temp_dir("hook-stdin");
     let gk = gate(&pre("bash", "cat > seen.json", 5.0), &dir);
     let mut call = bash("cargo test -- 'quoted \"arg\"'");
-    call.id = "toolu_42".to_string();
+    call.id = "toolu_42".into();
     assert_eq!(
         gk.before_call(&call, &BASH, &message()),
         GateDecision::Allow

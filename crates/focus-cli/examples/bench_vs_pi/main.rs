@@ -38,16 +38,24 @@ fn main() {
             // focus alone: COUNT warm loads in this process, their median and spread
             // (for working on the loader without pi's half of the pairs).
             let count: usize = count.parse().unwrap_or(31).max(1);
-            let mut times: Vec<f64> = (0..count)
-                .filter_map(|_| session_load::focus_load_ms(Path::new(path)))
+            let splits: Vec<(f64, f64)> = (0..count)
+                .filter_map(|_| session_load::focus_load_split_ms(Path::new(path)))
                 .collect();
-            times.sort_by(f64::total_cmp);
+            let sorted = |mut v: Vec<f64>| {
+                v.sort_by(f64::total_cmp);
+                v
+            };
+            let times = sorted(splits.iter().map(|(l, c)| l + c).collect());
+            let loads = sorted(splits.iter().map(|s| s.0).collect());
+            let contexts = sorted(splits.iter().map(|s| s.1).collect());
             match times.get(times.len() / 2) {
                 Some(median) => println!(
-                    "warm load + context, {} loads: median {median:.2} ms (fastest {:.2}, slowest {:.2})",
+                    "warm load + context, {} loads: median {median:.2} ms (fastest {:.2}, slowest {:.2}; load {:.2} + context {:.2})",
                     times.len(),
                     times[0],
-                    times[times.len() - 1]
+                    times[times.len() - 1],
+                    loads[loads.len() / 2],
+                    contexts[contexts.len() / 2]
                 ),
                 None => std::process::exit(1),
             }

@@ -151,14 +151,21 @@ pub fn minor_faults() -> Option<u64> {
 
 /// One load + context of `path` in this process, in ms.
 pub fn focus_load_ms(path: &Path) -> Option<f64> {
+    focus_load_split_ms(path).map(|(load, context)| load + context)
+}
+
+/// [`focus_load_ms`] in its two steps: the load, then building the context.
+pub fn focus_load_split_ms(path: &Path) -> Option<(f64, f64)> {
     let start = Instant::now();
     let manager = focus_harness::session::SessionManager::open_read_only(path).ok()?;
+    let loaded = start.elapsed();
     let context = manager.context();
     std::hint::black_box(context.messages.len());
-    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    let total = start.elapsed();
     // Freed after the clock stops, as pi's garbage is collected outside its timing.
     drop((context, manager));
-    Some(ms)
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    Some((ms(loaded), ms(total - loaded)))
 }
 
 /// A node process holding pi's `SessionManager`, loading the session once for

@@ -43,9 +43,9 @@ pub(crate) fn llm_view<'h>(
 pub(crate) fn failed_message(config: &AgentConfig, why: String) -> AssistantMessage {
     let model = config.provider.model();
     AssistantMessage {
-        api: model.api.clone(),
-        provider: model.provider.clone(),
-        model: model.id.clone(),
+        api: model.api.clone().into(),
+        provider: model.provider.clone().into(),
+        model: model.id.clone().into(),
         stop_reason: StopReason::Error,
         error_message: Some(why),
         timestamp: now_ms(),

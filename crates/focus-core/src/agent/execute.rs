@@ -134,8 +134,8 @@ fn run_parallel(
 /// Emits `ToolExecutionStart` and decides whether the call may run.
 fn prepare<'t>(batch: &Batch<'t>, call: &ToolCall) -> Prepared<'t> {
     let _ = batch.events.send(AgentEvent::ToolExecutionStart {
-        call_id: call.id.clone(),
-        tool_name: call.name.clone(),
+        call_id: call.id.to_string(),
+        tool_name: call.name.to_string(),
         args: call.arguments.clone(),
     });
     let refuse = |output| Prepared::Done(end_event(batch, call, output));
@@ -180,8 +180,8 @@ fn prepare<'t>(batch: &Batch<'t>, call: &ToolCall) -> Prepared<'t> {
 fn run_one(batch: &Batch<'_>, tool: &dyn Tool, call: &ToolCall) -> ToolOutput {
     let on_update = |partial: ToolOutput| {
         let _ = batch.events.send(AgentEvent::ToolExecutionUpdate {
-            call_id: call.id.clone(),
-            tool_name: call.name.clone(),
+            call_id: call.id.to_string(),
+            tool_name: call.name.to_string(),
             args: call.arguments.clone(),
             partial,
         });
@@ -212,8 +212,8 @@ fn run_one(batch: &Batch<'_>, tool: &dyn Tool, call: &ToolCall) -> ToolOutput {
 /// Emits `ToolExecutionEnd` for `call` and passes `output` through.
 fn end_event(batch: &Batch<'_>, call: &ToolCall, output: ToolOutput) -> ToolOutput {
     let _ = batch.events.send(AgentEvent::ToolExecutionEnd {
-        call_id: call.id.clone(),
-        tool_name: call.name.clone(),
+        call_id: call.id.to_string(),
+        tool_name: call.name.to_string(),
         output: output.clone(),
     });
     output

@@ -302,7 +302,6 @@ impl Run<'_> {
     }
 }
 
-/// Why `continue` cannot run on this history, if it cannot.
 /// Gives every tool call of `message` an id of its own. Results, events and
 /// consumers pair a call with its answer by id, and a provider may send none or
 /// the same one twice; such an id gets the call's position as a suffix.
@@ -311,15 +310,16 @@ fn unique_call_ids(message: &mut AssistantMessage) {
     for (position, content) in message.content.iter_mut().enumerate() {
         if let crate::message::Content::ToolCall(call) = content {
             if call.id.is_empty() {
-                call.id = format!("call_{position}");
+                call.id = format!("call_{position}").into();
             }
             while !seen.insert(call.id.clone()) {
-                call.id = format!("{}_{position}", call.id);
+                call.id = format!("{}_{position}", call.id).into();
             }
         }
     }
 }
 
+/// Why `continue` cannot run on this history, if it cannot.
 fn can_continue(history: &[Message]) -> Result<(), String> {
     match history
         .iter()

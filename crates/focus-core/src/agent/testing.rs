@@ -205,9 +205,9 @@ impl ScriptedProvider {
 
     fn empty_message(&self) -> AssistantMessage {
         AssistantMessage {
-            api: self.model.api.clone(),
-            provider: self.model.provider.clone(),
-            model: self.model.id.clone(),
+            api: self.model.api.clone().into(),
+            provider: self.model.provider.clone().into(),
+            model: self.model.id.clone().into(),
             timestamp: now_ms(),
             ..AssistantMessage::default()
         }
@@ -321,8 +321,8 @@ fn stream_step(
             arguments,
         } => {
             message.content.push(Content::ToolCall(ToolCall {
-                id: id.clone(),
-                name: name.clone(),
+                id: id.clone().into(),
+                name: name.clone().into(),
                 arguments: Value::Object(Object::new()),
                 thought_signature: None,
             }));

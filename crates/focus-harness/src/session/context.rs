@@ -79,7 +79,7 @@ pub fn model_and_thinking(branch: &[&Entry]) -> (Option<(String, String)>, Strin
 /// once at the end.
 struct BranchState<'a> {
     thinking_level: Option<&'a String>,
-    model: Option<(&'a String, &'a String)>,
+    model: Option<(&'a str, &'a str)>,
     /// The last compaction and its position in the branch.
     compaction: Option<(usize, &'a CompactionEntry)>,
 }
@@ -98,10 +98,10 @@ impl<'a> BranchState<'a> {
                     state.thinking_level = Some(thinking_level)
                 }
                 EntryKind::ModelChange { provider, model_id } => {
-                    state.model = Some((provider, model_id))
+                    state.model = Some((provider.as_str(), model_id.as_str()))
                 }
                 EntryKind::Message(Message::Assistant(m)) => {
-                    state.model = Some((&m.provider, &m.model))
+                    state.model = Some((m.provider.as_str(), m.model.as_str()))
                 }
                 EntryKind::Compaction(c) => state.compaction = Some((i, c)),
                 _ => {}
@@ -112,7 +112,7 @@ impl<'a> BranchState<'a> {
 
     /// The model and the thinking level (`off` unless set), copied.
     fn owned(&self) -> (Option<(String, String)>, String) {
-        let model = self.model.map(|(p, id)| (p.clone(), id.clone()));
+        let model = self.model.map(|(p, id)| (p.to_string(), id.to_string()));
         let level = self.thinking_level.map_or("off", String::as_str);
         (model, level.to_string())
     }

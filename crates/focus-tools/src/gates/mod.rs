@@ -139,7 +139,7 @@ impl Gatekeeper {
         }
         let always_rule = self.config.permissions.suggested_rule(call);
         let request = ApprovalRequest {
-            call_id: call.id.clone(),
+            call_id: call.id.to_string(),
             tool_name: tool.name().to_string(),
             arguments: call.arguments.clone(),
             summary: permission::summarize_call(call),

@@ -74,8 +74,8 @@ pub const MCP: FakeTool = FakeTool {
 /// A call with JSON arguments.
 pub fn call(tool: &str, args_json: &str) -> ToolCall {
     ToolCall {
-        id: "call_1".to_string(),
-        name: tool.to_string(),
+        id: "call_1".into(),
+        name: tool.into(),
         arguments: parse_str(args_json).expect("test arguments are JSON"),
         thought_signature: None,
     }
@@ -86,8 +86,8 @@ pub fn bash(command: &str) -> ToolCall {
     let mut object = focus_core::json::Object::new();
     object.insert("command", command);
     ToolCall {
-        id: "call_1".to_string(),
-        name: "bash".to_string(),
+        id: "call_1".into(),
+        name: "bash".into(),
         arguments: Value::Object(object),
         thought_signature: None,
     }
