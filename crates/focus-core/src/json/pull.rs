@@ -54,7 +54,68 @@ pub struct PullReader<'a> {
     parser: Parser<'a>,
     /// One flag per open container: whether it has had a member or element yet
     /// (the next one must then be preceded by a comma).
-    open: Vec<bool>,
+    open: OpenContainers,
+}
+
+/// A stack of flags, one per open container, kept in a word for the first 64
+/// levels (real documents never go deeper), so reading a line allocates nothing
+/// for it.
+#[derive(Default)]
+struct OpenContainers {
+    depth: usize,
+    /// Bit `i`: the flag of the container at depth `i`, for `i < 64`.
+    shallow: u64,
+    /// The flags of the containers past the 64th.
+    deep: Vec<bool>,
+}
+
+impl OpenContainers {
+    fn len(&self) -> usize {
+        self.depth
+    }
+
+    fn is_empty(&self) -> bool {
+        self.depth == 0
+    }
+
+    /// Opens a container with no items yet.
+    fn push(&mut self) {
+        if self.depth < 64 {
+            self.shallow &= !(1 << self.depth);
+        } else {
+            self.deep.push(false);
+        }
+        self.depth += 1;
+    }
+
+    fn pop(&mut self) {
+        if self.depth > 64 {
+            self.deep.pop();
+        }
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// The innermost container's flag; `None` when none is open.
+    fn top(&self) -> Option<bool> {
+        match self.depth {
+            0 => None,
+            d if d <= 64 => Some(self.shallow & (1 << (d - 1)) != 0),
+            _ => self.deep.last().copied(),
+        }
+    }
+
+    /// Marks the innermost container as having had an item.
+    fn mark_top(&mut self) {
+        match self.depth {
+            0 => {}
+            d if d <= 64 => self.shallow |= 1 << (d - 1),
+            _ => {
+                if let Some(flag) = self.deep.last_mut() {
+                    *flag = true;
+                }
+            }
+        }
+    }
 }
 
 impl<'a> PullReader<'a> {
@@ -66,7 +127,7 @@ impl<'a> PullReader<'a> {
                 text: Some(text),
                 pos: 0,
             },
-            open: Vec::new(),
+            open: OpenContainers::default(),
         }
     }
 
@@ -106,7 +167,7 @@ impl<'a> PullReader<'a> {
                 .error(&format!("nesting deeper than {MAX_DEPTH} levels")));
         }
         self.parser.pos += 1;
-        self.open.push(false);
+        self.open.push();
         Ok(())
     }
 
@@ -138,7 +199,7 @@ impl<'a> PullReader<'a> {
     /// Steps past the comma before a member or element, or reads the closing bracket.
     fn next_item(&mut self, close: u8, what: &str) -> Result<bool, ParseError> {
         self.parser.skip_whitespace();
-        let Some(had_items) = self.open.last_mut() else {
+        let Some(had_items) = self.open.top() else {
             return Err(self.parser.error("no open object or array here"));
         };
         if self.parser.peek() == Some(close) {
@@ -146,14 +207,14 @@ impl<'a> PullReader<'a> {
             self.open.pop();
             return Ok(false);
         }
-        if *had_items {
+        if had_items {
             if self.parser.peek() != Some(b',') {
                 return Err(self.parser.expected(what));
             }
             self.parser.pos += 1;
             self.parser.skip_whitespace();
         }
-        *had_items = true;
+        self.open.mark_top();
         Ok(true)
     }
 
@@ -376,6 +437,19 @@ mod tests {
         assert_eq!(read.len(), 4);
         for (got, expected) in read {
             assert_eq!(got, expected);
+        }
+    }
+
+    #[test]
+    fn commas_are_tracked_at_every_depth_past_the_first_64() {
+        // `[0,{"k":[0,{"k":…}, 1]}, 1]`: items before and after each nested
+        // container, so every level's flag is read after deeper ones closed.
+        for depth in [63, 64, 65, 130] {
+            let text = format!("{}0{}", "[0,{\"k\":".repeat(depth), "},1]".repeat(depth));
+            assert_eq!(pull(&text).unwrap(), parse_str(&text).unwrap(), "{depth}");
+            let missing_comma = text.replacen("},1]", "} 1]", depth / 2 + 1);
+            assert!(pull(&missing_comma).is_err(), "{depth}");
+            assert!(parse_str(&missing_comma).is_err(), "{depth}");
         }
     }
 
