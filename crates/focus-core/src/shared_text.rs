@@ -61,11 +61,14 @@ impl SharedText {
         match &self.0 {
             Repr::Own(text) => text,
             Repr::Piece { block, start, len } => {
-                // Pieces leave their arena only once it has sealed their block
-                // (see `TextArena`), so the block is always set here.
-                let block = block.get().map_or("", String::as_str);
+                // Reading a piece before its arena sealed the block is a bug in the
+                // code that holds the arena (see `TextArena`), never a matter of
+                // input; failing loudly here is what lets tests catch it.
+                let block = block
+                    .get()
+                    .expect("a text from a TextArena was read before the arena sealed it");
                 let start = *start as usize;
-                block.get(start..start + *len as usize).unwrap_or("")
+                &block[start..start + *len as usize]
             }
         }
     }
@@ -101,8 +104,10 @@ impl SharedText {
 /// of texts at once and keeps them all.
 ///
 /// A text added here can be read once its block is sealed: when the block is full,
-/// by [`TextArena::seal`], or when the arena is dropped. Keep the arena until the
-/// texts it made are needed (the loader seals at the end of its part of the file).
+/// by [`TextArena::seal`], or when the arena is dropped; reading it before panics
+/// (a bug in the code holding the arena, whatever the input). Seal before the
+/// texts are needed (the loader seals at the end of its part of the file, and
+/// only then hashes the entries' ids).
 /// A piece of a block keeps the whole block alive, so an arena suits texts that
 /// live and die together.
 ///
@@ -408,6 +413,14 @@ mod tests {
         drop(arena);
         assert!(texts.iter().all(|t| *t == chunk));
         assert_eq!(big, long);
+    }
+
+    #[test]
+    #[should_panic(expected = "before the arena sealed it")]
+    fn reading_a_text_before_its_arena_is_sealed_fails_loudly() {
+        let mut arena = TextArena::new();
+        let text = arena.add("not yet");
+        let _ = text.len();
     }
 
     #[test]

@@ -123,7 +123,7 @@ pub fn prepare_compaction(
         file_ops.add_message(m);
     }
     Some(CompactionPlan {
-        first_kept_entry_id: branch[cut.first_kept].id.clone(),
+        first_kept_entry_id: branch[cut.first_kept].id.to_string(),
         messages_to_summarize,
         turn_prefix,
         tokens_before: estimate_context_tokens(&build_context(branch).messages),

@@ -227,8 +227,8 @@ mod tests {
 
     fn entry(i: usize, kind: EntryKind) -> Entry {
         Entry {
-            id: format!("{i:08x}"),
-            parent_id: i.checked_sub(1).map(|p| format!("{p:08x}")),
+            id: format!("{i:08x}").into(),
+            parent_id: i.checked_sub(1).map(|p| format!("{p:08x}").into()),
             timestamp: "2026-01-01T00:00:00.000Z".into(),
             kind,
         }

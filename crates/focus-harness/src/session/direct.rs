@@ -57,9 +57,9 @@ fn read_entry(line: &str, arena: &mut TextArena) -> Read<Entry> {
                 }
                 is_message = true;
             }
-            "id" => id = opt_string(&mut r)?,
-            "parentId" => parent_id = opt_string(&mut r)?,
-            "timestamp" => timestamp = opt_string(&mut r)?,
+            "id" => id = opt_text(&mut r, arena)?,
+            "parentId" => parent_id = opt_text(&mut r, arena)?,
+            "timestamp" => timestamp = opt_text(&mut r, arena)?,
             "message" => message = Some(read_message(&mut r, arena)?),
             _ => r.skip_value()?,
         }
@@ -219,10 +219,13 @@ fn read_content(r: &mut PullReader<'_>, arena: &mut TextArena) -> Read<Vec<Conte
         }
         Some(Token::Array) => {
             r.begin_array()?;
-            let mut blocks = Vec::new();
+            // Most messages hold one block; a vector's first growth would make
+            // room for four (a quarter of a session's memory past its texts).
+            let mut blocks = Vec::with_capacity(1);
             while r.next_element()? {
                 blocks.push(read_block(r, arena)?);
             }
+            blocks.shrink_to_fit();
             Ok(blocks)
         }
         _ => Err(GiveUp),

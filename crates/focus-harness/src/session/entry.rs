@@ -8,6 +8,7 @@
 
 use focus_core::json::{FromJson, FromJsonError, Object, ToJson, Value};
 use focus_core::message::{Content, Message};
+use focus_core::shared_text::SharedText;
 
 /// The session format version focus writes (pi's `CURRENT_SESSION_VERSION`).
 pub const CURRENT_VERSION: u64 = 3;
@@ -31,11 +32,11 @@ pub struct SessionHeader {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
     /// 8 hex characters (older or foreign files may use longer ids).
-    pub id: String,
+    pub id: SharedText,
     /// The parent entry's id; `None` for a root.
-    pub parent_id: Option<String>,
+    pub parent_id: Option<SharedText>,
     /// When the entry was written, ISO-8601.
-    pub timestamp: String,
+    pub timestamp: SharedText,
     /// What the entry says.
     pub kind: EntryKind,
 }
@@ -311,9 +312,9 @@ impl Entry {
         };
         Ok((
             Entry {
-                id,
-                parent_id,
-                timestamp,
+                id: id.into(),
+                parent_id: parent_id.map(SharedText::from),
+                timestamp: timestamp.into(),
                 kind,
             },
             problem,

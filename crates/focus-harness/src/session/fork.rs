@@ -48,11 +48,11 @@ impl SessionManager {
                     copied.iter().any(|e| e.id == id) || labels.iter().any(|l: &Entry| l.id == id)
                 });
                 labels.push(Entry {
-                    id: id.clone(),
-                    parent_id: last.replace(id),
-                    timestamp: now_iso8601(),
+                    id: id.clone().into(),
+                    parent_id: last.replace(id.into()),
+                    timestamp: now_iso8601().into(),
                     kind: EntryKind::Label {
-                        target_id: entry.id.clone(),
+                        target_id: entry.id.to_string(),
                         label: Some(label.to_string()),
                     },
                 });

@@ -70,7 +70,7 @@ impl IdIndex {
                     slot.insert(position);
                     true
                 } else {
-                    self.colliding.insert(id.clone(), position).is_some()
+                    self.colliding.insert(id.to_string(), position).is_some()
                 }
             }
         }

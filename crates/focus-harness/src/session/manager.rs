@@ -263,9 +263,12 @@ impl SessionManager {
     pub fn append(&mut self, kind: EntryKind) -> Result<String, SessionError> {
         let tree = &self.tree;
         let entry = Entry {
-            id: unique_short_id(|id| tree.contains(id)),
-            parent_id: self.tree.leaf_id().map(str::to_string),
-            timestamp: now_iso8601(),
+            id: unique_short_id(|id| tree.contains(id)).into(),
+            parent_id: self
+                .tree
+                .leaf_id()
+                .map(focus_core::shared_text::SharedText::from),
+            timestamp: now_iso8601().into(),
             kind,
         };
         if let Some(writer) = &mut self.writer {
@@ -273,7 +276,7 @@ impl SessionManager {
         }
         let id = entry.id.clone();
         self.tree.push(entry);
-        Ok(id)
+        Ok(id.to_string())
     }
 
     /// Appends a message (user, assistant, tool result, or a custom role such as

@@ -153,8 +153,8 @@ pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
     }
 }
 
-/// What the decoding threads note for [`super::SessionTree::from_hashed`] while the
-/// entries are fresh in their caches.
+/// What the decoding threads note for [`super::SessionTree::from_hashed`], each
+/// for its own entries, so that work is shared out too.
 pub(super) struct TreeHints {
     /// The key of the id hashes.
     pub(super) keys: IdKeys,
@@ -381,13 +381,14 @@ fn decode_range<S: Source + ?Sized>(
 ) -> io::Result<(Part, usize)> {
     let mut lines = LineReader::new(source, range, WINDOW_BYTES);
     let mut part = Part::default();
-    // One arena per thread; sealed here, before the entries leave, so every text
-    // in them is readable.
+    // One arena per thread. Its texts (ids among them) can be read once it is
+    // sealed, so the ids are hashed after that.
     let mut arena = TextArena::new();
     while let Some((number, line)) = lines.next_line()? {
-        part.add(decode_line(number, line, &mut arena), keys);
+        part.add(decode_line(number, line, &mut arena));
     }
     arena.seal();
+    part.hash_ids(keys);
     Ok((part, lines.lines_passed()))
 }
 
@@ -402,11 +403,10 @@ struct Part {
 }
 
 impl Part {
-    /// Adds the next decoded line, its id hashed with `keys`.
-    fn add(&mut self, decoded: Decoded, keys: &IdKeys) {
+    /// Adds the next decoded line.
+    fn add(&mut self, decoded: Decoded) {
         match decoded {
             Decoded::Entry(entry, problem) => {
-                self.hashes.push(IdIndex::hash_with(keys, &entry.id));
                 if matches!(entry.kind, EntryKind::Label { .. }) {
                     self.labels.push(self.entries.len());
                 }
@@ -415,6 +415,15 @@ impl Part {
             }
             Decoded::Problem(problem) => self.problems.push(problem),
         }
+    }
+
+    /// Hashes every entry's id with `keys` (once all are added and readable).
+    fn hash_ids(&mut self, keys: &IdKeys) {
+        self.hashes = self
+            .entries
+            .iter()
+            .map(|entry| IdIndex::hash_with(keys, &entry.id))
+            .collect();
     }
 }
 
@@ -439,13 +448,14 @@ fn decode_old_version<S: Source + ?Sized>(
                 numbers.push(number);
                 values.push(value);
             }
-            Err(problem) => part.add(Decoded::Problem(problem), keys),
+            Err(problem) => part.add(Decoded::Problem(problem)),
         }
     }
     migrate_to_current(version, &mut values);
     for (number, value) in numbers.into_iter().zip(values) {
-        part.add(decode_value(number, value), keys);
+        part.add(decode_value(number, value));
     }
+    part.hash_ids(keys);
     Ok((vec![part], lines_before + lines.lines_passed()))
 }
 
@@ -558,7 +568,10 @@ mod tests {
         let summary = |threads: usize| -> (Vec<String>, Vec<usize>, usize) {
             let (parts, lines) =
                 decode_in_parallel(bytes, 0..bytes.len() as u64, threads, 1, &keys).unwrap();
-            let ids = parts.iter().flat_map(|p| &p.entries).map(|e| e.id.clone());
+            let ids = parts
+                .iter()
+                .flat_map(|p| &p.entries)
+                .map(|e| e.id.to_string());
             let numbers = parts.iter().flat_map(|p| &p.problems).map(|p| p.line);
             (ids.collect(), numbers.collect(), lines)
         };

@@ -318,7 +318,7 @@ mod tests {
     fn entry(id: &str, parent: Option<&str>, name: &str) -> Entry {
         Entry {
             id: id.into(),
-            parent_id: parent.map(str::to_string),
+            parent_id: parent.map(focus_core::shared_text::SharedText::from),
             timestamp: "t".into(),
             kind: EntryKind::SessionInfo {
                 name: Some(name.into()),

@@ -16,8 +16,8 @@ use std::path::Path;
 
 fn entry(id: usize, kind: EntryKind) -> Entry {
     Entry {
-        id: format!("{id:08x}"),
-        parent_id: id.checked_sub(1).map(|p| format!("{p:08x}")),
+        id: format!("{id:08x}").into(),
+        parent_id: id.checked_sub(1).map(|p| format!("{p:08x}").into()),
         timestamp: "2026-01-01T00:00:00.000Z".into(),
         kind,
     }

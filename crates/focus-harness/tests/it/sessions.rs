@@ -436,7 +436,7 @@ fn appending_to_an_old_version_file_rewrites_it_in_version_3_first() {
         .tree()
         .entries()
         .iter()
-        .map(|e| e.id.clone())
+        .map(|e| e.id.to_string())
         .collect();
     session.append_message(&user("and 4+4?")).unwrap();
     drop(session);
@@ -455,7 +455,7 @@ fn appending_to_an_old_version_file_rewrites_it_in_version_3_first() {
         .tree()
         .entries()
         .iter()
-        .map(|e| e.id.clone())
+        .map(|e| e.id.to_string())
         .collect();
     assert_eq!(
         again[..ids.len()],

@@ -250,7 +250,7 @@ fn message_entries(ui: &mut Ui<'_>) -> Vec<(String, usize, bool, String, bool)> 
         }
         let is_user = matches!(message, Message::User(_));
         out.push((
-            entry.id.clone(),
+            entry.id.to_string(),
             indent,
             branch.contains(entry.id.as_str()),
             entry_preview(&entry.kind),
