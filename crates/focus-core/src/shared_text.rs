@@ -20,7 +20,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// An immutable-when-shared string: `clone` is a reference-count increment, writing
 /// copies first if another clone exists. Reads as a `&str` (it derefs to one).
@@ -42,7 +42,72 @@ enum Repr {
 
 /// The texts a [`TextArena`] wrote, one after another. Set once, when the arena
 /// seals the block; no piece of it is read before (the arena is still writing it).
-type Block = OnceLock<String>;
+/// When the last text in it is dropped, its buffer goes to [`SPARE_BUFFERS`].
+struct Block(OnceLock<String>);
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        if let Some(buffer) = self.0.take() {
+            if let Ok(mut spare) = SPARE_BUFFERS.lock() {
+                spare.give_back(buffer);
+            }
+        }
+    }
+}
+
+/// Buffers of blocks no text points into any more, for the next arena to write
+/// into. Loading a session again in the same process (switching back to it, the
+/// RPC mode's `switch_session`) then fills memory the process already has: fresh
+/// memory costs a page fault per 4 KiB page, about half the time of a first load.
+static SPARE_BUFFERS: Mutex<SpareBuffers> = Mutex::new(SpareBuffers::new(SPARE_LIMIT_BYTES));
+
+/// The most [`SPARE_BUFFERS`] keeps; past it, buffers go back to the allocator.
+const SPARE_LIMIT_BYTES: usize = 64 << 20;
+
+/// Emptied buffers up to a limit in bytes of capacity (see [`SPARE_BUFFERS`]).
+struct SpareBuffers {
+    buffers: Vec<String>,
+    bytes: usize,
+    limit: usize,
+}
+
+impl SpareBuffers {
+    const fn new(limit: usize) -> SpareBuffers {
+        SpareBuffers {
+            buffers: Vec::new(),
+            bytes: 0,
+            limit,
+        }
+    }
+
+    /// Keeps `buffer` (emptied) if it fits under the limit; drops it otherwise.
+    fn give_back(&mut self, mut buffer: String) {
+        if self.bytes + buffer.capacity() <= self.limit && buffer.capacity() > 0 {
+            buffer.clear();
+            self.bytes += buffer.capacity();
+            self.buffers.push(buffer);
+        }
+    }
+
+    /// A kept buffer, or a new one of [`BLOCK_BYTES`].
+    fn take(&mut self) -> String {
+        match self.buffers.pop() {
+            Some(buffer) => {
+                self.bytes -= buffer.capacity();
+                buffer
+            }
+            None => String::with_capacity(BLOCK_BYTES),
+        }
+    }
+}
+
+/// A buffer for a new block: a spare one if there is one.
+fn new_block_buffer() -> String {
+    match SPARE_BUFFERS.lock() {
+        Ok(mut spare) => spare.take(),
+        Err(_) => String::with_capacity(BLOCK_BYTES),
+    }
+}
 
 impl Default for SharedText {
     fn default() -> SharedText {
@@ -65,6 +130,7 @@ impl SharedText {
                 // code that holds the arena (see `TextArena`), never a matter of
                 // input; failing loudly here is what lets tests catch it.
                 let block = block
+                    .0
                     .get()
                     .expect("a text from a TextArena was read before the arena sealed it");
                 let start = *start as usize;
@@ -136,7 +202,7 @@ impl TextArena {
     /// An arena with no block yet (the first text allocates one).
     pub fn new() -> TextArena {
         TextArena {
-            block: Arc::new(OnceLock::new()),
+            block: Arc::new(Block(OnceLock::new())),
             pending: String::new(),
         }
     }
@@ -159,7 +225,9 @@ impl TextArena {
     ) -> Result<SharedText, E> {
         if self.pending.capacity() - self.pending.len() < BLOCK_SLACK_BYTES {
             self.seal();
-            self.pending.reserve(BLOCK_BYTES);
+            if self.pending.capacity() == 0 {
+                self.pending = new_block_buffer();
+            }
         }
         let start = self.pending.len();
         if let Err(e) = write(&mut self.pending) {
@@ -190,13 +258,12 @@ impl TextArena {
             self.pending.clear();
             return;
         }
-        let mut text = std::mem::take(&mut self.pending);
-        if text.capacity() - text.len() > BLOCK_SLACK_BYTES {
-            text.shrink_to_fit();
-        }
-        let block = std::mem::replace(&mut self.block, Arc::new(OnceLock::new()));
+        // The unused end of the buffer stays: memory never written is not resident,
+        // and the buffer is reused whole once the block is dropped.
+        let text = std::mem::take(&mut self.pending);
+        let block = std::mem::replace(&mut self.block, Arc::new(Block(OnceLock::new())));
         // This arena is the only writer of its blocks, and sets each once.
-        let _ = block.set(text);
+        let _ = block.0.set(text);
     }
 }
 
@@ -413,6 +480,21 @@ mod tests {
         drop(arena);
         assert!(texts.iter().all(|t| *t == chunk));
         assert_eq!(big, long);
+    }
+
+    #[test]
+    fn spare_buffers_are_kept_emptied_up_to_their_limit() {
+        let mut spare = SpareBuffers::new(100);
+        let mut buffer = String::with_capacity(60);
+        buffer.push_str("old texts");
+        let pointer = buffer.as_ptr();
+        spare.give_back(buffer);
+        spare.give_back(String::with_capacity(60)); // over the limit: dropped
+        assert_eq!(spare.bytes, 60);
+        let reused = spare.take();
+        assert_eq!((reused.as_ptr(), reused.len()), (pointer, 0));
+        assert_eq!(spare.bytes, 0);
+        assert_eq!(spare.take().capacity(), BLOCK_BYTES, "none left: a new one");
     }
 
     #[test]
