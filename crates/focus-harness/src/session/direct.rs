@@ -17,6 +17,7 @@
 //! (Duplicated keys need no special care: the last one wins on both paths.)
 
 use super::entry::{Entry, EntryKind};
+use super::id_index::{IdIndex, IdKeys};
 use focus_core::json::{Object, ParseError, PullReader, Token, Value};
 use focus_core::message::{
     AssistantMessage, Content, Cost, Message, StopReason, ToolCall, ToolResultMessage, Usage,
@@ -37,17 +38,23 @@ impl From<ParseError> for GiveUp {
 type Read<T> = Result<T, GiveUp>;
 
 /// The entry on this line if it is an ordinary `message` entry; `None` to let the
-/// general path read it (see the module docs). Its texts (the content of text,
-/// thinking and image blocks) are written into `arena`, readable once it is sealed.
-pub(super) fn message_entry(line: &str, arena: &mut TextArena) -> Option<Entry> {
-    read_entry(line, arena).ok()
+/// general path read it (see the module docs). Its texts are written into `arena`,
+/// readable once it is sealed; so the entry comes with its id's hash, taken with
+/// `keys` while the id was still at hand.
+pub(super) fn message_entry(
+    line: &str,
+    arena: &mut TextArena,
+    keys: &IdKeys,
+) -> Option<(Entry, u64)> {
+    read_entry(line, arena, keys).ok()
 }
 
-fn read_entry(line: &str, arena: &mut TextArena) -> Read<Entry> {
+fn read_entry(line: &str, arena: &mut TextArena, keys: &IdKeys) -> Read<(Entry, u64)> {
     let mut r = PullReader::new(line);
     r.begin_object()?;
     let (mut is_message, mut id, mut parent_id, mut timestamp, mut message) =
         (false, None, None, None, None);
+    let mut id_hash = 0;
     while let Some(key) = r.next_key()? {
         match &*key {
             "type" => {
@@ -57,7 +64,12 @@ fn read_entry(line: &str, arena: &mut TextArena) -> Read<Entry> {
                 }
                 is_message = true;
             }
-            "id" => id = opt_text(&mut r, arena)?,
+            "id" => {
+                // A `null` id is the general path's to reject.
+                let text = r.read_str()?;
+                id_hash = IdIndex::hash_with(keys, &text);
+                id = Some(arena.add(&text));
+            }
             "parentId" => parent_id = opt_text(&mut r, arena)?,
             "timestamp" => timestamp = opt_text(&mut r, arena)?,
             "message" => message = Some(read_message(&mut r, arena)?),
@@ -66,12 +78,15 @@ fn read_entry(line: &str, arena: &mut TextArena) -> Read<Entry> {
     }
     r.finish()?;
     match (is_message, id, message) {
-        (true, Some(id), Some(message)) => Ok(Entry {
-            id,
-            parent_id,
-            timestamp: timestamp.unwrap_or_default(),
-            kind: EntryKind::Message(message),
-        }),
+        (true, Some(id), Some(message)) => Ok((
+            Entry {
+                id,
+                parent_id,
+                timestamp: timestamp.unwrap_or_default(),
+                kind: EntryKind::Message(message),
+            },
+            id_hash,
+        )),
         _ => Err(GiveUp),
     }
 }
@@ -365,12 +380,13 @@ mod tests {
     /// The fast path either declines or gives exactly the general path's entry
     /// (with no problem); returns whether it took the line.
     fn agrees(line: &str) -> bool {
-        let mut arena = TextArena::new();
-        let fast = message_entry(line, &mut arena);
+        let (mut arena, keys) = (TextArena::new(), IdKeys::new());
+        let fast = message_entry(line, &mut arena, &keys);
         drop(arena);
         match fast {
             None => false,
-            Some(fast) => {
+            Some((fast, id_hash)) => {
+                assert_eq!(id_hash, IdIndex::hash_with(&keys, &fast.id), "{line}");
                 assert_eq!(general(line), Some((fast, false)), "{line}");
                 true
             }

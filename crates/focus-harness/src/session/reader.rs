@@ -124,7 +124,9 @@ const HEADER_WINDOW_BYTES: usize = 4096;
 // allocation per line for nothing.
 #[allow(clippy::large_enum_variant)]
 enum Decoded {
-    Entry(Entry, Option<LoadProblem>),
+    /// An entry, what was wrong with it, and its id's hash when the fast path
+    /// already took it (the id may be in an arena not sealed yet).
+    Entry(Entry, Option<LoadProblem>, Option<u64>),
     Problem(LoadProblem),
 }
 
@@ -290,11 +292,12 @@ pub(super) fn parse_source_for_tree<S: Source + ?Sized>(
 /// Parses one entry line: an ordinary message entry straight into an [`Entry`]
 /// ([`super::direct`]), anything else (or anything unusual) through a JSON tree.
 ///
-/// The fast path's texts go into `arena`; they can be read once it is sealed.
-fn decode_line(number: usize, line: &[u8], arena: &mut TextArena) -> Decoded {
+/// The fast path's texts go into `arena`; they can be read once it is sealed, so
+/// it hashes the entry's id (with `keys`) as it reads it.
+fn decode_line(number: usize, line: &[u8], arena: &mut TextArena, keys: &IdKeys) -> Decoded {
     if let Ok(text) = std::str::from_utf8(line) {
-        if let Some(entry) = super::direct::message_entry(text, arena) {
-            return Decoded::Entry(entry, None);
+        if let Some((entry, id_hash)) = super::direct::message_entry(text, arena, keys) {
+            return Decoded::Entry(entry, None, Some(id_hash));
         }
     }
     match decode_line_to_value(number, line) {
@@ -314,7 +317,7 @@ fn decode_value(number: usize, value: Value) -> Decoded {
                     entry.id
                 )),
             });
-            Decoded::Entry(entry, problem)
+            Decoded::Entry(entry, problem, None)
         }
         Err(why) => Decoded::Problem(LoadProblem {
             line: number,
@@ -381,14 +384,13 @@ fn decode_range<S: Source + ?Sized>(
 ) -> io::Result<(Part, usize)> {
     let mut lines = LineReader::new(source, range, WINDOW_BYTES);
     let mut part = Part::default();
-    // One arena per thread. Its texts (ids among them) can be read once it is
-    // sealed, so the ids are hashed after that.
+    // One arena per thread, sealed before the entries leave (their texts can be
+    // read from then on).
     let mut arena = TextArena::new();
     while let Some((number, line)) = lines.next_line()? {
-        part.add(decode_line(number, line, &mut arena));
+        part.add(decode_line(number, line, &mut arena, keys), keys);
     }
     arena.seal();
-    part.hash_ids(keys);
     Ok((part, lines.lines_passed()))
 }
 
@@ -403,10 +405,15 @@ struct Part {
 }
 
 impl Part {
-    /// Adds the next decoded line.
-    fn add(&mut self, decoded: Decoded) {
+    /// Adds the next decoded line, with its id's hash (taken with `keys` if the
+    /// decoder did not take it).
+    fn add(&mut self, decoded: Decoded, keys: &IdKeys) {
         match decoded {
-            Decoded::Entry(entry, problem) => {
+            Decoded::Entry(entry, problem, id_hash) => {
+                // Without a hash from the decoder, the id is a text of its own
+                // (the general path), readable now.
+                let hash = id_hash.unwrap_or_else(|| IdIndex::hash_with(keys, &entry.id));
+                self.hashes.push(hash);
                 if matches!(entry.kind, EntryKind::Label { .. }) {
                     self.labels.push(self.entries.len());
                 }
@@ -415,15 +422,6 @@ impl Part {
             }
             Decoded::Problem(problem) => self.problems.push(problem),
         }
-    }
-
-    /// Hashes every entry's id with `keys` (once all are added and readable).
-    fn hash_ids(&mut self, keys: &IdKeys) {
-        self.hashes = self
-            .entries
-            .iter()
-            .map(|entry| IdIndex::hash_with(keys, &entry.id))
-            .collect();
     }
 }
 
@@ -448,14 +446,13 @@ fn decode_old_version<S: Source + ?Sized>(
                 numbers.push(number);
                 values.push(value);
             }
-            Err(problem) => part.add(Decoded::Problem(problem)),
+            Err(problem) => part.add(Decoded::Problem(problem), keys),
         }
     }
     migrate_to_current(version, &mut values);
     for (number, value) in numbers.into_iter().zip(values) {
-        part.add(decode_value(number, value));
+        part.add(decode_value(number, value), keys);
     }
-    part.hash_ids(keys);
     Ok((vec![part], lines_before + lines.lines_passed()))
 }
 
