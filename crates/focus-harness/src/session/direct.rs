@@ -411,6 +411,45 @@ mod tests {
     }
 
     #[test]
+    fn every_string_of_a_message_line_lands_in_the_arena() {
+        let (mut arena, keys) = (TextArena::new(), IdKeys::new());
+        let (entry, _) = message_entry(ASSISTANT, &mut arena, &keys).unwrap();
+        drop(arena);
+        let Entry {
+            id,
+            parent_id: Some(parent_id),
+            timestamp,
+            kind: EntryKind::Message(Message::Assistant(m)),
+        } = &entry
+        else {
+            panic!("not an assistant message: {entry:?}");
+        };
+        let Content::ToolCall(call) = &m.content[2] else {
+            panic!("not a tool call: {:?}", m.content[2]);
+        };
+        let texts = [
+            id,
+            parent_id,
+            timestamp,
+            &m.api,
+            &m.provider,
+            &m.model,
+            &call.id,
+            &call.name,
+        ];
+        // One block, written in the order of the line: the strings lie within
+        // a line's length of the first.
+        let first = id.as_ptr() as usize;
+        for text in texts {
+            let at = text.as_ptr() as usize;
+            assert!(
+                at >= first && at + text.len() <= first + ASSISTANT.len(),
+                "{text:?} is not in the arena's block"
+            );
+        }
+    }
+
+    #[test]
     fn anything_unusual_is_left_to_the_general_path() {
         for line in [
             // Other entry types, custom roles.
