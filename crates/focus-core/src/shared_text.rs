@@ -58,7 +58,7 @@ impl Drop for Block {
 /// Buffers of blocks no text points into any more, for the next arena to write
 /// into. Loading a session again in the same process (switching back to it, the
 /// RPC mode's `switch_session`) then fills memory the process already has: fresh
-/// memory costs a page fault per 4 KiB page, about half the time of a first load.
+/// memory costs a page fault per 4 KiB page, some 40% of the time of a first load.
 static SPARE_BUFFERS: Mutex<SpareBuffers> = Mutex::new(SpareBuffers::new(SPARE_LIMIT_BYTES));
 
 /// The most [`SPARE_BUFFERS`] keeps; past it, buffers go back to the allocator.
