@@ -6,7 +6,7 @@
 //! (calls needing approval are denied, and the model is told not to retry).
 
 pub use focus_tools::gates::{ApprovalAnswer, ApprovalRequest, Approver};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 
 /// The approver a mode hands to the gate.
@@ -28,7 +28,7 @@ impl PendingApproval {
 
 /// Forwards approval requests into a channel of `T` (wrapped by `wrap`).
 pub struct ChannelApprover<T> {
-    sender: Mutex<Sender<T>>,
+    sender: Mutex<SyncSender<T>>,
     wrap: fn(PendingApproval) -> T,
 }
 
@@ -57,7 +57,7 @@ impl<T: Send> Approver for ChannelApprover<T> {
 
 /// An approver that asks through `sender`.
 pub fn ask_through<T: Send + 'static>(
-    sender: Sender<T>,
+    sender: SyncSender<T>,
     wrap: fn(PendingApproval) -> T,
 ) -> AskUser {
     Arc::new(ChannelApprover {

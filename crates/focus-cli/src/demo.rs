@@ -129,6 +129,7 @@ impl Provider for DemoProvider {
                 name: name.clone().into(),
                 arguments: Value::Object(Default::default()),
                 thought_signature: None,
+                invalid_arguments: None,
             }));
             sink(&StreamEvent::ToolCallStart { index: 1 }, &message);
             if let Some(Content::ToolCall(call)) = message.content.get_mut(1) {

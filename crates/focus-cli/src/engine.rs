@@ -382,6 +382,12 @@ impl Engine {
     }
 }
 
+/// How many inputs (keys, stdin lines, agent events) a mode's loop may have
+/// waiting. The threads that feed it wait when it is full: an agent streaming
+/// faster than the screen or the client can take it is slowed down, and memory
+/// stays flat.
+pub const INPUT_QUEUE_CAPACITY: usize = 1024;
+
 /// Follows `run` to its end on a thread of its own, for the modes that keep
 /// reading input while the agent works: every event but the last goes to `inputs`
 /// as `event(…)` (until nobody listens), then the final `AgentEnd` and the history
@@ -389,7 +395,7 @@ impl Engine {
 /// `AgentEnd` (a bug) is reported as one that ended with an error.
 pub fn follow_run<T: Send + 'static>(
     run: AgentRun,
-    inputs: std::sync::mpsc::Sender<T>,
+    inputs: std::sync::mpsc::SyncSender<T>,
     event: fn(AgentEvent) -> T,
     finished: fn(AgentEvent, Vec<Message>) -> T,
 ) {

@@ -268,6 +268,7 @@ mod tests {
                         name: "bash".into(),
                         arguments: focus_core::json_object! {"command" => "echo \"<b>\""},
                         thought_signature: None,
+                        invalid_arguments: None,
                     }),
                 ],
                 model: "m".into(),

@@ -11,20 +11,41 @@ const MAX_TEXT_ATTACHMENT: u64 = 1024 * 1024;
 /// The largest image attached.
 const MAX_IMAGE_ATTACHMENT: u64 = 20 * 1024 * 1024;
 
+/// The most bytes of piped stdin taken as a prompt: 32 MiB, some eight million
+/// tokens, beyond any model's context window. Past it focus stops reading and
+/// refuses, instead of reading `/dev/zero` until memory runs out.
+pub const MAX_PIPED_STDIN: u64 = 32 * 1024 * 1024;
+
 /// Reads all of stdin when it is not a terminal (piped or redirected); `None` when
-/// it is a terminal or empty.
-pub fn read_piped_stdin() -> Option<String> {
+/// it is a terminal or empty. More than [`MAX_PIPED_STDIN`] bytes is an error that
+/// says so (nothing past the limit is read).
+pub fn read_piped_stdin() -> Result<Option<String>, String> {
     if crate::terminal::is_tty(crate::terminal::STDIN) {
-        return None;
+        return Ok(None);
     }
+    read_prompt_from(std::io::stdin().lock(), MAX_PIPED_STDIN)
+}
+
+/// Reads at most `limit` bytes of `input` as a prompt (see [`read_piped_stdin`]).
+pub fn read_prompt_from(input: impl Read, limit: u64) -> Result<Option<String>, String> {
     let mut bytes = Vec::new();
-    std::io::stdin().read_to_end(&mut bytes).ok()?;
+    input
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read the prompt from stdin: {e}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!(
+            "stdin holds more than {} MiB, the most focus takes as a prompt; it stopped \
+             reading there. Pipe a smaller input, or point the model at a file instead",
+            limit / (1024 * 1024)
+        ));
+    }
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    if text.trim().is_empty() {
+    Ok(if text.trim().is_empty() {
         None
     } else {
         Some(text)
-    }
+    })
 }
 
 /// One attached file as content blocks: an image block, or the text wrapped in a
@@ -108,6 +129,17 @@ pub fn first_prompt_content(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn piped_input_past_the_limit_is_refused_without_reading_it_all() {
+        // An endless source, like /dev/zero: the read must stop at the limit.
+        let endless = std::io::repeat(b'x');
+        let error = read_prompt_from(endless, 4 * 1024 * 1024).unwrap_err();
+        assert!(error.contains("more than 4 MiB"), "{error}");
+        let fits = read_prompt_from(&b"  hello\n"[..], 8).unwrap();
+        assert_eq!(fits.as_deref(), Some("  hello\n"));
+        assert_eq!(read_prompt_from(&b" \n"[..], 8).unwrap(), None);
+    }
 
     #[test]
     fn text_and_image_attachments() {

@@ -114,7 +114,10 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
         let request = setup::session_request(args);
         return Ok(modes::rpc::serve(args, &cwd, &request));
     }
-    let piped = input::read_piped_stdin();
+    let piped = input::read_piped_stdin().map_err(|message| setup::SetupError {
+        message,
+        usage: false,
+    })?;
     let interactive_terminal =
         terminal::is_tty(terminal::STDIN) && terminal::is_tty(terminal::STDOUT);
     let print =
@@ -139,7 +142,7 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
     let prompts = build_prompts(args, piped.as_deref())?;
     if !print {
         // The UI's channel exists before the engine so the gate can ask through it.
-        let (sender, receiver) = std::sync::mpsc::channel();
+        let (sender, receiver) = std::sync::mpsc::sync_channel(engine::INPUT_QUEUE_CAPACITY);
         let ask = approval::ask_through(sender.clone(), modes::interactive::Input::Approval);
         let (mut engine, choice) = setup::build_engine(args, &cwd, &request, Some(ask))?;
         return Ok(modes::interactive::run(

@@ -92,7 +92,9 @@ fn time_loop(calls_per_turn: usize) -> Sample {
             let mut config = AgentConfig::new(provider);
             config.tools = vec![tool.clone()];
             let prompt = vec![Message::User(UserMessage::text("go", 1))];
-            let history = run_agent(&config, Vec::new(), prompt, &AgentHandle::new(), &sender);
+            let history = run_agent(&config, Vec::new(), prompt, &AgentHandle::new(), &|e| {
+                let _ = sender.send(e);
+            });
             assert_eq!(history.len(), 1 + TURNS + (TURNS - 1) * calls_per_turn);
         }
         drop(sender);

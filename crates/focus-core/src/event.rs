@@ -11,6 +11,11 @@ use crate::message::{AssistantMessage, Content, Message, ToolResultMessage};
 use crate::provider::StreamEvent;
 use crate::tool::ToolOutput;
 
+/// Where a run sends its events: called once per event, in order, from the loop's
+/// thread and from tool threads (hence `Sync`). It may block to slow the run down
+/// (a bounded channel), and must not fail: a consumer that went away is ignored.
+pub type EventSink<'a> = dyn Fn(AgentEvent) + Sync + 'a;
+
 /// Why a run ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EndReason {
@@ -56,12 +61,18 @@ pub enum AgentEvent {
         /// The message (for an assistant message, the partial one so far).
         message: Message,
     },
-    /// The streaming assistant message changed.
+    /// The streaming assistant message changed. The event says what changed, never
+    /// the whole message so far: a consumer that needs the partial message folds the
+    /// updates into its own copy ([`crate::event_lines::EventLines`] does, for pi's
+    /// JSON lines). An answer of N deltas thus costs O(N) to report, not O(N²).
     MessageUpdate {
-        /// The partial message after `event` was applied.
-        message: AssistantMessage,
-        /// What changed.
+        /// What changed: the block's index and, for a delta, the new text.
         event: StreamEvent,
+        /// The block `event` is about, for the start and end events (`text_start`
+        /// … `toolcall_end`): as it opened (a tool call's id and name) or as it
+        /// closed (its whole text, signature, parsed arguments). Cheap to carry: a
+        /// closed block's texts are shared, not copied. `None` for deltas.
+        block: Option<Content>,
     },
     /// A message is final.
     MessageEnd {
@@ -144,39 +155,26 @@ impl ToJson for ToolOutput {
 }
 
 impl StreamEvent {
-    /// pi's `assistantMessageEvent` object: the event's own fields plus `partial`
-    /// (the message after the event); `text_end`/`thinking_end` carry the block's full
-    /// `content`, `toolcall_end` the parsed `toolCall`, `done` the `message`, `error`
-    /// the message as `error`.
-    pub fn to_json_with(&self, partial: &AssistantMessage) -> Value {
+    /// pi's `assistantMessageEvent` object without its `partial`: the event's own
+    /// fields, plus the closed block's whole `content` for `text_end` and
+    /// `thinking_end` and the parsed `toolCall` for `toolcall_end` (taken from
+    /// `block`, the block as it closed).
+    pub fn to_json_with_block(&self, block: Option<&Content>) -> Value {
         let mut json = self.to_json();
         let Some(o) = json.as_object_mut() else {
             return json;
         };
-        let block = |index: usize| partial.content.get(index);
-        match self {
-            StreamEvent::TextEnd { index } => {
-                if let Some(Content::Text { text, .. }) = block(*index) {
-                    o.push("content".into(), text.as_str().into());
-                }
+        match (self, block) {
+            (StreamEvent::TextEnd { .. }, Some(Content::Text { text, .. })) => {
+                o.push("content".into(), text.as_str().into());
             }
-            StreamEvent::ThinkingEnd { index } => {
-                if let Some(Content::Thinking { thinking, .. }) = block(*index) {
-                    o.push("content".into(), thinking.as_str().into());
-                }
+            (StreamEvent::ThinkingEnd { .. }, Some(Content::Thinking { thinking, .. })) => {
+                o.push("content".into(), thinking.as_str().into());
             }
-            StreamEvent::ToolCallEnd { index } => {
-                if let Some(Content::ToolCall(call)) = block(*index) {
-                    o.push("toolCall".into(), call.to_json());
-                }
+            (StreamEvent::ToolCallEnd { .. }, Some(Content::ToolCall(call))) => {
+                o.push("toolCall".into(), call.to_json());
             }
             _ => {}
-        }
-        let message = Message::Assistant(partial.clone()).to_json();
-        match self {
-            StreamEvent::Done { .. } => o.push("message".into(), message),
-            StreamEvent::Error { .. } => o.push("error".into(), message),
-            _ => o.push("partial".into(), message),
         }
         json
     }
@@ -184,7 +182,7 @@ impl StreamEvent {
 
 impl ToJson for StreamEvent {
     /// The event's own fields (`type`, `contentIndex`, `delta`, `reason`), without the
-    /// partial message; see [`StreamEvent::to_json_with`] for pi's full form.
+    /// partial message; see [`crate::event_lines::EventLines`] for pi's full line.
     fn to_json(&self) -> Value {
         let mut o = Object::new();
         o.push("type".into(), self.type_name().into());
@@ -231,7 +229,8 @@ impl AgentEvent {
 }
 
 impl ToJson for AgentEvent {
-    /// One line of `focus --mode json`, in pi's shape.
+    /// The event as JSON, in pi's shape; `message_update` lacks pi's `partial` and
+    /// `message` (see [`crate::event_lines::EventLines`], which adds them).
     fn to_json(&self) -> Value {
         let mut o = Object::new();
         o.push("type".into(), self.type_name().into());
@@ -267,11 +266,12 @@ impl ToJson for AgentEvent {
             AgentEvent::MessageStart { message } | AgentEvent::MessageEnd { message } => {
                 o.push("message".into(), message.to_json());
             }
-            AgentEvent::MessageUpdate { message, event } => {
-                o.push("assistantMessageEvent".into(), event.to_json_with(message));
+            // Without the partial message, which the event does not carry; see
+            // `event_lines` for pi's full line.
+            AgentEvent::MessageUpdate { event, block } => {
                 o.push(
-                    "message".into(),
-                    Message::Assistant(message.clone()).to_json(),
+                    "assistantMessageEvent".into(),
+                    event.to_json_with_block(block.as_ref()),
                 );
             }
             AgentEvent::ToolExecutionStart {

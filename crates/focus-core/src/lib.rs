@@ -4,7 +4,7 @@
 //! processes. Reading order: [`json`] (the codec every other crate speaks),
 //! [`message`] (what a conversation is made of), [`cancel`] (how work is stopped),
 //! [`provider`] (how a model is called, as a stream of events), [`tool`] (what the
-//! model can call), [`event`] (what the agent reports), [`agent`] (the loop); [`overflow`]
+//! model can call), [`event`] (what the agent reports; [`event_lines`] prints it as pi's JSON lines), [`agent`] (the loop); [`overflow`]
 //! tells a context-overflow failure from others; [`scan`] is a
 //! byte-search helper the parser and the session reader share, [`shared_text`] the
 //! string type that lets copies of a message share its texts, and [`rng`] the seeded
@@ -13,6 +13,7 @@
 pub mod agent;
 pub mod cancel;
 pub mod event;
+pub mod event_lines;
 pub mod json;
 pub mod message;
 pub mod overflow;

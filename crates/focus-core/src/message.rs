@@ -42,6 +42,11 @@ pub struct ToolCall {
     pub arguments: Value,
     /// Gemini's `thoughtSignature` (also used for other opaque per-call metadata).
     pub thought_signature: Option<SharedText>,
+    /// Why the arguments the model streamed are not valid JSON (the parse error),
+    /// when they are not. `arguments` then holds a lenient reading, to show and to
+    /// send back; the loop never runs such a call and tells the model why. Not
+    /// part of the JSON form: a session keeps the call and the error result.
+    pub invalid_arguments: Option<String>,
 }
 
 /// Why an assistant message ended.
@@ -285,6 +290,7 @@ impl FromJson for ToolCall {
                 .opt_field::<Value>("arguments")?
                 .unwrap_or_else(|| Value::Object(Object::new())),
             thought_signature: v.opt_field("thoughtSignature")?,
+            invalid_arguments: None,
         })
     }
 }

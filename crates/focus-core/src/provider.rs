@@ -159,10 +159,12 @@ pub enum StreamEvent {
     ThinkingEnd { index: usize },
     /// A tool-call block opened (its id and name are known).
     ToolCallStart { index: usize },
-    /// A fragment of the arguments' JSON text; the partial message holds the
-    /// arguments parsed so far (leniently).
+    /// A fragment of the arguments' JSON text. The partial message's arguments stay
+    /// as they opened (`{}`) until `ToolCallEnd`: parsing a growing text on every
+    /// fragment would cost the square of its length.
     ToolCallDelta { index: usize, delta: String },
-    /// A tool call is complete, its arguments fully parsed.
+    /// A tool call is complete, its arguments parsed strictly (see
+    /// `ToolCall::invalid_arguments` for text that was not valid JSON).
     ToolCallEnd { index: usize },
     /// The message ended normally (`Stop`, `Length` or `ToolUse`).
     Done { reason: StopReason },
@@ -171,6 +173,34 @@ pub enum StreamEvent {
 }
 
 impl StreamEvent {
+    /// The index of the block the event is about (`None` for `Start`, `Done`, `Error`).
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            StreamEvent::TextStart { index }
+            | StreamEvent::TextDelta { index, .. }
+            | StreamEvent::TextEnd { index }
+            | StreamEvent::ThinkingStart { index }
+            | StreamEvent::ThinkingDelta { index, .. }
+            | StreamEvent::ThinkingEnd { index }
+            | StreamEvent::ToolCallStart { index }
+            | StreamEvent::ToolCallDelta { index, .. }
+            | StreamEvent::ToolCallEnd { index } => Some(*index),
+            StreamEvent::Start | StreamEvent::Done { .. } | StreamEvent::Error { .. } => None,
+        }
+    }
+
+    /// Whether the event opens or closes a block (as opposed to a delta or the
+    /// message's own start and end).
+    pub fn opens_or_closes_a_block(&self) -> bool {
+        self.index().is_some()
+            && !matches!(
+                self,
+                StreamEvent::TextDelta { .. }
+                    | StreamEvent::ThinkingDelta { .. }
+                    | StreamEvent::ToolCallDelta { .. }
+            )
+    }
+
     /// The pi-compatible event type name (`text_delta`, `toolcall_end`, `done`…).
     pub fn type_name(&self) -> &'static str {
         match self {

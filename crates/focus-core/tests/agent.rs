@@ -275,7 +275,9 @@ fn steering_arrives_after_the_whole_tool_batch_and_before_the_next_call() {
     let tools: Vec<Arc<dyn Tool>> = vec![Arc::new(steer), Arc::new(FnTool::echo())];
     let cfg = config(&provider, tools);
     let (sender, events) = mpsc::channel();
-    let history = run_agent(&cfg, Vec::new(), vec![user("do X")], &handle, &sender);
+    let history = run_agent(&cfg, Vec::new(), vec![user("do X")], &handle, &|e| {
+        let _ = sender.send(e);
+    });
     drop(sender);
     let out = finish(events, history);
     assert_eq!(out.reason, EndReason::Completed);
@@ -306,7 +308,9 @@ fn follow_ups_wait_until_the_agent_would_stop() {
     ]));
     let cfg = config(&provider, vec![Arc::new(FnTool::echo())]);
     let (sender, events) = mpsc::channel();
-    let history = run_agent(&cfg, Vec::new(), vec![user("do X")], &handle, &sender);
+    let history = run_agent(&cfg, Vec::new(), vec![user("do X")], &handle, &|e| {
+        let _ = sender.send(e);
+    });
     drop(sender);
     let out = finish(events, history);
     assert_eq!(out.reason, EndReason::Completed);
@@ -326,7 +330,7 @@ fn follow_ups_wait_until_the_agent_would_stop() {
 }
 
 fn wait_for(
-    events: &Receiver<AgentEvent>,
+    events: &focus_core::agent::EventReceiver,
     seen: &mut Vec<AgentEvent>,
     what: fn(&AgentEvent) -> bool,
 ) {
@@ -628,6 +632,7 @@ fn the_checkers_catch_broken_histories_and_event_streams() {
             name: "echo".into(),
             arguments: focus_core::json_object! {},
             thought_signature: None,
+            invalid_arguments: None,
         })
     };
     let asst = Message::Assistant(AssistantMessage {
@@ -660,8 +665,8 @@ fn the_checkers_catch_broken_histories_and_event_streams() {
         .contains("no pending"));
 
     let update = AgentEvent::MessageUpdate {
-        message: AssistantMessage::default(),
         event: focus_core::provider::StreamEvent::Start,
+        block: None,
     };
     let end = AgentEvent::AgentEnd {
         messages: vec![],
@@ -703,6 +708,7 @@ fn call_content(id: &str) -> Content {
         name: "echo".into(),
         arguments: focus_core::json_object! { "text" => "x" },
         thought_signature: None,
+        invalid_arguments: None,
     })
 }
 
@@ -868,7 +874,9 @@ fn undelivered_messages_stay_queued_for_the_caller() {
     cfg.max_turns = 1;
     handle.follow_up(user("later"));
     let (sender, events) = mpsc::channel();
-    let history = run_agent(&cfg, Vec::new(), vec![user("go")], &handle, &sender);
+    let history = run_agent(&cfg, Vec::new(), vec![user("go")], &handle, &|e| {
+        let _ = sender.send(e);
+    });
     drop(sender);
     let out = finish(events, history);
     assert_eq!(out.reason, EndReason::TurnLimit(1));
@@ -888,7 +896,9 @@ fn undelivered_messages_stay_queued_for_the_caller() {
         Vec::new(),
         vec![user("go")],
         &handle,
-        &sender,
+        &|e| {
+            let _ = sender.send(e);
+        },
     );
     drop(sender);
     let out = finish(events, history);

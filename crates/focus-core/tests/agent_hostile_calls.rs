@@ -86,3 +86,36 @@ fn hundreds_of_parallel_calls_all_get_results() {
     let history = run(reply, vec![Arc::new(FnTool::echo())]);
     assert_eq!(results(&history), 500);
 }
+
+#[test]
+fn arguments_cut_mid_string_are_never_repaired_into_a_call() {
+    let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = ran.clone();
+    let bash: Arc<dyn Tool> = Arc::new(FnTool::new("bash", "{}", move |_, _| {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        ToolOutput::text("ran")
+    }));
+    // A stream cut mid-string: a lenient reading would give a shorter path to delete.
+    let reply = Reply::new().call(
+        "c1",
+        "bash",
+        r#"{"command": "rm -rf ./build-cache-of-the-pro"#,
+    );
+    let history = run(reply, vec![bash]);
+    assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 0, "not run");
+    let result = history
+        .iter()
+        .find_map(|m| match m {
+            Message::ToolResult(r) => Some(r),
+            _ => None,
+        })
+        .unwrap();
+    assert!(result.is_error);
+    let text: String = result
+        .content
+        .iter()
+        .filter_map(focus_core::message::Content::as_text)
+        .collect();
+    assert!(text.contains("not valid JSON"), "{text}");
+    assert!(text.contains("not executed"), "{text}");
+}

@@ -1,4 +1,4 @@
-//! `focus --mode json` prints `AgentEvent::to_json` lines; they must have pi's shape.
+//! `focus --mode json` prints events through `EventLines`; they must have pi's shape.
 //! We replay the task of pi's recorded JSON events (a bash call, its output, an
 //! answer) through the scripted provider and compare event order and field names
 //! with /work/shared/reference/pi-samples/pi-json-events.jsonl.
@@ -10,6 +10,7 @@ use std::sync::Arc;
 use focus_core::agent::testing::{FnTool, Reply, ScriptedProvider};
 use focus_core::agent::{spawn_agent, AgentConfig};
 use focus_core::event::{AgentEvent, EndReason};
+use focus_core::event_lines::EventLines;
 use focus_core::json::{parse_str, ToJson, Value};
 use focus_core::message::{Message, UserMessage};
 use focus_core::tool::ToolOutput;
@@ -62,7 +63,15 @@ fn our_events() -> Vec<Value> {
     let run = spawn_agent(config, Vec::new(), vec![prompt]);
     let events: Vec<AgentEvent> = run.events.iter().collect();
     run.join();
-    events.iter().map(ToJson::to_json).collect()
+    // As `focus --mode json` prints them: through EventLines, which adds the
+    // partial message to every update.
+    let mut writer = EventLines::new();
+    let mut out = Vec::new();
+    for event in &events {
+        writer.write(event, &mut out).unwrap();
+    }
+    let text = String::from_utf8(out).unwrap();
+    text.lines().map(|l| parse_str(l).unwrap()).collect()
 }
 
 /// Event types in order, runs of updates collapsed to one.

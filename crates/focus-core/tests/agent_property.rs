@@ -131,7 +131,9 @@ fn one_run(seed: u64) -> Result<&'static str, String> {
     };
     let initial = history.clone();
     let (sender, receiver) = mpsc::channel();
-    let history = run_agent(&config, history, prompts, &handle, &sender);
+    let history = run_agent(&config, history, prompts, &handle, &|e| {
+        let _ = sender.send(e);
+    });
     drop(sender);
     let events: Vec<AgentEvent> = receiver.iter().collect();
     check_event_grammar(&events).map_err(|e| format!("event grammar: {e}"))?;

@@ -60,6 +60,7 @@ fn message(i: usize) -> Message {
                     name: "read".into(),
                     arguments: json_object! { "path" => format!("src/file_{i}.rs") },
                     thought_signature: None,
+                    invalid_arguments: None,
                 }),
             ],
             api: "anthropic-messages".into(),

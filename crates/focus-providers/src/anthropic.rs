@@ -280,6 +280,8 @@ pub struct Decoder {
     /// such as `server_tool_use` or `web_search_tool_result`, which are skipped).
     blocks: Vec<(u64, Option<usize>)>,
     stop_seen: bool,
+    /// `message_stop` arrived: the stream is over (see `StreamDecoder::is_done`).
+    message_stop_seen: bool,
     usage: Usage,
 }
 
@@ -390,7 +392,10 @@ impl StreamDecoder for Decoder {
                 }
                 self.merge_usage(&data["usage"], out);
             }
-            "message_stop" => self.stop_seen = true,
+            "message_stop" => {
+                self.stop_seen = true;
+                self.message_stop_seen = true;
+            }
             "error" => {
                 let error = &data["error"];
                 let message = error["message"].as_str().unwrap_or("unknown error");
@@ -399,6 +404,10 @@ impl StreamDecoder for Decoder {
             }
             _ => {} // ping and unknown future events
         }
+    }
+
+    fn is_done(&self) -> bool {
+        self.message_stop_seen
     }
 
     fn on_end(&mut self, out: &mut MessageBuilder<'_, '_>) {

@@ -20,9 +20,8 @@ pub fn ignore_events(_: &StreamEvent, _: &AssistantMessage) {}
 pub struct MessageBuilder<'a, 'b> {
     message: AssistantMessage,
     sink: &'a mut StreamSink<'b>,
-    /// Raw argument text per content index (tool-call blocks only), with the
-    /// length at which it was last parsed.
-    raw_arguments: Vec<(usize, String, usize)>,
+    /// Raw argument text per content index (tool-call blocks only).
+    raw_arguments: Vec<(usize, String)>,
     /// Indexes of blocks opened but not yet closed.
     open: Vec<usize>,
     started: bool,
@@ -198,8 +197,9 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
             name: name.into(),
             arguments: Value::Object(Object::new()),
             thought_signature: None,
+            invalid_arguments: None,
         }));
-        self.raw_arguments.push((index, String::new(), 0));
+        self.raw_arguments.push((index, String::new()));
         self.emit(StreamEvent::ToolCallStart { index });
         index
     }
@@ -242,41 +242,36 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
         self.emit(event);
     }
 
-    /// Appends a fragment of a tool call's argument JSON; the arguments in the
-    /// partial message are re-parsed leniently.
+    /// Appends a fragment of a tool call's argument JSON. The text is kept whole
+    /// and parsed once, strictly, when the call closes: the partial message's
+    /// arguments stay `{}` until then (a consumer that wants a preview reads the
+    /// deltas; re-parsing the growing text per fragment costs the square of it).
     pub fn append_arguments(&mut self, index: usize, fragment: &str) {
         if !self.is_open(index) {
             return;
         }
-        let Some((_, raw, parsed_at)) = self.raw_arguments.iter_mut().find(|(i, _, _)| *i == index)
-        else {
+        let Some((_, raw)) = self.raw_arguments.iter_mut().find(|(i, _)| *i == index) else {
             return;
         };
         raw.push_str(fragment);
-        // Re-parsing the whole text on every fragment is quadratic for a long
-        // argument (a file being written). Past 4 KiB, re-parse only after the text
-        // grew by an eighth: the preview lags a little, the total cost stays linear.
-        if raw.len() <= 4096 || raw.len() - *parsed_at >= raw.len() / 8 {
-            *parsed_at = raw.len();
-            let parsed = parse_partial(raw);
-            if let Some(Content::ToolCall(call)) = self.message.content.get_mut(index) {
-                call.arguments = parsed;
-            }
-        }
         self.emit(StreamEvent::ToolCallDelta {
             index,
             delta: fragment.to_string(),
         });
     }
 
+    /// Whether argument text has arrived for the open tool call at `index`.
+    pub fn has_argument_text(&self, index: usize) -> bool {
+        self.raw_arguments
+            .iter()
+            .any(|(i, raw)| *i == index && !raw.is_empty())
+    }
+
     /// Replaces the complete arguments of a tool call that arrived whole (Gemini).
     pub fn set_arguments(&mut self, index: usize, arguments: Value) {
         let text = arguments.to_json_string();
-        if let Some((_, raw, parsed_at)) =
-            self.raw_arguments.iter_mut().find(|(i, _, _)| *i == index)
-        {
+        if let Some((_, raw)) = self.raw_arguments.iter_mut().find(|(i, _)| *i == index) {
             raw.clear();
-            *parsed_at = 0;
         }
         self.append_arguments(index, &text);
     }
@@ -304,8 +299,11 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     }
 
     /// Closes the block at `index`, emitting its end event. A tool call's arguments
-    /// are parsed strictly here; text that is not valid JSON (a cut-off stream) keeps
-    /// the lenient parse. Closing twice does nothing.
+    /// are parsed strictly here. Text that is not valid JSON (a stream cut off
+    /// mid-string, a model that wrote nonsense) is never repaired into arguments to
+    /// run: the call keeps a lenient reading to show, and `invalid_arguments` says
+    /// why, so the loop answers it with the parse error instead of running it.
+    /// Closing twice does nothing.
     pub fn close(&mut self, index: usize) {
         let Some(position) = self.open.iter().position(|&i| i == index) else {
             return;
@@ -315,13 +313,19 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
             Some(Content::Text { .. }) => StreamEvent::TextEnd { index },
             Some(Content::Thinking { .. }) => StreamEvent::ThinkingEnd { index },
             Some(Content::ToolCall(call)) => {
-                if let Some(p) = self.raw_arguments.iter().position(|(i, _, _)| *i == index) {
-                    let (_, raw, _) = self.raw_arguments.swap_remove(p);
-                    call.arguments = if raw.trim().is_empty() {
-                        Value::Object(Object::new())
+                if let Some(p) = self.raw_arguments.iter().position(|(i, _)| *i == index) {
+                    let (_, raw) = self.raw_arguments.swap_remove(p);
+                    if raw.trim().is_empty() {
+                        call.arguments = Value::Object(Object::new());
                     } else {
-                        parse_str(&raw).unwrap_or_else(|_| parse_partial(&raw))
-                    };
+                        match parse_str(&raw) {
+                            Ok(arguments) => call.arguments = arguments,
+                            Err(error) => {
+                                call.arguments = parse_partial(&raw);
+                                call.invalid_arguments = Some(error.to_string());
+                            }
+                        }
+                    }
                 }
                 StreamEvent::ToolCallEnd { index }
             }
@@ -376,7 +380,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn events_follow_the_protocol_and_arguments_parse_progressively() {
+    fn events_follow_the_protocol_and_arguments_parse_once_at_the_end() {
         let mut log: Vec<(String, String)> = Vec::new();
         let mut sink = |e: &StreamEvent, m: &AssistantMessage| {
             let args = m
@@ -410,8 +414,26 @@ mod tests {
                 "done"
             ]
         );
-        assert_eq!(log[4].1, r#"{"path":"src/ma"}"#);
+        assert_eq!(log[4].1, "{}", "no re-parsing while the text grows");
         assert_eq!(log[7].1, r#"{"path":"src/main.rs"}"#);
+        assert_eq!(m.tool_calls().next().unwrap().invalid_arguments, None);
+    }
+
+    #[test]
+    fn arguments_that_are_not_json_are_marked_not_repaired() {
+        let mut sink = |_: &StreamEvent, _: &AssistantMessage| {};
+        let mut b = MessageBuilder::new("x", "p", "m", &mut sink);
+        let c = b.open_tool_call("id1", "bash");
+        b.append_arguments(c, r#"{"command": "rm -rf ./build-cache-of-the-pro"#);
+        let m = b.finish();
+        let call = m.tool_calls().next().unwrap();
+        let why = call.invalid_arguments.as_deref().expect("marked invalid");
+        assert!(!why.is_empty());
+        // The lenient reading is kept to show what the model sent.
+        assert_eq!(
+            call.arguments["command"].as_str(),
+            Some("rm -rf ./build-cache-of-the-pro")
+        );
     }
 
     #[test]

@@ -16,6 +16,14 @@ pub trait StreamDecoder {
     /// The body has ended. Decoders check here that the API's own end marker was
     /// seen, and report a stream cut short otherwise.
     fn on_end(&mut self, out: &mut MessageBuilder<'_, '_>);
+    /// Whether the API's terminal event has been seen (`message_stop`, `[DONE]`,
+    /// `response.completed`). Nothing after it belongs to the answer: the reader
+    /// stops there, so data a server sends after it is not appended and a server
+    /// that keeps the connection open does not hold focus. Gemini has no such
+    /// event (its stream ends when the connection does), so the default is `false`.
+    fn is_done(&self) -> bool {
+        false
+    }
 }
 
 /// The decoder for a wire API name, or `None` for an unknown one.
@@ -51,12 +59,16 @@ pub fn decode_body(
     for chunk in chunks {
         sse.feed(chunk, &mut events);
         for event in events.drain(..) {
-            decoder.on_event(&event, &mut builder);
+            if !decoder.is_done() {
+                decoder.on_event(&event, &mut builder);
+            }
         }
     }
     sse.finish(&mut events);
     for event in events.drain(..) {
-        decoder.on_event(&event, &mut builder);
+        if !decoder.is_done() {
+            decoder.on_event(&event, &mut builder);
+        }
     }
     decoder.on_end(&mut builder);
     Some(builder.finish())

@@ -293,6 +293,7 @@ mod tests {
             name: "bash".into(),
             arguments: json_object! {},
             thought_signature: Some("sig".into()),
+            invalid_arguments: None,
         })
     }
 

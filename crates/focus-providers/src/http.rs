@@ -345,7 +345,14 @@ impl HttpProvider {
                         0
                     };
                     for event in events.drain(..) {
-                        decoder.on_event(&event, &mut builder);
+                        if !decoder.is_done() {
+                            decoder.on_event(&event, &mut builder);
+                        }
+                    }
+                    // The terminal event ends the answer: stop reading (dropping
+                    // the body ends curl) whatever the server does next.
+                    if decoder.is_done() {
+                        break;
                     }
                     if since_event > MAX_EVENT_BYTES {
                         let message = format!(
@@ -385,10 +392,14 @@ impl HttpProvider {
                 }
             }
         }
-        sse.finish(&mut events);
+        if !decoder.is_done() {
+            sse.finish(&mut events);
+        }
         any_event |= !events.is_empty();
         for event in events.drain(..) {
-            decoder.on_event(&event, &mut builder);
+            if !decoder.is_done() {
+                decoder.on_event(&event, &mut builder);
+            }
         }
         if cancel.is_cancelled() {
             return Ok(builder.abort());

@@ -433,6 +433,10 @@ impl StreamDecoder for Decoder {
         }
     }
 
+    fn is_done(&self) -> bool {
+        self.done_seen
+    }
+
     fn on_end(&mut self, out: &mut MessageBuilder<'_, '_>) {
         if !self.done_seen && !self.finish_seen {
             out.set_error("the stream ended before the model finished (no [DONE])");

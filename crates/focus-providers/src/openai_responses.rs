@@ -308,17 +308,11 @@ impl StreamDecoder for Decoder {
                             out.set_signature(i, &text_signature(id));
                         }
                     }
-                    "function_call" => {
-                        let streamed = match &out.message().content.get(i) {
-                            Some(Content::ToolCall(c)) => {
-                                c.arguments.as_object().is_some_and(|o| !o.is_empty())
-                            }
-                            _ => true,
-                        };
-                        if !streamed {
-                            if let Some(args) = item["arguments"].as_str() {
-                                out.append_arguments(i, args);
-                            }
+                    // The item repeats the arguments whole: take them only when
+                    // none were streamed.
+                    "function_call" if !out.has_argument_text(i) => {
+                        if let Some(args) = item["arguments"].as_str() {
+                            out.append_arguments(i, args);
                         }
                     }
                     _ => {}
@@ -363,6 +357,10 @@ impl StreamDecoder for Decoder {
             }
             _ => {}
         }
+    }
+
+    fn is_done(&self) -> bool {
+        self.finished
     }
 
     fn on_end(&mut self, out: &mut MessageBuilder<'_, '_>) {

@@ -352,6 +352,7 @@ fn mcp_tools_pass_the_gates_like_any_tool() {
         name: "test__echo".into(),
         arguments: parse_str(r#"{"text":"hi"}"#).unwrap(),
         thought_signature: None,
+        invalid_arguments: None,
     };
     let gate = |settings: &str| {
         Gatekeeper::from_settings(

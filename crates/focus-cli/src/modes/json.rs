@@ -5,6 +5,7 @@
 
 use crate::engine::Engine;
 use focus_core::event::{AgentEvent, EndReason};
+use focus_core::event_lines::EventLines;
 use focus_core::json::Value;
 use focus_core::message::Message;
 use std::io::Write;
@@ -14,10 +15,11 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
     if let Some(header) = engine.store.header_json() {
         write_line(&header);
     }
+    let mut lines = EventLines::new();
     for prompt in prompts {
         let outcome = engine.run_blocking(
             vec![prompt],
-            &mut |event| write_line(&event_json(event)),
+            &mut |event| write_event(&mut lines, event),
             &mut |notice| write_line(notice),
         );
         if outcome.reason != EndReason::Completed {
@@ -42,9 +44,11 @@ pub fn write_line(value: &Value) {
     let _ = out.flush();
 }
 
-/// The JSON form of an event (pi's shape, defined in focus-core; see
-/// docs/json-events.md).
-pub fn event_json(event: &AgentEvent) -> Value {
-    use focus_core::json::ToJson;
-    event.to_json()
+/// Writes one event as a JSON line to stdout (pi's shape, see docs/json-events.md)
+/// and flushes it. `lines` folds streamed updates into the partial message pi's
+/// `message_update` lines carry; the line goes out in pieces, never built whole.
+pub fn write_event(lines: &mut EventLines, event: &AgentEvent) {
+    let mut out = std::io::stdout().lock();
+    let _ = lines.write(event, &mut out);
+    let _ = out.flush();
 }

@@ -9,7 +9,7 @@
 //! stays well-ordered. A malformed line gets an error response and the server goes
 //! on. At end of input the server lets a running prompt finish, then exits 0.
 
-use super::json::{event_json, write_line};
+use super::json::{write_event, write_line};
 use crate::approval::{ApprovalAnswer, PendingApproval};
 use crate::args::Args;
 use crate::choose::{ModelChoice, ModelSource};
@@ -18,6 +18,7 @@ use crate::seams;
 use crate::store::SessionRequest;
 use focus_core::agent::AgentHandle;
 use focus_core::event::AgentEvent;
+use focus_core::event_lines::EventLines;
 use focus_core::json::{parse_str, Object, ToJson, Value};
 use focus_core::json_object;
 use focus_core::message::{now_ms, Content, Message, UserMessage};
@@ -25,7 +26,7 @@ use focus_core::provider::ThinkingLevel;
 use focus_harness::compaction::OverflowRecovery;
 use std::io::Read;
 use std::path::Path;
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 
 /// Longest accepted command line; longer ones are answered with an error.
 const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -50,7 +51,7 @@ pub enum Input {
 /// The state of the server between inputs.
 struct Server<'a> {
     engine: &'a mut Engine,
-    inputs: Sender<Input>,
+    inputs: SyncSender<Input>,
     running: Option<AgentHandle>,
     /// Approval requests waiting for `approve`, by request id.
     approvals: Vec<(String, PendingApproval)>,
@@ -63,7 +64,7 @@ struct Server<'a> {
 /// Builds the engine (its gate asks through this server) and serves commands
 /// until stdin closes; returns the exit code.
 pub fn serve(args: &Args, cwd: &Path, request: &SessionRequest) -> i32 {
-    let (sender, inputs) = mpsc::channel();
+    let (sender, inputs) = mpsc::sync_channel(crate::engine::INPUT_QUEUE_CAPACITY);
     let ask = crate::approval::ask_through(sender.clone(), Input::Approval);
     let (mut engine, _choice) = match crate::setup::build_engine(args, cwd, request, Some(ask)) {
         Ok(built) => built,
@@ -80,7 +81,12 @@ pub fn serve(args: &Args, cwd: &Path, request: &SessionRequest) -> i32 {
 }
 
 /// Serves commands for `engine` until stdin closes; returns the exit code.
-pub fn run(engine: &mut Engine, cwd: &Path, sender: Sender<Input>, inputs: Receiver<Input>) -> i32 {
+pub fn run(
+    engine: &mut Engine,
+    cwd: &Path,
+    sender: SyncSender<Input>,
+    inputs: Receiver<Input>,
+) -> i32 {
     spawn_stdin_reader(sender.clone());
     let mut server = Server {
         engine,
@@ -92,6 +98,7 @@ pub fn run(engine: &mut Engine, cwd: &Path, sender: Sender<Input>, inputs: Recei
         cwd,
     };
     let mut eof = false;
+    let mut lines = EventLines::new();
     for input in inputs.iter() {
         match input {
             Input::Line(line) => server.handle_line(&line),
@@ -103,13 +110,13 @@ pub fn run(engine: &mut Engine, cwd: &Path, sender: Sender<Input>, inputs: Recei
             Input::Eof => eof = true,
             Input::Event(event) => {
                 server.engine.record(&event);
-                write_line(&event_json(&event));
+                write_event(&mut lines, &event);
             }
             Input::Finished(end, history) => {
                 server.engine.record(&end);
                 server.running = None;
                 server.engine.history = history;
-                write_line(&event_json(&end));
+                write_event(&mut lines, &end);
                 server.finished();
             }
             Input::Approval(pending) => {
@@ -138,7 +145,7 @@ pub fn run(engine: &mut Engine, cwd: &Path, sender: Sender<Input>, inputs: Recei
 
 /// Reads stdin on its own thread, splitting on `\n` only (JSON strings may hold
 /// U+2028, which some line readers wrongly split on) and dropping a trailing `\r`.
-fn spawn_stdin_reader(sender: Sender<Input>) {
+fn spawn_stdin_reader(sender: SyncSender<Input>) {
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
         let mut pending: Vec<u8> = Vec::new();

@@ -169,3 +169,18 @@ fn closed_stdout_and_stderr_do_not_panic() {
         assert!(status.code().is_some(), "{args:?} died from a signal");
     }
 }
+
+#[test]
+fn an_endless_piped_stdin_stops_at_the_documented_limit() {
+    let s = Sandbox::new();
+    let mut cmd = s.cmd(&["-p", "--no-session", "hi"]);
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    cmd.stdin(zero)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let output = cmd.output().unwrap();
+    assert_no_crash(&output, "focus -p hi < /dev/zero");
+    assert_ne!(output.status.code(), Some(0));
+    let err = stderr(&output);
+    assert!(err.contains("stdin holds more than 32 MiB"), "{err}");
+}

@@ -7,12 +7,11 @@
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc::Sender;
 
 use super::schema::validate;
 use super::AgentConfig;
 use crate::cancel::CancelToken;
-use crate::event::AgentEvent;
+use crate::event::{AgentEvent, EventSink};
 use crate::message::{now_ms, AssistantMessage, ToolCall, ToolResultMessage};
 use crate::provider::ToolSpec;
 use crate::tool::{GateDecision, Tool, ToolContext, ToolOutput};
@@ -22,7 +21,7 @@ pub(crate) struct Batch<'a> {
     pub config: &'a AgentConfig,
     pub specs: &'a [ToolSpec],
     pub cancel: &'a CancelToken,
-    pub events: &'a Sender<AgentEvent>,
+    pub events: &'a EventSink<'a>,
     /// The assistant message the calls come from (shown to the gate).
     pub message: &'a AssistantMessage,
 }
@@ -133,7 +132,7 @@ fn run_parallel(
 
 /// Emits `ToolExecutionStart` and decides whether the call may run.
 fn prepare<'t>(batch: &Batch<'t>, call: &ToolCall) -> Prepared<'t> {
-    let _ = batch.events.send(AgentEvent::ToolExecutionStart {
+    (batch.events)(AgentEvent::ToolExecutionStart {
         call_id: call.id.to_string(),
         tool_name: call.name.to_string(),
         args: call.arguments.clone(),
@@ -147,6 +146,11 @@ fn prepare<'t>(batch: &Batch<'t>, call: &ToolCall) -> Prepared<'t> {
         return refuse(ToolOutput::error(unknown_tool_text(&call.name, tools)));
     };
     let tool = &*tools[index];
+    // Text that is not JSON is never repaired into a call: a cut-off `rm -rf ./build`
+    // or half a file must not run.
+    if let Some(error) = &call.invalid_arguments {
+        return refuse(ToolOutput::error(invalid_json_text(&call.name, error)));
+    }
     if let Err(problems) = validate(&batch.specs[index].parameters, &call.arguments) {
         let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
         let text = format!(
@@ -176,10 +180,19 @@ fn prepare<'t>(batch: &Batch<'t>, call: &ToolCall) -> Prepared<'t> {
     }
 }
 
+/// What the model reads when its arguments were not valid JSON.
+fn invalid_json_text(tool: &str, error: &str) -> String {
+    format!(
+        "The arguments of this call to \"{tool}\" were not valid JSON ({error}), so the call \
+         was not executed. Send the call again with complete, valid JSON arguments (split \
+         large content into several calls)."
+    )
+}
+
 /// Executes one validated, allowed call; catches panics; applies `after_call`.
 fn run_one(batch: &Batch<'_>, tool: &dyn Tool, call: &ToolCall) -> ToolOutput {
     let on_update = |partial: ToolOutput| {
-        let _ = batch.events.send(AgentEvent::ToolExecutionUpdate {
+        (batch.events)(AgentEvent::ToolExecutionUpdate {
             call_id: call.id.to_string(),
             tool_name: call.name.to_string(),
             args: call.arguments.clone(),
@@ -211,7 +224,7 @@ fn run_one(batch: &Batch<'_>, tool: &dyn Tool, call: &ToolCall) -> ToolOutput {
 
 /// Emits `ToolExecutionEnd` for `call` and passes `output` through.
 fn end_event(batch: &Batch<'_>, call: &ToolCall, output: ToolOutput) -> ToolOutput {
-    let _ = batch.events.send(AgentEvent::ToolExecutionEnd {
+    (batch.events)(AgentEvent::ToolExecutionEnd {
         call_id: call.id.to_string(),
         tool_name: call.name.to_string(),
         output: output.clone(),

@@ -6,7 +6,8 @@
 //! and abort it), [`run`] (the loop itself — the part that decides what happens next;
 //! `context.rs` builds the model's view of the history for it),
 //! [`execute`] (one batch of tool calls), [`schema`] (argument validation),
-//! [`invariants`] (the two rules every run keeps, as reusable checkers), [`testing`]
+//! [`invariants`] (the two rules every run keeps, as reusable checkers), [`queue`]
+//! (the bounded channel events travel on), [`testing`]
 //! (a scripted in-memory provider and test tools). docs/loop.md walks one prompt
 //! through all of it.
 //!
@@ -30,26 +31,33 @@ mod context;
 pub mod execute;
 pub mod handle;
 pub mod invariants;
+pub mod queue;
 pub mod run;
 pub mod schema;
 pub mod testing;
 
-use std::sync::mpsc::{self, Receiver};
 use std::thread::JoinHandle;
 
 pub use config::{AgentConfig, ConvertToLlm, TransformContext};
 pub use handle::AgentHandle;
 pub use invariants::{check_event_grammar, check_history, repair_history};
+pub use queue::{event_queue, EventReceiver, EventSender};
 pub use run::run_agent;
 
 use crate::event::{AgentEvent, EndReason};
 use crate::message::Message;
 
+/// How many events a run may be ahead of its reader. When the reader falls this
+/// far behind (a slow terminal, a pipe nobody drains), the loop waits: memory stays
+/// flat however long the stream, and the model's stream waits in curl's buffer and
+/// the socket instead of in focus.
+pub const EVENT_QUEUE_CAPACITY: usize = 1024;
+
 /// A run in progress on its own thread: read `events` until `AgentEnd` (the channel
 /// then closes), use `handle` to steer or abort, and `join` for the history.
 pub struct AgentRun {
     /// Every event of the run, in order; closes after `AgentEnd`.
-    pub events: Receiver<AgentEvent>,
+    pub events: EventReceiver,
     /// Steer, queue follow-ups, abort.
     pub handle: AgentHandle,
     /// The loop's thread, or the untouched history if no thread could be started.
@@ -71,14 +79,16 @@ impl AgentRun {
     }
 }
 
-/// Starts a run on its own thread.
+/// Starts a run on its own thread. Its events arrive on an [`EventReceiver`]
+/// bounded at [`EVENT_QUEUE_CAPACITY`]: read them as they come (the run waits for
+/// you).
 ///
 /// With `prompts`, they are appended and the model is called. With empty `prompts`
 /// this is *continue*: the history must end with a user or tool-result message (to
 /// retry after an error, or go on after compaction); if it ends with an assistant
 /// message (or is empty) the run ends at once with `EndReason::Error` explaining why.
 pub fn spawn_agent(config: AgentConfig, history: Vec<Message>, prompts: Vec<Message>) -> AgentRun {
-    let (sender, events) = mpsc::channel();
+    let (sender, events) = event_queue(EVENT_QUEUE_CAPACITY);
     let handle = AgentHandle::new();
     handle.set_running(true);
     let loop_handle = handle.clone();
@@ -93,7 +103,10 @@ pub fn spawn_agent(config: AgentConfig, history: Vec<Message>, prompts: Vec<Mess
             let taken = thread_slot.lock().ok().and_then(|mut s| s.take());
             match taken {
                 Some((config, history, prompts)) => {
-                    run_agent(&config, history, prompts, &loop_handle, &loop_sender)
+                    let sink = |event| {
+                        let _ = loop_sender.send(event);
+                    };
+                    run_agent(&config, history, prompts, &loop_handle, &sink)
                 }
                 None => Vec::new(),
             }

@@ -7,23 +7,23 @@
 //! tool calls it asked for. The inner loop goes on while the model calls tools or
 //! steering messages wait; the outer loop goes on while follow-ups wait.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc::Sender;
-
 use super::context::{error_text, failed_message, llm_view};
 use super::execute::{execute_batch, not_executed, panic_text, Batch};
 use super::invariants::unanswered_calls;
 use super::{AgentConfig, AgentHandle};
-use crate::event::{AgentEvent, EndReason};
+use crate::event::{AgentEvent, EndReason, EventSink};
 use crate::message::{AssistantMessage, Message, StopReason, ToolResultMessage};
 use crate::provider::{ModelRequest, StreamEvent, ToolSpec};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Runs the loop on the current thread until it ends and returns the full history
 /// (`history` plus everything the run added). [`super::spawn_agent`] calls this on a
 /// new thread; call it directly when you already have a thread (tests, benchmarks).
 ///
 /// `handle` belongs to this run (its cancel token, once fired, stays fired): use a
-/// fresh [`AgentHandle::new`] per run.
+/// fresh [`AgentHandle::new`] per run. `events` receives every event as it
+/// happens; it may block (a bounded channel whose reader is behind), which slows
+/// the run down instead of letting events pile up in memory.
 ///
 /// Never panics: a panic in the provider, a tool, the gate or the hooks becomes an
 /// error the model or the caller reads; a panic in the loop itself ends the run with
@@ -33,7 +33,7 @@ pub fn run_agent(
     history: Vec<Message>,
     prompts: Vec<Message>,
     handle: &AgentHandle,
-    events: &Sender<AgentEvent>,
+    events: &EventSink<'_>,
 ) -> Vec<Message> {
     handle.set_running(true);
     let mut run = Run {
@@ -62,7 +62,7 @@ pub fn run_agent(
 struct Run<'a> {
     config: &'a AgentConfig,
     handle: &'a AgentHandle,
-    events: &'a Sender<AgentEvent>,
+    events: &'a EventSink<'a>,
     history: Vec<Message>,
     /// Where this run's messages begin in `history` (for `AgentEnd::messages`).
     first_new: usize,
@@ -184,14 +184,21 @@ impl Run<'_> {
                     if !started {
                         started = true;
                         let message = Message::Assistant(partial.clone());
-                        let _ = events.send(AgentEvent::MessageStart { message });
+                        events(AgentEvent::MessageStart { message });
                     }
                     match event {
                         StreamEvent::Start => {}
                         StreamEvent::Done { .. } | StreamEvent::Error { .. } => ended = true,
+                        // What changed, and for a block's start or end the block
+                        // itself; never the message so far (see `MessageUpdate`).
                         _ => {
-                            let (message, event) = (partial.clone(), event.clone());
-                            let _ = events.send(AgentEvent::MessageUpdate { message, event });
+                            let block = event
+                                .opens_or_closes_a_block()
+                                .then(|| event.index().and_then(|i| partial.content.get(i)))
+                                .flatten()
+                                .cloned();
+                            let event = event.clone();
+                            events(AgentEvent::MessageUpdate { event, block });
                         }
                     }
                 })
@@ -295,10 +302,10 @@ impl Run<'_> {
         self.history.push(message);
     }
 
-    /// Sends an event. A consumer that hung up does not stop the run: the history
-    /// is still returned by `join`.
+    /// Sends an event. A consumer that hung up does not stop the run (the sink
+    /// drops what it cannot deliver): the history is still returned by `join`.
     fn emit(&self, event: AgentEvent) {
-        let _ = self.events.send(event);
+        (self.events)(event);
     }
 }
 

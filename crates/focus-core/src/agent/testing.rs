@@ -325,19 +325,24 @@ fn stream_step(
                 name: name.clone().into(),
                 arguments: Value::Object(Object::new()),
                 thought_signature: None,
+                invalid_arguments: None,
             }));
             sink(&StreamEvent::ToolCallStart { index }, message);
-            let mut so_far = String::new();
             for piece in pieces(arguments).iter().take_while(|p| paced(p)) {
-                so_far.push_str(piece);
-                set_arguments(message, index, parse_partial(&so_far));
                 let delta = piece.to_string();
                 sink(&StreamEvent::ToolCallDelta { index, delta }, message);
             }
             if cancel.is_cancelled() {
                 return; // the call stays as far as it got, like a real cut-off stream
             }
-            let full = parse_str(arguments).unwrap_or_else(|_| parse_partial(arguments));
+            // As a real provider does: parsed strictly once, at the end.
+            let (full, invalid) = match parse_str(arguments) {
+                Ok(value) => (value, None),
+                Err(error) => (parse_partial(arguments), Some(error.to_string())),
+            };
+            if let Some(Content::ToolCall(call)) = message.content.get_mut(index) {
+                call.invalid_arguments = invalid;
+            }
             set_arguments(message, index, full);
             sink(&StreamEvent::ToolCallEnd { index }, message);
         }

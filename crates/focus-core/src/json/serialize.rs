@@ -158,12 +158,22 @@ fn write_u64(mut n: u64, negative: bool, out: &mut String) {
     out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
 }
 
-/// Writes a quoted, escaped string: runs that need no escaping are copied whole
-/// (found eight bytes at a time), and only `"`, `\` and control bytes are escaped.
+/// Writes a quoted, escaped string (see [`write_escaped`]).
 pub fn write_string(s: &str, out: &mut String) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(s.len() + 2);
     out.push('"');
+    write_escaped(s, out);
+    out.push('"');
+}
+
+/// Writes the escaped inside of a JSON string, without the quotes: runs that need
+/// no escaping are copied whole (found eight bytes at a time), and only `"`, `\\`
+/// and control bytes are escaped. Escaping works character by character, so the
+/// escapes of two pieces, written one after the other, are the escape of the
+/// whole: a growing text can be escaped a piece at a time.
+pub fn write_escaped(s: &str, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(s.len());
     let bytes = s.as_bytes();
     let mut start = 0;
     loop {
@@ -189,7 +199,6 @@ pub fn write_string(s: &str, out: &mut String) {
         }
         start = special + 1;
     }
-    out.push('"');
 }
 
 #[cfg(test)]

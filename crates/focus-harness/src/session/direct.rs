@@ -309,6 +309,7 @@ fn read_block(r: &mut PullReader<'_>, arena: &mut TextArena) -> Read<Content> {
                 arguments => arguments,
             },
             thought_signature: f.thought_signature,
+            invalid_arguments: None,
         }),
         _ => return Err(GiveUp),
     })

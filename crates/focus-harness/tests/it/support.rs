@@ -52,6 +52,7 @@ pub fn assistant(text: &str, calls: &[(&str, &str, Value)], total_tokens: u64) -
             name: (*name).into(),
             arguments: args.clone(),
             thought_signature: None,
+            invalid_arguments: None,
         }));
     }
     Message::Assistant(AssistantMessage {

@@ -433,6 +433,7 @@ mod tests {
             name: "bash".into(),
             arguments,
             thought_signature: None,
+            invalid_arguments: None,
         }
     }
 

@@ -78,6 +78,7 @@ pub fn call(tool: &str, args_json: &str) -> ToolCall {
         name: tool.into(),
         arguments: parse_str(args_json).expect("test arguments are JSON"),
         thought_signature: None,
+        invalid_arguments: None,
     }
 }
 
@@ -90,6 +91,7 @@ pub fn bash(command: &str) -> ToolCall {
         name: "bash".into(),
         arguments: Value::Object(object),
         thought_signature: None,
+        invalid_arguments: None,
     }
 }
 

@@ -34,7 +34,7 @@ use screen::Screen;
 use std::collections::VecDeque;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::time::Duration;
 
 /// What the loop waits for.
@@ -87,7 +87,7 @@ pub struct Ui<'a> {
     approval: Option<crate::approval::PendingApproval>,
     /// Typing a reason for a denial.
     denying: bool,
-    inputs: Sender<Input>,
+    inputs: SyncSender<Input>,
     quit: bool,
 }
 
@@ -98,7 +98,7 @@ pub fn run(
     _args: &Args,
     cwd: &Path,
     prompts: Vec<Message>,
-    inputs: (Sender<Input>, Receiver<Input>),
+    inputs: (SyncSender<Input>, Receiver<Input>),
 ) -> i32 {
     let raw = match RawMode::enter(STDIN) {
         Ok(raw) => raw,
@@ -173,7 +173,7 @@ pub fn run(
 }
 
 /// Reads raw bytes from the terminal on its own thread.
-fn spawn_key_reader(sender: Sender<Input>) {
+fn spawn_key_reader(sender: SyncSender<Input>) {
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
         let mut buffer = [0u8; 4096];

@@ -1,0 +1,420 @@
+//! Streaming benchmark: a loopback server streams an answer of N text deltas of 4
+//! characters (OpenAI Chat Completions format), and the release `focus` binary
+//! reads it in every mode — text (`-p`), `--mode json`, `--mode rpc`, and the
+//! interactive mode under a pseudo-terminal (tmux) — beside `curl` reading the same
+//! stream (the floor). A second scenario streams a `write` tool call whose `content`
+//! arrives in N deltas. For each, the wall time and focus's own peak RSS (VmHWM,
+//! reported at exit through `FOCUS_REPORT_PEAK_RSS`), at 20,000 and 80,000 deltas,
+//! and the 80k/20k growth of the time.
+//!
+//! Usage: `bench_stream [--focus PATH] [--quick] [--only TEXT]` (`--quick` runs
+//! 2,000 and 8,000 deltas; `--only` the rows whose name contains TEXT). Std only; curl and tmux are used when found.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What the server streams.
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    /// An answer of N text deltas.
+    Text,
+    /// A `write` tool call whose arguments arrive in N deltas, then (on the next
+    /// request) a short answer.
+    WriteCall,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let focus = args
+        .iter()
+        .position(|a| a == "--focus")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from)
+        .unwrap_or_else(default_focus);
+    let quick = args.iter().any(|a| a == "--quick");
+    // `--only TEXT`: only the rows whose name contains TEXT (for profiling one).
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
+    let sizes: [usize; 2] = if quick {
+        [2_000, 8_000]
+    } else {
+        [20_000, 80_000]
+    };
+    if !focus.is_file() {
+        eprintln!("bench_stream: no focus binary at {}", focus.display());
+        std::process::exit(2);
+    }
+    let work = std::env::temp_dir().join(format!("focus-bench-stream-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&work);
+    let tmux = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    println!("streaming: N deltas of 4 characters from a loopback server; wall time and focus's own peak RSS");
+    println!(
+        "{:<34} {:>8} {:>12} {:>10} {:>12} {:>10} {:>9}",
+        "what", "", "time N1 (s)", "RSS N1", "time N2 (s)", "RSS N2", "N2/N1"
+    );
+    let row = |name: &str, run: &dyn Fn(usize) -> Option<(f64, Option<u64>)>| {
+        if only
+            .as_ref()
+            .is_some_and(|only| !name.contains(only.as_str()))
+        {
+            return;
+        }
+        let a = run(sizes[0]);
+        let b = run(sizes[1]);
+        let cell = |r: Option<(f64, Option<u64>)>| match r {
+            Some((t, rss)) => (
+                format!("{t:.3}"),
+                rss.map_or("-".into(), |k| format!("{:.1} MB", k as f64 / 1024.0)),
+            ),
+            None => ("failed".into(), "-".into()),
+        };
+        let growth = match (a, b) {
+            (Some((ta, _)), Some((tb, _))) if ta > 0.0 => format!("{:.1}x", tb / ta),
+            _ => "-".into(),
+        };
+        let (ta, ra) = cell(a);
+        let (tb, rb) = cell(b);
+        println!(
+            "{name:<34} {:>8} {ta:>12} {ra:>10} {tb:>12} {rb:>10} {growth:>9}",
+            ""
+        );
+    };
+    row("curl reading the stream", &|n| {
+        let server = Server::start(Shape::Text, n);
+        curl_read(&server.url()).map(|t| (t, None))
+    });
+    for (name, mode) in [
+        ("print mode (-p)", Mode::Print),
+        ("json mode (--mode json)", Mode::Json),
+        ("rpc mode (--mode rpc)", Mode::Rpc),
+    ] {
+        row(name, &|n| run_focus(&focus, &work, Shape::Text, n, mode));
+    }
+    if tmux {
+        row("interactive (tmux pty, 120x40)", &|n| {
+            run_interactive(&focus, &work, n)
+        });
+    } else {
+        println!("interactive: skipped (tmux not found)");
+    }
+    for (name, mode) in [
+        ("write call, print mode", Mode::Print),
+        ("write call, json mode", Mode::Json),
+        ("write call, rpc mode", Mode::Rpc),
+    ] {
+        row(name, &|n| {
+            run_focus(&focus, &work, Shape::WriteCall, n, mode)
+        });
+    }
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Print,
+    Json,
+    Rpc,
+}
+
+/// One run of focus against a fresh server: wall time and own peak RSS (KiB).
+fn run_focus(
+    focus: &Path,
+    work: &Path,
+    shape: Shape,
+    n: usize,
+    mode: Mode,
+) -> Option<(f64, Option<u64>)> {
+    let server = Server::start(shape, n);
+    let home = work.join(format!("home-{n}"));
+    write_models_json(&home, &format!("{}/v1", server.url()));
+    let mut command = Command::new(focus);
+    command
+        .env("FOCUS_HOME", &home)
+        .env("MOCK_API_KEY", "mock-key")
+        .env("FOCUS_REPORT_PEAK_RSS", "1")
+        .env("NO_COLOR", "1")
+        .current_dir(&home)
+        .args([
+            "--model",
+            "mock/mock-model",
+            "--no-session",
+            "--offline",
+            "--permission-mode",
+            "auto",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    match mode {
+        Mode::Print => {
+            command.args(["-p", "go"]).stdin(Stdio::null());
+        }
+        Mode::Json => {
+            command
+                .args(["--mode", "json", "-p", "go"])
+                .stdin(Stdio::null());
+        }
+        Mode::Rpc => {
+            command.args(["--mode", "rpc"]).stdin(Stdio::piped());
+        }
+    }
+    let start = Instant::now();
+    let mut child = command.spawn().ok()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // End of input lets the running prompt finish, then focus exits.
+        let _ = stdin.write_all(b"{\"type\":\"prompt\",\"message\":\"go\"}\n");
+    }
+    let mut stderr = String::new();
+    child.stderr.take()?.read_to_string(&mut stderr).ok()?;
+    let status = child.wait().ok()?;
+    let elapsed = start.elapsed().as_secs_f64();
+    if !status.success() {
+        eprintln!("focus failed ({status}): {}", stderr.trim());
+        return None;
+    }
+    if shape == Shape::WriteCall {
+        let written = std::fs::metadata(home.join("big.txt"))
+            .map(|m| m.len())
+            .ok();
+        if written != Some((n * 4) as u64) {
+            eprintln!("the write call wrote {written:?} bytes, not {}", n * 4);
+            return None;
+        }
+    }
+    Some((elapsed, peak_rss(&stderr)))
+}
+
+/// The interactive mode in a tmux pane: time until the answer's last word is on
+/// screen, and the peak RSS read from /proc while focus still runs.
+fn run_interactive(focus: &Path, work: &Path, n: usize) -> Option<(f64, Option<u64>)> {
+    let server = Server::start(Shape::Text, n);
+    let home = work.join(format!("home-tty-{n}"));
+    write_models_json(&home, &format!("{}/v1", server.url()));
+    let session = format!("focus-bench-{}-{n}", std::process::id());
+    let line = format!(
+        "FOCUS_HOME={} MOCK_API_KEY=mock-key NO_COLOR=1 {} --model mock/mock-model --no-session --offline go",
+        home.display(),
+        focus.display()
+    );
+    let start = Instant::now();
+    let ok = Command::new("tmux")
+        .args(["new-session", "-d", "-x", "120", "-y", "40", "-s", &session])
+        .arg(&line)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        return None;
+    }
+    let pid = tmux(&["list-panes", "-t", &session, "-F", "#{pane_pid}"])
+        .trim()
+        .parse::<u32>()
+        .ok();
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let mut done = None;
+    while Instant::now() < deadline {
+        if tmux(&["capture-pane", "-p", "-t", &session]).contains("ENDMARK") {
+            done = Some(start.elapsed().as_secs_f64());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let rss = pid.and_then(|pid| {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    });
+    let _ = tmux(&["kill-session", "-t", &session]);
+    done.map(|t| (t, rss))
+}
+
+fn tmux(args: &[&str]) -> String {
+    Command::new("tmux")
+        .args(args)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
+}
+
+fn peak_rss(stderr: &str) -> Option<u64> {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("focus-peak-rss:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// curl reading the same stream to /dev/null: the floor.
+fn curl_read(url: &str) -> Option<f64> {
+    let start = Instant::now();
+    let status = Command::new("curl")
+        .args([
+            "-sN",
+            "-X",
+            "POST",
+            "--data-binary",
+            "{}",
+            "-o",
+            "/dev/null",
+        ])
+        .arg(format!("{url}/v1/chat/completions"))
+        .status()
+        .ok()?;
+    status.success().then(|| start.elapsed().as_secs_f64())
+}
+
+fn write_models_json(home: &Path, base_url: &str) {
+    let _ = std::fs::create_dir_all(home);
+    let text = format!(
+        r#"{{"providers":{{"mock":{{"baseUrl":"{base_url}","api":"openai-completions","apiKey":"MOCK_API_KEY",
+"models":[{{"id":"mock-model","name":"Mock","contextWindow":10000000,"maxTokens":1000000,"reasoning":false,"input":["text"],
+"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0}}}}]}}}}}}"#
+    );
+    let _ = std::fs::write(home.join("models.json"), text);
+}
+
+fn default_focus() -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    // target/release/examples/bench_stream -> target/release/focus
+    exe.parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("focus"))
+        .unwrap_or_default()
+}
+
+/// A loopback HTTP server answering every request with the streamed body for its
+/// turn (the first request gets the shape's stream, later ones a short answer).
+struct Server {
+    port: u16,
+}
+
+impl Server {
+    fn start(shape: Shape, n: usize) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+        let first = Arc::new(match shape {
+            Shape::Text => text_stream(n),
+            Shape::WriteCall => write_call_stream(n),
+        });
+        let later = Arc::new(short_answer());
+        let turn = Arc::new(AtomicUsize::new(0));
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let body = if turn.fetch_add(1, Ordering::SeqCst) == 0 || shape == Shape::Text {
+                    first.clone()
+                } else {
+                    later.clone()
+                };
+                std::thread::spawn(move || serve(stream, &body));
+            }
+        });
+        Server { port }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+/// Reads one request (headers and body) and answers with `body` as an event
+/// stream, closing the connection at its end.
+fn serve(stream: TcpStream, body: &[u8]) {
+    let mut reader = BufReader::new(&stream);
+    let mut length = 0usize;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let lower = line.to_ascii_lowercase();
+        if let Some(v) = lower.strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap_or(0);
+        }
+        if line == "\r\n" || line == "\n" {
+            break;
+        }
+    }
+    let mut request = vec![0u8; length];
+    if reader.read_exact(&mut request).is_err() {
+        return;
+    }
+    let mut out = &stream;
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+    let _ = out.write_all(head.as_bytes());
+    for piece in body.chunks(16 * 1024) {
+        if out.write_all(piece).is_err() {
+            return;
+        }
+    }
+}
+
+fn chunk(delta: &str, finish: &str) -> String {
+    format!(
+        "data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"finish_reason\":{finish}}}]}}\n\n"
+    )
+}
+
+/// N deltas of 4 characters ("wrd " repeated, numbered every so often so the text
+/// is not one repeated piece), ending in `ENDMARK`.
+fn text_stream(n: usize) -> Vec<u8> {
+    let mut out = String::with_capacity(n * 140);
+    out.push_str(&chunk(r#"{"role":"assistant","content":""}"#, "null"));
+    for i in 0..n {
+        let piece = if i + 1 == n {
+            "END\n".to_string()
+        } else if i % 16 == 15 {
+            "ok.\n".to_string()
+        } else {
+            format!("w{} ", i % 10).chars().take(4).collect()
+        };
+        out.push_str(&chunk(
+            &format!("{{\"content\":\"{}\"}}", piece.replace('\n', "\\n")),
+            "null",
+        ));
+    }
+    out.push_str(&chunk(r#"{"content":"ENDMARK"}"#, "null"));
+    out.push_str(&chunk("{}", "\"stop\""));
+    out.push_str("data: [DONE]\n\n");
+    out.into_bytes()
+}
+
+/// A `write` call to big.txt whose content (N times 4 characters) streams in N
+/// argument deltas.
+fn write_call_stream(n: usize) -> Vec<u8> {
+    let mut out = String::with_capacity(n * 200);
+    let head = r#"{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"write","arguments":""}}]}"#;
+    out.push_str(&chunk(head, "null"));
+    let fragment = |text: &str| {
+        let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
+        format!(r#"{{"tool_calls":[{{"index":0,"function":{{"arguments":"{escaped}"}}}}]}}"#)
+    };
+    out.push_str(&chunk(
+        &fragment(r#"{"path":"big.txt","content":""#),
+        "null",
+    ));
+    for i in 0..n {
+        out.push_str(&chunk(&fragment(&format!("ab{:02}", i % 100)), "null"));
+    }
+    out.push_str(&chunk(&fragment(r#""}"#), "null"));
+    out.push_str(&chunk("{}", "\"tool_calls\""));
+    out.push_str("data: [DONE]\n\n");
+    out.into_bytes()
+}
+
+fn short_answer() -> Vec<u8> {
+    let mut out = chunk(r#"{"role":"assistant","content":"Done."}"#, "null");
+    out.push_str(&chunk("{}", "\"stop\""));
+    out.push_str("data: [DONE]\n\n");
+    out.into_bytes()
+}

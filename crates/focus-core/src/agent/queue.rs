@@ -1,0 +1,296 @@
+//! The channel a run's events travel on: bounded, and waking its reader in
+//! batches.
+//!
+//! A streamed answer is tens of thousands of small events, produced in bursts (one
+//! read from the network decodes a hundred deltas). A plain channel wakes the
+//! reading thread for every one of them, and on a busy machine those wake-ups cost
+//! more than the work. Here the writer wakes the reader only for an event that
+//! changes the run's shape (anything but a delta) or once [`WAKE_BATCH`] deltas
+//! wait; a reader with nothing to do looks again after at most [`BATCH_WAIT`], so
+//! a lone delta is seen within a few milliseconds. Order is never changed and
+//! nothing is merged.
+//!
+//! Bounded: when the reader falls [`EVENT_QUEUE_CAPACITY`](super::EVENT_QUEUE_CAPACITY)
+//! events behind, the writer waits, and with it the model's stream (in curl's buffer
+//! and the socket), so memory stays flat whatever the stream's length. A reader
+//! that went away is not waited for: the writer's events are then dropped.
+
+use std::collections::VecDeque;
+use std::sync::mpsc::{RecvError, RecvTimeoutError, TryRecvError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use crate::event::AgentEvent;
+use crate::provider::StreamEvent;
+
+/// How many deltas wait before the writer wakes the reader.
+pub const WAKE_BATCH: usize = 64;
+
+/// The longest a waiting reader sleeps before it looks for deltas that did not
+/// wake it.
+pub const BATCH_WAIT: Duration = Duration::from_millis(4);
+
+/// A queue of events with room for `capacity` (at least 1).
+pub fn event_queue(capacity: usize) -> (EventSender, EventReceiver) {
+    let shared = Arc::new(Shared {
+        state: Mutex::new(State {
+            events: VecDeque::new(),
+            senders: 1,
+            receiver_alive: true,
+            receiver_waiting: false,
+            sender_waiting: false,
+        }),
+        not_empty: Condvar::new(),
+        not_full: Condvar::new(),
+        capacity: capacity.max(1),
+    });
+    (
+        EventSender {
+            shared: shared.clone(),
+        },
+        EventReceiver { shared },
+    )
+}
+
+struct Shared {
+    state: Mutex<State>,
+    not_empty: Condvar,
+    not_full: Condvar,
+    capacity: usize,
+}
+
+struct State {
+    events: VecDeque<AgentEvent>,
+    senders: usize,
+    receiver_alive: bool,
+    receiver_waiting: bool,
+    sender_waiting: bool,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Every change under this lock is a single push, pop or flag write, so a
+        // panic elsewhere cannot leave the state half-changed.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The error of [`EventSender::send`]: the reading end was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReaderGone;
+
+/// The writing end (cloneable: tool threads write too).
+pub struct EventSender {
+    shared: Arc<Shared>,
+}
+
+/// The reading end.
+pub struct EventReceiver {
+    shared: Arc<Shared>,
+}
+
+impl EventSender {
+    /// Queues `event`, waiting while the queue is full. Fails (dropping the event)
+    /// when the reader is gone.
+    pub fn send(&self, event: AgentEvent) -> Result<(), ReaderGone> {
+        let shared = &*self.shared;
+        let mut state = shared.lock();
+        while state.events.len() >= shared.capacity && state.receiver_alive {
+            state.sender_waiting = true;
+            state = shared
+                .not_full
+                .wait(state)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        if !state.receiver_alive {
+            return Err(ReaderGone);
+        }
+        let urgent = !is_delta(&event);
+        state.events.push_back(event);
+        if state.receiver_waiting && (urgent || state.events.len() >= WAKE_BATCH) {
+            shared.not_empty.notify_one();
+        }
+        Ok(())
+    }
+}
+
+impl Clone for EventSender {
+    fn clone(&self) -> EventSender {
+        self.shared.lock().senders += 1;
+        EventSender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl Drop for EventSender {
+    fn drop(&mut self) {
+        let mut state = self.shared.lock();
+        state.senders -= 1;
+        if state.senders == 0 {
+            self.shared.not_empty.notify_all();
+        }
+    }
+}
+
+impl EventReceiver {
+    /// The next event, waiting for it; an error once every sender is gone and the
+    /// queue is empty.
+    pub fn recv(&self) -> Result<AgentEvent, RecvError> {
+        self.next(None).map_err(|_| RecvError)
+    }
+
+    /// The next event, waiting at most `timeout`.
+    pub fn recv_timeout(&self, timeout: Duration) -> Result<AgentEvent, RecvTimeoutError> {
+        self.next(Some(Instant::now() + timeout))
+    }
+
+    /// The next event if one is queued.
+    pub fn try_recv(&self) -> Result<AgentEvent, TryRecvError> {
+        let mut state = self.shared.lock();
+        match self.pop(&mut state) {
+            Some(event) => Ok(event),
+            None if state.senders == 0 => Err(TryRecvError::Disconnected),
+            None => Err(TryRecvError::Empty),
+        }
+    }
+
+    /// The events queued now, without waiting.
+    pub fn try_iter(&self) -> impl Iterator<Item = AgentEvent> + '_ {
+        std::iter::from_fn(|| self.try_recv().ok())
+    }
+
+    /// Every event until the senders are gone.
+    pub fn iter(&self) -> impl Iterator<Item = AgentEvent> + '_ {
+        std::iter::from_fn(|| self.recv().ok())
+    }
+
+    fn next(&self, deadline: Option<Instant>) -> Result<AgentEvent, RecvTimeoutError> {
+        let shared = &*self.shared;
+        let mut state = shared.lock();
+        loop {
+            if let Some(event) = self.pop(&mut state) {
+                return Ok(event);
+            }
+            if state.senders == 0 {
+                return Err(RecvTimeoutError::Disconnected);
+            }
+            let now = Instant::now();
+            let wait = match deadline {
+                Some(deadline) if deadline <= now => return Err(RecvTimeoutError::Timeout),
+                Some(deadline) => (deadline - now).min(BATCH_WAIT),
+                None => BATCH_WAIT,
+            };
+            state.receiver_waiting = true;
+            state = shared
+                .not_empty
+                .wait_timeout(state, wait)
+                .map(|(state, _)| state)
+                .unwrap_or_else(|e| e.into_inner().0);
+            state.receiver_waiting = false;
+        }
+    }
+
+    fn pop(&self, state: &mut State) -> Option<AgentEvent> {
+        let event = state.events.pop_front()?;
+        if state.sender_waiting {
+            state.sender_waiting = false;
+            self.shared.not_full.notify_all();
+        }
+        Some(event)
+    }
+}
+
+impl Drop for EventReceiver {
+    fn drop(&mut self) {
+        let mut state = self.shared.lock();
+        state.receiver_alive = false;
+        state.events.clear();
+        self.shared.not_full.notify_all();
+    }
+}
+
+/// Whether an event only adds text to a block (the reader need not be woken for it
+/// alone).
+fn is_delta(event: &AgentEvent) -> bool {
+    matches!(
+        event,
+        AgentEvent::MessageUpdate {
+            event: StreamEvent::TextDelta { .. }
+                | StreamEvent::ThinkingDelta { .. }
+                | StreamEvent::ToolCallDelta { .. },
+            ..
+        }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn delta(i: usize) -> AgentEvent {
+        AgentEvent::MessageUpdate {
+            event: StreamEvent::TextDelta {
+                index: 0,
+                delta: i.to_string(),
+            },
+            block: None,
+        }
+    }
+
+    #[test]
+    fn events_arrive_in_order_and_the_end_is_seen() {
+        let (tx, rx) = event_queue(8);
+        let writer = std::thread::spawn(move || {
+            for i in 0..1000 {
+                tx.send(delta(i)).unwrap();
+            }
+            tx.send(AgentEvent::TurnStart).unwrap();
+        });
+        let got: Vec<AgentEvent> = rx.iter().collect();
+        writer.join().unwrap();
+        assert_eq!(got.len(), 1001);
+        for (i, event) in got.iter().take(1000).enumerate() {
+            assert_eq!(event, &delta(i));
+        }
+        assert_eq!(got[1000], AgentEvent::TurnStart);
+    }
+
+    #[test]
+    fn a_full_queue_holds_the_writer_back() {
+        let (tx, rx) = event_queue(4);
+        let writer = std::thread::spawn(move || {
+            for i in 0..100 {
+                tx.send(delta(i)).unwrap();
+            }
+        });
+        // The writer can be at most 4 events ahead however long we wait.
+        let mut seen = 0;
+        while seen < 100 {
+            {
+                let state = rx.shared.lock();
+                assert!(state.events.len() <= 4);
+            }
+            if rx.recv().is_ok() {
+                seen += 1;
+            }
+        }
+        writer.join().unwrap();
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+    }
+
+    #[test]
+    fn a_lone_delta_is_seen_without_a_wake_up_and_a_gone_reader_is_not_waited_for() {
+        let (tx, rx) = event_queue(2);
+        tx.send(delta(1)).unwrap();
+        assert_eq!(rx.recv_timeout(Duration::from_secs(5)), Ok(delta(1)));
+        assert_eq!(
+            rx.recv_timeout(Duration::from_millis(1)),
+            Err(RecvTimeoutError::Timeout)
+        );
+        drop(rx);
+        for i in 0..10 {
+            assert!(tx.send(delta(i)).is_err(), "the writer never blocks");
+        }
+    }
+}
