@@ -327,7 +327,7 @@ impl Server {
 }
 
 /// Reads one request (headers and body) and answers with `body` as an event
-/// stream, closing the connection at its end.
+/// stream, one write per event, closing the connection at its end.
 fn serve(stream: TcpStream, body: &[u8]) {
     let mut reader = BufReader::new(&stream);
     let mut length = 0usize;
@@ -352,8 +352,14 @@ fn serve(stream: TcpStream, body: &[u8]) {
     let mut out = &stream;
     let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
     let _ = out.write_all(head.as_bytes());
-    for piece in body.chunks(16 * 1024) {
-        if out.write_all(piece).is_err() {
+    // One write per event, as a model server flushes each token as it comes.
+    let _ = stream.set_nodelay(true);
+    for event in body.split_inclusive(|&b| b == b'\n').filter(|l| l != b"\n") {
+        if out
+            .write_all(event)
+            .and_then(|_| out.write_all(b"\n"))
+            .is_err()
+        {
             return;
         }
     }

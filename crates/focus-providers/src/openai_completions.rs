@@ -25,6 +25,8 @@ use focus_core::message::{Content, Message, StopReason, Usage};
 use focus_core::provider::{ModelInfo, ModelRequest, ThinkingLevel};
 use focus_transport::sse::SseEvent;
 
+pub mod text_chunk;
+
 /// The wire API name.
 pub const API: &str = "openai-completions";
 
@@ -403,6 +405,21 @@ impl StreamDecoder for Decoder {
         if event.data.trim() == "[DONE]" {
             self.done_seen = true;
             return;
+        }
+        // Most chunks only add text: read those without building a tree.
+        if event.event.is_empty() {
+            if let Some(chunk) = text_chunk::read_text_chunk(&event.data) {
+                if let Some(id) = chunk.id {
+                    if out.message().response_id.is_none() {
+                        out.set_response_id(&id);
+                    }
+                }
+                if !chunk.text.is_empty() {
+                    let i = self.continue_block(false, out);
+                    out.append(i, &chunk.text);
+                }
+                return;
+            }
         }
         let data = match event_json(event) {
             Ok(v) => v,
