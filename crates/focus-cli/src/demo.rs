@@ -94,8 +94,12 @@ impl Provider for DemoProvider {
         sink(&StreamEvent::Start, &message);
         message.content.push(Content::text(""));
         sink(&StreamEvent::TextStart { index: 0 }, &message);
+        // The text grows here and enters the message when the block closes (or
+        // the answer is cut short).
+        let mut so_far = String::new();
         for word in step.text.split_inclusive(' ') {
             if cancel.is_cancelled() {
+                message.content[0] = Content::text(so_far);
                 message.stop_reason = StopReason::Aborted;
                 message.error_message = Some("aborted by the user".into());
                 sink(
@@ -109,15 +113,14 @@ impl Provider for DemoProvider {
             if !self.word_delay.is_zero() {
                 std::thread::sleep(self.word_delay);
             }
-            if let Some(Content::Text { text, .. }) = message.content.get_mut(0) {
-                text.push_str(word);
-            }
+            so_far.push_str(word);
             let delta = StreamEvent::TextDelta {
                 index: 0,
                 delta: word.to_string(),
             };
             sink(&delta, &message);
         }
+        message.content[0] = Content::text(so_far);
         sink(&StreamEvent::TextEnd { index: 0 }, &message);
         let output_words = step.text.split_whitespace().count() as u64;
         message.stop_reason = StopReason::Stop;

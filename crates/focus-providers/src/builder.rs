@@ -22,6 +22,10 @@ pub struct MessageBuilder<'a, 'b> {
     sink: &'a mut StreamSink<'b>,
     /// Raw argument text per content index (tool-call blocks only).
     raw_arguments: Vec<(usize, String)>,
+    /// The text so far of each open text or thinking block, by content index. A
+    /// text grows here, as a plain `String`, and enters the message (shared, never
+    /// to change again) when its block closes.
+    open_texts: Vec<(usize, String)>,
     /// Indexes of blocks opened but not yet closed.
     open: Vec<usize>,
     started: bool,
@@ -45,6 +49,7 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
             },
             sink,
             raw_arguments: Vec::new(),
+            open_texts: Vec::new(),
             open: Vec::new(),
             started: false,
             finished: false,
@@ -67,7 +72,8 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
         self
     }
 
-    /// The message so far.
+    /// The message so far: its closed blocks whole; an open text or thinking block
+    /// is empty until it closes, and a tool call's arguments are `{}` until then.
     pub fn message(&self) -> &AssistantMessage {
         &self.message
     }
@@ -148,6 +154,7 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     pub fn open_text(&mut self) -> usize {
         self.start();
         let index = self.push(Content::text(""));
+        self.open_texts.push((index, String::new()));
         self.emit(StreamEvent::TextStart { index });
         index
     }
@@ -160,6 +167,7 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
             signature: None,
             redacted: false,
         });
+        self.open_texts.push((index, String::new()));
         self.emit(StreamEvent::ThinkingStart { index });
         index
     }
@@ -219,25 +227,17 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     /// Appends to the text or thinking block at `index` (ignored for other kinds or
     /// closed blocks, and for empty deltas).
     pub fn append(&mut self, index: usize, delta: &str) {
-        if delta.is_empty() || !self.is_open(index) {
+        if delta.is_empty() {
             return;
         }
-        let event = match self.message.content.get_mut(index) {
-            Some(Content::Text { text, .. }) => {
-                text.push_str(delta);
-                StreamEvent::TextDelta {
-                    index,
-                    delta: delta.to_string(),
-                }
-            }
-            Some(Content::Thinking { thinking, .. }) => {
-                thinking.push_str(delta);
-                StreamEvent::ThinkingDelta {
-                    index,
-                    delta: delta.to_string(),
-                }
-            }
-            _ => return,
+        let Some((_, text)) = self.open_texts.iter_mut().find(|(i, _)| *i == index) else {
+            return;
+        };
+        text.push_str(delta);
+        let delta = delta.to_string();
+        let event = match self.message.content.get(index) {
+            Some(Content::Thinking { .. }) => StreamEvent::ThinkingDelta { index, delta },
+            _ => StreamEvent::TextDelta { index, delta },
         };
         self.emit(event);
     }
@@ -292,9 +292,9 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     /// Appends to a thinking block's signature (Anthropic sends it in pieces).
     pub fn append_signature(&mut self, index: usize, piece: &str) {
         if let Some(Content::Thinking { signature, .. }) = self.message.content.get_mut(index) {
-            signature
-                .get_or_insert_with(SharedText::new)
-                .push_str(piece);
+            // Signatures come in one piece or a few: joining them anew is cheap.
+            let joined = format!("{}{piece}", signature.as_deref().unwrap_or(""));
+            *signature = Some(SharedText::from(joined));
         }
     }
 
@@ -309,9 +309,25 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
             return;
         };
         self.open.remove(position);
+        let grown = self
+            .open_texts
+            .iter()
+            .position(|(i, _)| *i == index)
+            .map(|p| self.open_texts.swap_remove(p).1);
         let event = match self.message.content.get_mut(index) {
-            Some(Content::Text { .. }) => StreamEvent::TextEnd { index },
-            Some(Content::Thinking { .. }) => StreamEvent::ThinkingEnd { index },
+            Some(Content::Text { text, .. }) => {
+                *text = grown.unwrap_or_default().into();
+                StreamEvent::TextEnd { index }
+            }
+            Some(Content::Thinking {
+                thinking, redacted, ..
+            }) => {
+                // A redacted block was complete when it was added.
+                if !*redacted {
+                    *thinking = grown.unwrap_or_default().into();
+                }
+                StreamEvent::ThinkingEnd { index }
+            }
             Some(Content::ToolCall(call)) => {
                 if let Some(p) = self.raw_arguments.iter().position(|(i, _)| *i == index) {
                     let (_, raw) = self.raw_arguments.swap_remove(p);

@@ -290,13 +290,15 @@ fn stream_step(
         Step::Text(text) => {
             message.content.push(Content::text(""));
             sink(&StreamEvent::TextStart { index }, message);
+            // As a real provider does: the text grows in a String of its own and
+            // enters the message, shared, when the block closes.
+            let mut so_far = String::new();
             for piece in pieces(text).iter().take_while(|p| paced(p)) {
-                if let Some(Content::Text { text, .. }) = message.content.get_mut(index) {
-                    text.push_str(piece);
-                }
+                so_far.push_str(piece);
                 let delta = piece.to_string();
                 sink(&StreamEvent::TextDelta { index, delta }, message);
             }
+            message.content[index] = Content::text(so_far);
             sink(&StreamEvent::TextEnd { index }, message);
         }
         Step::Thinking(text) => {
@@ -306,12 +308,14 @@ fn stream_step(
                 redacted: false,
             });
             sink(&StreamEvent::ThinkingStart { index }, message);
+            let mut so_far = String::new();
             for piece in pieces(text).iter().take_while(|p| paced(p)) {
-                if let Some(Content::Thinking { thinking, .. }) = message.content.get_mut(index) {
-                    thinking.push_str(piece);
-                }
+                so_far.push_str(piece);
                 let delta = piece.to_string();
                 sink(&StreamEvent::ThinkingDelta { index, delta }, message);
+            }
+            if let Some(Content::Thinking { thinking, .. }) = message.content.get_mut(index) {
+                *thinking = so_far.into();
             }
             sink(&StreamEvent::ThinkingEnd { index }, message);
         }

@@ -16,6 +16,7 @@
 //! never changes what a line means; it only skips work when the line is ordinary.
 //! (Duplicated keys need no special care: the last one wins on both paths.)
 
+use super::arena::TextArena;
 use super::entry::{Entry, EntryKind};
 use super::id_index::{IdIndex, IdKeys};
 use focus_core::json::{Object, ParseError, PullReader, Token, Value};
@@ -23,7 +24,7 @@ use focus_core::message::{
     AssistantMessage, Content, Cost, Message, StopReason, ToolCall, ToolResultMessage, Usage,
     UserMessage,
 };
-use focus_core::shared_text::{SharedText, TextArena};
+use focus_core::shared_text::SharedText;
 use std::borrow::Cow;
 
 /// The fast path declined; the general path will read the line.
@@ -116,7 +117,7 @@ fn opt_text(r: &mut PullReader<'_>, arena: &mut TextArena) -> Read<Option<Shared
         r.read_null()?;
         return Ok(None);
     }
-    Ok(Some(r.read_text(arena)?))
+    Ok(Some(arena.read(r)?))
 }
 
 /// `true`/`false`, or `None` for `null`.
@@ -227,7 +228,7 @@ fn read_message(r: &mut PullReader<'_>, arena: &mut TextArena) -> Read<Message> 
 /// `content`: a string (one text block), `null` (none) or an array of blocks.
 fn read_content(r: &mut PullReader<'_>, arena: &mut TextArena) -> Read<Vec<Content>> {
     match r.peek() {
-        Some(Token::String) => Ok(vec![Content::text(r.read_text(arena)?)]),
+        Some(Token::String) => Ok(vec![Content::text(arena.read(r)?)]),
         Some(Token::Null) => {
             r.read_null()?;
             Ok(Vec::new())

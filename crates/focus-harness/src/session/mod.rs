@@ -11,6 +11,7 @@
 //! [`list`] (where files live and how to find them), [`ids`] and [`time`] (small
 //! helpers).
 
+pub mod arena;
 pub mod context;
 pub mod convert;
 mod direct;

@@ -10,6 +10,7 @@
 //! - **A newer version**: refused, because skipping what we do not understand could
 //!   lose history on the next fork.
 
+use super::arena::TextArena;
 use super::entry::{Entry, EntryKind, SessionHeader, CURRENT_VERSION};
 use super::id_index::{IdIndex, IdKeys};
 use super::migrate::migrate_to_current;
@@ -17,7 +18,6 @@ use super::source::{
     after_last_newline, split_at_lines, trim_cr, LineReader, Source, WINDOW_BYTES,
 };
 use focus_core::json::{self, FromJson, Value};
-use focus_core::shared_text::TextArena;
 use std::fmt;
 use std::io;
 use std::ops::Range;

@@ -215,7 +215,7 @@ impl ToolGate for Gatekeeper {
                 Content::Text { text, .. } => Some(text),
                 _ => None,
             }) {
-                Some(last) => last.push_str(&appended),
+                Some(last) => *last = format!("{last}{appended}").into(),
                 None => output.content.push(Content::text(appended.trim_start())),
             }
         }

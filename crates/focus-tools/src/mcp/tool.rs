@@ -185,7 +185,7 @@ fn cap_text(content: &mut [Content]) {
                     cut -= 1;
                 }
                 dropped += text.len() - cut;
-                text.make_mut().truncate(cut);
+                *text = text[..cut].to_string().into();
             }
             budget -= text.len();
         }
@@ -196,10 +196,11 @@ fn cap_text(content: &mut [Content]) {
             .rev()
             .find(|c| matches!(c, Content::Text { .. }))
         {
-            text.push_str(&format!(
-                "\n\n[MCP output truncated: {} more not shown. Ask the tool for less.]",
+            *text = format!(
+                "{text}\n\n[MCP output truncated: {} more not shown. Ask the tool for less.]",
                 crate::output::format_size(dropped)
-            ));
+            )
+            .into();
         }
     }
 }
