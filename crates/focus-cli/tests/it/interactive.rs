@@ -298,13 +298,20 @@ fn resizing_the_window_leaves_no_stale_rows() {
             .status()
             .unwrap()
             .success());
-        std::thread::sleep(Duration::from_millis(300));
         pane.type_text(width);
-        pane.wait_for("the typed width", width);
-        let screen = pane.visible_screen();
-        let count = |needle: &str| screen.lines().filter(|l| l.contains(needle)).count();
-        assert_eq!(count("○ demo"), 1, "at width {width}:\n{screen}");
-        assert_eq!(count("› word"), 1, "at width {width}:\n{screen}");
+        // Wait for the screen, never for a time: focus notices the new size on its
+        // next tick, and until then the old layout may show. Stale rows that stay
+        // make this wait fail.
+        let mut screen = String::new();
+        let settled = |screen: &mut String| {
+            *screen = pane.visible_screen();
+            let count = |needle: &str| screen.lines().filter(|l| l.contains(needle)).count();
+            screen.contains(width) && count("○ demo") == 1 && count("› word") == 1
+        };
+        pane.wait_until(&format!("a clean redraw at width {width}"), || {
+            settled(&mut screen)
+        });
+        assert!(settled(&mut screen), "at width {width}:\n{screen}");
     }
     pane.keys(&["C-u"]);
     pane.type_text("/quit");
@@ -334,6 +341,15 @@ fn ctrl_z_stops_and_fg_resumes() {
     pane.wait_for("the shell answering", "SHELL-42");
     pane.type_text("fg");
     pane.keys(&["Enter"]);
+    // Type only once focus has redrawn its editor below the shell's output: it
+    // takes the terminal back (raw mode) before it draws, so keys typed earlier
+    // could still reach the shell's line editing.
+    pane.wait_until("focus redrawing after fg", || {
+        let screen = pane.visible_screen();
+        let shell = screen.rfind("SHELL-42");
+        let editor = screen.rfind("› half a thought");
+        matches!((shell, editor), (Some(shell), Some(editor)) if editor > shell)
+    });
     // The editor kept its text; typing goes on and /quit still works.
     pane.type_text(", finished");
     pane.wait_for("the text after resuming", "› half a thought, finished");
@@ -361,7 +377,8 @@ fn escape_aborts_and_keeps_the_history() {
     pane.type_text("talk");
     pane.keys(&["Enter"]);
     pane.wait_for("streaming", "Esc aborts");
-    std::thread::sleep(Duration::from_millis(400));
+    // Mid-answer: the first piece is on screen, the rest 300 ms apart.
+    pane.wait_for("the first words", "one two three");
     pane.keys(&["Escape"]);
     pane.wait_for("abort", "(aborted)");
     pane.type_text("again");
