@@ -173,6 +173,7 @@ fn build_prompts(
     args: &args::Args,
     piped: Option<&str>,
 ) -> Result<Vec<focus_core::message::Message>, setup::SetupError> {
+    use focus_core::agent::run::empty_prompt;
     use focus_core::message::{now_ms, Message, UserMessage};
     let mut prompts = Vec::new();
     let first = input::first_prompt_content(
@@ -192,6 +193,15 @@ fn build_prompts(
     }
     for message in args.messages.iter().skip(1) {
         prompts.push(Message::User(UserMessage::text(message.as_str(), now_ms())));
+    }
+    // A message given but blank (`-p ""`, `-p "  "`): refused here, with the rule
+    // the loop itself keeps.
+    let given = !args.messages.is_empty() || piped.is_some() || !args.files.is_empty();
+    if given && (prompts.is_empty() || prompts.iter().any(|p| empty_prompt(p).is_some())) {
+        return Err(setup::SetupError {
+            message: "the prompt is empty: write something for the model to answer".into(),
+            usage: true,
+        });
     }
     Ok(prompts)
 }

@@ -119,3 +119,29 @@ fn arguments_cut_mid_string_are_never_repaired_into_a_call() {
     assert!(text.contains("not valid JSON"), "{text}");
     assert!(text.contains("not executed"), "{text}");
 }
+
+#[test]
+fn an_empty_prompt_is_refused_before_the_model_is_called() {
+    use focus_core::event::EndReason;
+    for blank in ["", "  \n\t "] {
+        let provider = Arc::new(ScriptedProvider::new(vec![Reply::text(
+            "should not be said",
+        )]));
+        let run = spawn_agent(
+            AgentConfig::new(provider.clone()),
+            Vec::new(),
+            vec![Message::User(UserMessage::text(blank, 1))],
+        );
+        let events: Vec<AgentEvent> = run.events.iter().collect();
+        let history = run.join();
+        match events.last() {
+            Some(AgentEvent::AgentEnd {
+                reason: EndReason::Error(why),
+                ..
+            }) => assert!(why.contains("empty"), "{why}"),
+            other => panic!("{blank:?}: {other:?}"),
+        }
+        assert!(history.is_empty(), "nothing was added: {history:?}");
+        assert_eq!(provider.requests().len(), 0, "the model was not called");
+    }
+}

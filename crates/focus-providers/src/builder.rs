@@ -34,6 +34,8 @@ pub struct MessageBuilder<'a, 'b> {
     price: Option<focus_core::provider::Price>,
     /// A secret that must not appear in error messages (the API key).
     secret: Option<String>,
+    /// Server events skipped as unreadable, and why the first one was.
+    skipped: (usize, Option<String>),
 }
 
 impl<'a, 'b> MessageBuilder<'a, 'b> {
@@ -56,6 +58,7 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
             events: 0,
             price: None,
             secret: None,
+            skipped: (0, None),
         }
     }
 
@@ -148,6 +151,21 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
             }
             self.message.error_message = Some(message);
         }
+    }
+
+    /// Skips a server event that could not be read (data that is not JSON), keeping
+    /// count: one bad line does not cost the whole answer. The count and the first
+    /// reason end up in the message's `error_message` (see [`MessageBuilder::finish`]).
+    pub fn skip_event(&mut self, why: impl Into<String>) {
+        self.skipped.0 += 1;
+        if self.skipped.1.is_none() {
+            self.skipped.1 = Some(why.into());
+        }
+    }
+
+    /// How many server events were skipped as unreadable.
+    pub fn skipped_events(&self) -> usize {
+        self.skipped.0
     }
 
     /// Opens a text block and returns its index.
@@ -260,6 +278,24 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
         });
     }
 
+    /// Adds a streamed piece of the open tool call's name at `index`. Servers differ:
+    /// some split the name across chunks (`Ba`, `sh`), some send it only in a later
+    /// chunk, some repeat it whole in every chunk (or send it growing). A piece
+    /// that starts with the name so far replaces it (a repeat or a growing name);
+    /// any other piece is appended.
+    pub fn extend_tool_name(&mut self, index: usize, piece: &str) {
+        if piece.is_empty() || !self.is_open(index) {
+            return;
+        }
+        if let Some(Content::ToolCall(call)) = self.message.content.get_mut(index) {
+            if piece.starts_with(call.name.as_str()) {
+                call.name = piece.into();
+            } else {
+                call.name = format!("{}{piece}", call.name).into();
+            }
+        }
+    }
+
     /// Whether argument text has arrived for the open tool call at `index`.
     pub fn has_argument_text(&self, index: usize) -> bool {
         self.raw_arguments
@@ -363,6 +399,7 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
     /// (some servers never say why they stopped).
     pub fn finish(mut self) -> AssistantMessage {
         self.start();
+        self.note_skipped_events();
         self.close_all();
         if self.message.stop_reason == StopReason::Stop
             && self.message.tool_calls().next().is_some()
@@ -379,6 +416,25 @@ impl<'a, 'b> MessageBuilder<'a, 'b> {
             self.emit(event);
         }
         self.message
+    }
+
+    /// Says in the message that events were skipped: appended to the error of a
+    /// failed message, or as the `error_message` of one that otherwise succeeded
+    /// (its stop reason unchanged), so every mode can show the count.
+    fn note_skipped_events(&mut self) {
+        let (count, Some(first)) = (self.skipped.0, self.skipped.1.take()) else {
+            return;
+        };
+        let note =
+            format!("skipped {count} server event(s) that were not JSON; the first: {first}");
+        let message = match self.message.error_message.take() {
+            Some(error) => format!("{error} ({note})"),
+            None => note,
+        };
+        self.message.error_message = Some(match &self.secret {
+            Some(secret) => message.replace(secret.as_str(), "***"),
+            None => message,
+        });
     }
 
     /// Ends the message as aborted (the user cancelled), keeping what arrived.

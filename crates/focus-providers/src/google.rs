@@ -363,7 +363,7 @@ impl StreamDecoder for Decoder {
     fn on_event(&mut self, event: &SseEvent, out: &mut MessageBuilder<'_, '_>) {
         let data = match event_json(event) {
             Ok(v) => v,
-            Err(e) => return out.set_error(e),
+            Err(e) => return out.skip_event(e),
         };
         if !data["error"].is_null() {
             let message = data["error"]["message"].as_str().unwrap_or("unknown error");

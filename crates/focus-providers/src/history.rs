@@ -54,7 +54,9 @@ pub fn same_model(message: &AssistantMessage, target: &Target<'_>) -> bool {
 ///   ([`NO_RESULT`]) right after its assistant message's other results;
 /// - tool-call ids are rewritten to the target's [`IdRule`], consistently in calls
 ///   and results;
-/// - images become a text note when the model does not accept them.
+/// - images become a text note when the model does not accept them;
+/// - a history that would begin with an assistant message begins with a user line
+///   ([`EARLIER_CONVERSATION`]) instead.
 pub fn repair(messages: &[Message], target: &Target<'_>) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len());
     let mut ids = crate::ids::IdMap::new(target.ids);
@@ -138,8 +140,23 @@ pub fn repair(messages: &[Message], target: &Target<'_>) -> Vec<Message> {
         }
     }
     flush_pending(&mut pending, &mut out);
+    if matches!(out.first(), Some(Message::Assistant(_))) {
+        // A history cut by compaction or a branch can begin with the model's turn;
+        // every API wants the user to speak first (Gemini and Anthropic refuse
+        // otherwise), so the user is given a line that says what happened.
+        out.insert(
+            0,
+            Message::User(focus_core::message::UserMessage::text(
+                EARLIER_CONVERSATION,
+                0,
+            )),
+        );
+    }
     out
 }
+
+/// The user's first line when a history would begin with an assistant message.
+pub const EARLIER_CONVERSATION: &str = "(The conversation so far continues below.)";
 
 /// The messages in order, except that the results of an assistant message's tool
 /// calls are moved right after it when they were recorded later than a message
@@ -420,6 +437,12 @@ mod tests {
         foreign.usage.input = 1;
         let history = vec![Message::Assistant(foreign), result("call_1|fc:weird/id")];
         let fixed = repair(&history, &target("anthropic-messages"));
+        // The history began with the model's turn: a user line goes first.
+        let Message::User(first) = &fixed[0] else {
+            panic!()
+        };
+        assert_eq!(first.content[0].as_text(), Some(EARLIER_CONVERSATION));
+        let fixed = &fixed[1..];
         let Message::Assistant(a) = &fixed[0] else {
             panic!()
         };

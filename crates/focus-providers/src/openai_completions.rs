@@ -119,6 +119,12 @@ pub fn build_request_with(model: &ModelInfo, request: &ModelRequest<'_>, compat:
                             }
                         }
                     }
+                    // A reasoning model that wants its reasoning back (DeepSeek in
+                    // thinking mode) refuses an assistant message without the field,
+                    // even one from another model or with no reasoning: send it empty.
+                    if model.reasoning && !REASONING_FIELDS.iter().any(|f| o.contains_key(f)) {
+                        o.insert("reasoning_content", "");
+                    }
                 }
                 if !calls.is_empty() {
                     o.insert("tool_calls", calls);
@@ -357,7 +363,14 @@ impl Decoder {
                     .filter(|(_, _, known)| id.is_empty() || known == id)
                     .map(|(_, i, _)| *i);
                 let ours = match existing {
-                    Some(i) => i,
+                    Some(i) => {
+                        // A name split across chunks (`Ba` + `sh`), or sent only in a
+                        // later chunk; servers that repeat it whole are not doubled.
+                        if let Some(name) = call["function"]["name"].as_str() {
+                            out.extend_tool_name(i, name);
+                        }
+                        i
+                    }
                     None => {
                         if let Some(Current::Text(i) | Current::Thinking(i)) = self.current.take() {
                             out.close(i);
@@ -423,7 +436,7 @@ impl StreamDecoder for Decoder {
         }
         let data = match event_json(event) {
             Ok(v) => v,
-            Err(e) => return out.set_error(e),
+            Err(e) => return out.skip_event(e),
         };
         if let Some(id) = data["id"].as_str() {
             if out.message().response_id.is_none() {

@@ -252,7 +252,7 @@ impl StreamDecoder for Decoder {
         }
         let data = match event_json(event) {
             Ok(v) => v,
-            Err(e) => return out.set_error(e),
+            Err(e) => return out.skip_event(e),
         };
         let kind = data["type"].as_str().unwrap_or(event.event.as_str());
         match kind {

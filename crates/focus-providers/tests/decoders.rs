@@ -220,14 +220,70 @@ fn gemini_error_chunk_and_max_tokens() {
 }
 
 #[test]
-fn data_that_is_not_json_is_reported_not_skipped() {
+fn data_that_is_not_json_is_skipped_and_counted_not_the_whole_answer_lost() {
+    // Alone, a stream of garbage is a failure that says what it saw.
     for api in focus_providers::APIS {
         let m = decode(api, "data: {not json\n\n");
         assert_eq!(m.stop_reason, StopReason::Error, "{api}");
         let msg = m.error_message.unwrap();
         assert!(
-            msg.contains("not JSON") && msg.contains("{not json"),
+            msg.contains("not JSON") && msg.contains("{not json") && msg.contains("skipped 1"),
             "{api}: {msg}"
         );
+    }
+    // Amid a good answer, the answer survives and the skip is counted.
+    let body = sse(&[
+        ("", r#"{"choices":[{"index":0,"delta":{"content":"Hel"}}]}"#),
+        ("", "{not json"),
+        ("", "<html>proxy hiccup</html>"),
+        (
+            "",
+            r#"{"choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":"stop"}]}"#,
+        ),
+        ("", "[DONE]"),
+    ]);
+    let m = decode("openai-completions", &body);
+    assert_eq!(
+        (m.stop_reason, m.text().as_str()),
+        (StopReason::Stop, "Hello")
+    );
+    let note = m.error_message.unwrap();
+    assert!(note.contains("skipped 2"), "{note}");
+}
+
+#[test]
+fn completions_tool_names_split_late_or_repeated_are_assembled_once() {
+    let chunk =
+        |call: &str| format!(r#"{{"choices":[{{"index":0,"delta":{{"tool_calls":[{call}]}}}}]}}"#);
+    let cases = [
+        // split across chunks
+        (
+            r#"{"index":0,"id":"c1","function":{"name":"Ba","arguments":""}}"#,
+            r#"{"index":0,"function":{"name":"sh","arguments":"{}"}}"#,
+        ),
+        // repeated whole in every chunk
+        (
+            r#"{"index":0,"id":"c1","function":{"name":"Bash","arguments":""}}"#,
+            r#"{"index":0,"id":"c1","function":{"name":"Bash","arguments":"{}"}}"#,
+        ),
+        // only in a later chunk
+        (
+            r#"{"index":0,"id":"c1","function":{"arguments":""}}"#,
+            r#"{"index":0,"function":{"name":"Bash","arguments":"{}"}}"#,
+        ),
+    ];
+    for (first, second) in cases {
+        let body = sse(&[
+            ("", &chunk(first)),
+            ("", &chunk(second)),
+            (
+                "",
+                r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+            ),
+            ("", "[DONE]"),
+        ]);
+        let m = decode("openai-completions", &body);
+        let names: Vec<&str> = m.tool_calls().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["Bash"], "{first} then {second}");
     }
 }

@@ -458,3 +458,47 @@ fn anthropic_without_tools_gets_tool_turns_as_text() {
     );
     assert!(text.contains("[result of tool bash]: README.md"), "{text}");
 }
+
+/// The first message of the conversation as the API sees it (after any system or
+/// developer message), and its role.
+fn first_role(api: &str, body: &Value) -> String {
+    let list = match api {
+        openai_responses::API => &body["input"],
+        google::API => &body["contents"],
+        _ => &body["messages"],
+    };
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            m["role"]
+                .as_str()
+                .unwrap_or(m["type"].as_str().unwrap_or("?"))
+        })
+        .find(|role| *role != "system" && *role != "developer")
+        .unwrap_or("none")
+        .to_string()
+}
+
+#[test]
+fn a_history_never_starts_with_an_assistant_message_on_any_api() {
+    // A session cut by compaction or a branch summary can begin with the model's
+    // turn; every API wants the user first (Gemini and Anthropic refuse otherwise).
+    for (label, target) in targets() {
+        let said = focus_core::message::AssistantMessage {
+            content: vec![focus_core::message::Content::text("from an earlier branch")],
+            api: target.api.clone().into(),
+            ..Default::default()
+        };
+        let case = Case {
+            system: "sys".into(),
+            messages: vec![
+                Message::Assistant(said),
+                Message::User(focus_core::message::UserMessage::text("go on", 1)),
+            ],
+            tools: Vec::new(),
+        };
+        let body = build(&target, &case, &options());
+        assert_eq!(first_role(&target.api, &body), "user", "{label}: {body:?}");
+    }
+}

@@ -7,7 +7,7 @@ use crate::engine::Engine;
 use crate::terminal::style::Style;
 use crate::terminal::STDERR;
 use focus_core::event::{AgentEvent, EndReason};
-use focus_core::message::Message;
+use focus_core::message::{Message, StopReason};
 use focus_core::provider::StreamEvent;
 use std::io::Write;
 
@@ -124,10 +124,23 @@ impl TextPrinter {
                 }
                 _ => {}
             },
-            // Separate the text of successive turns.
+            // Separate the text of successive turns; a note on an answer that
+            // otherwise succeeded (server events skipped) goes to stderr.
             AgentEvent::MessageEnd {
-                message: Message::Assistant(_),
-            } if self.printed_in_message => self.finish_line(),
+                message: Message::Assistant(m),
+            } => {
+                if self.printed_in_message {
+                    self.finish_line();
+                }
+                let failed = matches!(m.stop_reason, StopReason::Error | StopReason::Aborted);
+                if let (Some(note), false) = (&m.error_message, failed) {
+                    let note = focus_tools::output::sanitize(note);
+                    errln!(
+                        "{}",
+                        self.err_style.yellow(&format!("focus: warning: {note}"))
+                    );
+                }
+            }
             AgentEvent::ToolExecutionStart {
                 tool_name, args, ..
             } => {

@@ -535,6 +535,10 @@ fn user_message(c: &Value) -> Result<Message, String> {
         .as_str()
         .ok_or("missing \"message\" (the text to send)")?;
     let mut content = vec![Content::text(text)];
+    let images = c["images"].as_array().map_or(0, Vec::len);
+    if text.trim().is_empty() && images == 0 {
+        return Err("\"message\" is empty: send some text (or an image)".into());
+    }
     if let Some(images) = c["images"].as_array() {
         for (i, image) in images.iter().enumerate() {
             let (Some(data), Some(mime)) = (image["data"].as_str(), image["mimeType"].as_str())
@@ -584,6 +588,16 @@ mod tests {
             error_response(None, "parse", "bad").to_json_string(),
             r#"{"type":"response","command":"parse","success":false,"error":"bad"}"#
         );
+    }
+
+    #[test]
+    fn an_empty_message_is_refused_unless_it_carries_an_image() {
+        for blank in [r#"{"message":""}"#, r#"{"message":" \n "}"#] {
+            let error = user_message(&parse_str(blank).unwrap()).unwrap_err();
+            assert!(error.contains("is empty"), "{blank}: {error}");
+        }
+        let image = r#"{"message":"","images":[{"data":"AA==","mimeType":"image/png"}]}"#;
+        assert!(user_message(&parse_str(image).unwrap()).is_ok());
     }
 
     #[test]

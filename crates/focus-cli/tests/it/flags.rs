@@ -58,6 +58,9 @@ fn usage_errors_exit_2_with_one_line() {
         (&["-p", "@missing.txt", "x"], "cannot attach @missing.txt"),
         (&["-p", "--model", "nope/nothing", "x"], "no model"),
         (&["-p", "-r", "x"], "--resume asks"),
+        (&["-p", ""], "the prompt is empty"),
+        (&["-p", " \n\t "], "the prompt is empty"),
+        (&["-p", "first", "  "], "the prompt is empty"),
     ];
     for (args, expected) in cases {
         let out = s.run(args, "");

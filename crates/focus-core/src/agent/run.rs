@@ -83,6 +83,9 @@ impl Run<'_> {
                 return EndReason::Error(why);
             }
         }
+        if let Some(why) = prompts.iter().find_map(empty_prompt) {
+            return EndReason::Error(why);
+        }
         let mut incoming = prompts; // delivered at the start of the next turn
         loop {
             // One prompt: the limits count per prompt, so a follow-up starts afresh.
@@ -324,6 +327,19 @@ fn unique_call_ids(message: &mut AssistantMessage) {
             }
         }
     }
+}
+
+/// Why `prompt` cannot be sent, if it is a user message with nothing in it (no
+/// text but whitespace, no image): a model asked nothing answers at random.
+pub fn empty_prompt(prompt: &Message) -> Option<String> {
+    let Message::User(user) = prompt else {
+        return None;
+    };
+    let said_something = user.content.iter().any(|c| match c {
+        crate::message::Content::Text { text, .. } => !text.trim().is_empty(),
+        _ => true,
+    });
+    (!said_something).then(|| "the prompt is empty: write something for the model to answer".into())
 }
 
 /// Why `continue` cannot run on this history, if it cannot.
