@@ -41,6 +41,9 @@ pub struct Engine {
     pub base_tools: Vec<Arc<dyn Tool>>,
     /// The MCP tool generation `config.tools` was built from.
     pub mcp_generation: u64,
+    /// How model calls are retried (the `retry` settings), for providers built
+    /// later (a model switch).
+    pub retry: focus_providers::RetryPolicy,
 }
 
 /// How a run ended, as the modes need it.
@@ -65,6 +68,7 @@ impl Engine {
             mcp: None,
             base_tools: Vec::new(),
             mcp_generation: 0,
+            retry: focus_providers::RetryPolicy::default(),
         }
     }
 

@@ -14,6 +14,7 @@ use focus_harness::settings::{load_settings, Settings};
 use focus_providers::curl::CurlTransport;
 use focus_providers::registry::env_vars_for;
 use focus_providers::Registry;
+use focus_providers::RetryPolicy;
 use focus_tools::gates::{Approver, Gatekeeper, Mode, NonInteractiveApprover};
 use focus_tools::mcp::{McpManager, McpServerConfig};
 use focus_transport::Transport;
@@ -61,10 +62,24 @@ pub fn transport() -> Result<Arc<dyn Transport>, String> {
     Ok(Arc::new(CurlTransport::new()))
 }
 
-/// Builds the provider for a chosen model.
+/// The retry policy of the `retry` settings (pi's keys).
+pub fn retry_policy(settings: &focus_harness::settings::RetrySettings) -> RetryPolicy {
+    RetryPolicy {
+        max_attempts: if settings.enabled {
+            settings.max_retries.saturating_add(1)
+        } else {
+            1
+        },
+        base_delay: std::time::Duration::from_millis(settings.base_delay_ms),
+        max_delay: std::time::Duration::from_millis(settings.max_delay_ms),
+    }
+}
+
+/// Builds the provider for a chosen model, retrying as `retry` says.
 pub fn build_provider(
     choice: &ModelChoice,
     registry: &Registry,
+    retry: &RetryPolicy,
 ) -> Result<Arc<dyn Provider>, String> {
     let model = match choice {
         ModelChoice::Demo => return Ok(Arc::new(DemoProvider::new())),
@@ -87,7 +102,11 @@ pub fn build_provider(
         },
     };
     let transport = transport()?;
-    Ok(registry.provider_for(&model, transport))
+    Ok(Arc::new(
+        registry
+            .http_provider_for(&model, transport)
+            .with_retry(retry.clone()),
+    ))
 }
 
 /// Finds the model for `--provider`/`--model`: `provider/model` or a bare id in the

@@ -71,6 +71,7 @@ pub fn build_engine(
     ask: Option<AskUser>,
 ) -> Result<(Engine, ModelChoice), SetupError> {
     let settings = seams::settings(cwd).map_err(SetupError::failure)?;
+    let retry = seams::retry_policy(&settings.retry);
     // The session first: a resumed session brings back its model and thinking level.
     let (mut store, history) =
         Store::open(session, cwd, args.session_dir.as_deref()).map_err(SetupError::failure)?;
@@ -104,7 +105,7 @@ pub fn build_engine(
                     source: ModelSource::Session,
                 }
             };
-            match seams::build_provider(&choice, &registry) {
+            match seams::build_provider(&choice, &registry, &retry) {
                 Ok(provider) => Some((choice, provider)),
                 Err(error) => {
                     errln!(
@@ -120,7 +121,8 @@ pub fn build_engine(
             let choice = choose_model(&inputs, &|authority, path| {
                 crate::probe::get_json(authority, path, crate::probe::PROBE_TIMEOUT)
             });
-            let provider = seams::build_provider(&choice, &registry).map_err(SetupError::usage)?;
+            let provider =
+                seams::build_provider(&choice, &registry, &retry).map_err(SetupError::usage)?;
             (choice, provider)
         }
     };
@@ -204,6 +206,7 @@ pub fn build_engine(
     }
     let mut engine = Engine::new(config, history, store);
     engine.compaction = settings.compaction;
+    engine.retry = retry;
     engine.gatekeeper = Some(gatekeeper);
     engine.mcp = mcp;
     engine.base_tools = base_tools;

@@ -88,6 +88,28 @@ pub enum AgentEvent {
         /// The arguments.
         args: Value,
     },
+    /// The model call failed before anything was streamed and will be tried again
+    /// after `delay_ms` (pi's `auto_retry_start`).
+    AutoRetryStart {
+        /// The attempt about to be made (2, 3, …).
+        attempt: u32,
+        /// The most attempts that will be made.
+        max_attempts: u32,
+        /// The wait before it, in milliseconds.
+        delay_ms: u64,
+        /// Why the previous attempt failed.
+        error_message: String,
+    },
+    /// The retried call ended (pi's `auto_retry_end`): after its message's
+    /// `MessageEnd`.
+    AutoRetryEnd {
+        /// Whether the last attempt gave an answer.
+        success: bool,
+        /// The number of that attempt.
+        attempt: u32,
+        /// Why it failed, when it did.
+        final_error: Option<String>,
+    },
     /// A running tool reported partial output.
     ToolExecutionUpdate {
         /// The id of the call.
@@ -188,6 +210,17 @@ impl ToJson for StreamEvent {
         o.push("type".into(), self.type_name().into());
         match self {
             StreamEvent::Start => {}
+            StreamEvent::Retry {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error,
+            } => {
+                o.push("attempt".into(), (*attempt as u64).into());
+                o.push("maxAttempts".into(), (*max_attempts as u64).into());
+                o.push("delayMs".into(), (*delay_ms).into());
+                o.push("errorMessage".into(), error.as_str().into());
+            }
             StreamEvent::TextStart { index }
             | StreamEvent::TextEnd { index }
             | StreamEvent::ThinkingStart { index }
@@ -221,6 +254,8 @@ impl AgentEvent {
             AgentEvent::MessageStart { .. } => "message_start",
             AgentEvent::MessageUpdate { .. } => "message_update",
             AgentEvent::MessageEnd { .. } => "message_end",
+            AgentEvent::AutoRetryStart { .. } => "auto_retry_start",
+            AgentEvent::AutoRetryEnd { .. } => "auto_retry_end",
             AgentEvent::ToolExecutionStart { .. } => "tool_execution_start",
             AgentEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
             AgentEvent::ToolExecutionEnd { .. } => "tool_execution_end",
@@ -273,6 +308,28 @@ impl ToJson for AgentEvent {
                     "assistantMessageEvent".into(),
                     event.to_json_with_block(block.as_ref()),
                 );
+            }
+            AgentEvent::AutoRetryStart {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error_message,
+            } => {
+                o.push("attempt".into(), (*attempt as u64).into());
+                o.push("maxAttempts".into(), (*max_attempts as u64).into());
+                o.push("delayMs".into(), (*delay_ms).into());
+                o.push("errorMessage".into(), error_message.as_str().into());
+            }
+            AgentEvent::AutoRetryEnd {
+                success,
+                attempt,
+                final_error,
+            } => {
+                o.push("success".into(), (*success).into());
+                o.push("attempt".into(), (*attempt as u64).into());
+                if let Some(error) = final_error {
+                    o.push("finalError".into(), error.as_str().into());
+                }
             }
             AgentEvent::ToolExecutionStart {
                 call_id,

@@ -166,6 +166,16 @@ pub enum StreamEvent {
     /// A tool call is complete, its arguments parsed strictly (see
     /// `ToolCall::invalid_arguments` for text that was not valid JSON).
     ToolCallEnd { index: usize },
+    /// The previous attempt failed before anything was streamed (an overload, a
+    /// rate limit, a dropped connection); the provider waits `delay_ms` and makes
+    /// attempt number `attempt` of at most `max_attempts`. Comes before `Start`,
+    /// never after it (nothing is retried once the answer has begun).
+    Retry {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        error: String,
+    },
     /// The message ended normally (`Stop`, `Length` or `ToolUse`).
     Done { reason: StopReason },
     /// The message ended in failure (`Error` or `Aborted`); see `error_message`.
@@ -185,7 +195,10 @@ impl StreamEvent {
             | StreamEvent::ToolCallStart { index }
             | StreamEvent::ToolCallDelta { index, .. }
             | StreamEvent::ToolCallEnd { index } => Some(*index),
-            StreamEvent::Start | StreamEvent::Done { .. } | StreamEvent::Error { .. } => None,
+            StreamEvent::Start
+            | StreamEvent::Retry { .. }
+            | StreamEvent::Done { .. }
+            | StreamEvent::Error { .. } => None,
         }
     }
 
@@ -205,6 +218,7 @@ impl StreamEvent {
     pub fn type_name(&self) -> &'static str {
         match self {
             StreamEvent::Start => "start",
+            StreamEvent::Retry { .. } => "retry",
             StreamEvent::TextStart { .. } => "text_start",
             StreamEvent::TextDelta { .. } => "text_delta",
             StreamEvent::TextEnd { .. } => "text_end",

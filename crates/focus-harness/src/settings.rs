@@ -33,6 +33,9 @@ pub struct Settings {
     pub tools: Option<Vec<String>>,
     /// `shellPath`: the shell the bash tool runs.
     pub shell_path: Option<String>,
+    /// `retry.{enabled, maxRetries, baseDelayMs, maxDelayMs}` (pi's keys): how a
+    /// model call that failed before answering is retried.
+    pub retry: RetrySettings,
     /// The whole merged object, including the keys owned elsewhere
     /// ([`Settings::raw`] reads one).
     pub merged: Value,
@@ -44,6 +47,55 @@ impl Settings {
         &self.merged[key]
     }
 }
+
+/// How a failed model call is retried (pi's `retry` settings, pi's defaults:
+/// enabled, 3 retries, 2 s doubling, at most 60 s).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RetrySettings {
+    /// `retry.enabled`: whether to retry at all.
+    pub enabled: bool,
+    /// `retry.maxRetries`: retries after the first attempt.
+    pub max_retries: u32,
+    /// `retry.baseDelayMs`: the first wait; each retry doubles it.
+    pub base_delay_ms: u64,
+    /// `retry.maxDelayMs`: the longest wait (a server asking for longer fails the call).
+    pub max_delay_ms: u64,
+}
+
+impl Default for RetrySettings {
+    fn default() -> RetrySettings {
+        RetrySettings {
+            enabled: true,
+            max_retries: 3,
+            base_delay_ms: 2000,
+            max_delay_ms: 60_000,
+        }
+    }
+}
+
+/// What a key of a settings section must hold.
+#[derive(Clone, Copy)]
+enum Expect {
+    /// `true` or `false`.
+    Flag,
+    /// A non-negative integer.
+    Count,
+}
+
+/// The keys of `compaction`.
+const COMPACTION_KEYS: [(&str, Expect); 3] = [
+    ("enabled", Expect::Flag),
+    ("reserveTokens", Expect::Count),
+    ("keepRecentTokens", Expect::Count),
+];
+
+/// The keys of `retry`.
+const RETRY_KEYS: [(&str, Expect); 4] = [
+    ("enabled", Expect::Flag),
+    ("maxRetries", Expect::Count),
+    ("baseDelayMs", Expect::Count),
+    ("maxDelayMs", Expect::Count),
+];
 
 /// Settings together with the warnings loading them produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -164,25 +216,27 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     bad(key, "an array of tool names", v)
                 }
             }
-            "compaction" => {
-                let Some(c) = v.as_object() else {
+            "compaction" | "retry" => {
+                let Some(section) = v.as_object() else {
                     bad(key, "an object", v);
                     continue;
                 };
-                for (sub, sv) in c.iter() {
-                    let full = format!("compaction.{sub}");
-                    match sub {
-                        "enabled" => {
-                            if sv.as_bool().is_none() {
-                                bad(&full, "true or false", sv)
-                            }
+                let known: &[(&str, Expect)] = if key == "retry" {
+                    &RETRY_KEYS
+                } else {
+                    &COMPACTION_KEYS
+                };
+                for (sub, sv) in section.iter() {
+                    let full = format!("{key}.{sub}");
+                    match known.iter().find(|(name, _)| *name == sub) {
+                        Some((_, Expect::Flag)) if sv.as_bool().is_none() => {
+                            bad(&full, "true or false", sv)
                         }
-                        "reserveTokens" | "keepRecentTokens" => {
-                            if sv.as_u64().is_none() {
-                                bad(&full, "a non-negative integer", sv)
-                            }
+                        Some((_, Expect::Count)) if sv.as_u64().is_none() => {
+                            bad(&full, "a non-negative integer", sv)
                         }
-                        _ => warnings.push(format!("{file}: unknown setting {full:?} ignored")),
+                        Some(_) => {}
+                        None => warnings.push(format!("{file}: unknown setting {full:?} ignored")),
                     }
                 }
             }
@@ -226,6 +280,21 @@ fn from_merged(merged: Value) -> Settings {
                 .collect()
         }),
         shell_path: string("shellPath"),
+        retry: {
+            let (retry, defaults) = (&merged["retry"], RetrySettings::default());
+            RetrySettings {
+                enabled: retry["enabled"].as_bool().unwrap_or(defaults.enabled),
+                max_retries: retry["maxRetries"]
+                    .as_u64()
+                    .map_or(defaults.max_retries, |n| n.min(100) as u32),
+                base_delay_ms: retry["baseDelayMs"]
+                    .as_u64()
+                    .unwrap_or(defaults.base_delay_ms),
+                max_delay_ms: retry["maxDelayMs"]
+                    .as_u64()
+                    .unwrap_or(defaults.max_delay_ms),
+            }
+        },
         merged,
     }
 }
@@ -243,6 +312,36 @@ mod tests {
         std::fs::create_dir_all(&home).unwrap();
         std::fs::create_dir_all(cwd.join(".focus")).unwrap();
         (home, cwd)
+    }
+
+    #[test]
+    fn pi_retry_keys_are_read_and_checked() {
+        let (home, cwd) = dirs("retry");
+        std::fs::write(
+            global_settings_path(&home),
+            r#"{"retry":{"maxRetries":1,"baseDelayMs":250,"jitter":true}}"#,
+        )
+        .unwrap();
+        let loaded = load_settings(&home, &cwd).unwrap();
+        let retry = &loaded.settings.retry;
+        assert_eq!(
+            (retry.enabled, retry.max_retries, retry.base_delay_ms),
+            (true, 1, 250)
+        );
+        assert_eq!(retry.max_delay_ms, 60_000, "the default where unset");
+        assert!(
+            loaded.warnings[0].contains("\"retry.jitter\""),
+            "{:?}",
+            loaded.warnings
+        );
+        std::fs::write(global_settings_path(&home), r#"{"retry":{"enabled":"no"}}"#).unwrap();
+        let error = load_settings(&home, &cwd).unwrap_err();
+        assert!(
+            error.problems[0]
+                .ends_with("retry.enabled: expected true or false, found string \"no\""),
+            "{:?}",
+            error.problems
+        );
     }
 
     #[test]

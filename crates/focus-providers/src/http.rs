@@ -12,7 +12,7 @@ use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::message::{AssistantMessage, StopReason};
 use focus_core::overflow::is_context_overflow;
-use focus_core::provider::{ModelInfo, ModelRequest, Provider, StreamSink};
+use focus_core::provider::{ModelInfo, ModelRequest, Provider, StreamEvent, StreamSink};
 use focus_transport::retry_after::retry_after_from_headers;
 use focus_transport::sse::SseDecoder;
 use focus_transport::{HttpRequest, Transport, TransportError};
@@ -510,9 +510,18 @@ impl Provider for HttpProvider {
                 Some(asked) => asked,
                 None => self.retry.backoff(attempt),
             };
+            let why = self.redact(failure.message.clone());
             if let Some(observer) = &self.on_retry {
-                observer(attempt + 1, delay, &self.redact(failure.message.clone()));
+                observer(attempt + 1, delay, &why);
             }
+            // Told to the sink too, so the loop reports it (pi's auto_retry_start).
+            let retry = StreamEvent::Retry {
+                attempt: attempt + 1,
+                max_attempts: self.retry.max_attempts,
+                delay_ms: delay.as_millis().min(u64::MAX as u128) as u64,
+                error: why,
+            };
+            sink(&retry, &self.empty_message());
             if !Self::sleep(delay, cancel) {
                 return fail(String::new(), StopReason::Aborted, sink);
             }

@@ -141,6 +141,16 @@ impl TextPrinter {
                     );
                 }
             }
+            AgentEvent::AutoRetryStart {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error_message,
+            } => {
+                self.finish_line();
+                let line = retry_line(*attempt, *max_attempts, *delay_ms, error_message);
+                errln!("{}", self.err_style.yellow(&line));
+            }
             AgentEvent::ToolExecutionStart {
                 tool_name, args, ..
             } => {
@@ -203,9 +213,32 @@ pub fn clip(text: &str, max: usize) -> String {
     crate::terminal::width::clip_to(&shown, max)
 }
 
+/// "retrying in 2 s (attempt 2/4): HTTP 529 overloaded": one line per retry, the
+/// server's words sanitized (they come from the network).
+pub fn retry_line(attempt: u32, max_attempts: u32, delay_ms: u64, why: &str) -> String {
+    let delay = if delay_ms % 1000 == 0 {
+        format!("{} s", delay_ms / 1000)
+    } else {
+        format!("{:.1} s", delay_ms as f64 / 1000.0)
+    };
+    let why = focus_tools::output::sanitize(why).replace('\n', " ");
+    format!(
+        "retrying in {delay} (attempt {attempt}/{max_attempts}): {}",
+        clip(&why, 200)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_retry_is_one_readable_line() {
+        let line = retry_line(2, 4, 2000, "HTTP 529: overloaded\n\x1b[2J");
+        assert!(line.starts_with("retrying in 2 s (attempt 2/4): HTTP 529: overloaded"));
+        assert!(!line.contains('\n') && !line.contains('\x1b'), "{line:?}");
+        assert!(retry_line(3, 4, 1500, "x").starts_with("retrying in 1.5 s (attempt 3/4)"));
+    }
     use focus_core::json_object;
 
     #[test]

@@ -522,7 +522,7 @@ impl Server<'_> {
             }
         };
         let registry = seams::registry()?;
-        let built = seams::build_provider(&choice, &registry)?;
+        let built = seams::build_provider(&choice, &registry, &self.engine.retry)?;
         self.engine.config.provider = built;
         Ok(model_json(self.engine.config.provider.model()))
     }

@@ -271,3 +271,52 @@ fn ctrl_c_aborts_cleanly_and_keeps_the_session_valid() {
     let session = std::fs::read_to_string(&s.session_files()[0]).unwrap();
     assert!(session.contains("\"stopReason\":\"aborted\""), "{session}");
 }
+
+/// An overloaded server, then an answer: the retry is told in every mode (pi's
+/// `retry` settings decide how), and the answer arrives.
+#[test]
+fn retries_are_visible_in_print_and_json_modes() {
+    let scenario = r#"{"name":"overloaded","steps":[
+      {"error":{"status":529,"body":"{\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"}},
+      {"reply":{"text":"made it"}}]}"#;
+    for json in [false, true] {
+        let s = Sandbox::new();
+        let server = mock(scenario);
+        s.write_models(&server.url());
+        std::fs::write(
+            s.home.join("settings.json"),
+            r#"{"retry":{"maxRetries":2,"baseDelayMs":10}}"#,
+        )
+        .unwrap();
+        let mut args = vec!["-p", "--model", "mock-openai/m1", "--no-session", "go"];
+        if json {
+            args.extend(["--mode", "json"]);
+        }
+        let out = s.run(&args, "");
+        assert!(out.status.success(), "{}", stderr(&out));
+        if json {
+            let events = json_lines(&stdout(&out));
+            let start = events
+                .iter()
+                .find(|e| e["type"].as_str() == Some("auto_retry_start"))
+                .expect("auto_retry_start");
+            assert_eq!(start["attempt"].as_u64(), Some(2));
+            assert_eq!(start["maxAttempts"].as_u64(), Some(3), "maxRetries 2 + 1");
+            assert!(start["errorMessage"]
+                .as_str()
+                .unwrap()
+                .contains("verloaded"));
+            let end = events
+                .iter()
+                .find(|e| e["type"].as_str() == Some("auto_retry_end"))
+                .expect("auto_retry_end");
+            assert_eq!(end["success"].as_bool(), Some(true));
+        } else {
+            let err = stderr(&out);
+            assert!(err.contains("retrying in"), "{err}");
+            assert!(err.contains("(attempt 2/3)"), "{err}");
+            assert_eq!(stdout(&out).trim(), "made it");
+        }
+        assert_eq!(server.requests().len(), 2);
+    }
+}

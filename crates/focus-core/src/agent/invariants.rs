@@ -151,7 +151,7 @@ struct Open {
 pub fn check_event_grammar(events: &[AgentEvent]) -> Result<(), String> {
     let mut open = Open::default();
     for (i, event) in events.iter().enumerate() {
-        step(&mut open, event).map_err(|e| format!("events[{i}] ({}): {e}", event_name(event)))?;
+        step(&mut open, event).map_err(|e| format!("events[{i}] ({}): {e}", event.type_name()))?;
     }
     match (open.agent, open.ended) {
         (false, _) => Err("no AgentStart".into()),
@@ -244,6 +244,11 @@ fn step(open: &mut Open, event: &AgentEvent) -> Result<(), String> {
             }
             open.run_messages.push(message.clone());
         }
+        // A retry happens between a turn's start and its model message.
+        AgentEvent::AutoRetryStart { .. } | AgentEvent::AutoRetryEnd { .. } => {
+            in_turn(open)?;
+            no_message(open)?;
+        }
         AgentEvent::ToolExecutionStart { call_id, .. } => {
             in_turn(open)?;
             no_message(open)?;
@@ -267,19 +272,4 @@ fn step(open: &mut Open, event: &AgentEvent) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn event_name(event: &AgentEvent) -> &'static str {
-    match event {
-        AgentEvent::AgentStart => "agent_start",
-        AgentEvent::AgentEnd { .. } => "agent_end",
-        AgentEvent::TurnStart => "turn_start",
-        AgentEvent::TurnEnd { .. } => "turn_end",
-        AgentEvent::MessageStart { .. } => "message_start",
-        AgentEvent::MessageUpdate { .. } => "message_update",
-        AgentEvent::MessageEnd { .. } => "message_end",
-        AgentEvent::ToolExecutionStart { .. } => "tool_execution_start",
-        AgentEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
-        AgentEvent::ToolExecutionEnd { .. } => "tool_execution_end",
-    }
 }

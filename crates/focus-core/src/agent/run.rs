@@ -166,6 +166,8 @@ impl Run<'_> {
     fn call_model(&mut self) -> AssistantMessage {
         let (config, events, cancel) = (self.config, self.events, self.handle.cancel_token());
         let mut started = false;
+        // The last retry the provider announced, to report how it ended.
+        let mut retried: Option<u32> = None;
         let streamed = catch_unwind(AssertUnwindSafe(|| {
             let messages = llm_view(config, &self.history, cancel);
             let request = ModelRequest {
@@ -182,6 +184,25 @@ impl Run<'_> {
                     // a lax one must not break the grammar); nothing after the terminal
                     // event; `Done`/`Error` are carried by MessageEnd's stop reason.
                     if ended {
+                        return;
+                    }
+                    // A retry comes before the message starts: not part of it.
+                    if let StreamEvent::Retry {
+                        attempt,
+                        max_attempts,
+                        delay_ms,
+                        error,
+                    } = event
+                    {
+                        if !started {
+                            retried = Some(*attempt);
+                            events(AgentEvent::AutoRetryStart {
+                                attempt: *attempt,
+                                max_attempts: *max_attempts,
+                                delay_ms: *delay_ms,
+                                error_message: error.clone(),
+                            });
+                        }
                         return;
                     }
                     if !started {
@@ -221,6 +242,14 @@ impl Run<'_> {
             self.emit(AgentEvent::MessageStart { message: start });
         }
         self.append_ended(Message::Assistant(message.clone()));
+        if let Some(attempt) = retried {
+            let success = !matches!(message.stop_reason, StopReason::Error | StopReason::Aborted);
+            self.emit(AgentEvent::AutoRetryEnd {
+                success,
+                attempt,
+                final_error: (!success).then(|| error_text(&message)),
+            });
+        }
         message
     }
 

@@ -201,7 +201,8 @@ fn model(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
             source: ModelSource::Flags,
         }
     };
-    let built = seams::build_provider(&choice, &registry)?;
+    let retry = ui.engine().retry.clone();
+    let built = seams::build_provider(&choice, &registry, &retry)?;
     let info = built.model().clone();
     let engine = ui.engine();
     engine.config.provider = built;

@@ -39,6 +39,21 @@ impl Ui<'_> {
                 self.markdown.reset();
             }
             AgentEvent::MessageUpdate { event, .. } => self.stream_event(event),
+            AgentEvent::AutoRetryStart {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error_message,
+            } => {
+                let line = crate::modes::print::retry_line(
+                    *attempt,
+                    *max_attempts,
+                    *delay_ms,
+                    error_message,
+                );
+                self.notice = Some(format!("{line} · Esc cancels"));
+            }
+            AgentEvent::AutoRetryEnd { .. } => self.notice = None,
             AgentEvent::MessageEnd {
                 message: Message::Assistant(m),
             } => {
