@@ -6,9 +6,10 @@
 //! [`seams`] (one function per other layer), [`store`] (sessions) and [`demo`]
 //! (the offline demo model); [`engine`] (one conversation, shared by every mode);
 //! [`modes`] (print, JSON, RPC, interactive); [`export`] (HTML); [`approval`]
-//! (asking the user about a tool call); [`terminal`] (tty, raw mode, colors: the
-//! only `unsafe`). `main.rs` only calls [`run`].
+//! (asking the user about a tool call); [`terminal`] (tty, raw mode, colors; the
+//! calls into libc live in focus-sys, the only crate with `unsafe`). `main.rs` only calls [`run`].
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 /// `println!` that ignores a closed stdout: `focus … | head -1` must not panic.

@@ -1,5 +1,7 @@
 //! The `focus` binary: everything happens in [`focus_cli::run`].
 
+#![forbid(unsafe_code)]
+
 use std::io::Write;
 
 fn main() {
