@@ -76,7 +76,10 @@ pub fn run(arguments: impl Iterator<Item = String>) -> i32 {
         outln!("focus {}", env!("CARGO_PKG_VERSION"));
         return 0;
     }
-    match run_parsed(&args) {
+    let result = run_parsed(&args);
+    // The sandbox's private temporary directory goes with the session.
+    focus_tools::sandbox::current().remove_temp_dir();
+    match result {
         Ok(code) => code,
         Err(error) => {
             errln!("focus: {}", error.message);

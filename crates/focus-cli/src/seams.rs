@@ -197,6 +197,23 @@ pub fn gate(
     Ok(Arc::new(gatekeeper))
 }
 
+/// The session's sandbox, from settings and `--sandbox` (`flag` wins), installed
+/// for every tool of this process; the start-up notice, if any, is printed once.
+pub fn sandbox(settings: &Settings, flag: Option<bool>, cwd: &Path) -> Result<(), String> {
+    use focus_tools::sandbox::{self, Sandbox, SandboxSettings};
+    let mut wanted =
+        SandboxSettings::from_json(&settings.merged, cwd).map_err(|e| format!("settings: {e}"))?;
+    if let Some(on) = flag {
+        wanted.enabled = on;
+    }
+    let built = Sandbox::new(&wanted, cwd)?;
+    if let Some(notice) = built.start_notice() {
+        errln!("focus: {notice}");
+    }
+    sandbox::install(Arc::new(built));
+    Ok(())
+}
+
 /// `/permissions [MODE]`: shows or changes the permission mode.
 pub fn set_permission_mode(engine: &mut Engine, mode: &str) -> Result<String, String> {
     let gatekeeper = engine

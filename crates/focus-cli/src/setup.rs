@@ -188,6 +188,7 @@ pub fn build_engine(
         .unwrap_or(ThinkingLevel::Off);
     config.options.session_id = Some(store.id().to_string()).filter(|s| !s.is_empty());
     config.convert_to_llm = Some(std::sync::Arc::new(focus_harness::session::convert_to_llm));
+    seams::sandbox(&settings, args.sandbox, cwd).map_err(SetupError::usage)?;
     let gatekeeper = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
         .map_err(SetupError::usage)?;
     config.gate = Some(gatekeeper.clone());

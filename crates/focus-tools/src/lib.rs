@@ -30,6 +30,7 @@ pub mod output;
 pub mod path;
 pub mod read;
 pub mod regex;
+pub mod sandbox;
 pub mod secret_env;
 pub mod walk;
 pub mod write;

@@ -71,6 +71,7 @@ pub struct Gatekeeper {
 impl Gatekeeper {
     /// A gate with `config`, asking `approver` when needed; hooks run in `cwd`.
     pub fn new(config: GateConfig, approver: Arc<dyn Approver>, cwd: PathBuf) -> Gatekeeper {
+        crate::sandbox::current().set_mode(config.permissions.mode);
         Gatekeeper {
             mode: RwLock::new(config.permissions.mode),
             config,
@@ -104,9 +105,11 @@ impl Gatekeeper {
         *self.mode.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Switches the mode; applies to the next call gated.
+    /// Switches the mode; applies to the next call gated, and to the installed
+    /// sandbox (plan mode makes it read-only).
     pub fn set_mode(&self, mode: Mode) {
         *self.mode.write().unwrap_or_else(|p| p.into_inner()) = mode;
+        crate::sandbox::current().set_mode(mode);
     }
 
     /// The rules added by "allow always" answers this session, as text.
