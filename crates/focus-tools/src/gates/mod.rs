@@ -16,6 +16,7 @@ pub mod approval_queue;
 pub mod child;
 pub mod hooks;
 pub mod judge;
+pub mod long_options;
 pub mod permission;
 pub mod readonly_programs;
 pub mod rules;
@@ -70,8 +71,12 @@ pub struct Gatekeeper {
 
 impl Gatekeeper {
     /// A gate with `config`, asking `approver` when needed; hooks run in `cwd`.
-    pub fn new(config: GateConfig, approver: Arc<dyn Approver>, cwd: PathBuf) -> Gatekeeper {
+    pub fn new(mut config: GateConfig, approver: Arc<dyn Approver>, cwd: PathBuf) -> Gatekeeper {
         crate::sandbox::current().set_mode(config.permissions.mode);
+        config
+            .permissions
+            .project
+            .get_or_insert_with(|| cwd.clone());
         Gatekeeper {
             mode: RwLock::new(config.permissions.mode),
             config,
