@@ -45,6 +45,7 @@ pub mod demo;
 pub mod engine;
 pub mod export;
 pub mod input;
+pub mod keys;
 pub mod modes;
 pub mod probe;
 pub mod seams;

@@ -49,7 +49,7 @@ pub fn keyed_providers(registry: &Registry) -> Vec<(String, String)> {
         .map(|provider| {
             let source = env_vars_for(&provider)
                 .iter()
-                .find(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
+                .find(|var| focus_sys::secrets::var(var).is_some_and(|v| !v.is_empty()))
                 .map_or_else(|| "models.json".to_string(), |v| v.to_string());
             (provider, source)
         })
@@ -87,6 +87,11 @@ pub fn build_provider(
         },
     };
     let transport = transport()?;
+    // A key from models.json (literal or `!command`) is scrubbed from tool
+    // output like one from the environment.
+    if let Some(key) = registry.api_key(&model.provider) {
+        focus_sys::secrets::remember_value(key.expose());
+    }
     Ok(registry.provider_for(&model, transport))
 }
 

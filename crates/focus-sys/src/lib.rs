@@ -9,6 +9,8 @@
 //! - [`terminal`]: `isatty`, `tcgetattr`/`tcsetattr` (raw mode), the window size;
 //! - [`signals`]: Ctrl+C counting, stopping ourselves on Ctrl+Z, and recording
 //!   SIGTERM, SIGHUP and SIGQUIT so a caller can treat them as an abort;
+//! - [`secrets`]: API keys moved out of the environment (and out of
+//!   `/proc/PID/environ`) by restarting without them, handing them over a pipe;
 //! - [`landlock`]: confining a child process's file system (and TCP) access with
 //!   Linux's Landlock, applied in the child between `fork` and `exec`.
 //!
@@ -50,5 +52,6 @@ compile_error!(
 
 pub mod landlock;
 pub mod process;
+pub mod secrets;
 pub mod signals;
 pub mod terminal;

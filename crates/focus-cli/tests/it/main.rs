@@ -6,6 +6,7 @@ mod export;
 mod flags;
 mod hostile;
 mod interactive;
+mod keys;
 mod modes;
 mod robustness;
 mod rpc;

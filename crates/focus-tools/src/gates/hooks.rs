@@ -237,6 +237,7 @@ pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path) -> HookRun {
         .current_dir(cwd)
         .env("FOCUS_PROJECT_DIR", cwd)
         .env("CLAUDE_PROJECT_DIR", cwd);
+    crate::secret_env::remove_secret_variables(&mut command);
     if let Err(e) = crate::sandbox::current().confine_hook(&mut command) {
         return HookRun {
             ok: false,

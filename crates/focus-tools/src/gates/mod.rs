@@ -199,6 +199,14 @@ impl ToolGate for Gatekeeper {
     }
 
     fn after_call(&self, call: &ToolCall, tool: &dyn Tool, mut output: ToolOutput) -> ToolOutput {
+        // No key focus holds goes back to the model, whatever the tool read.
+        for content in output.content.iter_mut() {
+            if let Content::Text { text, .. } = content {
+                if let std::borrow::Cow::Owned(clean) = crate::secret_env::redact(text) {
+                    *text = clean.into();
+                }
+            }
+        }
         if self
             .config
             .hooks
