@@ -318,6 +318,9 @@ fn workspace_edits_are_a_separate_allowance() {
         "mv --target=.. f",
         "cp -S .bak a b",
         "mkdir -m 777 d",
+        "cd .. && touch escaped",
+        "pushd /tmp && touch new",
+        "cd src; mv a ../../b",
     ] {
         assert!(!is_workspace_edit_command(bad), "{bad}");
     }

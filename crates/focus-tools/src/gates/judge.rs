@@ -150,6 +150,15 @@ fn judge_with(cmd: &str, workspace_edits: Edits<'_>, depth: usize) -> Verdict {
             return Verdict::NotReadOnly(format!("in `{}`: {reason}", shorten(inner)));
         }
     }
+    // Relative paths are checked against the working directory; after a `cd`
+    // they mean something else (`cd .. && touch x`), so no file operation of
+    // such a line counts as a workspace edit.
+    let workspace_edits =
+        if workspace_edits != Edits::No && parsed.commands.iter().any(changes_directory) {
+            Edits::No
+        } else {
+            workspace_edits
+        };
     for command in &parsed.commands {
         let verdict = judge_simple(command, workspace_edits, depth);
         if !verdict.is_read_only() {
@@ -276,6 +285,22 @@ fn judge_simple(command: &SimpleCommand, workspace_edits: Edits<'_>, depth: usiz
                 Err(reason) => Verdict::NotReadOnly(reason),
             }
         }
+    }
+}
+
+/// Whether `command` changes the working directory (`cd`, `pushd`, `popd`),
+/// also through wrappers.
+fn changes_directory(command: &SimpleCommand) -> bool {
+    let words: Vec<Word> = command
+        .words
+        .iter()
+        .skip_while(|w| !w.quoted && KEYWORDS.contains(&w.text.as_str()))
+        .cloned()
+        .collect();
+    match unwrap_command(&words) {
+        Ok(Some((words, _))) => matches!(words[0].text.as_str(), "cd" | "pushd" | "popd"),
+        Ok(None) => false,
+        Err(_) => true,
     }
 }
 
