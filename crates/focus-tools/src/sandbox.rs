@@ -381,3 +381,60 @@ pub fn current() -> Arc<Sandbox> {
         .clone()
         .unwrap_or_else(|| Arc::clone(OFF.get_or_init(|| Arc::new(Sandbox::off()))))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sandbox as it would be on a kernel without Landlock.
+    fn unavailable(project: &Path) -> Sandbox {
+        Sandbox {
+            status: Status::Unavailable("no Landlock in this test".to_string()),
+            project: project.to_path_buf(),
+            temp_base: std::env::temp_dir(),
+            temp: OnceLock::from(None),
+            writable: Vec::new(),
+            network: true,
+            hooks: true,
+            read_only: AtomicBool::new(false),
+            owns_temp: false,
+        }
+    }
+
+    #[test]
+    fn without_landlock_focus_says_so_and_still_checks_file_tools() {
+        let project = std::env::temp_dir().canonicalize().unwrap();
+        let sandbox = unavailable(&project);
+        let notice = sandbox.start_notice().expect("a notice");
+        assert!(
+            notice.contains("NONE") && notice.contains("plan mode refuses"),
+            "{notice}"
+        );
+        let mut command = Command::new("true");
+        assert!(sandbox.confine(&mut command).is_ok());
+        assert!(sandbox.check_write(&project.join("x")).is_ok());
+        assert!(sandbox.check_write(Path::new("/etc/x")).is_err());
+        sandbox.set_mode(Mode::Plan);
+        assert!(sandbox.check_write(&project.join("x")).is_err());
+    }
+
+    #[test]
+    fn off_says_it_is_a_choice_and_checks_nothing() {
+        let sandbox = Sandbox::off();
+        assert!(sandbox.start_notice().is_none());
+        assert!(sandbox.describe().contains("--sandbox off"));
+        assert!(sandbox.check_write(Path::new("/etc/x")).is_ok());
+        sandbox.remove_temp_dir(); // must not remove the system's temporary directory
+        assert!(std::env::temp_dir().is_dir());
+    }
+
+    #[test]
+    fn paths_resolve_through_links_and_missing_parts() {
+        let base = std::env::temp_dir().canonicalize().unwrap();
+        let missing = base.join("focus-sandbox-missing-dir/a/../b");
+        assert_eq!(
+            resolve_existing(&missing),
+            base.join("focus-sandbox-missing-dir/b")
+        );
+    }
+}

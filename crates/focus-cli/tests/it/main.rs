@@ -10,4 +10,5 @@ mod keys;
 mod modes;
 mod robustness;
 mod rpc;
+mod sandbox;
 mod support;
