@@ -335,7 +335,9 @@ pub fn run_command_in(
                 let tail = String::from_utf8_lossy(&state.tail).into_owned();
                 drop(state);
                 let partial = output::truncate_tail(&output::sanitize(&tail), MAX_LINES, MAX_BYTES);
-                (ctx.on_update)(ToolOutput::text(partial.content));
+                // Partial output reaches JSON and RPC clients: no key in it either.
+                let shown = crate::secret_env::redact(&partial.content).into_owned();
+                (ctx.on_update)(ToolOutput::text(shown));
             }
         }
         std::thread::sleep(POLL);

@@ -2,13 +2,14 @@
 //! built-in variable, a variable models.json names, a literal in models.json,
 //! and a `!command` in models.json. A bash tool call looks for the key in its
 //! own environment, in focus's `/proc/PID/environ` and in models.json; the key
-//! must reach the server as a header and nowhere else.
+//! must reach the server as a header and nowhere else. The command outlives one
+//! partial-output update, so the streamed updates of JSON mode are checked too.
 
 use crate::support::*;
 
 /// One scenario: the model asks for every place a key could be seen.
 const LOOK_FOR_KEYS: &str = r#"{"name":"look_for_keys","steps":[
-  {"reply":{"text":"Looking.","toolCalls":[{"name":"bash","arguments":{"command":"{ env; tr '\\0' '\\n' < /proc/$PPID/environ; } > seen.txt; cat seen.txt; cat \"$FOCUS_HOME/models.json\""}}]}},
+  {"reply":{"text":"Looking.","toolCalls":[{"name":"bash","arguments":{"command":"{ env; tr '\\0' '\\n' < /proc/$PPID/environ; } > seen.txt; cat seen.txt; cat \"$FOCUS_HOME/models.json\"; sleep 0.6"}}]}},
   {"reply":{"text":"Done."}}
 ]}"#;
 
