@@ -11,4 +11,5 @@ mod modes;
 mod robustness;
 mod rpc;
 mod sandbox;
+mod signals;
 mod support;
