@@ -71,6 +71,8 @@ pub fn build_engine(
     ask: Option<AskUser>,
 ) -> Result<(Engine, ModelChoice), SetupError> {
     let settings = seams::settings(cwd).map_err(SetupError::failure)?;
+    // The sandbox first: every process started for a tool from here on is confined.
+    seams::sandbox(&settings, args.sandbox, cwd).map_err(SetupError::usage)?;
     // The session first: a resumed session brings back its model and thinking level.
     let (mut store, history) =
         Store::open(session, cwd, args.session_dir.as_deref()).map_err(SetupError::failure)?;
@@ -188,7 +190,6 @@ pub fn build_engine(
         .unwrap_or(ThinkingLevel::Off);
     config.options.session_id = Some(store.id().to_string()).filter(|s| !s.is_empty());
     config.convert_to_llm = Some(std::sync::Arc::new(focus_harness::session::convert_to_llm));
-    seams::sandbox(&settings, args.sandbox, cwd).map_err(SetupError::usage)?;
     let gatekeeper = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
         .map_err(SetupError::usage)?;
     config.gate = Some(gatekeeper.clone());

@@ -68,6 +68,7 @@ pub struct Sandbox {
     writable: Vec<PathBuf>,
     network: bool,
     hooks: bool,
+    mcp_servers: bool,
     read_only: AtomicBool,
     /// Whether `temp` was created for this sandbox (and may be removed).
     owns_temp: bool,
@@ -85,6 +86,7 @@ impl Sandbox {
             writable: Vec::new(),
             network: true,
             hooks: false,
+            mcp_servers: false,
             read_only: AtomicBool::new(false),
             owns_temp: false,
         }
@@ -133,6 +135,7 @@ impl Sandbox {
                 .collect(),
             network: settings.network,
             hooks: settings.hooks,
+            mcp_servers: settings.mcp_servers,
             read_only: AtomicBool::new(false),
             owns_temp: true,
         })
@@ -212,9 +215,14 @@ impl Sandbox {
 
     /// The Landlock rules for the current mode.
     pub fn rules(&self) -> Rules {
+        self.rules_for(self.read_only.load(Ordering::SeqCst))
+    }
+
+    /// The Landlock rules for plan mode (`read_only`) or the modes that write.
+    fn rules_for(&self, read_only: bool) -> Rules {
         let mut writable_dirs: Vec<PathBuf> =
             self.temp_dir().map(Path::to_path_buf).into_iter().collect();
-        if !self.read_only.load(Ordering::SeqCst) {
+        if !read_only {
             writable_dirs.push(self.project.clone());
             writable_dirs.extend(self.writable.iter().cloned());
         }
@@ -229,13 +237,18 @@ impl Sandbox {
     /// its `TMPDIR` at the private directory. A no-op unless enforcing. Fails
     /// only if the kernel refuses a rule; then the command must not run.
     pub fn confine(&self, command: &mut Command) -> Result<(), String> {
+        self.confine_with(command, self.rules())
+    }
+
+    /// Confines `command` to `rules` (see [`Sandbox::confine`]).
+    fn confine_with(&self, command: &mut Command, rules: Rules) -> Result<(), String> {
         if !self.is_enforcing() {
             return Ok(());
         }
         if let Some(temp) = self.temp_dir() {
             command.env("TMPDIR", temp);
         }
-        let confinement = Confinement::new(&self.rules()).map_err(|e| format!("sandbox: {e}"))?;
+        let confinement = Confinement::new(&rules).map_err(|e| format!("sandbox: {e}"))?;
         confinement.apply_to(command);
         Ok(())
     }
@@ -244,6 +257,17 @@ impl Sandbox {
     pub fn confine_hook(&self, command: &mut Command) -> Result<(), String> {
         if self.hooks {
             self.confine(command)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Confines an MCP server when `sandbox.mcpServers` is true, with the
+    /// policy of the modes that write whatever the mode is now: the server
+    /// outlives mode changes, and a ruleset cannot be loosened later.
+    pub fn confine_mcp_server(&self, command: &mut Command) -> Result<(), String> {
+        if self.mcp_servers {
+            self.confine_with(command, self.rules_for(false))
         } else {
             Ok(())
         }
@@ -396,6 +420,7 @@ mod tests {
             writable: Vec::new(),
             network: true,
             hooks: true,
+            mcp_servers: false,
             read_only: AtomicBool::new(false),
             owns_temp: false,
         }

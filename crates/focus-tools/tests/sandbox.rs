@@ -187,3 +187,37 @@ fn off_confines_nothing() {
     sandbox.remove_temp_dir();
     assert!(!temp.exists());
 }
+
+#[test]
+fn mcp_servers_are_confined_only_when_settings_say_so_with_the_writing_policy() {
+    let settings = SandboxSettings {
+        mcp_servers: true,
+        ..SandboxSettings::default()
+    };
+    let Some((tree, sandbox)) = setup("mcp", settings) else {
+        return;
+    };
+    // Even in plan mode a server may write the project (it outlives the mode),
+    // never outside it.
+    sandbox.set_mode(Mode::Plan);
+    let run = |sandbox: &Sandbox, name: &str| {
+        let mut command = std::process::Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("echo x > {name}; echo x > ../outside/{name}"))
+            .current_dir(tree.path("project"));
+        sandbox.confine_mcp_server(&mut command).unwrap();
+        command.status().unwrap();
+    };
+    run(&sandbox, "confined");
+    assert!(tree.path("project/confined").exists());
+    assert!(!tree.path("outside/confined").exists());
+    let unconfined = Sandbox::with_temp_base(
+        &SandboxSettings::default(),
+        &tree.path("project"),
+        &tree.path("tmp"),
+    )
+    .unwrap();
+    run(&unconfined, "free");
+    assert!(tree.path("outside/free").exists());
+}

@@ -5,7 +5,8 @@
 //!   "enabled": true,
 //!   "writablePaths": ["~/.cargo", "/var/tmp/build"],
 //!   "network": false,
-//!   "hooks": true
+//!   "hooks": true,
+//!   "mcpServers": false
 //! }
 //! ```
 //!
@@ -15,6 +16,9 @@
 //! directory (`~/` expands to the home directory; relative paths are taken
 //! from the project). `network: false` refuses TCP `connect` and `bind` to
 //! tools. `hooks: false` runs the user's hooks outside the sandbox.
+//! `mcpServers: true` confines MCP servers started on stdio too, with the
+//! policy of default mode (a server lives across mode changes, and a Landlock
+//! ruleset can only be tightened, never loosened).
 
 use focus_core::json::Value;
 use std::path::{Path, PathBuf};
@@ -31,6 +35,8 @@ pub struct SandboxSettings {
     pub network: bool,
     /// Whether hooks run confined too.
     pub hooks: bool,
+    /// Whether MCP servers started on stdio run confined too.
+    pub mcp_servers: bool,
 }
 
 impl Default for SandboxSettings {
@@ -40,6 +46,7 @@ impl Default for SandboxSettings {
             writable_paths: Vec::new(),
             network: true,
             hooks: true,
+            mcp_servers: false,
         }
     }
 }
@@ -69,6 +76,7 @@ impl SandboxSettings {
                 "enabled" => out.enabled = flag()?,
                 "network" => out.network = flag()?,
                 "hooks" => out.hooks = flag()?,
+                "mcpServers" => out.mcp_servers = flag()?,
                 "writablePaths" => {
                     let items = value
                         .as_array()
@@ -88,7 +96,7 @@ impl SandboxSettings {
                 }
                 other => {
                     return Err(format!(
-                        "unknown key `sandbox.{other}` (expected enabled, writablePaths, network or hooks)"
+                        "unknown key `sandbox.{other}` (expected enabled, writablePaths, network, hooks or mcpServers)"
                     ))
                 }
             }
@@ -105,9 +113,9 @@ mod tests {
     #[test]
     fn reads_every_key_and_names_bad_ones() {
         let project = Path::new("/p");
-        let s = parse(r#"{"sandbox":{"enabled":false,"network":false,"hooks":false,"writablePaths":["build","/x"]}}"#).unwrap();
+        let s = parse(r#"{"sandbox":{"enabled":false,"network":false,"hooks":false,"mcpServers":true,"writablePaths":["build","/x"]}}"#).unwrap();
         let read = SandboxSettings::from_json(&s, project).unwrap();
-        assert!(!read.enabled && !read.network && !read.hooks);
+        assert!(!read.enabled && !read.network && !read.hooks && read.mcp_servers);
         assert_eq!(
             read.writable_paths,
             vec![PathBuf::from("/p/build"), PathBuf::from("/x")]
