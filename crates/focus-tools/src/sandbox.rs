@@ -159,9 +159,14 @@ impl Sandbox {
                 if self.read_only.load(Ordering::SeqCst) {
                     "the private temporary directory (plan mode)".to_string()
                 } else {
+                    let extra = match self.writable.len() {
+                        0 => String::new(),
+                        1 => ", 1 path from sandbox.writablePaths".to_string(),
+                        n => format!(", {n} paths from sandbox.writablePaths"),
+                    };
                     format!(
-                        "inside {} and the private temporary directory",
-                        self.project.display()
+                        "inside {}{extra} and the private temporary directory",
+                        crate::path::printable(&self.project.display().to_string())
                     )
                 },
                 if self.network { "" } else { "; no TCP" }
