@@ -362,9 +362,52 @@ pub fn resolve_existing(path: &Path) -> PathBuf {
     }
 }
 
-/// Creates a fresh directory readable only by us under `base`.
+/// Removes the private directories that earlier focus processes left in
+/// `base` when they did not end normally (killed, or the terminal closed):
+/// only ours (same owner, mode 0700), only of processes that no longer run
+/// (Linux's `/proc` answers), and only when untouched for [`STALE_AFTER`] (a
+/// process in another pid namespace sharing `/tmp` is not visible in ours).
+fn sweep_stale_dirs(base: &Path) {
+    sweep_stale_dirs_older_than(base, STALE_AFTER);
+}
+
+/// How long a dead process's private directory stays before it is swept.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(600);
+
+fn sweep_stale_dirs_older_than(base: &Path, age: std::time::Duration) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(me) = std::fs::metadata("/proc/self") else {
+        return;
+    };
+    for entry in std::fs::read_dir(base).into_iter().flatten().flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("focus-tmp-"))
+            .and_then(|rest| rest.split('-').next())
+            .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let path = entry.path();
+        let ours = std::fs::symlink_metadata(&path).is_ok_and(|m| {
+            let idle = m.modified().ok().and_then(|t| t.elapsed().ok());
+            m.is_dir()
+                && m.uid() == me.uid()
+                && m.mode() & 0o777 == 0o700
+                && idle.is_some_and(|idle| idle >= age)
+        });
+        if ours && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
+/// Creates a fresh directory readable only by us under `base` (sweeping the
+/// ones dead focus processes left behind first).
 fn create_private_dir(base: &Path) -> Result<PathBuf, String> {
     use std::os::unix::fs::DirBuilderExt;
+    sweep_stale_dirs(base);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
@@ -456,6 +499,37 @@ mod tests {
         assert!(sandbox.check_write(Path::new("/etc/x")).is_ok());
         sandbox.remove_temp_dir(); // must not remove the system's temporary directory
         assert!(std::env::temp_dir().is_dir());
+    }
+
+    #[test]
+    fn stale_private_dirs_of_dead_processes_are_swept() {
+        use std::os::unix::fs::DirBuilderExt;
+        let base = std::env::temp_dir().join(format!("focus-sweep-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap();
+        let make = |name: &str, mode: u32| {
+            std::fs::DirBuilder::new()
+                .mode(mode)
+                .create(base.join(name))
+                .unwrap();
+        };
+        // No process has pid 4194304 or more (Linux's limit); ours is alive.
+        make("focus-tmp-4194304-1-0", 0o700);
+        make(&format!("focus-tmp-{}-1-0", std::process::id()), 0o700);
+        make("focus-tmp-4194305-1-0", 0o755); // not one of ours: mode differs
+        make("other-4194304", 0o700);
+        // Too recent to sweep at the real threshold.
+        let fresh = create_private_dir(&base).unwrap();
+        assert!(fresh.is_dir());
+        assert!(base.join("focus-tmp-4194304-1-0").exists());
+        sweep_stale_dirs_older_than(&base, std::time::Duration::ZERO);
+        assert!(!base.join("focus-tmp-4194304-1-0").exists());
+        assert!(base
+            .join(format!("focus-tmp-{}-1-0", std::process::id()))
+            .exists());
+        assert!(base.join("focus-tmp-4194305-1-0").exists());
+        assert!(base.join("other-4194304").exists());
+        let _ = std::fs::remove_dir_all(&base);
     }
 
     #[test]
