@@ -67,6 +67,8 @@ pub struct Args {
     pub export: Option<(PathBuf, Option<PathBuf>)>,
     /// `--permission-mode default|accept-edits|plan|auto`.
     pub permission_mode: Option<String>,
+    /// `--sandbox on|off`: `Some(false)` runs tools unconfined on purpose.
+    pub sandbox: Option<bool>,
     /// `--offline`: do not probe loopback servers when choosing a model.
     pub offline: bool,
     /// `-v/--version`.
@@ -113,6 +115,7 @@ const LONG_FLAGS: &[&str] = &[
     "--list-models",
     "--export",
     "--permission-mode",
+    "--sandbox",
     "--offline",
     "--version",
     "--help",
@@ -230,6 +233,17 @@ where
                 }
                 args.permission_mode = Some(mode);
             }
+            "--sandbox" => {
+                args.sandbox = Some(match value("on|off")?.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    other => {
+                        return Err(UsageError(format!(
+                            "unknown --sandbox value {other:?}; use on or off"
+                        )))
+                    }
+                });
+            }
             "--offline" => args.offline = true,
             "-v" | "--version" => args.version = true,
             "-h" | "--help" => args.help = true,
@@ -264,6 +278,7 @@ fn flag_takes_value(flag: &str) -> bool {
             | "--list-models"
             | "--export"
             | "--permission-mode"
+            | "--sandbox"
     )
 }
 
@@ -414,6 +429,7 @@ TOOLS AND PROMPT
       --tools LIST             Only these tools, e.g. read,grep,find,ls
       --no-tools               No tools at all
       --permission-mode MODE   default, accept-edits, plan (read-only) or auto
+      --sandbox on|off         Confine tool processes with the kernel (default on)
       --system-prompt TEXT     Replace the base system prompt (text or a file path)
       --append-system-prompt TEXT
                                Append to the system prompt (text or a file path)
@@ -553,6 +569,9 @@ mod tests {
         );
         assert!(err(&["--permission-mode", "yolo"]).contains("accept-edits"));
         assert!(ok(&["--offline"]).offline);
+        assert_eq!(ok(&["--sandbox", "off"]).sandbox, Some(false));
+        assert_eq!(ok(&["--sandbox=on"]).sandbox, Some(true));
+        assert!(err(&["--sandbox", "maybe"]).contains("on or off"));
     }
 
     #[test]

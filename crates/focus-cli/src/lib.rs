@@ -6,9 +6,10 @@
 //! [`seams`] (one function per other layer), [`store`] (sessions) and [`demo`]
 //! (the offline demo model); [`engine`] (one conversation, shared by every mode);
 //! [`modes`] (print, JSON, RPC, interactive); [`export`] (HTML); [`approval`]
-//! (asking the user about a tool call); [`terminal`] (tty, raw mode, colors: the
-//! only `unsafe`). `main.rs` only calls [`run`].
+//! (asking the user about a tool call); [`terminal`] (tty, raw mode, colors; the
+//! calls into libc live in focus-sys, the only crate with `unsafe`). `main.rs` only calls [`run`].
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 /// `println!` that ignores a closed stdout: `focus … | head -1` must not panic.
@@ -44,6 +45,7 @@ pub mod demo;
 pub mod engine;
 pub mod export;
 pub mod input;
+pub mod keys;
 pub mod modes;
 pub mod probe;
 pub mod seams;
@@ -75,7 +77,10 @@ pub fn run(arguments: impl Iterator<Item = String>) -> i32 {
         outln!("focus {}", env!("CARGO_PKG_VERSION"));
         return 0;
     }
-    match run_parsed(&args) {
+    let result = run_parsed(&args);
+    // The sandbox's private temporary directory goes with the session.
+    focus_tools::sandbox::current().remove_temp_dir();
+    match result {
         Ok(code) => code,
         Err(error) => {
             errln!("focus: {}", error.message);

@@ -1,8 +1,12 @@
 //! The `focus` binary: everything happens in [`focus_cli::run`].
 
+#![forbid(unsafe_code)]
+
 use std::io::Write;
 
 fn main() {
+    // First: keys leave the environment (focus may restart here).
+    focus_cli::keys::hide();
     let arguments = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned());

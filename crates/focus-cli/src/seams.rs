@@ -50,7 +50,7 @@ pub fn keyed_providers(registry: &Registry) -> Vec<(String, String)> {
         .map(|provider| {
             let source = env_vars_for(&provider)
                 .iter()
-                .find(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
+                .find(|var| focus_sys::secrets::var(var).is_some_and(|v| !v.is_empty()))
                 .map_or_else(|| "models.json".to_string(), |v| v.to_string());
             (provider, source)
         })
@@ -102,6 +102,11 @@ pub fn build_provider(
         },
     };
     let transport = transport()?;
+    // A key from models.json (literal or `!command`) is scrubbed from tool
+    // output like one from the environment.
+    if let Some(key) = registry.api_key(&model.provider) {
+        focus_sys::secrets::remember_value(key.expose());
+    }
     Ok(Arc::new(
         registry
             .http_provider_for(&model, transport)
@@ -214,6 +219,23 @@ pub fn gate(
         gatekeeper.set_mode(Mode::parse(mode)?);
     }
     Ok(Arc::new(gatekeeper))
+}
+
+/// The session's sandbox, from settings and `--sandbox` (`flag` wins), installed
+/// for every tool of this process; the start-up notice, if any, is printed once.
+pub fn sandbox(settings: &Settings, flag: Option<bool>, cwd: &Path) -> Result<(), String> {
+    use focus_tools::sandbox::{self, Sandbox, SandboxSettings};
+    let mut wanted =
+        SandboxSettings::from_json(&settings.merged, cwd).map_err(|e| format!("settings: {e}"))?;
+    if let Some(on) = flag {
+        wanted.enabled = on;
+    }
+    let built = Sandbox::new(&wanted, cwd)?;
+    if let Some(notice) = built.start_notice() {
+        errln!("focus: {notice}");
+    }
+    sandbox::install(Arc::new(built));
+    Ok(())
 }
 
 /// `/permissions [MODE]`: shows or changes the permission mode.

@@ -72,6 +72,8 @@ pub fn build_engine(
 ) -> Result<(Engine, ModelChoice), SetupError> {
     let settings = seams::settings(cwd).map_err(SetupError::failure)?;
     let retry = seams::retry_policy(&settings.retry);
+    // The sandbox first: every process started for a tool from here on is confined.
+    seams::sandbox(&settings, args.sandbox, cwd).map_err(SetupError::usage)?;
     // The session first: a resumed session brings back its model and thinking level.
     let (mut store, history) =
         Store::open(session, cwd, args.session_dir.as_deref()).map_err(SetupError::failure)?;

@@ -10,6 +10,8 @@
 //! string type that lets copies of a message share its texts, and [`rng`] the seeded
 //! generator the workspace's property tests and benchmarks draw from.
 
+#![forbid(unsafe_code)]
+
 pub mod agent;
 pub mod cancel;
 pub mod event;

@@ -11,6 +11,7 @@
 //! The crate depends on focus-core only: it does file input and output, but never
 //! the network (a model is reached through the `Provider` trait).
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod compaction;

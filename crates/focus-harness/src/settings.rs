@@ -6,7 +6,7 @@
 //! the file it is in and its key path (`/p/.focus/settings.json: compaction.reserveTokens:
 //! expected a non-negative integer, found string`). Unknown keys are warnings (a typo
 //! should be visible, but must not stop focus). Keys owned by other parts of focus
-//! (`permissions`, `permissionMode`, `hooks`, `mcpServers`) are kept raw for them.
+//! (`permissions`, `permissionMode`, `hooks`, `mcpServers`, `sandbox`) are kept raw for them.
 
 use crate::compaction::CompactionSettings;
 use focus_core::json::{self, Object, Value};
@@ -15,8 +15,13 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// Keys whose values other modules read and check.
-pub const KEYS_OWNED_ELSEWHERE: [&str; 4] =
-    ["permissions", "permissionMode", "hooks", "mcpServers"];
+pub const KEYS_OWNED_ELSEWHERE: [&str; 5] = [
+    "permissions",
+    "permissionMode",
+    "hooks",
+    "mcpServers",
+    "sandbox",
+];
 
 /// The merged, checked settings.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -13,6 +13,7 @@
 //! keeping keys out of sight). docs/providers.md walks through each wire format and
 //! its traps.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod anthropic;

@@ -404,7 +404,7 @@ impl Registry {
 
     /// The key for `provider`, from the process environment.
     pub fn api_key(&self, provider: &str) -> Option<ApiKey> {
-        self.api_key_with(provider, &|name| std::env::var(name).ok())
+        self.api_key_with(provider, &focus_sys::secrets::var)
     }
 
     /// The key for `provider`, reading variables through `env`: models.json's
@@ -425,9 +425,44 @@ impl Registry {
             .map(|v| ApiKey::new(v.trim()))
     }
 
+    /// Every environment variable a key or header value may come from: the
+    /// conventional names of the built-in providers, and each `apiKey` or header
+    /// value of models.json that names a variable. focus hides them all from
+    /// the processes it starts (and from `/proc`: see `focus_sys::secrets`).
+    pub fn key_variable_names(&self) -> Vec<String> {
+        const BUILT_IN: &[&str] = &[
+            "anthropic",
+            "openai",
+            "google",
+            "groq",
+            "openrouter",
+            "deepseek",
+            "xai",
+            "mistral",
+            "cerebras",
+            "zai",
+            "huggingface",
+        ];
+        let mut names: Vec<String> = BUILT_IN
+            .iter()
+            .flat_map(|p| env_vars_for(p).iter().map(|v| v.to_string()))
+            .collect();
+        for entry in &self.providers {
+            names.extend(env_vars_for(&entry.name).iter().map(|v| v.to_string()));
+            let values = entry
+                .api_key
+                .iter()
+                .chain(entry.headers.iter().map(|(_, v)| v));
+            names.extend(values.filter(|v| looks_like_variable(v)).cloned());
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// Extra headers for `provider`, values resolved like `apiKey`.
     pub fn headers_for(&self, provider: &str) -> Vec<(String, String)> {
-        let env = |name: &str| std::env::var(name).ok();
+        let env = focus_sys::secrets::var;
         self.provider(provider)
             .map(|p| {
                 p.headers
@@ -487,14 +522,19 @@ fn resolve_value(value: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
     if let Some(command) = value.strip_prefix('!') {
         return run_key_command(command, KEY_COMMAND_TIMEOUT).unwrap_or_default();
     }
-    let looks_like_var = !value.is_empty()
-        && value
-            .bytes()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
-    match looks_like_var.then(|| env(value)).flatten() {
+    match looks_like_variable(value).then(|| env(value)).flatten() {
         Some(v) => v,
         None => value.to_string(),
     }
+}
+
+/// Whether an `apiKey` or header value is spelled like a variable name
+/// (`MY_KEY`): upper-case letters, digits and underscores.
+fn looks_like_variable(value: &str) -> bool {
+    !value.is_empty()
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 
 /// How long a `!command` key lookup (a password manager, say) may take.

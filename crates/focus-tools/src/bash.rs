@@ -32,6 +32,7 @@ use focus_core::{json_array, json_object};
 
 use crate::args;
 use crate::output::{self, MAX_BYTES, MAX_LINES};
+use crate::sandbox::Sandbox;
 
 /// Timeout when the model gives none, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 120.0;
@@ -45,12 +46,24 @@ const DRAIN_GRACE: Duration = Duration::from_millis(200);
 /// The `bash` tool.
 pub struct BashTool {
     cwd: PathBuf,
+    /// The sandbox its commands run in; `None`: the installed one
+    /// ([`crate::sandbox::current`]) at each call.
+    sandbox: Option<Arc<Sandbox>>,
 }
 
 impl BashTool {
-    /// A `bash` tool running commands in `cwd`.
+    /// A `bash` tool running commands in `cwd`, confined by the installed
+    /// sandbox.
     pub fn new(cwd: PathBuf) -> BashTool {
-        BashTool { cwd }
+        BashTool { cwd, sandbox: None }
+    }
+
+    /// A `bash` tool whose commands run in `sandbox` rather than the installed one.
+    pub fn with_sandbox(cwd: PathBuf, sandbox: Arc<Sandbox>) -> BashTool {
+        BashTool {
+            cwd,
+            sandbox: Some(sandbox),
+        }
     }
 }
 
@@ -98,7 +111,8 @@ impl Tool for BashTool {
         if command.trim().is_empty() {
             return ToolOutput::error("The command is empty.");
         }
-        run_command(&self.cwd, command, timeout, ctx)
+        let sandbox = self.sandbox.clone().unwrap_or_else(crate::sandbox::current);
+        run_command_in(&self.cwd, command, timeout, ctx, &sandbox)
     }
 
     /// Read-only when the gates' shell judge can prove the command only reads
@@ -208,12 +222,24 @@ enum Ending {
     Aborted,
 }
 
-/// Runs `command` and builds the tool result.
+/// Runs `command` in the installed sandbox and builds the tool result (for a
+/// user's `!command` as much as for the model's).
 pub fn run_command(
     cwd: &Path,
     command: &str,
     timeout_secs: f64,
     ctx: &ToolContext<'_>,
+) -> ToolOutput {
+    run_command_in(cwd, command, timeout_secs, ctx, &crate::sandbox::current())
+}
+
+/// Runs `command` confined by `sandbox` and builds the tool result.
+pub fn run_command_in(
+    cwd: &Path,
+    command: &str,
+    timeout_secs: f64,
+    ctx: &ToolContext<'_>,
+    sandbox: &Sandbox,
 ) -> ToolOutput {
     use std::os::unix::process::{CommandExt, ExitStatusExt};
 
@@ -226,6 +252,9 @@ pub fn run_command(
     let script = format!("exec 2>&1\n{command}");
     let mut command = Command::new(shell());
     crate::secret_env::remove_secret_variables(&mut command);
+    if let Err(e) = sandbox.confine(&mut command) {
+        return ToolOutput::error(format!("{e}; the command was not run."));
+    }
     let spawned = command
         .arg("-c")
         .arg(script)
@@ -306,7 +335,9 @@ pub fn run_command(
                 let tail = String::from_utf8_lossy(&state.tail).into_owned();
                 drop(state);
                 let partial = output::truncate_tail(&output::sanitize(&tail), MAX_LINES, MAX_BYTES);
-                (ctx.on_update)(ToolOutput::text(partial.content));
+                // Partial output reaches JSON and RPC clients: no key in it either.
+                let shown = crate::secret_env::redact(&partial.content).into_owned();
+                (ctx.on_update)(ToolOutput::text(shown));
             }
         }
         std::thread::sleep(POLL);

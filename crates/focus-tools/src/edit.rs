@@ -185,6 +185,7 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
     let given = args::required_str(args, "path")?;
     let edits = parse_edits(args)?;
     let resolved = path::resolve(cwd, given)?;
+    crate::sandbox::current().check_write(&resolved)?;
     let shown = path::describe(given, &resolved);
     let metadata = std::fs::metadata(&resolved).map_err(|e| {
         let mut message = path::io_error("edit", given, &resolved, &e);

@@ -89,6 +89,7 @@ fn run(cwd: &Path, args: &Value, cancelled: &dyn Fn() -> bool) -> Result<ToolOut
     let glob = Glob::new(pattern.trim_start_matches("./"))
         .map_err(|e| format!("Invalid pattern: {e}."))?;
     let resolved = path::resolve(cwd, given)?;
+    crate::sandbox::current().check_read(&resolved)?;
     let metadata =
         std::fs::metadata(&resolved).map_err(|e| path::io_error("search", given, &resolved, &e))?;
     if !metadata.is_dir() {

@@ -174,6 +174,7 @@ fn run(
         })?
     };
     let resolved = path::resolve(cwd, given)?;
+    crate::sandbox::current().check_read(&resolved)?;
     let metadata =
         std::fs::metadata(&resolved).map_err(|e| path::io_error("search", given, &resolved, &e))?;
     let options = GrepOptions {

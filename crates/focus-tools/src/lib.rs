@@ -12,6 +12,7 @@
 //! whose text tells the model what went wrong and what to do next; nothing here
 //! panics on model output or file contents.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod gates;
@@ -29,6 +30,7 @@ pub mod output;
 pub mod path;
 pub mod read;
 pub mod regex;
+pub mod sandbox;
 pub mod secret_env;
 pub mod walk;
 pub mod write;

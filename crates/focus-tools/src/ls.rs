@@ -75,6 +75,7 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
         .unwrap_or(DEFAULT_LIMIT as u64)
         .max(1) as usize;
     let resolved = path::resolve(cwd, given)?;
+    crate::sandbox::current().check_read(&resolved)?;
     let shown = path::describe(given, &resolved);
     let metadata =
         std::fs::metadata(&resolved).map_err(|e| path::io_error("list", given, &resolved, &e))?;

@@ -92,6 +92,7 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
         return Err("Argument \"limit\" must be at least 1.".to_string());
     }
     let resolved = path::resolve(cwd, given)?;
+    crate::sandbox::current().check_read(&resolved)?;
     let shown = path::describe(given, &resolved);
     let metadata =
         std::fs::metadata(&resolved).map_err(|e| path::io_error("read", given, &resolved, &e))?;

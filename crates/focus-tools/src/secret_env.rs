@@ -6,7 +6,8 @@
 //! (`printenv` counts as read-only), and an MCP server is someone else's program.
 //! A variable named like a credential is removed from such a child's environment;
 //! a server that needs one is given it explicitly in its configuration (`env`).
-//! Hooks are the user's own commands and keep the whole environment.
+//! Hooks get the same treatment. Every variable focus itself takes a key from
+//! (`focus_sys::secrets::hidden_names`) counts too, whatever its name.
 
 use std::process::Command;
 
@@ -15,11 +16,27 @@ use std::process::Command;
 /// AWS secret key and session token.
 pub fn is_secret_variable(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
+    if focus_sys::secrets::hidden_names().iter().any(|n| n == name) {
+        return true;
+    }
     ["_API_KEY", "_AUTH_TOKEN", "_OAUTH_TOKEN", "_SECRET_KEY"]
         .iter()
         .any(|suffix| upper.ends_with(suffix))
         || upper == "AWS_SECRET_ACCESS_KEY"
         || upper == "AWS_SESSION_TOKEN"
+}
+
+/// Replaces every key value focus knows (`focus_sys::secrets::values`, at least
+/// 8 characters long) in `text` with `[redacted]`: what a tool prints never
+/// carries a key into the history, the session file or the next request.
+pub fn redact(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut out = std::borrow::Cow::Borrowed(text);
+    for value in focus_sys::secrets::values() {
+        if value.len() >= 8 && out.contains(value.as_str()) {
+            out = std::borrow::Cow::Owned(out.replace(value.as_str(), "[redacted]"));
+        }
+    }
+    out
 }
 
 /// Removes every inherited credential ([`is_secret_variable`]) from `command`'s

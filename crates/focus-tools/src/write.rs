@@ -77,6 +77,7 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
     let given = args::required_str(args, "path")?;
     let content = args::required_str(args, "content")?;
     let resolved = path::resolve(cwd, given)?;
+    crate::sandbox::current().check_write(&resolved)?;
     let shown = path::describe(given, &resolved);
     if resolved.is_dir() {
         return Err(format!(

@@ -312,9 +312,41 @@ fn workspace_edits_are_a_separate_allowance() {
         "touch $X",
         "cp a b > f",
         "ls | xargs mv",
+        "cp -t.. f",
+        "cp -t .. f",
+        "mv --target-directory=.. f",
+        "mv --target=.. f",
+        "cp -S .bak a b",
+        "mkdir -m 777 d",
+        "cd .. && touch escaped",
+        "pushd /tmp && touch new",
+        "cd src; mv a ../../b",
     ] {
         assert!(!is_workspace_edit_command(bad), "{bad}");
     }
+}
+
+#[test]
+fn workspace_edits_do_not_follow_links_out_of_the_project() {
+    use focus_tools::gates::judge::is_workspace_edit_command_in;
+    let root = std::env::temp_dir().join(format!("focus-judge-links-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("project/src")).unwrap();
+    std::fs::create_dir_all(root.join("outside")).unwrap();
+    std::os::unix::fs::symlink(root.join("outside"), root.join("project/link")).unwrap();
+    let project = root.join("project");
+    assert!(is_workspace_edit_command_in("cp a src/b", &project));
+    assert!(is_workspace_edit_command_in("mkdir -p new/dir", &project));
+    for bad in [
+        "cp a link/",
+        "cp a link/b",
+        "mv a link",
+        "touch link/x",
+        "mkdir link/d",
+    ] {
+        assert!(!is_workspace_edit_command_in(bad, &project), "{bad}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
 }
 
 /// Arbitrary input never panics the judge, and deep nesting is refused, not

@@ -8,6 +8,8 @@
 //! [`retry_after`], and test doubles: [`replay::ReplayTransport`] (recorded
 //! responses, no process) and [`testkit::server`] (a scripted HTTP server).
 
+#![forbid(unsafe_code)]
+
 pub mod error;
 pub mod replay;
 pub mod retry_after;

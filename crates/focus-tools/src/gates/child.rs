@@ -10,28 +10,12 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-extern "C" {
-    /// libc `kill(2)`; std links libc on Unix already.
-    fn kill(pid: i32, sig: i32) -> i32;
-}
-
-const SIGKILL: i32 = 9;
-
 /// Kills every process in the group led by `pid` (the child was started with
 /// `process_group(0)`, so its group id is its pid). Errors (the group is already
 /// gone) are ignored: the goal is that nothing is left running.
 pub fn kill_process_group(pid: u32) {
-    let Ok(pid) = i32::try_from(pid) else {
-        return;
-    };
-    if pid <= 1 {
-        return; // never signal "every process" or init by mistake
-    }
-    // SAFETY: kill() takes plain integers and has no memory effects; a negative pid
-    // addresses the process group we created for this child.
-    unsafe {
-        kill(-pid, SIGKILL);
-    }
+    // Refuses 0 and 1 ("our own group", init's), so nothing else is signalled.
+    focus_sys::process::kill_group(pid);
 }
 
 /// What a finished (or killed) command produced.

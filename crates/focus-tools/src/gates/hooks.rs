@@ -237,6 +237,15 @@ pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path) -> HookRun {
         .current_dir(cwd)
         .env("FOCUS_PROJECT_DIR", cwd)
         .env("CLAUDE_PROJECT_DIR", cwd);
+    crate::secret_env::remove_secret_variables(&mut command);
+    if let Err(e) = crate::sandbox::current().confine_hook(&mut command) {
+        return HookRun {
+            ok: false,
+            ending: "not started".to_string(),
+            output: e,
+            stdout: String::new(),
+        };
+    }
     let stdin = input.to_json_string();
     match run_with_timeout(command, stdin.as_bytes(), hook.timeout) {
         Err(e) => HookRun {

@@ -16,6 +16,9 @@
 //!    and its arguments must pass that program's check (`find` without `-delete`,
 //!    `sed` without `-i`, `git branch` only listing…).
 
+use std::path::Path;
+
+use super::long_options;
 use super::readonly_programs::{check_program, ArgsOrigin};
 use super::shell_lexer::{parse, RedirectKind, SimpleCommand, Word};
 
@@ -46,14 +49,33 @@ pub fn is_read_only_command(cmd: &str) -> bool {
 
 /// Judges `cmd` and explains a negative answer.
 pub fn judge(cmd: &str) -> Verdict {
-    judge_with(cmd, false, 0)
+    judge_with(cmd, Edits::No, 0)
 }
 
 /// Whether every part of `cmd` is read-only or a simple file operation inside the
 /// working directory (`mkdir`, `touch`, `cp`, `mv` on relative paths without `..`).
 /// The `accept-edits` permission mode lets these run without asking.
 pub fn is_workspace_edit_command(cmd: &str) -> bool {
-    judge_with(cmd, true, 0).is_read_only()
+    judge_with(cmd, Edits::Lexical, 0).is_read_only()
+}
+
+/// [`is_workspace_edit_command`], and every path operand, resolved against
+/// `project` with its symbolic links followed, stays inside `project` (so `cp f
+/// link/` through a link out of the project is not a workspace edit).
+pub fn is_workspace_edit_command_in(cmd: &str, project: &Path) -> bool {
+    judge_with(cmd, Edits::Inside(project), 0).is_read_only()
+}
+
+/// Whether simple file operations count as allowed, and how their paths are
+/// checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Edits<'a> {
+    /// No: only reading commands pass.
+    No,
+    /// Yes, when every path is relative and has no `..` component.
+    Lexical,
+    /// Yes, when moreover every path resolves inside this directory.
+    Inside(&'a Path),
 }
 
 /// One simple command of a command line, for matching permission rules.
@@ -109,13 +131,13 @@ fn split_into(cmd: &str, depth: usize, parts: &mut Vec<CommandPart>) -> bool {
         parts.push(CommandPart {
             text: command.text(),
             effective: effective_text,
-            read_only: judge_simple(command, false, depth).is_read_only(),
+            read_only: judge_simple(command, Edits::No, depth).is_read_only(),
         });
     }
     true
 }
 
-fn judge_with(cmd: &str, workspace_edits: bool, depth: usize) -> Verdict {
+fn judge_with(cmd: &str, workspace_edits: Edits<'_>, depth: usize) -> Verdict {
     if depth > MAX_DEPTH {
         return Verdict::NotReadOnly("commands are nested too deeply to judge".to_string());
     }
@@ -128,6 +150,15 @@ fn judge_with(cmd: &str, workspace_edits: bool, depth: usize) -> Verdict {
             return Verdict::NotReadOnly(format!("in `{}`: {reason}", shorten(inner)));
         }
     }
+    // Relative paths are checked against the working directory; after a `cd`
+    // they mean something else (`cd .. && touch x`), so no file operation of
+    // such a line counts as a workspace edit.
+    let workspace_edits =
+        if workspace_edits != Edits::No && parsed.commands.iter().any(changes_directory) {
+            Edits::No
+        } else {
+            workspace_edits
+        };
     for command in &parsed.commands {
         let verdict = judge_simple(command, workspace_edits, depth);
         if !verdict.is_read_only() {
@@ -137,15 +168,23 @@ fn judge_with(cmd: &str, workspace_edits: bool, depth: usize) -> Verdict {
     Verdict::ReadOnly
 }
 
-/// Redirection targets that are not files on disk.
-const HARMLESS_TARGETS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
+/// Redirection targets that are not files on disk: the bit bucket and the
+/// command's own output streams. Every other device (`/dev/tty`, where a
+/// command could retitle or clear the user's terminal) counts as a write.
+const HARMLESS_TARGETS: &[&str] = &[
+    "/dev/null",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/fd/1",
+    "/dev/fd/2",
+];
 
 /// Shell keywords that may start a simple command and do not run anything themselves.
 const KEYWORDS: &[&str] = &[
     "!", "{", "}", "if", "then", "elif", "else", "fi", "do", "done", "while", "until",
 ];
 
-fn judge_simple(command: &SimpleCommand, workspace_edits: bool, depth: usize) -> Verdict {
+fn judge_simple(command: &SimpleCommand, workspace_edits: Edits<'_>, depth: usize) -> Verdict {
     for redirect in &command.redirects {
         let target = &redirect.target;
         let harmless = match redirect.kind {
@@ -207,11 +246,27 @@ fn judge_simple(command: &SimpleCommand, workspace_edits: bool, depth: usize) ->
                 program.as_str(),
                 "export" | "local" | "declare" | "typeset" | "readonly"
             ) {
-                // Only variables change, but some variables change what runs later.
+                // Only variables change, but some variables change what runs later,
+                // and some forms evaluate arithmetic, whose array subscripts run
+                // command substitutions: `declare 'a[$(…)]=1'`, `declare -i x=…`,
+                // a name reference (`-n`) expanded later.
                 for word in &words[1..] {
                     if word.dynamic {
                         return Verdict::NotReadOnly(format!(
                             "`{program}` with a computed argument"
+                        ));
+                    }
+                    if word.text.contains('[') {
+                        return Verdict::NotReadOnly(format!(
+                            "`{program}` with an array subscript can run commands"
+                        ));
+                    }
+                    let is_flag = word.assignment_name_len.is_none()
+                        && (word.text.starts_with('-') || word.text.starts_with('+'));
+                    if is_flag && !word.text[1..].chars().all(|c| "xrpgfF".contains(c)) {
+                        return Verdict::NotReadOnly(format!(
+                            "`{program} {}` can make a later expansion run commands",
+                            word.text
                         ));
                     }
                     if let Some(len) = word.assignment_name_len {
@@ -222,7 +277,7 @@ fn judge_simple(command: &SimpleCommand, workspace_edits: bool, depth: usize) ->
                 }
                 return Verdict::ReadOnly;
             }
-            if workspace_edits && is_workspace_file_op(program, &words[1..], origin) {
+            if is_workspace_file_op(program, &words[1..], origin, workspace_edits) {
                 return Verdict::ReadOnly;
             }
             match check_program(program, &words[1..], origin) {
@@ -230,6 +285,22 @@ fn judge_simple(command: &SimpleCommand, workspace_edits: bool, depth: usize) ->
                 Err(reason) => Verdict::NotReadOnly(reason),
             }
         }
+    }
+}
+
+/// Whether `command` changes the working directory (`cd`, `pushd`, `popd`),
+/// also through wrappers.
+fn changes_directory(command: &SimpleCommand) -> bool {
+    let words: Vec<Word> = command
+        .words
+        .iter()
+        .skip_while(|w| !w.quoted && KEYWORDS.contains(&w.text.as_str()))
+        .cloned()
+        .collect();
+    match unwrap_command(&words) {
+        Ok(Some((words, _))) => matches!(words[0].text.as_str(), "cd" | "pushd" | "popd"),
+        Ok(None) => false,
+        Err(_) => true,
     }
 }
 
@@ -265,12 +336,36 @@ fn unwrap_command(words: &[Word]) -> Result<Option<Effective>, String> {
         let program = program_name(&first.text)?;
         let rest = &words[1..];
         let skip = match program.as_str() {
-            "sudo" => skip_options(
-                rest,
-                &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"],
-            )?,
+            "sudo" => {
+                // -A runs an askpass program, -e edits files, -s/-i start a shell.
+                let n = skip_options(
+                    rest,
+                    &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"],
+                )?;
+                let runs_more = rest[..n].iter().any(|w| {
+                    (w.text.starts_with('-')
+                        && !w.text.starts_with("--")
+                        && w.text.contains(['A', 'e', 's', 'i']))
+                        || long_options::abbreviates_any(
+                            &w.text,
+                            &["--askpass", "--edit", "--shell", "--login", "--chroot"],
+                        )
+                        .is_some()
+                });
+                if runs_more {
+                    return Err("`sudo` with these options runs other programs".to_string());
+                }
+                n
+            }
             "nice" => skip_options(rest, &["-n"])?,
-            "time" => skip_options(rest, &[])?,
+            // The shell keyword takes only `-p`; GNU time's `-o FILE` writes a file.
+            "time" => {
+                let n = skip_options(rest, &[])?;
+                if rest[..n].iter().any(|w| w.text != "-p" && w.text != "--") {
+                    return Err("`time` with options other than -p may write a file".to_string());
+                }
+                n
+            }
             "command" => {
                 if rest.iter().any(|w| w.text == "-v" || w.text == "-V") {
                     return Ok(None);
@@ -285,25 +380,12 @@ fn unwrap_command(words: &[Word]) -> Result<Option<Effective>, String> {
                 n + 1 // the duration
             }
             "env" => {
-                let mut n = 0;
-                while let Some(w) = rest.get(n) {
-                    if w.dynamic {
-                        return Err("arguments of `env` are computed at run time".to_string());
-                    }
-                    if let Some(len) = w.assignment_name_len {
-                        check_assignment(&w.text[..len])?;
-                        n += 1;
-                    } else if w.text == "-u" || w.text == "-C" || w.text == "--chdir" {
-                        n += 2;
-                    } else if w.text == "-S" || w.text.starts_with("--split-string") {
-                        return Err("`env -S` is not supported by the judge".to_string());
-                    } else if w.text.starts_with('-') {
-                        n += 1;
-                    } else {
-                        break;
-                    }
-                }
+                let n = skip_env_options(rest)?;
                 if n >= rest.len() {
+                    if origin == ArgsOrigin::Appended {
+                        // `xargs env` runs whatever the input names.
+                        return Err("`env` would run the arguments `xargs` appends".to_string());
+                    }
                     return Ok(None);
                 }
                 n
@@ -344,6 +426,71 @@ fn unwrap_command(words: &[Word]) -> Result<Option<Effective>, String> {
     }
 }
 
+/// GNU env's long options, for resolving abbreviations.
+const ENV_LONG: &[&str] = &[
+    "--argv0",
+    "--block-signal",
+    "--chdir",
+    "--debug",
+    "--default-signal",
+    "--ignore-environment",
+    "--ignore-signal",
+    "--list-signal-handling",
+    "--null",
+    "--split-string",
+    "--unset",
+    "--help",
+    "--version",
+];
+
+/// Counts `env`'s leading options and assignments; refuses the ones that make
+/// it run something the judge cannot see (`-S`, `--split-string`).
+fn skip_env_options(rest: &[Word]) -> Result<usize, String> {
+    let mut n = 0;
+    while let Some(w) = rest.get(n) {
+        if w.dynamic {
+            return Err("arguments of `env` are computed at run time".to_string());
+        }
+        let text = w.text.as_str();
+        if let Some(len) = w.assignment_name_len {
+            check_assignment(&text[..len])?;
+            n += 1;
+        } else if text == "--" {
+            return Ok(n + 1);
+        } else if text.starts_with("--") {
+            let takes_value = !text.contains('=');
+            match long_options::resolve(text, ENV_LONG)? {
+                "--split-string" => {
+                    return Err("`env -S` is not supported by the judge".to_string())
+                }
+                "--argv0" | "--chdir" | "--unset" if takes_value => n += 2,
+                _ => n += 1,
+            }
+        } else if let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) {
+            // Letters that take a value end the cluster; the value is the rest
+            // of the word or the next word.
+            let mut skip = 1;
+            for (i, c) in cluster.char_indices() {
+                match c {
+                    'i' | '0' | 'v' => {}
+                    'u' | 'C' | 'a' => {
+                        if i + 1 == cluster.len() {
+                            skip = 2;
+                        }
+                        break;
+                    }
+                    'S' => return Err("`env -S` is not supported by the judge".to_string()),
+                    other => return Err(format!("`env -{other}` is not known to be safe")),
+                }
+            }
+            n += skip;
+        } else {
+            break;
+        }
+    }
+    Ok(n)
+}
+
 /// Counts leading options of a wrapper; options listed in `with_value` take the next
 /// word as their value.
 fn skip_options(rest: &[Word], with_value: &[&str]) -> Result<usize, String> {
@@ -381,8 +528,20 @@ fn check_assignment(name: &str) -> Result<(), String> {
         "PAGER",
         "EDITOR",
         "VISUAL",
+        "MANPAGER",
+        "BROWSER",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "SUDO_ASKPASS",
+        "SSH_ASKPASS",
+        "RIPGREP_CONFIG_PATH",
+        "GCONV_PATH",
+        "LOCPATH",
+        "TMPDIR",
     ];
-    let risky_prefix = ["LD_", "DYLD_", "GIT_"].iter().any(|p| name.starts_with(p));
+    let risky_prefix = ["LD_", "DYLD_", "GIT_", "BASH_FUNC_"]
+        .iter()
+        .any(|p| name.starts_with(p));
     if RISKY.contains(&name) || risky_prefix {
         return Err(format!(
             "sets `{name}`, which can change what a program does"
@@ -437,19 +596,57 @@ fn shell_script(words: &[Word]) -> Option<String> {
     None
 }
 
-/// `mkdir`, `touch`, `cp`, `mv` whose every argument is a flag or a relative path
-/// that stays inside the working directory.
-fn is_workspace_file_op(program: &str, args: &[Word], origin: ArgsOrigin) -> bool {
-    if !matches!(program, "mkdir" | "touch" | "cp" | "mv") || origin == ArgsOrigin::Appended {
+/// `mkdir`, `touch`, `cp`, `mv` whose every argument is a flag without a value
+/// or a relative path that stays inside the working directory. Options that
+/// name a directory (`-t..`, `--target-directory=..`, in any abbreviation) or
+/// take another value are refused outright.
+fn is_workspace_file_op(
+    program: &str,
+    args: &[Word],
+    origin: ArgsOrigin,
+    edits: Edits<'_>,
+) -> bool {
+    if edits == Edits::No
+        || !matches!(program, "mkdir" | "touch" | "cp" | "mv")
+        || origin == ArgsOrigin::Appended
+    {
         return false;
     }
+    const PLAIN_LONG: &[&str] = &[
+        "--parents",
+        "--verbose",
+        "--recursive",
+        "--archive",
+        "--force",
+        "--no-clobber",
+        "--interactive",
+        "--update",
+        "--no-create",
+        "--",
+    ];
     args.iter().all(|w| {
-        !w.dynamic
-            && !w.text.is_empty()
-            && !w.text.starts_with('/')
-            && !w.text.starts_with('~')
-            && !w.text.split('/').any(|part| part == "..")
-            && !w.text.starts_with("--target-directory=/")
+        let text = w.text.as_str();
+        if w.dynamic || text.is_empty() {
+            return false;
+        }
+        if text.starts_with("--") {
+            return PLAIN_LONG.contains(&text);
+        }
+        if let Some(flags) = text.strip_prefix('-') {
+            return !flags.is_empty() && flags.chars().all(|c| "pvRrafniuc".contains(c));
+        }
+        if text.starts_with('/') || text.starts_with('~') || text.split('/').any(|p| p == "..") {
+            return false;
+        }
+        match edits {
+            Edits::Inside(project) => {
+                let Ok(root) = project.canonicalize() else {
+                    return false;
+                };
+                crate::sandbox::resolve_existing(&root.join(text)).starts_with(&root)
+            }
+            _ => true,
+        }
     })
 }
 

@@ -16,6 +16,7 @@ pub mod approval_queue;
 pub mod child;
 pub mod hooks;
 pub mod judge;
+pub mod long_options;
 pub mod permission;
 pub mod readonly_programs;
 pub mod rules;
@@ -70,7 +71,12 @@ pub struct Gatekeeper {
 
 impl Gatekeeper {
     /// A gate with `config`, asking `approver` when needed; hooks run in `cwd`.
-    pub fn new(config: GateConfig, approver: Arc<dyn Approver>, cwd: PathBuf) -> Gatekeeper {
+    pub fn new(mut config: GateConfig, approver: Arc<dyn Approver>, cwd: PathBuf) -> Gatekeeper {
+        crate::sandbox::current().set_mode(config.permissions.mode);
+        config
+            .permissions
+            .project
+            .get_or_insert_with(|| cwd.clone());
         Gatekeeper {
             mode: RwLock::new(config.permissions.mode),
             config,
@@ -104,9 +110,11 @@ impl Gatekeeper {
         *self.mode.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Switches the mode; applies to the next call gated.
+    /// Switches the mode; applies to the next call gated, and to the installed
+    /// sandbox (plan mode makes it read-only).
     pub fn set_mode(&self, mode: Mode) {
         *self.mode.write().unwrap_or_else(|p| p.into_inner()) = mode;
+        crate::sandbox::current().set_mode(mode);
     }
 
     /// The rules added by "allow always" answers this session, as text.
@@ -191,6 +199,14 @@ impl ToolGate for Gatekeeper {
     }
 
     fn after_call(&self, call: &ToolCall, tool: &dyn Tool, mut output: ToolOutput) -> ToolOutput {
+        // No key focus holds goes back to the model, whatever the tool read.
+        for content in output.content.iter_mut() {
+            if let Content::Text { text, .. } = content {
+                if let std::borrow::Cow::Owned(clean) = crate::secret_env::redact(text) {
+                    *text = clean.into();
+                }
+            }
+        }
         if self
             .config
             .hooks

@@ -111,6 +111,9 @@ pub struct PermissionConfig {
     pub edit_tools: Vec<String>,
     /// Tools whose `command` argument is a shell command line.
     pub shell_tools: Vec<String>,
+    /// The project directory, when known: accept-edits then also checks that
+    /// a file operation's paths resolve inside it (symbolic links followed).
+    pub project: Option<std::path::PathBuf>,
 }
 
 impl Default for PermissionConfig {
@@ -122,6 +125,7 @@ impl Default for PermissionConfig {
             deny: Vec::new(),
             edit_tools: vec!["write".to_string(), "edit".to_string()],
             shell_tools: vec!["bash".to_string()],
+            project: None,
         }
     }
 }
@@ -249,7 +253,11 @@ impl PermissionConfig {
         }
         if mode == Mode::AcceptEdits && is_shell {
             if let Subject::Command(cmd) = subject {
-                if judge::is_workspace_edit_command(cmd) {
+                let inside = match &self.project {
+                    Some(project) => judge::is_workspace_edit_command_in(cmd, project),
+                    None => judge::is_workspace_edit_command(cmd),
+                };
+                if inside {
                     return Decision::Allow;
                 }
             }

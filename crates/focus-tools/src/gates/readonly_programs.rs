@@ -6,6 +6,7 @@
 //! (a `$variable`, a glob, arguments appended by `xargs`) is refused, because it could
 //! turn into the dangerous flag.
 
+use super::long_options::{abbreviates_any, resolve};
 use super::shell_lexer::Word;
 
 /// Where a command's arguments come from.
@@ -109,10 +110,36 @@ fn check_find(args: &[&str]) -> Result<(), String> {
     }
 }
 
+/// A cluster of short options (`-abc`), not a long option or a lone `-`.
+fn is_short_cluster(a: &str) -> bool {
+    a.starts_with('-') && !a.starts_with("--") && a.len() > 1
+}
+
+/// A short cluster in which `letter` appears as an option, reading the
+/// cluster left to right and stopping at the first letter of `with_value`
+/// (the rest of the cluster is that option's value).
+fn short_cluster_has(a: &str, letters: &[char], with_value: &[char]) -> bool {
+    if !is_short_cluster(a) {
+        return false;
+    }
+    for c in a[1..].chars() {
+        if letters.contains(&c) {
+            return true;
+        }
+        if with_value.contains(&c) {
+            return false;
+        }
+    }
+    false
+}
+
 fn check_fd(args: &[&str]) -> Result<(), String> {
     for a in args {
-        let short_exec = !a.starts_with("--") && a.starts_with('-') && a.contains(['x', 'X']);
-        if short_exec || a.starts_with("--exec") {
+        let short_exec = is_short_cluster(a) && a.contains(['x', 'X']);
+        if short_exec
+            || a.starts_with("--exec")
+            || abbreviates_any(a, &["--exec", "--exec-batch"]).is_some()
+        {
             return refuse("fd", a);
         }
     }
@@ -120,10 +147,12 @@ fn check_fd(args: &[&str]) -> Result<(), String> {
 }
 
 fn check_rg(args: &[&str]) -> Result<(), String> {
-    match args
-        .iter()
-        .find(|a| **a == "--pre" || a.starts_with("--pre="))
-    {
+    // `--pre` runs a program on every file; `--hostname-bin` runs one for hyperlinks.
+    match args.iter().find(|a| {
+        **a == "--pre"
+            || a.starts_with("--pre=")
+            || abbreviates_any(a, &["--pre", "--hostname-bin"]).is_some()
+    }) {
         Some(flag) => refuse("rg", flag),
         None => Ok(()),
     }
@@ -131,8 +160,12 @@ fn check_rg(args: &[&str]) -> Result<(), String> {
 
 fn check_sort(args: &[&str]) -> Result<(), String> {
     for a in args {
-        let short_output = !a.starts_with("--") && a.starts_with('-') && a.contains('o');
-        if short_output || a.starts_with("--output") || a.starts_with("--compress-program") {
+        let short_output = is_short_cluster(a) && a.contains('o');
+        if short_output
+            || a.starts_with("--output")
+            || a.starts_with("--compress-program")
+            || abbreviates_any(a, &["--output", "--compress-program"]).is_some()
+        {
             return refuse("sort", a);
         }
     }
@@ -152,10 +185,12 @@ fn check_at_most_one_operand(args: &[&str]) -> Result<(), String> {
 }
 
 fn check_tree(args: &[&str]) -> Result<(), String> {
-    match args
-        .iter()
-        .find(|a| **a == "-o" || **a == "-R" || a.starts_with("--output"))
-    {
+    // `-o FILE` writes the listing; `-R` with `-H` writes an index in every directory.
+    match args.iter().find(|a| {
+        (is_short_cluster(a) && a.contains(['o', 'R']))
+            || a.starts_with("--output")
+            || abbreviates_any(a, &["--output"]).is_some()
+    }) {
         Some(flag) => refuse("tree", flag),
         None => Ok(()),
     }
@@ -164,7 +199,10 @@ fn check_tree(args: &[&str]) -> Result<(), String> {
 fn check_date(args: &[&str]) -> Result<(), String> {
     let mut i = 0;
     while let Some(a) = args.get(i) {
-        if a.starts_with("-s") || a.starts_with("--set") {
+        if short_cluster_has(a, &['s'], &['d', 'f', 'r', 'I'])
+            || a.starts_with("--set")
+            || abbreviates_any(a, &["--set"]).is_some()
+        {
             return refuse("date", a);
         }
         if matches!(*a, "-d" | "-f" | "-r" | "--date" | "--file" | "--reference") {
@@ -180,17 +218,21 @@ fn check_date(args: &[&str]) -> Result<(), String> {
 }
 
 fn check_hostname(args: &[&str]) -> Result<(), String> {
-    match args
-        .iter()
-        .find(|a| !a.starts_with('-') || matches!(**a, "-F" | "--file" | "-b" | "--boot"))
-    {
+    match args.iter().find(|a| {
+        !a.starts_with('-')
+            || (is_short_cluster(a) && a.contains(['F', 'b']))
+            || abbreviates_any(a, &["--file", "--boot"]).is_some()
+    }) {
         Some(a) => Err(format!("`hostname {a}` sets the host name")),
         None => Ok(()),
     }
 }
 
 fn check_file(args: &[&str]) -> Result<(), String> {
-    match args.iter().find(|a| **a == "-C" || **a == "--compile") {
+    match args.iter().find(|a| {
+        short_cluster_has(a, &['C'], &['e', 'f', 'F', 'm', 'P'])
+            || abbreviates_any(a, &["--compile"]).is_some()
+    }) {
         Some(flag) => refuse("file", flag),
         None => Ok(()),
     }
@@ -199,20 +241,41 @@ fn check_file(args: &[&str]) -> Result<(), String> {
 // ---------------------------------------------------------------------------
 // sed: read-only unless -i, a script file, or a script with w/W/e/r commands.
 
+/// GNU sed's long options, for resolving abbreviations (`--in` is `--in-place`).
+#[rustfmt::skip]
+const SED_LONG: &[&str] = &[
+    "--expression", "--file", "--in-place", "--line-length", "--null-data",
+    "--zero-terminated", "--posix", "--quiet", "--silent", "--regexp-extended",
+    "--separate", "--sandbox", "--unbuffered", "--debug", "--follow-symlinks",
+    "--help", "--version", "--binary",
+];
+
 fn check_sed(args: &[&str]) -> Result<(), String> {
     let mut scripts: Vec<&str> = Vec::new();
     let mut operands: Vec<&str> = Vec::new();
     let mut i = 0;
     while let Some(a) = args.get(i) {
         i += 1;
-        if *a == "-e" || *a == "--expression" {
+        if a.starts_with("--") && a.len() > 2 {
+            let value = a.split_once('=').map(|(_, v)| v);
+            match resolve(a, SED_LONG)? {
+                "--expression" => match value {
+                    Some(script) => scripts.push(script),
+                    None => {
+                        scripts.push(args.get(i).copied().unwrap_or(""));
+                        i += 1;
+                    }
+                },
+                "--line-length" if value.is_none() => i += 1,
+                "--in-place" | "--file" => return refuse("sed", a),
+                _ => {}
+            }
+        } else if *a == "-e" {
             scripts.push(args.get(i).copied().unwrap_or(""));
             i += 1;
-        } else if let Some(script) = a.strip_prefix("--expression=") {
-            scripts.push(script);
-        } else if *a == "-l" || *a == "--line-length" {
+        } else if *a == "-l" {
             i += 1;
-        } else if a.starts_with("--in-place") || *a == "-f" || a.starts_with("--file") {
+        } else if *a == "-f" {
             return refuse("sed", a);
         } else if let Some(flags) = a
             .strip_prefix('-')
@@ -391,18 +454,7 @@ fn check_git(args: &[&str]) -> Result<(), String> {
         | "annotate" | "shortlog" | "describe" | "cat-file" | "show-ref" | "merge-base"
         | "name-rev" | "count-objects" | "for-each-ref" | "rev-list" | "whatchanged"
         | "diff-tree" | "diff-files" | "diff-index" | "var" | "version" | "check-ignore"
-        | "check-attr" | "cherry" | "range-diff" | "grep" => {
-            let writing = rest.iter().find(|a| {
-                a.starts_with("--output")
-                    || **a == "--ext-diff"
-                    || (*sub == "grep"
-                        && (a.starts_with("-O") || a.starts_with("--open-files-in-pager")))
-            });
-            match writing {
-                Some(flag) => Err(format!("`git {sub} {flag}` writes or runs other programs")),
-                None => Ok(()),
-            }
-        }
+        | "check-attr" | "cherry" | "range-diff" | "grep" => check_git_writing_options(sub, rest),
         "branch" => check_git_listing("branch", rest, BRANCH_LIST_FLAGS),
         "tag" => check_git_listing("tag", rest, TAG_LIST_FLAGS),
         "remote" => match rest.first() {
@@ -415,15 +467,32 @@ fn check_git(args: &[&str]) -> Result<(), String> {
             Some(&"show") if *sub == "stash" => Ok(()),
             _ => Err(format!("`git {sub}` without `list` changes the repository")),
         },
+        // `git reflog [show]` takes `git log`'s options, `--output` among them.
         "reflog" => match rest.first() {
-            None | Some(&"show") => Ok(()),
-            Some(a) if a.starts_with('-') => Ok(()),
+            None => Ok(()),
+            Some(&"show") => check_git_writing_options("reflog", &rest[1..]),
+            Some(a) if a.starts_with('-') => check_git_writing_options("reflog", rest),
             _ => Err("`git reflog` with a subcommand may rewrite the reflog".to_string()),
         },
         "config" => check_git_config(rest),
         other => Err(format!(
             "`git {other}` changes the repository or is not known to be read-only"
         )),
+    }
+}
+
+/// The options of git's inspecting commands that write a file or run a
+/// program, however abbreviated (git's option parser takes unique prefixes).
+fn check_git_writing_options(sub: &str, rest: &[&str]) -> Result<(), String> {
+    const DANGEROUS: &[&str] = &["--output", "--ext-diff", "--open-files-in-pager"];
+    let writing = rest.iter().find(|a| {
+        a.starts_with("--output")
+            || abbreviates_any(a, DANGEROUS).is_some()
+            || (sub == "grep" && is_short_cluster(a) && a.contains('O'))
+    });
+    match writing {
+        Some(flag) => Err(format!("`git {sub} {flag}` writes or runs other programs")),
+        None => Ok(()),
     }
 }
 

@@ -523,6 +523,15 @@ impl Lexer {
                 if inner.contains("$(") || inner.contains('`') {
                     return Err("command substitution inside `${…}` is not supported".into());
                 }
+                // `${!x}` expands the variable x names, and that name may carry an
+                // array subscript (`x='a[$(rm f)]'`), which is arithmetic; `${x@P}`
+                // expands x's value as a prompt, which runs its `$(…)`.
+                if inner.starts_with('!') {
+                    return Err("indirect expansion `${!…}` can run commands".into());
+                }
+                if inner.find('@').is_some_and(|at| at > 0) {
+                    return Err("the `${…@…}` transformations can run commands".into());
+                }
                 // Array subscripts and substring offsets are arithmetic (see `$((`).
                 let substring = inner
                     .split_once(':')

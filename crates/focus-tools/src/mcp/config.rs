@@ -193,7 +193,7 @@ impl McpServerConfig {
 /// stay out of settings files). A missing variable without a default is an error
 /// naming the variable, never its value.
 pub fn expand_env(text: &str) -> Result<String, String> {
-    expand_env_with(text, |name| std::env::var(name).ok())
+    expand_env_with(text, focus_sys::secrets::var)
 }
 
 fn expand_env_with(text: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {

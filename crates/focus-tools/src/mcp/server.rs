@@ -193,6 +193,7 @@ impl Server {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
+        crate::sandbox::current().confine_mcp_server(&mut command)?;
         let child = command
             .spawn()
             .map_err(|e| format!("cannot start `{}`: {e}", config.command))?;

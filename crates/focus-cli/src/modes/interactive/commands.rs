@@ -399,7 +399,7 @@ fn session_info(ui: &mut Ui<'_>) {
         }
     }
     let text = format!(
-        "session {}\n  file: {}\n  name: {}\n  messages: {} ({} yours, {} answers, {} tool results)\n  tokens: {} in, {} out · cost ${:.4}",
+        "session {}\n  file: {}\n  name: {}\n  messages: {} ({} yours, {} answers, {} tool results)\n  tokens: {} in, {} out · cost ${:.4}\n  {}",
         engine.store.id(),
         engine.store.path().map_or("(not saved)".into(), |p| p.display().to_string()),
         engine.store.name().unwrap_or("-"),
@@ -409,7 +409,8 @@ fn session_info(ui: &mut Ui<'_>) {
         tools,
         input,
         output,
-        cost
+        cost,
+        focus_tools::sandbox::current().describe()
     );
     // The id and name come from the session file.
     ui.say(&focus_tools::output::sanitize(&text));

@@ -1,0 +1,130 @@
+//! Keys stay out of the tools' reach, by every route a key can take: the
+//! built-in variable, a variable models.json names, a literal in models.json,
+//! and a `!command` in models.json. A bash tool call looks for the key in its
+//! own environment, in focus's `/proc/PID/environ` and in models.json; the key
+//! must reach the server as a header and nowhere else. The command outlives one
+//! partial-output update, so the streamed updates of JSON mode are checked too.
+
+use crate::support::*;
+
+/// One scenario: the model asks for every place a key could be seen.
+const LOOK_FOR_KEYS: &str = r#"{"name":"look_for_keys","steps":[
+  {"reply":{"text":"Looking.","toolCalls":[{"name":"bash","arguments":{"command":"{ env; tr '\\0' '\\n' < /proc/$PPID/environ; } > seen.txt; cat seen.txt; cat \"$FOCUS_HOME/models.json\"; sleep 0.6"}}]}},
+  {"reply":{"text":"Done."}}
+]}"#;
+
+/// models.json with one OpenAI-compatible provider `k` served by `url`, whose
+/// `apiKey` is `api_key` (omitted when `None`: then `OPENAI_API_KEY` applies,
+/// as the provider is named `openai`).
+fn write_models(s: &Sandbox, url: &str, name: &str, api_key: Option<&str>) {
+    let key = api_key.map_or(String::new(), |k| format!(r#""apiKey":"{k}","#));
+    std::fs::write(
+        s.home.join("models.json"),
+        format!(
+            r#"{{"providers":{{"{name}":{{"baseUrl":"{url}/v1","api":"openai-completions",{key}"models":[{{"id":"m1","contextWindow":100000,"maxTokens":4096}}]}}}}}}"#
+        ),
+    )
+    .unwrap();
+}
+
+fn check_route(route: &str, name: &str, api_key: Option<&str>, env: &[(&str, &str)], secret: &str) {
+    let s = Sandbox::new();
+    let server = mock(LOOK_FOR_KEYS);
+    write_models(&s, &server.url(), name, api_key);
+    let model = format!("{name}/m1");
+    let mut cmd = s.cmd(&[
+        "--mode",
+        "json",
+        "--permission-mode",
+        "auto",
+        "--model",
+        &model,
+        "find the key",
+    ]);
+    for (var, value) in env {
+        cmd.env(var, value);
+    }
+    let out = run_command(cmd, "");
+    assert!(out.status.success(), "{route}: {}", stderr(&out));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{route}: {}", stderr(&out));
+    let headers = format!("{:?}", requests[0].headers);
+    assert!(
+        headers.contains(secret),
+        "{route}: the key must be sent: {headers}"
+    );
+    // The tool really ran and its output went back.
+    // What the tool saw, unscrubbed: its environment and focus's, from /proc.
+    let seen = std::fs::read_to_string(s.work.join("seen.txt")).unwrap_or_default();
+    assert!(
+        seen.contains("FOCUS_HOME="),
+        "{route}: the tool did not run: {seen}"
+    );
+    assert!(
+        !seen.contains(secret),
+        "{route}: the tool saw the key in an environment"
+    );
+    let body = requests[1].body_text();
+    assert!(body.contains("FOCUS_HOME"), "{route}: {body}");
+    assert!(
+        !body.contains(secret),
+        "{route}: the key reached the request body"
+    );
+    assert!(
+        !stdout(&out).contains(secret),
+        "{route}: the key reached JSON output"
+    );
+    assert!(
+        !stderr(&out).contains(secret),
+        "{route}: the key reached stderr"
+    );
+    for file in s.session_files() {
+        assert!(
+            !file_contains(&file, secret),
+            "{route}: the key reached {}",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn the_built_in_variable_is_hidden() {
+    let secret = "sk-builtin-0123456789abcdef";
+    check_route(
+        "OPENAI_API_KEY",
+        "openai",
+        None,
+        &[("OPENAI_API_KEY", secret)],
+        secret,
+    );
+}
+
+#[test]
+fn a_variable_named_in_models_json_is_hidden() {
+    let secret = "work-token-0123456789abcdef";
+    check_route(
+        "models.json variable",
+        "work",
+        Some("WORK_LLM_TOKEN"),
+        &[("WORK_LLM_TOKEN", secret)],
+        secret,
+    );
+}
+
+#[test]
+fn a_literal_key_in_models_json_is_scrubbed_from_tool_output() {
+    let secret = "literal-key-0123456789abcdef";
+    check_route("models.json literal", "lit", Some(secret), &[], secret);
+}
+
+#[test]
+fn a_key_command_in_models_json_is_scrubbed_from_tool_output() {
+    let secret = "command-key-0123456789abcdef";
+    check_route(
+        "models.json !command",
+        "cmd",
+        Some(&format!("!printf {secret}")),
+        &[],
+        secret,
+    );
+}

@@ -1,0 +1,57 @@
+//! focus-sys: the one crate of focus allowed to say `unsafe`.
+//!
+//! std covers almost everything focus needs from the operating system. What it
+//! does not wrap is a handful of C library calls, and each lives here behind a
+//! safe function, with the constants and struct layouts of every target written
+//! out under `cfg`:
+//!
+//! - [`process`]: signalling a whole process group (`kill(-pgid, SIGKILL)`);
+//! - [`terminal`]: `isatty`, `tcgetattr`/`tcsetattr` (raw mode), the window size;
+//! - [`signals`]: Ctrl+C counting, stopping ourselves on Ctrl+Z, and recording
+//!   SIGTERM, SIGHUP and SIGQUIT so a caller can treat them as an abort;
+//! - [`secrets`]: API keys moved out of the environment (and out of
+//!   `/proc/PID/environ`) by restarting without them, handing them over a pipe;
+//! - [`landlock`]: confining a child process's file system (and TCP) access with
+//!   Linux's Landlock, applied in the child between `fork` and `exec`.
+//!
+//! Every `unsafe` block is one call, with a `SAFETY:` comment saying why the
+//! arguments are valid. The rest of the workspace declares
+//! `#![forbid(unsafe_code)]`, so this crate is where a reviewer looks.
+//!
+//! Targets: Linux (x86, x86-64, 32- and 64-bit ARM, RISC-V 64, LoongArch 64,
+//! s390x: the architectures sharing the generic `termios` layout), macOS and
+//! the BSDs (FreeBSD, OpenBSD, NetBSD, DragonFly). Only Linux is tested here; the
+//! others carry constants read from their headers. Any other target fails to
+//! build rather than run with wrong numbers.
+
+#![warn(missing_docs)]
+
+#[cfg(not(any(
+    all(
+        target_os = "linux",
+        any(
+            target_arch = "x86",
+            target_arch = "x86_64",
+            target_arch = "arm",
+            target_arch = "aarch64",
+            target_arch = "riscv64",
+            target_arch = "loongarch64",
+            target_arch = "s390x",
+        )
+    ),
+    target_os = "macos",
+    target_os = "freebsd",
+    target_os = "openbsd",
+    target_os = "netbsd",
+    target_os = "dragonfly",
+)))]
+compile_error!(
+    "focus-sys has no constants for this target: add its termios layout, signal numbers \
+     and ioctl codes (from the platform's headers) before building focus here"
+);
+
+pub mod landlock;
+pub mod process;
+pub mod secrets;
+pub mod signals;
+pub mod terminal;

@@ -1,0 +1,135 @@
+//! The `sandbox` object of settings.json:
+//!
+//! ```json
+//! "sandbox": {
+//!   "enabled": true,
+//!   "writablePaths": ["~/.cargo", "/var/tmp/build"],
+//!   "network": false,
+//!   "hooks": true,
+//!   "mcpServers": false
+//! }
+//! ```
+//!
+//! `enabled` (default true) turns the kernel sandbox on; `--sandbox off` on the
+//! command line overrides it. `writablePaths` are written to in default,
+//! accept-edits and auto modes besides the project and the private temporary
+//! directory (`~/` expands to the home directory; relative paths are taken
+//! from the project). `network: false` refuses TCP `connect` and `bind` to
+//! tools. `hooks: false` runs the user's hooks outside the sandbox.
+//! `mcpServers: true` confines MCP servers started on stdio too, with the
+//! policy of default mode (a server lives across mode changes, and a Landlock
+//! ruleset can only be tightened, never loosened).
+
+use focus_core::json::Value;
+use std::path::{Path, PathBuf};
+
+/// What settings say about the sandbox.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SandboxSettings {
+    /// Whether to confine tools at all.
+    pub enabled: bool,
+    /// Paths writable in the modes that write, besides the project and the
+    /// temporary directory.
+    pub writable_paths: Vec<PathBuf>,
+    /// Whether tools may open TCP connections.
+    pub network: bool,
+    /// Whether hooks run confined too.
+    pub hooks: bool,
+    /// Whether MCP servers started on stdio run confined too.
+    pub mcp_servers: bool,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> Self {
+        SandboxSettings {
+            enabled: true,
+            writable_paths: Vec::new(),
+            network: true,
+            hooks: true,
+            mcp_servers: false,
+        }
+    }
+}
+
+impl SandboxSettings {
+    /// Reads the `sandbox` key of a settings object (absent: the defaults);
+    /// relative `writablePaths` are taken from `project`. Errors name the key.
+    pub fn from_json(settings: &Value, project: &Path) -> Result<SandboxSettings, String> {
+        let mut out = SandboxSettings::default();
+        let object = match &settings["sandbox"] {
+            Value::Null => return Ok(out),
+            Value::Object(object) => object,
+            other => {
+                return Err(format!(
+                    "`sandbox` must be an object, found {}",
+                    other.type_name()
+                ))
+            }
+        };
+        for (key, value) in object.iter() {
+            let flag = || {
+                value
+                    .as_bool()
+                    .ok_or_else(|| format!("`sandbox.{key}` must be true or false"))
+            };
+            match key {
+                "enabled" => out.enabled = flag()?,
+                "network" => out.network = flag()?,
+                "hooks" => out.hooks = flag()?,
+                "mcpServers" => out.mcp_servers = flag()?,
+                "writablePaths" => {
+                    let items = value
+                        .as_array()
+                        .ok_or("`sandbox.writablePaths` must be an array of paths")?;
+                    for (i, item) in items.iter().enumerate() {
+                        let text = item
+                            .as_str()
+                            .filter(|t| !t.trim().is_empty())
+                            .ok_or_else(|| {
+                                format!("`sandbox.writablePaths[{i}]` must be a non-empty string")
+                            })?;
+                        out.writable_paths
+                            .push(crate::path::resolve(project, text).map_err(|e| {
+                                format!("`sandbox.writablePaths[{i}]`: {e}")
+                            })?);
+                    }
+                }
+                other => {
+                    return Err(format!(
+                        "unknown key `sandbox.{other}` (expected enabled, writablePaths, network, hooks or mcpServers)"
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use focus_core::json::parse_str as parse;
+
+    #[test]
+    fn reads_every_key_and_names_bad_ones() {
+        let project = Path::new("/p");
+        let s = parse(r#"{"sandbox":{"enabled":false,"network":false,"hooks":false,"mcpServers":true,"writablePaths":["build","/x"]}}"#).unwrap();
+        let read = SandboxSettings::from_json(&s, project).unwrap();
+        assert!(!read.enabled && !read.network && !read.hooks && read.mcp_servers);
+        assert_eq!(
+            read.writable_paths,
+            vec![PathBuf::from("/p/build"), PathBuf::from("/x")]
+        );
+        let absent = SandboxSettings::from_json(&parse("{}").unwrap(), project).unwrap();
+        assert_eq!(absent, SandboxSettings::default());
+        for (bad, says) in [
+            (r#"{"sandbox":1}"#, "`sandbox` must be an object"),
+            (r#"{"sandbox":{"enabled":"no"}}"#, "`sandbox.enabled`"),
+            (r#"{"sandbox":{"writablePaths":[""]}}"#, "writablePaths[0]"),
+            (r#"{"sandbox":{"net":true}}"#, "sandbox.net"),
+        ] {
+            let err = SandboxSettings::from_json(&parse(bad).unwrap(), project).unwrap_err();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+    }
+}
