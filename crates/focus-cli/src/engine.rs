@@ -97,6 +97,32 @@ impl Engine {
         self.config.tools = tools;
     }
 
+    /// Switches the conversation to `provider`'s model and records a `model_change`
+    /// in the session (when it is a change), so a resume comes back to it.
+    pub fn switch_model(&mut self, provider: Arc<dyn focus_core::provider::Provider>) {
+        let (old, new) = (self.config.provider.model(), provider.model());
+        let changed = (&old.provider, &old.id) != (&new.provider, &new.id);
+        let (name, id) = (new.provider.clone(), new.id.clone());
+        self.config.provider = provider;
+        if changed {
+            if let Err(error) = self.store.append_model_change(&name, &id) {
+                self.store_warning = Some(format!("could not save the session: {error}"));
+            }
+        }
+    }
+
+    /// Sets the thinking level and records a `thinking_level_change` in the session
+    /// (when it is a change), so a resume comes back to it.
+    pub fn set_thinking(&mut self, level: focus_core::provider::ThinkingLevel) {
+        if self.config.options.thinking == level {
+            return;
+        }
+        self.config.options.thinking = level;
+        if let Err(error) = self.store.append_thinking_change(level.as_str()) {
+            self.store_warning = Some(format!("could not save the session: {error}"));
+        }
+    }
+
     /// Keeps the session in step with one event: every finished message is appended.
     pub fn record(&mut self, event: &AgentEvent) {
         if let AgentEvent::MessageEnd { message } = event {

@@ -311,7 +311,7 @@ impl Server<'_> {
                 let level = ThinkingLevel::parse(level).ok_or_else(|| {
                     format!("unknown level {level:?}; use off, minimal, low, medium, high or xhigh")
                 })?;
-                self.engine.config.options.thinking = level;
+                self.engine.set_thinking(level);
                 Ok(None)
             }
             "compact" => {
@@ -523,7 +523,7 @@ impl Server<'_> {
         };
         let registry = seams::registry()?;
         let built = seams::build_provider(&choice, &registry, &self.engine.retry)?;
-        self.engine.config.provider = built;
+        self.engine.switch_model(built);
         Ok(model_json(self.engine.config.provider.model()))
     }
 }

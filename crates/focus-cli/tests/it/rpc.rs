@@ -301,3 +301,38 @@ fn session_name_stats_last_text_and_models() {
     );
     assert_eq!(rpc.close(), 0);
 }
+
+/// A model or thinking change made over RPC is recorded in the session, so a
+/// resume comes back to it (it used to come back to the level the session began with).
+#[test]
+fn model_and_thinking_changes_are_recorded_and_restored_on_resume() {
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"r","steps":[{"reply":{"text":"ok"}}]}"#);
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"hi"}"#);
+    rpc.agent_end();
+    let set = rpc.call(2, r#"{"id":2,"type":"set_thinking_level","level":"high"}"#);
+    assert_eq!(set["success"].as_bool(), Some(true));
+    let set = rpc.call(
+        3,
+        r#"{"id":3,"type":"set_model","provider":"mock-anthropic","modelId":"m1"}"#,
+    );
+    assert_eq!(set["success"].as_bool(), Some(true), "{set:?}");
+    assert_eq!(rpc.close(), 0);
+    let files = s.session_files();
+    assert_eq!(files.len(), 1);
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(text.contains(r#""thinkingLevel":"high""#), "{text}");
+    assert!(text.contains(r#""provider":"mock-anthropic""#), "{text}");
+    // Resumed: both come back.
+    let session = files[0].to_string_lossy().to_string();
+    let mut rpc = RpcClient::start(&s, &["--session", &session]);
+    let state = rpc.call(1, r#"{"id":1,"type":"get_state"}"#);
+    assert_eq!(state["data"]["thinkingLevel"].as_str(), Some("high"), "{state:?}");
+    assert_eq!(
+        state["data"]["model"]["provider"].as_str(),
+        Some("mock-anthropic"),
+        "{state:?}"
+    );
+}

@@ -204,9 +204,7 @@ fn model(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let retry = ui.engine().retry.clone();
     let built = seams::build_provider(&choice, &registry, &retry)?;
     let info = built.model().clone();
-    let engine = ui.engine();
-    engine.config.provider = built;
-    let _ = engine.store.append_model_change(&info.provider, &info.id);
+    ui.engine().switch_model(built);
     ui.say(&format!("model: {}/{}", info.provider, info.id));
     Ok(())
 }
@@ -223,9 +221,7 @@ fn thinking(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let level = ThinkingLevel::parse(rest).ok_or_else(|| {
         format!("unknown level {rest:?}; use off, minimal, low, medium, high or xhigh")
     })?;
-    let engine = ui.engine();
-    engine.config.options.thinking = level;
-    let _ = engine.store.append_thinking_change(level.as_str());
+    ui.engine().set_thinking(level);
     ui.say(&format!("thinking: {}", level.as_str()));
     Ok(())
 }
