@@ -44,6 +44,9 @@ pub struct Engine {
     /// How model calls are retried (the `retry` settings), for providers built
     /// later (a model switch).
     pub retry: focus_providers::RetryPolicy,
+    /// What the system prompt is built from; each run rebuilds it before every
+    /// model call. `None`: `config.system_prompt` as it is.
+    pub prompt: Option<crate::seams::PromptSource>,
 }
 
 /// How a run ended, as the modes need it.
@@ -69,6 +72,7 @@ impl Engine {
             base_tools: Vec::new(),
             mcp_generation: 0,
             retry: focus_providers::RetryPolicy::default(),
+            prompt: None,
         }
     }
 
@@ -77,7 +81,14 @@ impl Engine {
     /// tool list is rebuilt first; MCP warnings become the store warning.
     pub fn spawn(&mut self, prompts: Vec<Message>) -> AgentRun {
         self.refresh_mcp_tools();
-        spawn_agent(self.config.clone(), self.history.clone(), prompts)
+        let mut config = self.config.clone();
+        if let Some(source) = self.prompt.clone() {
+            let specs: Vec<_> = config.tools.iter().map(|t| t.spec()).collect();
+            // Kept current for what shows the prompt (export, /session).
+            self.config.system_prompt = source.build(&specs).0;
+            config.system_prompt_source = Some(Arc::new(move || source.build(&specs).0));
+        }
+        spawn_agent(config, self.history.clone(), prompts)
     }
 
     /// Re-reads the MCP tools when their generation changed.

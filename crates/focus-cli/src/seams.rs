@@ -180,24 +180,34 @@ pub fn builtin_tools(cwd: &Path) -> Vec<Arc<dyn Tool>> {
     focus_tools::builtin_tools(cwd)
 }
 
-/// The system prompt for `cwd` with these tools (`replace` replaces the base
-/// prompt, `append` goes after the tool list); AGENTS.md/CLAUDE.md and skills are
-/// discovered by the harness.
-pub fn system_prompt(
-    cwd: &Path,
-    tools: &[Arc<dyn Tool>],
-    replace: Option<&str>,
-    append: Option<&str>,
-) -> String {
-    let mut options = PromptOptions::new(cwd, focus_home());
-    options.tools = tools.iter().map(|t| t.spec()).collect();
-    options.replace_base = replace.map(String::from);
-    options.append = append.map(String::from).into_iter().collect();
-    let prompt = build_system_prompt(&options);
-    for warning in &prompt.warnings {
-        errln!("focus: {warning}");
+/// What the system prompt is made of, kept so it can be built anew before every
+/// model call: an edited AGENTS.md, a new skill or a changed permission mode
+/// reaches the next call.
+#[derive(Clone)]
+pub struct PromptSource {
+    /// The working directory.
+    pub cwd: std::path::PathBuf,
+    /// `--system-prompt`, read.
+    pub replace: Option<String>,
+    /// `--append-system-prompt`, read.
+    pub append: Option<String>,
+    /// The gate, whose current permission mode the prompt states.
+    pub gate: Option<Arc<Gatekeeper>>,
+}
+
+impl PromptSource {
+    /// The prompt for `tools` now, with the warnings building it produced (files
+    /// that could not be read).
+    pub fn build(&self, tools: &[focus_core::provider::ToolSpec]) -> (String, Vec<String>) {
+        let mut options = PromptOptions::new(&self.cwd, focus_home());
+        options.tools = tools.to_vec();
+        options.replace_base = self.replace.clone();
+        options.append = self.append.clone().into_iter().collect();
+        let hint = self.gate.as_ref().and_then(|g| g.mode().prompt_hint());
+        options.append.extend(hint.map(String::from));
+        let prompt = build_system_prompt(&options);
+        (prompt.text, prompt.warnings)
     }
-    prompt.text
 }
 
 /// The gate every tool call passes: the permission mode (`mode` from the flag,

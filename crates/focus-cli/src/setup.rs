@@ -175,10 +175,8 @@ pub fn build_engine(
         .as_deref()
         .map(text_or_file)
         .transpose()?;
-    let system_prompt = seams::system_prompt(cwd, &tools, replace.as_deref(), append.as_deref());
 
     let mut config = AgentConfig::new(provider);
-    config.system_prompt = system_prompt;
     config.tools = tools;
     config.options.thinking = args
         .thinking
@@ -195,6 +193,18 @@ pub fn build_engine(
     let gatekeeper = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
         .map_err(SetupError::usage)?;
     config.gate = Some(gatekeeper.clone());
+    let prompt = seams::PromptSource {
+        cwd: cwd.to_path_buf(),
+        replace,
+        append,
+        gate: Some(gatekeeper.clone()),
+    };
+    let specs: Vec<_> = config.tools.iter().map(|t| t.spec()).collect();
+    let (system_prompt, warnings) = prompt.build(&specs);
+    for warning in &warnings {
+        errln!("focus: {warning}");
+    }
+    config.system_prompt = system_prompt;
     // Like pi, a session records the model and thinking level it starts with, and
     // a resumed one records a change of either.
     let model = config.provider.model().clone();
@@ -209,6 +219,7 @@ pub fn build_engine(
     let mut engine = Engine::new(config, history, store);
     engine.compaction = settings.compaction;
     engine.retry = retry;
+    engine.prompt = Some(prompt);
     engine.gatekeeper = Some(gatekeeper);
     engine.mcp = mcp;
     engine.base_tools = base_tools;

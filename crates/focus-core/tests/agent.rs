@@ -907,3 +907,28 @@ fn undelivered_messages_stay_queued_for_the_caller() {
     assert_eq!(handle.drain_queued(), [user("go")]);
     assert_eq!(provider.remaining(), 1);
 }
+
+#[test]
+fn the_system_prompt_is_rebuilt_before_every_model_call() {
+    let provider = Arc::new(ScriptedProvider::new(vec![
+        Reply::new().call("c1", "echo", r#"{"text":"x"}"#),
+        Reply::text("done"),
+    ]));
+    let mut cfg = config(&provider, vec![Arc::new(FnTool::echo())]);
+    let built = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = built.clone();
+    cfg.system_prompt = "never sent".into();
+    cfg.system_prompt_source = Some(Arc::new(move || {
+        let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        format!("prompt #{n}")
+    }));
+    let run = spawn_agent(cfg, Vec::new(), vec![user("go")]);
+    let _: Vec<AgentEvent> = run.events.iter().collect();
+    run.join();
+    let prompts: Vec<String> = provider
+        .requests()
+        .into_iter()
+        .map(|r| r.system_prompt)
+        .collect();
+    assert_eq!(prompts, ["prompt #1", "prompt #2"]);
+}

@@ -320,3 +320,58 @@ fn retries_are_visible_in_print_and_json_modes() {
         assert_eq!(server.requests().len(), 2);
     }
 }
+
+/// The system prompt is built anew before every model call: an AGENTS.md written
+/// by a tool mid-run reaches the very next call, and the permission mode is stated.
+#[test]
+fn the_system_prompt_follows_agents_md_and_states_the_mode() {
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"agents","steps":[
+      {"reply":{"text":"Writing the rule.","toolCalls":[{"name":"bash","arguments":{"command":"echo 'Always answer in haiku (rule 7731).' > AGENTS.md"}}]}},
+      {"reply":{"text":"Done."}}]}"#,
+    );
+    s.write_models(&server.url());
+    let out = s.run(
+        &[
+            "-p",
+            "--model",
+            "mock-openai/m1",
+            "--permission-mode",
+            "auto",
+            "go",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(!requests[0].body_text().contains("rule 7731"));
+    assert!(
+        requests[1].body_text().contains("rule 7731"),
+        "the second call sees the new AGENTS.md: {}",
+        requests[1].body_text()
+    );
+
+    let plan = Sandbox::new();
+    let server = mock(r#"{"name":"plan","steps":[{"reply":{"text":"A plan."}}]}"#);
+    plan.write_models(&server.url());
+    let out = plan.run(
+        &[
+            "-p",
+            "--model",
+            "mock-openai/m1",
+            "--permission-mode",
+            "plan",
+            "go",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        server.requests()[0]
+            .body_text()
+            .contains("You are in plan mode"),
+        "the mode is stated"
+    );
+}

@@ -329,7 +329,11 @@ fn model_and_thinking_changes_are_recorded_and_restored_on_resume() {
     let session = files[0].to_string_lossy().to_string();
     let mut rpc = RpcClient::start(&s, &["--session", &session]);
     let state = rpc.call(1, r#"{"id":1,"type":"get_state"}"#);
-    assert_eq!(state["data"]["thinkingLevel"].as_str(), Some("high"), "{state:?}");
+    assert_eq!(
+        state["data"]["thinkingLevel"].as_str(),
+        Some("high"),
+        "{state:?}"
+    );
     assert_eq!(
         state["data"]["model"]["provider"].as_str(),
         Some("mock-anthropic"),

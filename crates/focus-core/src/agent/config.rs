@@ -16,6 +16,9 @@ pub type TransformContext = dyn Fn(Vec<Message>, &CancelToken) -> Vec<Message> +
 /// the history reaches a provider.
 pub type ConvertToLlm = dyn Fn(&[Message]) -> Vec<Message> + Send + Sync;
 
+/// Builds the system prompt for one model call (see [`AgentConfig::system_prompt_source`]).
+pub type SystemPromptSource = dyn Fn() -> String + Send + Sync;
+
 /// The default round-trip limit of [`AgentConfig::new`]: generous, it only catches a
 /// model stuck in a loop.
 pub const DEFAULT_MAX_TURNS: usize = 200;
@@ -29,8 +32,12 @@ pub const DEFAULT_MAX_FAILED_TURNS: usize = 8;
 pub struct AgentConfig {
     /// The model to call.
     pub provider: Arc<dyn Provider>,
-    /// The system prompt sent with every call.
+    /// The system prompt sent with every call (unless `system_prompt_source` is set).
     pub system_prompt: String,
+    /// Builds the system prompt anew before every model call, so what it is made
+    /// of (a project's AGENTS.md, the skills, the permission mode) reaches the next
+    /// call when it changes mid-run. `None`: `system_prompt` as it is.
+    pub system_prompt_source: Option<Arc<SystemPromptSource>>,
     /// The tools the model may call.
     pub tools: Vec<Arc<dyn Tool>>,
     /// Per-call knobs (thinking level, token cap…).
@@ -55,6 +62,7 @@ impl AgentConfig {
         AgentConfig {
             provider,
             system_prompt: String::new(),
+            system_prompt_source: None,
             tools: Vec::new(),
             options: RequestOptions::default(),
             gate: None,

@@ -170,8 +170,9 @@ impl Run<'_> {
         let mut retried: Option<u32> = None;
         let streamed = catch_unwind(AssertUnwindSafe(|| {
             let messages = llm_view(config, &self.history, cancel);
+            let rebuilt = config.system_prompt_source.as_ref().map(|build| build());
             let request = ModelRequest {
-                system_prompt: &config.system_prompt,
+                system_prompt: rebuilt.as_deref().unwrap_or(&config.system_prompt),
                 messages: &messages,
                 tools: &self.specs,
                 options: &config.options,
