@@ -37,6 +37,20 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(default_focus);
     let quick = args.iter().any(|a| a == "--quick");
+    // `--serve N`: only the server, streaming N deltas, until killed (to try a
+    // client by hand).
+    if let Some(n) = args
+        .iter()
+        .position(|a| a == "--serve")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+    {
+        let server = Server::start(Shape::Text, n);
+        println!("{}/v1/chat/completions", server.url());
+        loop {
+            std::thread::park();
+        }
+    }
     // `--only TEXT`: only the rows whose name contains TEXT (for profiling one).
     let only = args
         .iter()
@@ -63,15 +77,17 @@ fn main() {
         "{:<34} {:>8} {:>12} {:>10} {:>12} {:>10} {:>9}",
         "what", "", "time N1 (s)", "RSS N1", "time N2 (s)", "RSS N2", "N2/N1"
     );
-    let row = |name: &str, run: &dyn Fn(usize) -> Option<(f64, Option<u64>)>| {
+    // Each cell is the median of RUNS runs (the largest peak RSS of them); a row
+    // returns its times so print mode can be set against curl's.
+    let row = |name: &str, run: &dyn Fn(usize) -> Option<(f64, Option<u64>)>| -> [Option<f64>; 2] {
         if only
             .as_ref()
             .is_some_and(|only| !name.contains(only.as_str()))
         {
-            return;
+            return [None, None];
         }
-        let a = run(sizes[0]);
-        let b = run(sizes[1]);
+        let a = median_run(sizes[0], run);
+        let b = median_run(sizes[1], run);
         let cell = |r: Option<(f64, Option<u64>)>| match r {
             Some((t, rss)) => (
                 format!("{t:.3}"),
@@ -89,13 +105,21 @@ fn main() {
             "{name:<34} {:>8} {ta:>12} {ra:>10} {tb:>12} {rb:>10} {growth:>9}",
             ""
         );
+        [a.map(|r| r.0), b.map(|r| r.0)]
     };
-    row("curl reading the stream", &|n| {
+    let curl = row("curl reading the stream", &|n| {
         let server = Server::start(Shape::Text, n);
         curl_read(&server.url()).map(|t| (t, None))
     });
+    let print = row("print mode (-p)", &|n| {
+        run_focus(&focus, &work, Shape::Text, n, Mode::Print)
+    });
+    for (i, n) in sizes.iter().enumerate() {
+        if let (Some(print), Some(curl)) = (print[i], curl[i]) {
+            println!("print mode / curl at {n} deltas: {:.2}x", print / curl);
+        }
+    }
     for (name, mode) in [
-        ("print mode (-p)", Mode::Print),
         ("json mode (--mode json)", Mode::Json),
         ("rpc mode (--mode rpc)", Mode::Rpc),
     ] {
@@ -118,6 +142,26 @@ fn main() {
         });
     }
     let _ = std::fs::remove_dir_all(&work);
+}
+
+/// How many runs a cell is the median of.
+const RUNS: usize = 3;
+
+/// The median time of [`RUNS`] runs and the largest peak RSS among them; `None`
+/// if any run failed.
+fn median_run(
+    n: usize,
+    run: &dyn Fn(usize) -> Option<(f64, Option<u64>)>,
+) -> Option<(f64, Option<u64>)> {
+    let mut times = Vec::new();
+    let mut rss = None;
+    for _ in 0..RUNS {
+        let (t, r) = run(n)?;
+        times.push(t);
+        rss = rss.max(r);
+    }
+    times.sort_by(f64::total_cmp);
+    Some((times[times.len() / 2], rss))
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -155,9 +199,13 @@ fn run_focus(
         ])
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
+    // Print mode's answer goes to a file, checked below: a fast run that lost
+    // the answer is no result. (JSON lines grow with the square of the answer.)
+    let answer = home.join("answer.txt");
     match mode {
         Mode::Print => {
             command.args(["-p", "go"]).stdin(Stdio::null());
+            command.stdout(std::fs::File::create(&answer).ok()?);
         }
         Mode::Json => {
             command
@@ -181,6 +229,18 @@ fn run_focus(
     if !status.success() {
         eprintln!("focus failed ({status}): {}", stderr.trim());
         return None;
+    }
+    if shape == Shape::Text && mode == Mode::Print {
+        let text = std::fs::read_to_string(&answer).unwrap_or_default();
+        if !text.trim_end().ends_with("ENDMARK") || text.len() < n * 4 {
+            eprintln!(
+                "print mode lost the answer: {} bytes, ends {:?}; stderr: {}",
+                text.len(),
+                &text[text.len().saturating_sub(40)..],
+                stderr.trim()
+            );
+            return None;
+        }
     }
     if shape == Shape::WriteCall {
         let written = std::fs::metadata(home.join("big.txt"))
@@ -371,8 +431,8 @@ fn chunk(delta: &str, finish: &str) -> String {
     )
 }
 
-/// N deltas of 4 characters ("wrd " repeated, numbered every so often so the text
-/// is not one repeated piece), ending in `ENDMARK`.
+/// N deltas of 4 characters ("w07 ", numbered so the text is not one repeated
+/// piece, with a line break every 16), ending in `ENDMARK`.
 fn text_stream(n: usize) -> Vec<u8> {
     let mut out = String::with_capacity(n * 140);
     out.push_str(&chunk(r#"{"role":"assistant","content":""}"#, "null"));
@@ -382,7 +442,7 @@ fn text_stream(n: usize) -> Vec<u8> {
         } else if i % 16 == 15 {
             "ok.\n".to_string()
         } else {
-            format!("w{} ", i % 10).chars().take(4).collect()
+            format!("w{:02} ", i % 100)
         };
         out.push_str(&chunk(
             &format!("{{\"content\":\"{}\"}}", piece.replace('\n', "\\n")),

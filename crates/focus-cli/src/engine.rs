@@ -47,7 +47,14 @@ pub struct Engine {
     /// What the system prompt is built from; each run rebuilds it before every
     /// model call. `None`: `config.system_prompt` as it is.
     pub prompt: Option<crate::seams::PromptSource>,
+    /// Automatic compactions that failed in a row; at
+    /// [`MAX_COMPACTION_FAILURES`] focus stops trying until one succeeds.
+    pub compaction_failures: u32,
 }
+
+/// After this many automatic compactions failed in a row, focus stops starting
+/// new ones (each costs a model call) and says so; `/compact` still works.
+pub const MAX_COMPACTION_FAILURES: u32 = 3;
 
 /// How a run ended, as the modes need it.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,6 +80,7 @@ impl Engine {
             mcp_generation: 0,
             retry: focus_providers::RetryPolicy::default(),
             prompt: None,
+            compaction_failures: 0,
         }
     }
 
@@ -165,6 +173,10 @@ impl Engine {
             match self.after_run(&mut recovery, on_notice) {
                 AfterRun::Retry => outcome = self.run_once(Vec::new(), on_event),
                 AfterRun::Done => return outcome,
+                AfterRun::Aborted => {
+                    outcome.reason = EndReason::Aborted;
+                    return outcome;
+                }
                 AfterRun::GaveUp(note) => {
                     outcome.reason = EndReason::Error(note);
                     return outcome;
@@ -243,6 +255,7 @@ impl Engine {
                     return match compacted {
                         Ok(true) => AfterRun::Retry,
                         Ok(false) => AfterRun::Done,
+                        Err(error) if error == CANCELLED => AfterRun::Aborted,
                         // An answer that arrived (the provider only reported more
                         // input than the window) stands; the failure is a warning.
                         Err(error) if last.stop_reason != StopReason::Error => {
@@ -259,9 +272,13 @@ impl Engine {
             }
         }
         let tokens = estimate_context_tokens(&self.history);
-        if should_compact(tokens, window, &self.compaction) {
-            if let Err(error) = self.announced_compaction("threshold", notify, |_| false) {
-                self.store_warning = Some(format!("automatic compaction: {error}"));
+        if should_compact(tokens, window, &self.compaction)
+            && self.compaction_failures < MAX_COMPACTION_FAILURES
+        {
+            match self.announced_compaction("threshold", notify, |_| false) {
+                Err(error) if error == CANCELLED => return AfterRun::Aborted,
+                Err(error) => self.store_warning = Some(format!("automatic compaction: {error}")),
+                Ok(_) => {}
             }
         }
         AfterRun::Done
@@ -276,8 +293,12 @@ impl Engine {
         retry: impl FnOnce(&mut Engine) -> bool,
     ) -> Result<bool, String> {
         notify(&json_object! {"type" => "auto_compaction_start", "reason" => reason});
-        match self.compact(None) {
+        // The summary is a model call that can take a minute: Ctrl+C or a
+        // termination signal cancels it, as it would a run.
+        let compacted = watching_interrupts(|cancel| self.compact_with(None, cancel));
+        match compacted {
             Ok(result) => {
+                self.compaction_failures = 0;
                 let will_retry = retry(self);
                 notify(&json_object! {
                     "type" => "auto_compaction_end", "result" => result,
@@ -286,11 +307,23 @@ impl Engine {
                 Ok(will_retry)
             }
             Err(error) => {
+                let aborted = error == CANCELLED;
+                if !aborted {
+                    self.compaction_failures += 1;
+                }
+                let error = if self.compaction_failures >= MAX_COMPACTION_FAILURES {
+                    format!(
+                        "{error}; automatic compaction failed {MAX_COMPACTION_FAILURES} times in a \
+                         row, so focus stops trying (/compact still works, and a success turns it back on)"
+                    )
+                } else {
+                    error
+                };
                 notify(&json_object! {
                     "type" => "auto_compaction_end", "result" => Value::Null,
-                    "aborted" => false, "willRetry" => false, "errorMessage" => error.as_str(),
+                    "aborted" => aborted, "willRetry" => false, "errorMessage" => error.as_str(),
                 });
-                Err(error)
+                Err(if aborted { CANCELLED.into() } else { error })
             }
         }
     }
@@ -319,21 +352,64 @@ pub enum AfterRun {
     Retry,
     /// Overflow recovery failed; the sentence to show.
     GaveUp(String),
+    /// The user interrupted the compaction.
+    Aborted,
+}
+
+/// The error of a compaction the user cancelled.
+const CANCELLED: &str = "compaction cancelled";
+
+/// Runs `work` on a thread of its own while this one watches for Ctrl+C and the
+/// termination signals, which cancel the token `work` is given. For work the user
+/// must be able to stop that is not a run (a compaction's summary call).
+fn watching_interrupts<T: Send>(work: impl FnOnce(&CancelToken) -> T + Send) -> T {
+    let cancel = CancelToken::new();
+    let before = crate::terminal::signals::interrupts();
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(|| work(&cancel));
+        while !worker.is_finished() {
+            if crate::terminal::signals::interrupts() > before {
+                cancel.cancel();
+            }
+            std::thread::park_timeout(std::time::Duration::from_millis(20));
+        }
+        match worker.join() {
+            Ok(value) => value,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
 }
 
 impl Engine {
     /// Compacts the history now (the `/compact` and RPC `compact` commands), with
     /// optional extra instructions for the summary; returns the result as JSON.
     pub fn compact(&mut self, instructions: Option<&str>) -> Result<Value, String> {
+        let compacted = self.compact_with(instructions, &CancelToken::new());
+        if compacted.is_ok() {
+            self.compaction_failures = 0;
+        }
+        compacted
+    }
+
+    /// [`Engine::compact`], stopped when `cancel` fires (the error is then
+    /// [`CANCELLED`]).
+    fn compact_with(
+        &mut self,
+        instructions: Option<&str>,
+        cancel: &CancelToken,
+    ) -> Result<Value, String> {
         let provider = self.config.provider.clone();
         let outcome = compact_session(
             self.store.manager_mut(),
             provider.as_ref(),
             &self.compaction,
             instructions,
-            &CancelToken::new(),
+            cancel,
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| match e {
+            focus_harness::compaction::CompactionError::Cancelled => CANCELLED.to_string(),
+            other => other.to_string(),
+        })?;
         self.history = self.store.context_messages();
         Ok(json_object! {
             "entryId" => outcome.entry_id.as_str(),

@@ -446,7 +446,8 @@ impl Server<'_> {
                 "type" => "auto_retry_end", "success" => false, "attempt" => 1,
                 "finalError" => note,
             }),
-            AfterRun::Done => {}
+            // auto_compaction_end said so (aborted: true).
+            AfterRun::Aborted | AfterRun::Done => {}
         }
     }
 

@@ -375,3 +375,64 @@ fn the_system_prompt_follows_agents_md_and_states_the_mode() {
         "the mode is stated"
     );
 }
+
+/// settings.json that compacts after every run (the reserve is nearly the window).
+const COMPACT_ALWAYS: &str = r#"{"compaction":{"reserveTokens":99990,"keepRecentTokens":1}}"#;
+
+/// Ctrl+C while the automatic compaction's summary streams stops it: exit 130,
+/// no compaction recorded, the answer kept.
+#[test]
+fn ctrl_c_interrupts_an_automatic_compaction() {
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"slow-summary","steps":[
+      {"reply":{"text":"The answer."}},
+      {"reply":{"text":"a summary that takes its time to arrive, word by word","chunkDelayMs":3000}}]}"#,
+    );
+    s.write_models(&server.url());
+    std::fs::write(s.home.join("settings.json"), COMPACT_ALWAYS).unwrap();
+    let mut cmd = s.cmd(&["-p", "--model", "mock-openai/m1", "one", "two"]);
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    // The summary request has reached the server: the compaction is running.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while server.requests().len() < 2 {
+        assert!(std::time::Instant::now() < deadline, "no summary request");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "The answer.");
+    assert_eq!(server.requests().len(), 2, "the second prompt was not sent");
+    let session = std::fs::read_to_string(&s.session_files()[0]).unwrap();
+    assert!(!session.contains("\"type\":\"compaction\""), "{session}");
+}
+
+/// A compaction that keeps failing is not retried after every run forever: after
+/// three failures in a row focus stops trying and says why.
+#[test]
+fn automatic_compaction_stops_after_three_failures_in_a_row() {
+    let s = Sandbox::new();
+    let failing = r#"{"error":{"status":400,"body":"{\"error\":{\"message\":\"summaries are broken today\"}}"}}"#;
+    let answer = r#"{"reply":{"text":"ok"}}"#;
+    let steps = [
+        answer, failing, answer, failing, answer, failing, answer, answer,
+    ];
+    let server = mock(&format!(r#"{{"name":"f","steps":[{}]}}"#, steps.join(",")));
+    s.write_models(&server.url());
+    std::fs::write(s.home.join("settings.json"), COMPACT_ALWAYS).unwrap();
+    let out = s.run(&["-p", "--model", "mock-openai/m1", "a", "b", "c", "d"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Four answers and three failed summaries; no fourth summary attempt.
+    assert_eq!(server.requests().len(), 7, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("failed 3 times in a row"), "{err}");
+}

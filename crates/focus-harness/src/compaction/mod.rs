@@ -25,5 +25,6 @@ pub use run::{
     CompactionOutcome, CompactionPlan,
 };
 pub use tokens::{
-    estimate_context_tokens, estimate_message_tokens, should_compact, CompactionSettings,
+    estimate_context_tokens, estimate_message_tokens, estimate_text_tokens, should_compact,
+    CompactionSettings,
 };

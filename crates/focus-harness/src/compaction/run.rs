@@ -11,7 +11,7 @@ use super::prompts::{
     first_summary_instructions, summary_request, update_summary_instructions,
     SUMMARIZER_SYSTEM_PROMPT, TURN_PREFIX_INSTRUCTIONS,
 };
-use super::tokens::{estimate_context_tokens, CompactionSettings};
+use super::tokens::{estimate_context_tokens, estimate_text_tokens, CompactionSettings};
 use crate::session::context::{build_context, entry_message};
 use crate::session::entry::{CompactionEntry, Entry, EntryKind};
 use crate::session::{SessionError, SessionManager};
@@ -230,9 +230,9 @@ pub(crate) fn summarize_text(
 pub struct CompactionOutcome {
     /// The new compaction entry's id.
     pub entry_id: String,
-    /// Estimated context tokens before.
+    /// Context tokens before, estimated from the texts (see [`estimate_text_tokens`]).
     pub tokens_before: u64,
-    /// Estimated context tokens after (summary plus kept messages).
+    /// Context tokens after (summary plus kept messages), estimated the same way.
     pub tokens_after: u64,
 }
 
@@ -248,14 +248,18 @@ pub fn compact_session(
 ) -> Result<CompactionOutcome, CompactionError> {
     let plan = prepare_compaction(&session.tree().current_branch(), settings)
         .ok_or(CompactionError::NothingToCompact)?;
+    // Before and after are counted the same way, from the texts: the model's own
+    // count of the context before has no counterpart after (no call has been
+    // made), and setting one against the other gave figures like "1212 → 34411".
+    let before = estimate_text_tokens(&session.context().messages);
     let entry = compact(provider, &plan, settings, instructions, cancel)?;
     let entry_id = session
         .append_compaction(entry)
         .map_err(CompactionError::Session)?;
     Ok(CompactionOutcome {
         entry_id,
-        tokens_before: plan.tokens_before,
-        tokens_after: estimate_context_tokens(&session.context().messages),
+        tokens_before: before,
+        tokens_after: estimate_text_tokens(&session.context().messages),
     })
 }
 

@@ -131,6 +131,16 @@ pub fn estimate_context_tokens(messages: &[Message]) -> u64 {
         .fold(base, u64::saturating_add)
 }
 
+/// The tokens of `messages` estimated from their texts alone (characters / 4),
+/// ignoring what the model reported: the one measure that can be set before and
+/// after a compaction, when the context after has never been sent.
+pub fn estimate_text_tokens(messages: &[Message]) -> u64 {
+    messages
+        .iter()
+        .map(estimate_message_tokens)
+        .fold(0, u64::saturating_add)
+}
+
 /// Whether a context of `context_tokens` should be compacted for a model with
 /// `context_window` tokens.
 pub fn should_compact(

@@ -448,8 +448,23 @@ fn compact_if_needed_waits_for_the_threshold() {
         reserve_tokens: 195_000,
         ..small_keep()
     };
+    let text_before = focus_harness::compaction::estimate_text_tokens(&session.context().messages);
     let outcome = compact_if_needed(&mut session, &provider, &tight, &CancelToken::new())
         .unwrap()
         .expect("compacted");
-    assert_eq!(outcome.tokens_before, 8_500);
+    // The figures shown are counted alike before and after (from the texts)...
+    assert_eq!(outcome.tokens_before, text_before);
+    assert!(outcome.tokens_after < outcome.tokens_before, "{outcome:?}");
+    // ...while the entry keeps pi's tokensBefore: the model's own count.
+    let entry = session
+        .tree()
+        .entries()
+        .iter()
+        .rev()
+        .find_map(|e| match &e.kind {
+            focus_harness::session::entry::EntryKind::Compaction(c) => Some(c.tokens_before),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(entry, 8_500);
 }

@@ -431,6 +431,9 @@ impl Ui<'_> {
                 return;
             }
             AfterRun::GaveUp(note) => self.screen.permanent(&self.style.red(&note)),
+            AfterRun::Aborted => self
+                .screen
+                .permanent(&self.style.dim("compaction cancelled")),
             AfterRun::Done => {}
         }
         if let Some(warning) = self.engine.store_warning.take() {
