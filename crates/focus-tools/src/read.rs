@@ -7,7 +7,6 @@
 //! JPEG, GIF and WebP files (recognised by their magic bytes, not their names)
 //! come back as base64 image content for models that take images.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 
@@ -17,6 +16,7 @@ use focus_core::tool::{Tool, ToolContext, ToolOutput};
 use focus_core::{json_array, json_object};
 
 use crate::args;
+use crate::open::{self, OpenError};
 use crate::output::{self, MAX_BYTES, MAX_LINES};
 use crate::path;
 
@@ -72,8 +72,8 @@ impl Tool for ReadTool {
         }
     }
 
-    fn execute(&self, args: &Value, _ctx: &ToolContext<'_>) -> ToolOutput {
-        match run(&self.cwd, args) {
+    fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
+        match run(&self.cwd, args, &|| ctx.cancel.is_cancelled()) {
             Ok(output) => output,
             Err(message) => ToolOutput::error(message),
         }
@@ -84,7 +84,11 @@ impl Tool for ReadTool {
     }
 }
 
-fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
+fn run(
+    cwd: &std::path::Path,
+    args: &Value,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<ToolOutput, String> {
     let given = args::required_str(args, "path")?;
     let offset = args::optional_u64(args, "offset")?.unwrap_or(1).max(1) as usize;
     let limit = args::optional_u64(args, "limit")?.map(|n| n as usize);
@@ -93,24 +97,25 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
     }
     let resolved = path::resolve(cwd, given)?;
     let shown = path::describe(given, &resolved);
-    let metadata =
-        std::fs::metadata(&resolved).map_err(|e| path::io_error("read", given, &resolved, &e))?;
-    if metadata.is_dir() {
-        return Err(format!(
-            "{shown} is a directory, not a file. Use ls to list it or find to search it."
-        ));
-    }
-    if !metadata.is_file() {
-        // A FIFO or device would block or never end.
-        return Err(format!(
-            "{shown} is not a regular file (a pipe, socket or device); it cannot be read."
-        ));
-    }
-    let mut file =
-        File::open(&resolved).map_err(|e| path::io_error("read", given, &resolved, &e))?;
+    let (mut file, metadata) = match open::open_regular(&resolved) {
+        Ok(opened) => opened,
+        Err(OpenError::Io(e)) => return Err(path::io_error("read", given, &resolved, &e)),
+        Err(OpenError::NotRegular(open::DIRECTORY)) => {
+            return Err(format!(
+                "{shown} is a directory, not a file. Use ls to list it or find to search it."
+            ))
+        }
+        Err(OpenError::NotRegular(kind)) => return Err(open::not_regular_text(&shown, kind)),
+    };
+    let failed = |e: std::io::Error| {
+        if open::would_block(&e) {
+            open::would_block_text(&shown)
+        } else {
+            path::io_error("read", given, &resolved, &e)
+        }
+    };
     let mut head = vec![0; BINARY_SNIFF_BYTES];
-    let head_len = read_up_to(&mut file, &mut head)
-        .map_err(|e| path::io_error("read", given, &resolved, &e))?;
+    let head_len = read_up_to(&mut file, &mut head).map_err(failed)?;
     head.truncate(head_len);
 
     if let Some(mime_type) = image_mime_type(&head) {
@@ -123,8 +128,7 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
             ));
         }
         let mut bytes = head;
-        file.read_to_end(&mut bytes)
-            .map_err(|e| path::io_error("read", given, &resolved, &e))?;
+        file.read_to_end(&mut bytes).map_err(failed)?;
         return Ok(ToolOutput {
             content: vec![
                 Content::text(format!("Read image file {shown} [{mime_type}]")),
@@ -156,8 +160,11 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
         line.clear();
         let wanted =
             total_lines + 1 >= offset && total_lines < last_wanted && selected.len() <= MAX_LINES;
-        let (n, dropped_chars) = read_line_capped(&mut reader, &mut line, wanted)
-            .map_err(|e| path::io_error("read", given, &resolved, &e))?;
+        if cancelled() {
+            return Err("The read was cancelled.".to_string());
+        }
+        let (n, dropped_chars) =
+            read_line_capped(&mut reader, &mut line, wanted).map_err(failed)?;
         if n == 0 {
             break;
         }
@@ -263,7 +270,7 @@ fn read_line_capped(
 }
 
 /// Reads until `buf` is full or the file ends; returns the bytes read.
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
         match file.read(&mut buf[filled..]) {
