@@ -31,7 +31,9 @@ pub mod output;
 pub mod path;
 pub mod read;
 pub mod regex;
+pub mod replace;
 pub mod secret_env;
+pub mod seen;
 pub mod walk;
 pub mod write;
 

@@ -19,6 +19,7 @@ use crate::args;
 use crate::open::{self, OpenError};
 use crate::output::{self, MAX_BYTES, MAX_LINES};
 use crate::path;
+use crate::seen::{self, Seen, StreamHash};
 
 /// Lines longer than this many characters are cut (minified code, data blobs).
 pub const MAX_LINE_CHARS: usize = 2000;
@@ -129,6 +130,12 @@ fn run(
         }
         let mut bytes = head;
         file.read_to_end(&mut bytes).map_err(failed)?;
+        remember(
+            &resolved,
+            &file,
+            bytes.len() as u64,
+            seen::hash_blocks(&bytes),
+        );
         return Ok(ToolOutput {
             content: vec![
                 Content::text(format!("Read image file {shown} [{mime_type}]")),
@@ -151,7 +158,10 @@ fn run(
 
     // Stream the lines: only the requested window is kept in memory, but every
     // line is counted so the note can say how many remain.
-    let mut reader = BufReader::new(std::io::Cursor::new(head).chain(file));
+    let mut reader = BufReader::new(Hashing {
+        inner: std::io::Cursor::new(head).chain(&file),
+        hash: StreamHash::default(),
+    });
     let last_wanted = limit.map_or(usize::MAX, |l| offset.saturating_add(l - 1));
     let mut selected: Vec<String> = Vec::new();
     let mut total_lines = 0usize;
@@ -183,6 +193,8 @@ fn run(
             }
         }
     }
+    let hashed = reader.into_inner().hash;
+    remember(&resolved, &file, hashed.len(), hashed.finish());
     if total_lines == 0 {
         return Ok(ToolOutput::text(format!("[{shown} is empty.]")));
     }
@@ -220,6 +232,28 @@ fn run(
         "lastLine" => last,
         "truncated" => cut.truncated,
     }))
+}
+
+/// Records what was read ([`crate::seen`]) so that `edit` and `write` notice
+/// a later change by someone else.
+fn remember(path: &std::path::Path, file: &std::fs::File, len: u64, hash: u64) {
+    if let Ok(metadata) = file.metadata() {
+        seen::record(path, Seen::new(&metadata, len, hash));
+    }
+}
+
+/// A reader that hashes every byte passing through it.
+struct Hashing<R> {
+    inner: R,
+    hash: StreamHash,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
 }
 
 /// Most bytes of one line held in memory; the rest is only counted, so a
