@@ -83,6 +83,8 @@ impl Store {
             }
             SessionRequest::Open(spec) => open_spec(spec, cwd, session_dir, &sessions)?,
         };
+        // The summary of skipped lines first: the warning shows at most five items.
+        load_warnings.extend(manager.damage_note().map(str::to_string));
         load_warnings.extend(manager.load_problems().iter().map(|p| p.to_string()));
         let store = Store {
             manager,
