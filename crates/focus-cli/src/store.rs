@@ -287,7 +287,9 @@ pub fn entry_preview(kind: &EntryKind) -> String {
                 format!("{text} [{}]", calls.join(", "))
             }
         }
-        EntryKind::Message(Message::ToolResult(r)) => format!("{} result", r.tool_name),
+        EntryKind::Message(Message::ToolResult(r)) => {
+            format!("{} result", focus_core::tool::safe_tool_name(&r.tool_name))
+        }
         EntryKind::Message(Message::Custom(c)) => c.role.clone(),
         EntryKind::ModelChange { provider, model_id } => format!("model {provider}/{model_id}"),
         EntryKind::ThinkingLevelChange { thinking_level } => format!("thinking {thinking_level}"),

@@ -146,8 +146,12 @@ pub fn summary(damaged: &[DamagedLine], aside: Option<&Path>) -> Option<String> 
         lines.join(", ")
     );
     match aside {
-        Some(path) => text.push_str(&format!("; their content is kept in {}", path.display())),
-        None => text.push_str("; their content could not be copied aside"),
+        Some(path) => text.push_str(&format!(
+            "; {} content is kept in {}",
+            if count == 1 { "its" } else { "their" },
+            path.display()
+        )),
+        None => text.push_str("; the content could not be copied aside"),
     }
     let unjoined: Vec<String> = damaged
         .iter()

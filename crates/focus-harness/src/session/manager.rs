@@ -277,7 +277,11 @@ impl SessionManager {
 
     /// Appends an entry of `kind` as a child of the leaf and makes it the leaf.
     /// Returns its id.
-    pub fn append(&mut self, kind: EntryKind) -> Result<String, SessionError> {
+    pub fn append(&mut self, mut kind: EntryKind) -> Result<String, SessionError> {
+        // A hostile tool name is never stored.
+        if let EntryKind::Message(message) = &mut kind {
+            focus_core::tool::sanitize_tool_names(message);
+        }
         let tree = &self.tree;
         let entry = Entry {
             id: unique_short_id(|id| tree.contains(id)).into(),
