@@ -7,8 +7,8 @@
 //! token in their loops (read, grep, find, ls between entries; bash kills its
 //! process group), so a call ends soon after either. Reads never wait on a
 //! special file ([`crate::open`]), so no tool sits in a blocking system call
-//! the token cannot reach. The bash tool keeps its own `timeout` argument; the
-//! deadline applies to it too, as an outer bound.
+//! the token cannot reach. The bash tool is not wrapped: its deadline is its
+//! own `timeout` argument ([`crate::tool_with_limits`]).
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};

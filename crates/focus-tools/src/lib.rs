@@ -82,11 +82,15 @@ pub fn builtin_tools_with(cwd: &Path, limits: ToolLimits) -> Vec<Arc<dyn Tool>> 
 }
 
 /// One built-in tool by name within `limits` (see [`builtin_tools_with`]).
+/// `bash` is not wrapped: its deadline is its own `timeout` argument (default
+/// 120 s), which the model raises for a long build, and on which it kills the
+/// command's whole process group.
 pub fn tool_with_limits(name: &str, cwd: &Path, limits: ToolLimits) -> Option<Arc<dyn Tool>> {
-    let tool: Arc<dyn Tool> = match name {
-        "bash" => Arc::new(bash::BashTool::new(cwd.to_path_buf()).with_spill_cap(limits.spill_cap)),
-        _ => tool_by_name(name, cwd)?,
-    };
+    if name == "bash" {
+        let bash = bash::BashTool::new(cwd.to_path_buf()).with_spill_cap(limits.spill_cap);
+        return Some(Arc::new(bash));
+    }
+    let tool = tool_by_name(name, cwd)?;
     Some(Arc::new(deadline::Deadlined::new(tool, limits.deadline)))
 }
 

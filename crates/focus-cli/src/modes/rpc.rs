@@ -8,7 +8,9 @@
 //! both feed a single channel, so this loop is the only writer of state and stdout
 //! stays well-ordered. A malformed line gets an error response and the server goes
 //! on. At end of input the server lets a running prompt finish its current step
-//! (bounded by [`EOF_STEP_LIMIT`]), then exits 0; see [`Server::end_of_input`].
+//! (bounded by [`EOF_STEP_LIMIT`] and [`EOF_ABORT_LIMIT`]), then exits 0; approval
+//! requests nobody can answer any more (after `abort`, or at end of input) are
+//! denied, so the agent's thread never waits on them forever.
 
 use super::json::{event_json, write_line};
 use crate::approval::{ApprovalAnswer, PendingApproval};

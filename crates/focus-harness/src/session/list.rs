@@ -190,7 +190,7 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
 
 /// The `cwd` of the file's session header, when its first line is one (read
 /// within 64 KB: a header with a very long path still counts).
-fn header_cwd(path: &Path) -> Option<String> {
+pub fn header_cwd(path: &Path) -> Option<String> {
     use std::io::{BufRead, Read};
     let file = std::fs::File::open(path).ok()?;
     let mut first_line = Vec::new();
