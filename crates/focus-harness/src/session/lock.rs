@@ -25,6 +25,9 @@
 //! process id can be reused by an unrelated process after focus died: the
 //! record's start time (Linux: field 22 of `/proc/<pid>/stat`, clock ticks
 //! since boot) must match the running process's, otherwise the lock is stale.
+//! A file's lock also names the file by its path (second line): a lock whose
+//! file was deleted while its writer still ran does not lock the unrelated new
+//! file that reuses the inode number.
 
 use super::error::SessionError;
 use std::fs::{self, OpenOptions};
@@ -54,9 +57,10 @@ pub struct Holder {
 }
 
 impl Holder {
-    /// Parses a lock file's content: `"<pid>"` or `"<pid> <start time>"`.
+    /// Parses a lock file's first line: `"<pid>"` or `"<pid> <start time>"`
+    /// (a file's lock has the file's path on a second line).
     pub fn parse(text: &str) -> Option<Holder> {
-        let mut fields = text.split_whitespace();
+        let mut fields = text.lines().next()?.split_whitespace();
         let pid = fields.next()?.parse().ok()?;
         let start_time = fields.next().and_then(|s| s.parse().ok());
         Some(Holder { pid, start_time })
@@ -119,7 +123,19 @@ impl WriterLock {
         path: PathBuf,
         by_name: bool,
     ) -> Result<WriterLock, SessionError> {
-        let me = Holder::me().record();
+        // The record: who holds the lock, and (a file's lock) which file, by a
+        // path to it, so a lock that outlived its file is recognised.
+        let identity = (!by_name)
+            .then(|| fs::metadata(session_path).ok())
+            .flatten()
+            .map(|m| (m.dev(), m.ino()));
+        let mut me = Holder::me().record();
+        if identity.is_some() {
+            if let Ok(canonical) = fs::canonicalize(session_path) {
+                me.push('\n');
+                me.push_str(&canonical.to_string_lossy());
+            }
+        }
         let locked = |pid| SessionError::Locked {
             path: session_path.to_path_buf(),
             pid,
@@ -139,9 +155,16 @@ impl WriterLock {
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                     let text = fs::read_to_string(&path).ok();
                     match text.as_deref().and_then(Holder::parse) {
-                        Some(holder) if holder.is_running() => return Err(locked(holder.pid)),
-                        // A dead holder, a reused pid, or an unreadable lock
-                        // (its writer died between creating and filling it): stale.
+                        Some(holder)
+                            if holder.is_running()
+                                && still_names_the_file(text.as_deref(), identity) =>
+                        {
+                            return Err(locked(holder.pid))
+                        }
+                        // A dead holder, a reused pid, a lock whose file is gone
+                        // (its inode number now names another file), or an
+                        // unreadable lock (its writer died between creating and
+                        // filling it): stale.
                         _ => take_over_stale(&path, text.as_deref())?,
                     }
                 }
@@ -170,6 +193,21 @@ impl Drop for WriterLock {
             let _ = fs::remove_file(&self.path);
         }
     }
+}
+
+/// Whether the path a file's lock record names (its second line) is still the
+/// file with `identity`. A lock outlives its file when the file is deleted
+/// while its writer runs; the inode number is then reused by an unrelated new
+/// file, which must not count as locked. Records without a path (name locks,
+/// older versions) are taken at their word.
+fn still_names_the_file(record: Option<&str>, identity: Option<(u64, u64)>) -> bool {
+    let (Some(record), Some(identity)) = (record, identity) else {
+        return true;
+    };
+    let Some(recorded) = record.lines().nth(1).filter(|l| !l.is_empty()) else {
+        return true;
+    };
+    fs::metadata(recorded).is_ok_and(|m| (m.dev(), m.ino()) == identity)
 }
 
 /// The lock file of the session file at `session_path`: named after its
@@ -223,7 +261,36 @@ fn lock_dir(uid: u32) -> Option<PathBuf> {
     let dir = std::env::temp_dir().join(format!("focus-locks-{uid}"));
     let _ = fs::DirBuilder::new().mode(0o700).create(&dir);
     let meta = fs::symlink_metadata(&dir).ok()?;
-    (meta.is_dir() && meta.uid() == uid && meta.mode() & 0o022 == 0).then_some(dir)
+    let usable = meta.is_dir() && meta.uid() == uid && meta.mode() & 0o022 == 0;
+    if usable {
+        sweep_dead_locks(&dir);
+    }
+    usable.then_some(dir)
+}
+
+/// Once per process: removes the locks in `dir` whose holder no longer runs
+/// (focus killed before it could remove its lock), so they do not pile up in
+/// the temporary directory. Each goes through `take_over_stale`, which never
+/// removes a lock another process has just taken.
+fn sweep_dead_locks(dir: &Path) {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(|| {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !path.extension().is_some_and(|e| e == "lock") {
+                continue;
+            }
+            let Ok(text) = fs::read_to_string(&path) else {
+                continue;
+            };
+            if Holder::parse(&text).is_some_and(|h| !h.is_running()) {
+                let _ = take_over_stale(&path, Some(&text));
+            }
+        }
+    });
 }
 
 /// Creates the lock file holding `record`, atomically *with* its content: the

@@ -60,9 +60,12 @@ fn lock_held_by_another_live_process_then_stale_after_it_dies() {
     let file_lock = lock_path_for(&path).unwrap();
     assert_ne!(file_lock, lock_path);
     assert!(!lock_path.exists());
+    let record = std::fs::read_to_string(&file_lock).unwrap();
+    assert_eq!(record.lines().next(), Some(Holder::me().record().as_str()));
     assert_eq!(
-        std::fs::read_to_string(&file_lock).unwrap(),
-        Holder::me().record()
+        record.lines().nth(1).map(std::path::PathBuf::from),
+        Some(std::fs::canonicalize(&path).unwrap()),
+        "a file's lock names the file"
     );
     drop(session);
     assert!(!file_lock.exists(), "lock removed when the writer closes");
@@ -178,4 +181,42 @@ fn a_lock_whose_pid_was_reused_is_stale_and_the_message_names_the_lock_file() {
     session.append_message(&user("mine")).unwrap();
     other.kill().unwrap();
     other.wait().unwrap();
+}
+
+#[test]
+fn a_lock_that_outlived_its_file_does_not_lock_the_file_reusing_its_inode() {
+    // A writer still runs but its file was deleted; the inode number then names
+    // an unrelated new file, whose lock file name is the same.
+    let scratch = Scratch::new("lock-outlived");
+    let path = scratch.path().join("new.jsonl");
+    std::fs::write(&path, "").unwrap();
+    let lock_path = lock_path_for(&path).unwrap();
+    let mut other = Command::new("sleep").arg("30").spawn().unwrap();
+    let holder = Holder {
+        pid: other.id(),
+        start_time: process_start_time(other.id()),
+    };
+    let gone = scratch.path().join("deleted-long-ago.jsonl");
+    std::fs::write(
+        &lock_path,
+        format!("{}\n{}", holder.record(), gone.display()),
+    )
+    .unwrap();
+    let mut session = SessionManager::open(&path).expect("the lock was for another file");
+    session.append_message(&user("mine")).unwrap();
+    drop(session);
+    // The same record naming this very file does lock it.
+    let here = std::fs::canonicalize(&path).unwrap();
+    std::fs::write(
+        &lock_path,
+        format!("{}\n{}", holder.record(), here.display()),
+    )
+    .unwrap();
+    assert!(matches!(
+        SessionManager::open(&path),
+        Err(SessionError::Locked { .. })
+    ));
+    other.kill().unwrap();
+    other.wait().unwrap();
+    let _ = std::fs::remove_file(&lock_path);
 }
