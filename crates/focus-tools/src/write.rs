@@ -133,10 +133,25 @@ fn overwrite(
     content: &str,
 ) -> Result<ToolOutput, String> {
     use std::io::Read;
-    let (file, metadata) = crate::open::open_regular(resolved).map_err(|e| match e {
-        crate::open::OpenError::Io(e) => path::io_error("write", given, resolved, &e),
-        crate::open::OpenError::NotRegular(kind) => crate::open::not_regular_text(shown, kind),
-    })?;
+    let (file, metadata) = match crate::open::open_regular(resolved) {
+        Ok(opened) => opened,
+        // A write-only file cannot be read to check it: it is replaced as before.
+        Err(crate::open::OpenError::Io(e)) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            write_atomic(resolved, content.as_bytes())
+                .map_err(|e| path::io_error("write", given, resolved, &e))?;
+            return Ok(ToolOutput::text(format!(
+                "Overwrote {}: wrote {} bytes.",
+                path::printable(given),
+                content.len()
+            )));
+        }
+        Err(crate::open::OpenError::Io(e)) => {
+            return Err(path::io_error("write", given, resolved, &e))
+        }
+        Err(crate::open::OpenError::NotRegular(kind)) => {
+            return Err(crate::open::not_regular_text(shown, kind))
+        }
+    };
     let mut old = Vec::new();
     (&file).read_to_end(&mut old).map_err(|e| {
         if crate::open::would_block(&e) {
