@@ -158,7 +158,7 @@ fn render_message(page: &mut String, message: &Message) {
                 page,
                 "<section class=\"{class}\"><details{}><summary>result of {}{}</summary>",
                 if m.is_error { " open" } else { "" },
-                escape(&m.tool_name),
+                escape(focus_core::tool::safe_tool_name(&m.tool_name)),
                 if m.is_error { " (error)" } else { "" }
             );
             render_blocks(page, &m.content);

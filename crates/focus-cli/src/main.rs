@@ -11,6 +11,8 @@ fn main() {
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned());
     let code = focus_cli::run(arguments);
+    // Spilled bash output lives only as long as focus (issue 19, item 5).
+    focus_tools::bash::spill::remove_spill_dir();
     let _ = std::io::stdout().flush();
     // For the benchmark: the process's peak resident set size, from the kernel.
     if std::env::var_os("FOCUS_REPORT_PEAK_RSS").is_some() {

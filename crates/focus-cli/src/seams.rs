@@ -175,9 +175,17 @@ pub fn tool_names() -> Vec<&'static str> {
     focus_tools::TOOL_NAMES.to_vec()
 }
 
-/// The built-in tools for `cwd`.
-pub fn builtin_tools(cwd: &Path) -> Vec<Arc<dyn Tool>> {
-    focus_tools::builtin_tools(cwd)
+/// The built-in tools for `cwd`, within the limits `settings` give
+/// (`toolDeadlineSeconds`, `bashSpillMaxBytes`).
+pub fn builtin_tools(cwd: &Path, settings: &Settings) -> Vec<Arc<dyn Tool>> {
+    let mut limits = focus_tools::ToolLimits::default();
+    if let Some(seconds) = settings.tool_deadline_seconds {
+        limits.deadline = std::time::Duration::from_secs(seconds);
+    }
+    if let Some(bytes) = settings.bash_spill_max_bytes {
+        limits.spill_cap = bytes;
+    }
+    focus_tools::builtin_tools_with(cwd, limits)
 }
 
 /// What the system prompt is made of, kept so it can be built anew before every

@@ -129,7 +129,7 @@ pub fn build_engine(
         }
     };
 
-    let all_tools = seams::builtin_tools(cwd);
+    let all_tools = seams::builtin_tools(cwd, &settings);
     let tools = if args.no_tools {
         Vec::new()
     } else if let Some(names) = args.tools.as_ref().or(settings.tools.as_ref()) {

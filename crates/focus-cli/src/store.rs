@@ -71,7 +71,7 @@ impl Store {
                 SessionManager::in_memory(cwd)
             }),
             SessionRequest::ContinueRecent => match session_dir {
-                Some(dir) => match newest_session_in(dir) {
+                Some(dir) => match newest_session_in(dir, cwd) {
                     Some(path) => SessionManager::open(&path),
                     None => SessionManager::create_in(dir, cwd, None),
                 },
@@ -83,6 +83,8 @@ impl Store {
             }
             SessionRequest::Open(spec) => open_spec(spec, cwd, session_dir, &sessions)?,
         };
+        // The summary of skipped lines first: the warning shows at most five items.
+        load_warnings.extend(manager.damage_note().map(str::to_string));
         load_warnings.extend(manager.load_problems().iter().map(|p| p.to_string()));
         let store = Store {
             manager,
@@ -285,7 +287,9 @@ pub fn entry_preview(kind: &EntryKind) -> String {
                 format!("{text} [{}]", calls.join(", "))
             }
         }
-        EntryKind::Message(Message::ToolResult(r)) => format!("{} result", r.tool_name),
+        EntryKind::Message(Message::ToolResult(r)) => {
+            format!("{} result", focus_core::tool::safe_tool_name(&r.tool_name))
+        }
         EntryKind::Message(Message::Custom(c)) => c.role.clone(),
         EntryKind::ModelChange { provider, model_id } => format!("model {provider}/{model_id}"),
         EntryKind::ThinkingLevelChange { thinking_level } => format!("thinking {thinking_level}"),
@@ -351,9 +355,14 @@ fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The most recently modified session file in `dir`.
-fn newest_session_in(dir: &Path) -> Option<PathBuf> {
+/// The newest session in `dir` whose header's `cwd` is `cwd` (`-c` with
+/// `--session-dir`: a directory shared by several projects never continues
+/// another project's conversation).
+fn newest_session_in(dir: &Path, cwd: &Path) -> Option<PathBuf> {
+    let wanted = cwd.to_string_lossy();
     jsonl_files(dir)
         .into_iter()
+        .filter(|p| focus_harness::session::list::header_cwd(p).is_some_and(|c| c == wanted))
         .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
 }
 

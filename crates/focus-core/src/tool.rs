@@ -1,9 +1,10 @@
 //! What the model can call: the [`Tool`] trait, its [`ToolOutput`], and the
-//! [`ToolGate`] every call passes before and after it runs.
+//! [`ToolGate`] every call passes before and after it runs; and the rule for a
+//! tool name the model (or an MCP server) may use ([`valid_tool_name`]).
 
 use crate::cancel::CancelToken;
 use crate::json::Value;
-use crate::message::{AssistantMessage, Content, ToolCall};
+use crate::message::{AssistantMessage, Content, Message, ToolCall};
 use crate::provider::ToolSpec;
 
 /// What a tool gives back: content for the model, details for the user interface.
@@ -127,5 +128,84 @@ pub trait ToolGate: Send + Sync {
     /// Sees (and may change) the output of a call that ran.
     fn after_call(&self, _call: &ToolCall, _tool: &dyn Tool, output: ToolOutput) -> ToolOutput {
         output
+    }
+}
+
+/// Longest tool name accepted (the providers' own limits are 64 to 128).
+pub const MAX_TOOL_NAME_LEN: usize = 128;
+
+/// What an invalid tool name is shown, stored and sent back as.
+pub const INVALID_TOOL_NAME: &str = "invalid_tool_name";
+
+/// Whether `name` may be a tool's name: 1 to [`MAX_TOOL_NAME_LEN`] bytes of
+/// `A-Z a-z 0-9 _ . - :`. A model's tool call can carry any text as its name
+/// (terminal escapes that clear the screen, 100 KB of noise); a name outside
+/// this rule is never displayed, stored or sent back as it is.
+pub fn valid_tool_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_TOOL_NAME_LEN
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b':'))
+}
+
+/// `name` if it is [`valid_tool_name`], else the placeholder [`INVALID_TOOL_NAME`].
+pub fn safe_tool_name(name: &str) -> &str {
+    if valid_tool_name(name) {
+        name
+    } else {
+        INVALID_TOOL_NAME
+    }
+}
+
+/// Replaces every invalid tool name in `message` (an assistant's tool calls, a
+/// tool result's name) by [`INVALID_TOOL_NAME`]; whether anything changed. Use
+/// it before a message is stored or sent back to a provider.
+pub fn sanitize_tool_names(message: &mut Message) -> bool {
+    let mut changed = false;
+    match message {
+        Message::Assistant(assistant) => {
+            for block in &mut assistant.content {
+                if let Content::ToolCall(call) = block {
+                    if !valid_tool_name(&call.name) {
+                        call.name = INVALID_TOOL_NAME.into();
+                        changed = true;
+                    }
+                }
+            }
+        }
+        Message::ToolResult(result) if !valid_tool_name(&result.tool_name) => {
+            result.tool_name = INVALID_TOOL_NAME.into();
+            changed = true;
+        }
+        _ => {}
+    }
+    changed
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_are_a_short_safe_charset() {
+        for good in ["read", "mcp__server__tool", "a.b-c:d_9", &"x".repeat(128)] {
+            assert!(valid_tool_name(good), "{good}");
+            assert_eq!(safe_tool_name(good), good);
+        }
+        for bad in [
+            "",
+            "read\u{1b}]0;pwned\u{7}",
+            "\u{1b}[2J",
+            "a b",
+            "naïve",
+            "a/b",
+            &"x".repeat(129),
+            &"y".repeat(100_000),
+        ] {
+            assert!(!valid_tool_name(bad), "{bad:?}");
+            assert_eq!(safe_tool_name(bad), INVALID_TOOL_NAME);
+        }
+        assert!(valid_tool_name(INVALID_TOOL_NAME));
     }
 }

@@ -41,6 +41,12 @@ pub struct Settings {
     /// `retry.{enabled, maxRetries, baseDelayMs, maxDelayMs}` (pi's keys): how a
     /// model call that failed before answering is retried.
     pub retry: RetrySettings,
+    /// `toolDeadlineSeconds`: how long one tool call may run before it is
+    /// cancelled; `None` means the tools' default.
+    pub tool_deadline_seconds: Option<u64>,
+    /// `bashSpillMaxBytes`: most bytes of one bash spill file; `None` means the
+    /// default (ten times the inline cap).
+    pub bash_spill_max_bytes: Option<u64>,
     /// The whole merged object, including the keys owned elsewhere
     /// ([`Settings::raw`] reads one).
     pub merged: Value,
@@ -208,6 +214,11 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     bad(key, "a string", v)
                 }
             }
+            "toolDeadlineSeconds" | "bashSpillMaxBytes" => {
+                if v.as_u64().filter(|n| *n > 0).is_none() {
+                    bad(key, "a positive integer", v)
+                }
+            }
             "defaultThinkingLevel" => {
                 if v.as_str().and_then(ThinkingLevel::parse).is_none() {
                     bad(key, "one of off, minimal, low, medium, high, xhigh", v)
@@ -300,6 +311,8 @@ fn from_merged(merged: Value) -> Settings {
                     .unwrap_or(defaults.max_delay_ms),
             }
         },
+        tool_deadline_seconds: merged["toolDeadlineSeconds"].as_u64().filter(|n| *n > 0),
+        bash_spill_max_bytes: merged["bashSpillMaxBytes"].as_u64().filter(|n| *n > 0),
         merged,
     }
 }
@@ -376,6 +389,26 @@ mod tests {
         assert_eq!(s.raw("permissions")["allow"][0].as_str(), Some("read"));
         assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
         assert!(loaded.warnings[0].contains("\"colour\""));
+    }
+
+    #[test]
+    fn tool_limits_are_read_and_checked() {
+        let (home, cwd) = dirs("limits");
+        std::fs::write(
+            project_settings_path(&cwd),
+            r#"{"toolDeadlineSeconds":30,"bashSpillMaxBytes":100000}"#,
+        )
+        .unwrap();
+        let s = load_settings(&home, &cwd).unwrap().settings;
+        assert_eq!(s.tool_deadline_seconds, Some(30));
+        assert_eq!(s.bash_spill_max_bytes, Some(100_000));
+        std::fs::write(project_settings_path(&cwd), r#"{"toolDeadlineSeconds":0}"#).unwrap();
+        let err = load_settings(&home, &cwd).unwrap_err();
+        assert!(
+            err.problems[0].contains("toolDeadlineSeconds: expected a positive integer"),
+            "{:?}",
+            err.problems
+        );
     }
 
     #[test]

@@ -8,21 +8,20 @@
 //! keep their real interleaving, which two separately-read pipes cannot.
 //!
 //! Output is kept as a rolling tail: the end of a build log is where the
-//! error is. Past 50 KB the full output also goes to a temporary file whose
-//! path the result gives, so nothing is lost. While the command runs, the tail
-//! is streamed through `on_update` a few times a second.
+//! error is. Past 50 KB the output also goes to a spill file ([`spill`]:
+//! capped, private, removed at exit) whose path the result gives. While the
+//! command runs, the tail is streamed through `on_update` a few times a second.
 //!
 //! When the shell exits, output still arriving from a background process
 //! (`server &`) is waited for only briefly: the result is returned and the
 //! background process keeps running. A timeout, by contrast, kills it.
 
 pub mod group;
+pub mod spill;
 
-use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -33,6 +32,7 @@ use focus_core::{json_array, json_object};
 use crate::args;
 use crate::output::{self, MAX_BYTES, MAX_LINES};
 use crate::sandbox::Sandbox;
+use spill::{SpillFile, Spilled};
 
 /// Timeout when the model gives none, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 120.0;
@@ -49,13 +49,18 @@ pub struct BashTool {
     /// The sandbox its commands run in; `None`: the installed one
     /// ([`crate::sandbox::current`]) at each call.
     sandbox: Option<Arc<Sandbox>>,
+    spill_cap: u64,
 }
 
 impl BashTool {
     /// A `bash` tool running commands in `cwd`, confined by the installed
     /// sandbox.
     pub fn new(cwd: PathBuf) -> BashTool {
-        BashTool { cwd, sandbox: None }
+        BashTool {
+            cwd,
+            sandbox: None,
+            spill_cap: spill::DEFAULT_SPILL_CAP,
+        }
     }
 
     /// A `bash` tool whose commands run in `sandbox` rather than the installed one.
@@ -63,7 +68,15 @@ impl BashTool {
         BashTool {
             cwd,
             sandbox: Some(sandbox),
+            spill_cap: spill::DEFAULT_SPILL_CAP,
         }
+    }
+
+    /// Sets the most bytes one spill file holds ([`spill::DEFAULT_SPILL_CAP`]
+    /// unless changed).
+    pub fn with_spill_cap(mut self, bytes: u64) -> BashTool {
+        self.spill_cap = bytes;
+        self
     }
 }
 
@@ -112,7 +125,7 @@ impl Tool for BashTool {
             return ToolOutput::error("The command is empty.");
         }
         let sandbox = self.sandbox.clone().unwrap_or_else(crate::sandbox::current);
-        run_command_in(&self.cwd, command, timeout, ctx, &sandbox)
+        run_command_in(&self.cwd, command, timeout, self.spill_cap, ctx, &sandbox)
     }
 
     /// Read-only when the gates' shell judge can prove the command only reads
@@ -136,14 +149,14 @@ impl Tool for BashTool {
 pub use crate::secret_env::is_secret_variable;
 
 /// Output captured so far, shared between the reader thread and the caller.
-#[derive(Default)]
 struct Captured {
     /// Everything while small; afterwards the most recent bytes only.
     tail: Vec<u8>,
     total_bytes: usize,
     total_newlines: usize,
-    /// Where the full output goes once it passed 50 KB.
-    spill: Option<(PathBuf, File)>,
+    /// Where the output goes (up to `spill_cap` bytes) once it passed 50 KB.
+    spill: Option<SpillFile>,
+    spill_cap: u64,
     /// The caller has finished; the reader only drains from now on.
     detached: bool,
     /// New bytes since the last update.
@@ -151,6 +164,18 @@ struct Captured {
 }
 
 impl Captured {
+    fn new(spill_cap: u64) -> Captured {
+        Captured {
+            tail: Vec::new(),
+            total_bytes: 0,
+            total_newlines: 0,
+            spill: None,
+            spill_cap,
+            detached: false,
+            changed: false,
+        }
+    }
+
     fn push(&mut self, chunk: &[u8]) {
         if self.detached {
             return;
@@ -159,14 +184,13 @@ impl Captured {
         self.total_newlines += chunk.iter().filter(|&&b| b == b'\n').count();
         self.changed = true;
         if self.spill.is_none() && self.total_bytes > MAX_BYTES {
-            if let Some(mut spill) = create_spill_file() {
-                if spill.1.write_all(&self.tail).is_ok() {
-                    self.spill = Some(spill);
-                }
-            }
+            self.spill = SpillFile::create(self.spill_cap).map(|mut spill| {
+                spill.write(&self.tail);
+                spill
+            });
         }
-        if let Some((_, file)) = &mut self.spill {
-            let _ = file.write_all(chunk);
+        if let Some(spill) = &mut self.spill {
+            spill.write(chunk);
         }
         self.tail.extend_from_slice(chunk);
         // Keep a rolling tail of about twice what is shown, trimmed in bulk.
@@ -175,29 +199,6 @@ impl Captured {
             self.tail.drain(..cut);
         }
     }
-}
-
-fn create_spill_file() -> Option<(PathBuf, File)> {
-    use std::os::unix::fs::OpenOptionsExt;
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    for _ in 0..16 {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path =
-            std::env::temp_dir().join(format!("focus-bash-{}-{n}-{nanos}.log", std::process::id()));
-        // 0600: command output can hold secrets (`cat .env`), and /tmp is shared.
-        if let Ok(file) = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-        {
-            return Some((path, file));
-        }
-    }
-    None
 }
 
 fn lock(captured: &Mutex<Captured>) -> std::sync::MutexGuard<'_, Captured> {
@@ -228,16 +229,20 @@ pub fn run_command(
     cwd: &Path,
     command: &str,
     timeout_secs: f64,
+    spill_cap: u64,
     ctx: &ToolContext<'_>,
 ) -> ToolOutput {
-    run_command_in(cwd, command, timeout_secs, ctx, &crate::sandbox::current())
+    let sandbox = crate::sandbox::current();
+    run_command_in(cwd, command, timeout_secs, spill_cap, ctx, &sandbox)
 }
 
-/// Runs `command` confined by `sandbox` and builds the tool result.
+/// Runs `command` confined by `sandbox` and builds the tool result; output past
+/// the inline cap is kept in a spill file of at most `spill_cap` bytes.
 pub fn run_command_in(
     cwd: &Path,
     command: &str,
     timeout_secs: f64,
+    spill_cap: u64,
     ctx: &ToolContext<'_>,
     sandbox: &Sandbox,
 ) -> ToolOutput {
@@ -269,7 +274,7 @@ pub fn run_command_in(
         Err(e) => return ToolOutput::error(format!("Could not start {}: {e}.", shell())),
     };
     let pgid = child.id();
-    let captured = Arc::new(Mutex::new(Captured::default()));
+    let captured = Arc::new(Mutex::new(Captured::new(spill_cap)));
     let readers: Vec<_> = [
         child
             .stdout
@@ -360,7 +365,7 @@ pub fn run_command_in(
     state.detached = true;
     let raw = String::from_utf8_lossy(&state.tail).into_owned();
     let total_lines = state.total_newlines + usize::from(!raw.is_empty() && !raw.ends_with('\n'));
-    let spilled = state.spill.take();
+    let spilled = state.spill.take().map(SpillFile::finish);
     let total_bytes = state.total_bytes;
     drop(state);
 
@@ -368,7 +373,7 @@ pub fn run_command_in(
         &raw,
         total_lines,
         total_bytes,
-        spilled,
+        (spilled, spill_cap),
         ending,
         timeout_secs,
         started.elapsed(),
@@ -379,7 +384,7 @@ fn build_result(
     raw: &str,
     total_lines: usize,
     total_bytes: usize,
-    spilled: Option<(PathBuf, File)>,
+    (spilled, spill_cap): (Option<Spilled>, u64),
     ending: Ending,
     timeout_secs: f64,
     elapsed: Duration,
@@ -387,26 +392,23 @@ fn build_result(
     let clean = output::sanitize(raw);
     let cut = output::truncate_tail(&clean, MAX_LINES, MAX_BYTES);
     let truncated = cut.truncated || spilled.is_some();
-    let full_output_path = match spilled {
-        Some((path, mut file)) => {
-            let _ = file.flush();
-            Some(path)
-        }
+    let spilled = match spilled {
+        Some(spilled) => Some(spilled),
         // Cut by lines while small: the full text is still in memory.
-        None if truncated => create_spill_file()
-            .and_then(|(path, mut file)| file.write_all(raw.as_bytes()).ok().map(|()| path)),
+        None if truncated => SpillFile::create(spill_cap).map(|mut spill| {
+            spill.write(raw.as_bytes());
+            spill.finish()
+        }),
         None => None,
     };
+    let full_output_path = spilled.as_ref().map(|s| s.path.clone());
     let mut text = if cut.content.is_empty() {
         "(no output)".to_string()
     } else {
         cut.content.clone()
     };
     if truncated {
-        let where_full = match &full_output_path {
-            Some(path) => format!("Full output: {}", path.display()),
-            None => "The full output could not be saved".to_string(),
-        };
+        let where_full = spill_note(spilled.as_ref(), total_bytes);
         let shown_lines = cut.kept_lines + usize::from(cut.partial_line);
         let first = total_lines.saturating_sub(shown_lines) + 1;
         let note = if cut.partial_line {
@@ -428,6 +430,10 @@ fn build_result(
     details.insert("durationMs", elapsed.as_millis() as u64);
     if let Some(path) = &full_output_path {
         details.insert("fullOutputPath", path.display().to_string());
+    }
+    if let Some(spilled) = spilled.as_ref().filter(|s| s.dropped > 0) {
+        details.insert("fullOutputCapped", true);
+        details.insert("fullOutputBytes", spilled.written);
     }
     details.insert("truncated", truncated);
     let is_error = match ending {
@@ -472,6 +478,22 @@ fn build_result(
         ToolOutput::text(text)
     };
     result.with_details(Value::Object(details))
+}
+
+/// Where the full output is, and whether the spill file was capped.
+fn spill_note(spilled: Option<&Spilled>, total_bytes: usize) -> String {
+    match spilled {
+        None => "The full output could not be saved".to_string(),
+        Some(s) if s.dropped == 0 => format!("Full output: {}", s.path.display()),
+        Some(s) => format!(
+            "Output saved to {} but capped: it holds the first {} of {}; the end is shown here. \
+             Rerun the command with its output filtered (grep, head, tail) or redirected to a \
+             file to see the middle",
+            s.path.display(),
+            output::format_size(s.written as usize),
+            output::format_size(total_bytes)
+        ),
+    }
 }
 
 fn format_seconds(secs: f64) -> String {

@@ -19,12 +19,15 @@
 //!    most common complaint about coding agents; a bare "not found" makes the
 //!    model re-read the whole file and guess again.
 //!
-//! The file is written with [`crate::write::write_atomic`] and the result shows
-//! a small unified diff ([`diff::unified_diff`]).
+//! Before anything is written, the file must be as focus last read or wrote it
+//! ([`crate::seen`]); it is written by [`crate::replace::replace_existing`] (in
+//! place when it has hard links or other writers, by atomic rename otherwise)
+//! and the result shows a small unified diff ([`diff::unified_diff`]).
 
 pub mod diff;
 pub mod fuzzy;
 
+use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -33,9 +36,12 @@ use focus_core::tool::{Tool, ToolContext, ToolOutput};
 use focus_core::{json_array, json_object};
 
 use crate::args;
+use crate::open::{self, OpenError};
 use crate::output;
 use crate::path;
-use crate::write::write_atomic;
+use crate::replace::ReplaceError;
+use crate::seen::{self, Seen};
+use crate::write::{commit, replaced_note, written_label};
 
 /// Lines of context around each change in the diff.
 const DIFF_CONTEXT: usize = 3;
@@ -187,23 +193,34 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
     let resolved = path::resolve(cwd, given)?;
     crate::sandbox::current().check_write(&resolved)?;
     let shown = path::describe(given, &resolved);
-    let metadata = std::fs::metadata(&resolved).map_err(|e| {
-        let mut message = path::io_error("edit", given, &resolved, &e);
-        if e.kind() == std::io::ErrorKind::NotFound {
-            message.push_str(" To create a new file, use write.");
+    let (file, metadata) = match open::open_regular(&resolved) {
+        Ok(opened) => opened,
+        Err(OpenError::Io(e)) => {
+            let mut message = path::io_error("edit", given, &resolved, &e);
+            if e.kind() == std::io::ErrorKind::NotFound {
+                message.push_str(" To create a new file, use write.");
+            }
+            return Err(message);
         }
-        message
+        Err(OpenError::NotRegular(open::DIRECTORY)) => {
+            return Err(format!("{shown} is a directory, not a file."))
+        }
+        Err(OpenError::NotRegular(kind)) => return Err(open::not_regular_text(&shown, kind)),
+    };
+    let mut bytes = Vec::new();
+    (&file).read_to_end(&mut bytes).map_err(|e| {
+        if open::would_block(&e) {
+            open::would_block_text(&shown)
+        } else {
+            path::io_error("read", given, &resolved, &e)
+        }
     })?;
-    if metadata.is_dir() {
-        return Err(format!("{shown} is a directory, not a file."));
-    }
-    if !metadata.is_file() {
-        return Err(format!(
-            "{shown} is not a regular file (a pipe, socket or device)."
-        ));
-    }
-    let bytes =
-        std::fs::read(&resolved).map_err(|e| path::io_error("read", given, &resolved, &e))?;
+    let read_len = bytes.len() as u64;
+    seen::check(
+        &resolved,
+        Seen::new(&metadata, read_len, seen::hash_blocks(&bytes)),
+        &shown,
+    )?;
     let original = String::from_utf8(bytes).map_err(|e| {
         format!(
             "{shown} is not valid UTF-8 text (invalid byte at offset {}); edit only changes text files.",
@@ -276,8 +293,16 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
         cursor = to_body(located.range.end);
     }
     file_text.push_str(&body[cursor..]);
-    write_atomic(&resolved, file_text.as_bytes())
-        .map_err(|e| path::io_error("write", given, &resolved, &e))?;
+    let how =
+        commit(&resolved, &file, &metadata, read_len, file_text.as_bytes()).map_err(
+            |e| match e {
+                ReplaceError::Changed(why) => format!(
+                    "{shown} was not edited: {why}. Read it again and redo the edit against its \
+                 current content."
+                ),
+                ReplaceError::Io(e) => path::io_error("write", given, &resolved, &e),
+            },
+        )?;
 
     let first_changed_line = planned
         .first()
@@ -300,6 +325,7 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
             fuzzy_lines.join(", ")
         ));
     }
+    message.push_str(&replaced_note(how));
     let diff_for_model = output::truncate_head(&diff, DIFF_LINES_FOR_MODEL, output::MAX_BYTES);
     message.push_str("\n\n");
     message.push_str(&output::sanitize(&diff_for_model.content));
@@ -313,6 +339,7 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
     Ok(ToolOutput::text(message).with_details(json_object! {
         "diff" => full_diff,
         "firstChangedLine" => first_changed_line,
+        "written" => written_label(how),
     }))
 }
 

@@ -25,6 +25,7 @@ use focus_core::{json_array, json_object};
 
 use crate::args;
 use crate::glob::Glob;
+use crate::open::{self, OpenError};
 use crate::output::{self, MAX_BYTES};
 use crate::path;
 use crate::regex::literal::{find_byte, rfind_byte};
@@ -182,31 +183,30 @@ fn run(
         limit,
         glob,
     };
-    let results = if metadata.is_dir() {
+    let (results, special) = if metadata.is_dir() {
         search_tree(cwd, &resolved, &regex, &options, cancelled)
     } else {
         // Asked for this very file: a file grep would skip is an error saying
         // why, never a silent "No matches found."
         let shown = path::describe(given, &resolved);
-        if !metadata.is_file() {
-            return Err(format!(
-                "{shown} is not a regular file (a pipe, socket or device); grep searches files."
-            ));
-        }
-        if metadata.len() > MAX_FILE_BYTES {
-            return Err(format!(
-                "{shown} is {}, larger than the {} grep searches. Use bash instead, for \
-                 example `grep -n PATTERN FILE | head -100`.",
-                output::format_size(metadata.len() as usize),
-                output::format_size(MAX_FILE_BYTES as usize)
-            ));
-        }
         let mut buffer = Vec::new();
+        match load_file(&resolved, &mut buffer) {
+            Ok(()) => {}
+            Err(Skipped::TooLarge(size)) => {
+                return Err(format!(
+                    "{shown} is {}, larger than the {} grep searches. Use bash instead, for \
+                     example `grep -n PATTERN FILE | head -100`.",
+                    output::format_size(size as usize),
+                    output::format_size(MAX_FILE_BYTES as usize)
+                ))
+            }
+            Err(Skipped::NotRegular(kind)) => return Err(open::not_regular_text(&shown, kind)),
+            Err(Skipped::WouldBlock) => return Err(open::would_block_text(&shown)),
+            Err(Skipped::Io(e)) => return Err(path::io_error("search", given, &resolved, &e)),
+        }
         let label = path::printable(&path::relative_display(cwd, &resolved)).into_owned();
         let mut map = BTreeMap::new();
-        if let Some(result) =
-            search_file(&resolved, &label, &regex, &options, &mut buffer, cancelled)
-        {
+        if let Some(result) = search_file(&label, &regex, &options, &buffer, cancelled) {
             map.insert(0, result);
         } else if find_byte(&buffer[..buffer.len().min(BINARY_SNIFF_BYTES)], 0).is_some() {
             // Asked for this very file: say why nothing came back.
@@ -215,18 +215,19 @@ fn run(
                 path::describe(given, &resolved)
             )));
         }
-        map
+        (map, 0)
     };
     if cancelled() {
         return Err("The search was cancelled.".to_string());
     }
-    Ok(format_results(results, limit, context))
+    Ok(format_results(results, limit, context, special))
 }
 
 fn format_results(
     results: BTreeMap<usize, FileResult>,
     limit: usize,
     context: usize,
+    special: usize,
 ) -> ToolOutput {
     let mut lines: Vec<String> = Vec::new();
     let mut matches = 0;
@@ -254,8 +255,18 @@ fn format_results(
             lines.push(text);
         }
     }
+    let special_note = (special > 0).then(|| {
+        format!(
+            "{special} special file{} (pipe, device or a kernel file whose reads block) skipped unread",
+            if special == 1 { "" } else { "s" }
+        )
+    });
     if matches == 0 {
-        return ToolOutput::text("No matches found.").with_details(json_object! { "matches" => 0 });
+        let text = match &special_note {
+            Some(note) => format!("No matches found.\n\n[{note}]"),
+            None => "No matches found.".to_string(),
+        };
+        return ToolOutput::text(text).with_details(json_object! { "matches" => 0 });
     }
     let text = lines.join("\n");
     let cut = output::truncate_head(&text, usize::MAX, MAX_BYTES);
@@ -273,6 +284,7 @@ fn format_results(
             output::format_size(MAX_BYTES)
         ));
     }
+    notes.extend(special_note);
     if long_lines_cut {
         notes.push(format!("Some lines were longer than {MAX_LINE_CHARS} characters and were cut; use read to see them whole"));
     }
@@ -286,16 +298,19 @@ fn format_results(
     })
 }
 
-/// Walks `root` and searches every file in parallel; results keyed by walk order.
+/// Walks `root` and searches every file in parallel; results keyed by walk order,
+/// and how many special files (pipes, devices, blocking kernel files, reached
+/// through symbolic links) were skipped unread.
 fn search_tree(
     cwd: &Path,
     root: &Path,
     regex: &Regex,
     options: &GrepOptions,
     cancelled: &(dyn Fn() -> bool + Sync),
-) -> BTreeMap<usize, FileResult> {
+) -> (BTreeMap<usize, FileResult>, usize) {
     let results: Mutex<BTreeMap<usize, FileResult>> = Mutex::new(BTreeMap::new());
     let total = AtomicUsize::new(0);
+    let special = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let (sender, receiver) = mpsc::sync_channel::<(usize, PathBuf, String)>(256);
     // Only the workers hold the receiver: when they all stop early (limit
@@ -306,7 +321,7 @@ fn search_tree(
     drop(receiver);
     std::thread::scope(|scope| {
         for receiver in worker_receivers {
-            let (results, total, stop) = (&results, &total, &stop);
+            let (results, total, stop, special) = (&results, &total, &stop, &special);
             scope.spawn(move || {
                 let mut buffer = Vec::new();
                 loop {
@@ -320,9 +335,17 @@ fn search_tree(
                     let Ok((index, path, label)) = next else {
                         break;
                     };
-                    if let Some(result) =
-                        search_file(&path, &label, regex, options, &mut buffer, cancelled)
-                    {
+                    match load_file(&path, &mut buffer) {
+                        Ok(()) => {}
+                        // A symbolic link to a directory is not followed, and not special.
+                        Err(Skipped::NotRegular(kind)) if kind == open::DIRECTORY => continue,
+                        Err(Skipped::NotRegular(_) | Skipped::WouldBlock) => {
+                            special.fetch_add(1, Ordering::Relaxed);
+                            continue;
+                        }
+                        Err(_) => continue,
+                    }
+                    if let Some(result) = search_file(&label, regex, options, &buffer, cancelled) {
                         // One more than the limit tells "there is more".
                         if total.fetch_add(result.matches, Ordering::Relaxed) + result.matches
                             > options.limit
@@ -363,29 +386,57 @@ fn search_tree(
         });
         drop(sender);
     });
-    results.into_inner().unwrap_or_else(|p| p.into_inner())
+    let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    (results, special.into_inner())
 }
 
-/// Searches one file; `None` when it has no match, is binary, too large or
+/// Why a file was not searched.
+#[derive(Debug)]
+enum Skipped {
+    /// Larger than [`MAX_FILE_BYTES`] (its size).
+    TooLarge(u64),
+    /// A pipe, device, socket… (what it is).
+    NotRegular(&'static str),
+    /// A special file whose read would wait (`/proc/kmsg`).
+    WouldBlock,
+    /// Could not be opened or read.
+    Io(std::io::Error),
+}
+
+/// Reads the whole of `path` into `buffer`, never waiting on a special file
+/// ([`open::open_regular`]).
+fn load_file(path: &Path, buffer: &mut Vec<u8>) -> Result<(), Skipped> {
+    let (mut file, metadata) = open::open_regular(path).map_err(|e| match e {
+        OpenError::Io(e) => Skipped::Io(e),
+        OpenError::NotRegular(kind) => Skipped::NotRegular(kind),
+    })?;
+    let size = metadata.len();
+    if size > MAX_FILE_BYTES {
+        return Err(Skipped::TooLarge(size));
+    }
+    buffer.clear();
+    buffer.reserve(size as usize + 1);
+    // Read at most one byte more than the cap: a file that grows while read
+    // (a log) cannot make the buffer unbounded.
+    match (&mut file).take(MAX_FILE_BYTES + 1).read_to_end(buffer) {
+        Ok(_) if buffer.len() as u64 > MAX_FILE_BYTES => {
+            Err(Skipped::TooLarge(buffer.len() as u64))
+        }
+        Ok(_) => Ok(()),
+        Err(e) if open::would_block(&e) => Err(Skipped::WouldBlock),
+        Err(e) => Err(Skipped::Io(e)),
+    }
+}
+
+/// Searches one file's contents; `None` when it has no match, is binary, too large or
 /// unreadable.
 fn search_file(
-    path: &Path,
     label: &str,
     regex: &Regex,
     options: &GrepOptions,
-    buffer: &mut Vec<u8>,
+    buffer: &[u8],
     cancelled: &dyn Fn() -> bool,
 ) -> Option<FileResult> {
-    // Check before opening: opening a FIFO found in the tree would block forever.
-    let metadata = std::fs::metadata(path).ok()?;
-    if !metadata.is_file() || metadata.len() > MAX_FILE_BYTES {
-        return None;
-    }
-    let size = metadata.len();
-    let mut file = std::fs::File::open(path).ok()?;
-    buffer.clear();
-    buffer.reserve(size as usize + 1);
-    file.read_to_end(buffer).ok()?;
     let sniff = &buffer[..buffer.len().min(BINARY_SNIFF_BYTES)];
     if find_byte(sniff, 0).is_some() {
         return None;

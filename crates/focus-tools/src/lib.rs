@@ -20,23 +20,28 @@ pub mod mcp;
 
 pub mod args;
 pub mod bash;
+pub mod deadline;
 pub mod edit;
 pub mod find;
 pub mod glob;
 pub mod grep;
 pub mod ignore;
 pub mod ls;
+pub mod open;
 pub mod output;
 pub mod path;
 pub mod read;
 pub mod regex;
+pub mod replace;
 pub mod sandbox;
 pub mod secret_env;
+pub mod seen;
 pub mod walk;
 pub mod write;
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use focus_core::tool::Tool;
 
@@ -44,16 +49,55 @@ use focus_core::tool::Tool;
 /// (pi's order: the four coding tools, then the three read-only search tools).
 pub const TOOL_NAMES: &[&str] = &["read", "bash", "edit", "write", "grep", "find", "ls"];
 
-/// All seven built-in tools, working relative to `cwd`, in [`TOOL_NAMES`] order.
+/// All seven built-in tools, working relative to `cwd`, in [`TOOL_NAMES`]
+/// order, within the default [`ToolLimits`].
 pub fn builtin_tools(cwd: &Path) -> Vec<Arc<dyn Tool>> {
+    builtin_tools_with(cwd, ToolLimits::default())
+}
+
+/// Limits every built-in tool works within (the `toolDeadlineSeconds` and
+/// `bashSpillMaxBytes` settings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToolLimits {
+    /// How long one call may run before it is cancelled ([`deadline`]).
+    pub deadline: Duration,
+    /// Most bytes of one bash spill file ([`bash::spill`]).
+    pub spill_cap: u64,
+}
+
+impl Default for ToolLimits {
+    fn default() -> ToolLimits {
+        ToolLimits {
+            deadline: deadline::DEFAULT_DEADLINE,
+            spill_cap: bash::spill::DEFAULT_SPILL_CAP,
+        }
+    }
+}
+
+/// All seven built-in tools like [`builtin_tools`], each call bounded by
+/// `limits.deadline` and bash spill files by `limits.spill_cap`.
+pub fn builtin_tools_with(cwd: &Path, limits: ToolLimits) -> Vec<Arc<dyn Tool>> {
     TOOL_NAMES
         .iter()
-        .filter_map(|name| tool_by_name(name, cwd))
+        .filter_map(|name| tool_with_limits(name, cwd, limits))
         .collect()
 }
 
-/// One built-in tool by name (`"read"`, `"bash"`, …), working relative to `cwd`;
-/// `None` for an unknown name.
+/// One built-in tool by name within `limits` (see [`builtin_tools_with`]).
+/// `bash` is not wrapped: its deadline is its own `timeout` argument (default
+/// 120 s), which the model raises for a long build, and on which it kills the
+/// command's whole process group.
+pub fn tool_with_limits(name: &str, cwd: &Path, limits: ToolLimits) -> Option<Arc<dyn Tool>> {
+    if name == "bash" {
+        let bash = bash::BashTool::new(cwd.to_path_buf()).with_spill_cap(limits.spill_cap);
+        return Some(Arc::new(bash));
+    }
+    let tool = tool_by_name(name, cwd)?;
+    Some(Arc::new(deadline::Deadlined::new(tool, limits.deadline)))
+}
+
+/// One built-in tool by name (`"read"`, `"bash"`, …), working relative to `cwd`,
+/// without a deadline; `None` for an unknown name.
 pub fn tool_by_name(name: &str, cwd: &Path) -> Option<Arc<dyn Tool>> {
     let cwd = cwd.to_path_buf();
     let tool: Arc<dyn Tool> = match name {

@@ -7,7 +7,6 @@
 //! JPEG, GIF and WebP files (recognised by their magic bytes, not their names)
 //! come back as base64 image content for models that take images.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 
@@ -17,8 +16,10 @@ use focus_core::tool::{Tool, ToolContext, ToolOutput};
 use focus_core::{json_array, json_object};
 
 use crate::args;
+use crate::open::{self, OpenError};
 use crate::output::{self, MAX_BYTES, MAX_LINES};
 use crate::path;
+use crate::seen::{self, Seen, StreamHash};
 
 /// Lines longer than this many characters are cut (minified code, data blobs).
 pub const MAX_LINE_CHARS: usize = 2000;
@@ -72,8 +73,8 @@ impl Tool for ReadTool {
         }
     }
 
-    fn execute(&self, args: &Value, _ctx: &ToolContext<'_>) -> ToolOutput {
-        match run(&self.cwd, args) {
+    fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
+        match run(&self.cwd, args, &|| ctx.cancel.is_cancelled()) {
             Ok(output) => output,
             Err(message) => ToolOutput::error(message),
         }
@@ -84,7 +85,11 @@ impl Tool for ReadTool {
     }
 }
 
-fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
+fn run(
+    cwd: &std::path::Path,
+    args: &Value,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<ToolOutput, String> {
     let given = args::required_str(args, "path")?;
     let offset = args::optional_u64(args, "offset")?.unwrap_or(1).max(1) as usize;
     let limit = args::optional_u64(args, "limit")?.map(|n| n as usize);
@@ -94,24 +99,25 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
     let resolved = path::resolve(cwd, given)?;
     crate::sandbox::current().check_read(&resolved)?;
     let shown = path::describe(given, &resolved);
-    let metadata =
-        std::fs::metadata(&resolved).map_err(|e| path::io_error("read", given, &resolved, &e))?;
-    if metadata.is_dir() {
-        return Err(format!(
-            "{shown} is a directory, not a file. Use ls to list it or find to search it."
-        ));
-    }
-    if !metadata.is_file() {
-        // A FIFO or device would block or never end.
-        return Err(format!(
-            "{shown} is not a regular file (a pipe, socket or device); it cannot be read."
-        ));
-    }
-    let mut file =
-        File::open(&resolved).map_err(|e| path::io_error("read", given, &resolved, &e))?;
+    let (mut file, metadata) = match open::open_regular(&resolved) {
+        Ok(opened) => opened,
+        Err(OpenError::Io(e)) => return Err(path::io_error("read", given, &resolved, &e)),
+        Err(OpenError::NotRegular(open::DIRECTORY)) => {
+            return Err(format!(
+                "{shown} is a directory, not a file. Use ls to list it or find to search it."
+            ))
+        }
+        Err(OpenError::NotRegular(kind)) => return Err(open::not_regular_text(&shown, kind)),
+    };
+    let failed = |e: std::io::Error| {
+        if open::would_block(&e) {
+            open::would_block_text(&shown)
+        } else {
+            path::io_error("read", given, &resolved, &e)
+        }
+    };
     let mut head = vec![0; BINARY_SNIFF_BYTES];
-    let head_len = read_up_to(&mut file, &mut head)
-        .map_err(|e| path::io_error("read", given, &resolved, &e))?;
+    let head_len = read_up_to(&mut file, &mut head).map_err(failed)?;
     head.truncate(head_len);
 
     if let Some(mime_type) = image_mime_type(&head) {
@@ -124,8 +130,13 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
             ));
         }
         let mut bytes = head;
-        file.read_to_end(&mut bytes)
-            .map_err(|e| path::io_error("read", given, &resolved, &e))?;
+        file.read_to_end(&mut bytes).map_err(failed)?;
+        remember(
+            &resolved,
+            &file,
+            bytes.len() as u64,
+            seen::hash_blocks(&bytes),
+        );
         return Ok(ToolOutput {
             content: vec![
                 Content::text(format!("Read image file {shown} [{mime_type}]")),
@@ -148,7 +159,10 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
 
     // Stream the lines: only the requested window is kept in memory, but every
     // line is counted so the note can say how many remain.
-    let mut reader = BufReader::new(std::io::Cursor::new(head).chain(file));
+    let mut reader = BufReader::new(Hashing {
+        inner: std::io::Cursor::new(head).chain(&file),
+        hash: StreamHash::default(),
+    });
     let last_wanted = limit.map_or(usize::MAX, |l| offset.saturating_add(l - 1));
     let mut selected: Vec<String> = Vec::new();
     let mut total_lines = 0usize;
@@ -157,8 +171,11 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
         line.clear();
         let wanted =
             total_lines + 1 >= offset && total_lines < last_wanted && selected.len() <= MAX_LINES;
-        let (n, dropped_chars) = read_line_capped(&mut reader, &mut line, wanted)
-            .map_err(|e| path::io_error("read", given, &resolved, &e))?;
+        if cancelled() {
+            return Err("The read was cancelled.".to_string());
+        }
+        let (n, dropped_chars) =
+            read_line_capped(&mut reader, &mut line, wanted).map_err(failed)?;
         if n == 0 {
             break;
         }
@@ -177,6 +194,8 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
             }
         }
     }
+    let hashed = reader.into_inner().hash;
+    remember(&resolved, &file, hashed.len(), hashed.finish());
     if total_lines == 0 {
         return Ok(ToolOutput::text(format!("[{shown} is empty.]")));
     }
@@ -214,6 +233,28 @@ fn run(cwd: &std::path::Path, args: &Value) -> Result<ToolOutput, String> {
         "lastLine" => last,
         "truncated" => cut.truncated,
     }))
+}
+
+/// Records what was read ([`crate::seen`]) so that `edit` and `write` notice
+/// a later change by someone else.
+fn remember(path: &std::path::Path, file: &std::fs::File, len: u64, hash: u64) {
+    if let Ok(metadata) = file.metadata() {
+        seen::record(path, Seen::new(&metadata, len, hash));
+    }
+}
+
+/// A reader that hashes every byte passing through it.
+struct Hashing<R> {
+    inner: R,
+    hash: StreamHash,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
 }
 
 /// Most bytes of one line held in memory; the rest is only counted, so a
@@ -264,7 +305,7 @@ fn read_line_capped(
 }
 
 /// Reads until `buf` is full or the file ends; returns the bytes read.
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
         match file.read(&mut buf[filled..]) {

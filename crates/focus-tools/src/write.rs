@@ -8,6 +8,11 @@
 //! never a half-written mix. (A temporary file elsewhere, such as /tmp, could be
 //! on another file system, where rename is a copy.) Finally the directory is
 //! synced so the rename itself survives a power cut.
+//!
+//! An existing file is replaced through [`commit`]: it must be as focus last
+//! read or wrote it ([`crate::seen`]), and [`crate::replace::replace_existing`]
+//! writes in place when the file has hard links or other writers, atomically
+//! otherwise.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -20,6 +25,8 @@ use focus_core::{json_array, json_object};
 
 use crate::args;
 use crate::path;
+use crate::replace::{replace_existing, ReplaceError, Replaced};
+use crate::seen::{self, Seen};
 
 /// The `write` tool.
 pub struct WriteTool {
@@ -84,12 +91,16 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
             "{shown} is a directory; give the path of a file inside it."
         ));
     }
-    if fs::metadata(&resolved).is_ok_and(|m| !m.is_file()) {
+    match fs::metadata(&resolved) {
         // Renaming a regular file over /dev/null or a FIFO would replace it.
-        return Err(format!(
-            "{shown} is not a regular file (a pipe, socket or device); write only creates or \
-             replaces regular files."
-        ));
+        Ok(m) if !m.is_file() => {
+            return Err(format!(
+                "{shown} is {}, not a regular file; write only creates or replaces regular files.",
+                crate::open::kind_of(&m)
+            ))
+        }
+        Ok(_) => return overwrite(given, &resolved, &shown, content),
+        Err(_) => {}
     }
     if let Some(parent) = resolved.parent() {
         if parent.exists() && !parent.is_dir() {
@@ -101,18 +112,139 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
         fs::create_dir_all(parent)
             .map_err(|e| path::io_error("create the parent directory of", given, &resolved, &e))?;
     }
-    let existed = resolved.exists();
     write_atomic(&resolved, content.as_bytes())
         .map_err(|e| path::io_error("write", given, &resolved, &e))?;
-    let verb = if existed { "Overwrote" } else { "Created" };
+    remember_written(&resolved, content.as_bytes());
     Ok(ToolOutput::text(format!(
-        "{verb} {}: wrote {} bytes.",
+        "Created {}: wrote {} bytes.",
         path::printable(given),
         content.len()
     ))
     .with_details(
         json_object! { "path" => resolved.display().to_string(), "bytes" => content.len() },
     ))
+}
+
+/// `write` over an existing regular file: checked against what focus last saw
+/// of it, then replaced by [`commit`].
+fn overwrite(
+    given: &str,
+    resolved: &Path,
+    shown: &str,
+    content: &str,
+) -> Result<ToolOutput, String> {
+    use std::io::Read;
+    let (file, metadata) = match crate::open::open_regular(resolved) {
+        Ok(opened) => opened,
+        // A write-only file cannot be read to check it: it is replaced as before.
+        Err(crate::open::OpenError::Io(e)) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            write_atomic(resolved, content.as_bytes())
+                .map_err(|e| path::io_error("write", given, resolved, &e))?;
+            return Ok(ToolOutput::text(format!(
+                "Overwrote {}: wrote {} bytes.",
+                path::printable(given),
+                content.len()
+            )));
+        }
+        Err(crate::open::OpenError::Io(e)) => {
+            return Err(path::io_error("write", given, resolved, &e))
+        }
+        Err(crate::open::OpenError::NotRegular(kind)) => {
+            return Err(crate::open::not_regular_text(shown, kind))
+        }
+    };
+    let mut old = Vec::new();
+    (&file).read_to_end(&mut old).map_err(|e| {
+        if crate::open::would_block(&e) {
+            crate::open::would_block_text(shown)
+        } else {
+            path::io_error("read", given, resolved, &e)
+        }
+    })?;
+    let read_len = old.len() as u64;
+    seen::check(
+        resolved,
+        Seen::new(&metadata, read_len, seen::hash_blocks(&old)),
+        shown,
+    )?;
+    let how =
+        commit(resolved, &file, &metadata, read_len, content.as_bytes()).map_err(|e| match e {
+            ReplaceError::Changed(why) => format!(
+                "{shown} was not written: {why}. Read it again and decide whether to overwrite it."
+            ),
+            ReplaceError::Io(e) => path::io_error("write", given, resolved, &e),
+        })?;
+    let mut text = format!(
+        "Overwrote {}: wrote {} bytes.",
+        path::printable(given),
+        content.len()
+    );
+    text.push_str(&replaced_note(how));
+    Ok(ToolOutput::text(text).with_details(json_object! {
+        "path" => resolved.display().to_string(),
+        "bytes" => content.len(),
+        "written" => written_label(how),
+    }))
+}
+
+/// Replaces the existing file at `path` (read through `file`, whose metadata
+/// was `read` and of which `read_len` bytes were read) with `bytes`
+/// ([`replace_existing`]), and records what was written ([`crate::seen`]).
+pub fn commit(
+    path: &Path,
+    file: &File,
+    read: &fs::Metadata,
+    read_len: u64,
+    bytes: &[u8],
+) -> Result<Replaced, ReplaceError> {
+    let how = replace_existing(path, file, read, read_len, bytes)?;
+    remember_written(path, bytes);
+    Ok(how)
+}
+
+/// Records that focus wrote `bytes` to `path` (so a later change by someone
+/// else is noticed).
+pub fn remember_written(path: &Path, bytes: &[u8]) {
+    if let Ok(meta) = fs::metadata(path) {
+        seen::record(
+            path,
+            Seen::new(&meta, bytes.len() as u64, seen::hash_blocks(bytes)),
+        );
+    }
+}
+
+/// What the result adds about a replacement: bytes another program appended
+/// meanwhile that were kept, and a writer still holding the old file.
+pub fn replaced_note(how: Replaced) -> String {
+    let Replaced::Renamed {
+        salvaged,
+        writer_left,
+    } = how
+    else {
+        return String::new();
+    };
+    let mut note = String::new();
+    if salvaged > 0 {
+        note.push_str(&format!(
+            " {salvaged} bytes another program appended to the old file during the change were \
+             kept at its end."
+        ));
+    }
+    if let Some(pid) = writer_left {
+        note.push_str(&format!(
+            " Warning: process {pid} still has the old file open for writing; what it writes \
+             from now on does not reach this file (restart it or make it reopen the file)."
+        ));
+    }
+    note
+}
+
+/// How a replacement was written, for a result's details.
+pub fn written_label(how: Replaced) -> &'static str {
+    match how {
+        Replaced::InPlace => "in place",
+        Replaced::Renamed { .. } => "atomically",
+    }
 }
 
 /// Replaces `path` with `bytes` atomically (temp file in the same directory,

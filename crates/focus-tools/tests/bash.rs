@@ -128,23 +128,24 @@ fn a_background_process_does_not_hold_the_result_back() {
 #[test]
 fn long_output_keeps_the_tail_and_saves_the_full_output() {
     let tree = TempTree::new("bash-truncate");
-    let out = bash(&tree, "seq 1 100000");
+    // 349 KB: more than the inline cap, less than the spill cap (500 KB).
+    let out = bash(&tree, "seq 1 60000");
     assert!(!out.is_error);
     let text = out.text_content();
     assert!(
-        text.contains("\n100000\n\n[Showing lines"),
+        text.contains("\n60000\n\n[Showing lines"),
         "{}",
         &text[text.len() - 200..]
     );
     assert!(
-        text.contains("of 100000 (50.0KB limit). Full output: "),
+        text.contains("of 60000 (50.0KB limit). Full output: "),
         "{}",
         &text[text.len() - 200..]
     );
     let path = out.details["fullOutputPath"].as_str().unwrap().to_string();
     assert!(text.ends_with(&format!("Full output: {path}]")));
     let full = std::fs::read_to_string(&path).unwrap();
-    assert_eq!(full.lines().count(), 100000);
+    assert_eq!(full.lines().count(), 60000);
     assert!(full.starts_with("1\n2\n3\n"));
     std::fs::remove_file(&path).unwrap();
 

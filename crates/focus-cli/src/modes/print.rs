@@ -168,8 +168,11 @@ impl TextPrinter {
                 let first = first.lines().next().unwrap_or("");
                 errln!(
                     "{}",
-                    self.err_style
-                        .red(&format!("  {tool_name} failed: {}", clip(first, 160)))
+                    self.err_style.red(&format!(
+                        "  {} failed: {}",
+                        focus_core::tool::safe_tool_name(tool_name),
+                        clip(first, 160)
+                    ))
                 );
             }
             _ => {}
@@ -187,6 +190,8 @@ impl TextPrinter {
 
 /// One line describing a tool call: the name and its most telling argument.
 pub fn tool_summary(tool_name: &str, args: &focus_core::json::Value) -> String {
+    // The name is the model's: a hostile one (escapes, 100 KB) is never shown.
+    let tool_name = focus_core::tool::safe_tool_name(tool_name);
     let key = ["command", "path", "pattern", "file_path", "url", "query"]
         .into_iter()
         .find(|k| args[*k].as_str().is_some());

@@ -7,7 +7,10 @@
 //! One thread reads stdin (splitting on `\n` only), one forwards each run's events;
 //! both feed a single channel, so this loop is the only writer of state and stdout
 //! stays well-ordered. A malformed line gets an error response and the server goes
-//! on. At end of input the server lets a running prompt finish, then exits 0.
+//! on. At end of input the server lets a running prompt finish its current step
+//! (bounded by [`EOF_STEP_LIMIT`] and [`EOF_ABORT_LIMIT`]), then exits 0; approval
+//! requests nobody can answer any more (after `abort`, or at end of input) are
+//! denied, so the agent's thread never waits on them forever.
 
 use super::json::{write_event, write_line};
 use crate::approval::{ApprovalAnswer, PendingApproval};
@@ -30,6 +33,19 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 
 /// Longest accepted command line; longer ones are answered with an error.
 const MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// After stdin closes, how long a running prompt may take to finish its
+/// current step before it is aborted.
+pub const EOF_STEP_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// After an abort at end of input, how long the run may take to end before
+/// the server exits anyway.
+pub const EOF_ABORT_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// What an approval request is answered with once nobody can answer it (the
+/// run was aborted, or stdin closed).
+const NOBODY_TO_APPROVE: &str = "The run was aborted (or the client went away) before this call \
+    was approved; it was not run. Do not retry it.";
 
 /// What the loop waits for.
 pub enum Input {
@@ -59,6 +75,9 @@ struct Server<'a> {
     /// The once-only overflow retry of the current prompt.
     recovery: OverflowRecovery,
     cwd: &'a Path,
+    /// Set by `abort` (until the run ends) and at end of input: approval
+    /// requests are denied at once instead of waiting for an answer.
+    refuse_approvals: bool,
 }
 
 /// Builds the engine (its gate asks through this server) and serves commands
@@ -96,10 +115,36 @@ pub fn run(
         running: None,
         recovery: OverflowRecovery::new(),
         cwd,
+        refuse_approvals: false,
     };
-    let mut eof = false;
     let mut lines = EventLines::new();
-    for input in inputs.iter() {
+    let mut eof: Option<std::time::Instant> = None;
+    let mut aborted_at_eof: Option<std::time::Instant> = None;
+    loop {
+        let input = match eof {
+            None => match inputs.recv() {
+                Ok(input) => input,
+                Err(_) => break,
+            },
+            // After end of input every wait is bounded (docs/rpc.md).
+            Some(closed) => {
+                let limit = match aborted_at_eof {
+                    Some(aborted) => aborted + EOF_ABORT_LIMIT,
+                    None => closed + EOF_STEP_LIMIT,
+                };
+                let left = limit.saturating_duration_since(std::time::Instant::now());
+                match inputs.recv_timeout(left) {
+                    Ok(input) => input,
+                    Err(mpsc::RecvTimeoutError::Timeout) if aborted_at_eof.is_none() => {
+                        server.abort();
+                        aborted_at_eof = Some(std::time::Instant::now());
+                        continue;
+                    }
+                    Err(_) => break,
+                }
+            }
+        };
+        let step_ended = matches!(input, Input::Event(AgentEvent::TurnEnd { .. }));
         match input {
             Input::Line(line) => server.handle_line(&line),
             Input::Oversized(n) => write_line(&error_response(
@@ -107,7 +152,10 @@ pub fn run(
                 "parse",
                 &format!("command line of {n} bytes is longer than the 64 MiB limit"),
             )),
-            Input::Eof => eof = true,
+            Input::Eof => {
+                eof = Some(std::time::Instant::now());
+                server.end_of_input();
+            }
             Input::Event(event) => {
                 server.engine.record(&event);
                 write_event(&mut lines, &event);
@@ -115,9 +163,13 @@ pub fn run(
             Input::Finished(end, history) => {
                 server.engine.record(&end);
                 server.running = None;
+                server.refuse_approvals = eof.is_some();
                 server.engine.history = history;
                 write_event(&mut lines, &end);
                 server.finished();
+            }
+            Input::Approval(pending) if server.refuse_approvals => {
+                pending.answer(ApprovalAnswer::Deny(NOBODY_TO_APPROVE.into()));
             }
             Input::Approval(pending) => {
                 let id = format!("approval-{}", server.next_approval);
@@ -136,7 +188,12 @@ pub fn run(
                 server.approvals.push((id, pending));
             }
         }
-        if eof && server.running.is_none() {
+        // At end of input a run stops after its current step.
+        if eof.is_some() && step_ended && aborted_at_eof.is_none() {
+            server.abort();
+            aborted_at_eof = Some(std::time::Instant::now());
+        }
+        if eof.is_some() && server.running.is_none() {
             break;
         }
     }
@@ -296,9 +353,7 @@ impl Server<'_> {
                 Ok(None)
             }
             "abort" => {
-                if let Some(handle) = &self.running {
-                    handle.abort();
-                }
+                self.abort();
                 Ok(None)
             }
             "get_state" => Ok(Some(self.state())),
@@ -428,6 +483,30 @@ impl Server<'_> {
         self.recovery = OverflowRecovery::new();
         self.start(vec![message]);
         Ok(())
+    }
+
+    /// Aborts the running prompt, if any. A pending approval request is
+    /// answered "denied" (the agent's thread waits on it, so an abort alone
+    /// would never end the run), and so is any that arrives until the run ends.
+    fn abort(&mut self) {
+        let Some(handle) = &self.running else {
+            return;
+        };
+        handle.abort();
+        self.refuse_approvals = true;
+        for (_, pending) in self.approvals.drain(..) {
+            pending.answer(ApprovalAnswer::Deny(NOBODY_TO_APPROVE.into()));
+        }
+    }
+
+    /// stdin closed: nobody can answer approval requests any more, so pending
+    /// and later ones are denied; a running prompt may finish its current step
+    /// (the loop aborts it at the next `turn_end`, or after [`EOF_STEP_LIMIT`]).
+    fn end_of_input(&mut self) {
+        self.refuse_approvals = true;
+        for (_, pending) in self.approvals.drain(..) {
+            pending.answer(ApprovalAnswer::Deny(NOBODY_TO_APPROVE.into()));
+        }
     }
 
     fn start(&mut self, prompts: Vec<Message>) {

@@ -132,6 +132,27 @@ fn no_session_and_session_dir() {
         .success());
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
     assert!(file_contains(&files[0].path(), "\"two\""));
+
+    // Issue 19, item 10: a newer session of another directory in the same
+    // folder is not continued: -c checks the header's cwd.
+    let foreign = dir.join("2099-01-01T00-00-00-000Z_foreign.jsonl");
+    std::fs::write(
+        &foreign,
+        "{\"type\":\"session\",\"version\":3,\"id\":\"foreign\",\"timestamp\":\"2099-01-01T00:00:00.000Z\",\"cwd\":\"/some/other/project\"}\n",
+    )
+    .unwrap();
+    assert!(s
+        .run(
+            &["-p", "-c", "--session-dir", dir_text, "--no-tools", "three"],
+            ""
+        )
+        .status
+        .success());
+    assert!(
+        !file_contains(&foreign, "\"three\""),
+        "not the other project's"
+    );
+    assert!(file_contains(&files[0].path(), "\"three\""));
 }
 
 #[test]

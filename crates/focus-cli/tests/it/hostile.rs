@@ -3,7 +3,7 @@
 //! have every wrong type. The user is told what was wrong and where, and can
 //! still work.
 
-use crate::support::{json_lines, stderr, stdout, Sandbox};
+use crate::support::{json_lines, mock, stderr, stdout, Sandbox};
 use focus_core::json::Value;
 use focus_core::json_object;
 
@@ -27,9 +27,13 @@ fn damaged_session_lines_are_named_on_stderr() {
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
-        err.contains(&format!("{}: line 2: skipped corrupt line", file.display())),
+        err.contains(&format!(
+            "{}: 1 damaged line skipped (line 2); the session file was left untouched",
+            file.display()
+        )),
         "{err}"
     );
+    assert!(err.contains("line 2: skipped corrupt line"), "{err}");
     assert!(err.contains("line 4: incomplete last line"), "{err}");
     assert!(!err.contains('\u{1b}'), "{err:?}");
 }
@@ -354,5 +358,64 @@ fn random_command_lines_parse_or_give_one_line_errors() {
             assert!(!text.contains('\n'), "{line:?}: {text:?}");
             assert!(!error.0.is_empty(), "{line:?}");
         }
+    }
+}
+
+#[test]
+fn a_hostile_tool_name_is_never_shown_stored_or_sent_back() {
+    // Issue 19, item 8: a tool name carrying terminal escapes was printed raw
+    // (clearing the screen, setting the title); an invented 100 KB name was
+    // echoed back in every later request.
+    let long = "n".repeat(100_000);
+    let scenario = format!(
+        r#"{{"name":"hostile-name","steps":[
+  {{"reply":{{"text":"Calling.","toolCalls":[
+    {{"name":"\u001b]0;pwned\u0007\u001b[2Jread","arguments":{{"path":"a"}}}},
+    {{"name":"{long}","arguments":{{}}}}]}}}},
+  {{"reply":{{"text":"Done."}}}}
+]}}"#
+    );
+    let s = Sandbox::new();
+    let server = mock(&scenario);
+    s.write_models(&server.url());
+    let out = s.run(&["-p", "--model", "mock-anthropic/m1", "go"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (text, err) = (stdout(&out), stderr(&out));
+    // Bounded: on failure the output holds the 100 KB name.
+    let shown: String = err.chars().take(400).collect();
+    assert!(
+        !text.contains('\u{1b}') && !err.contains('\u{1b}'),
+        "{shown:?}"
+    );
+    assert!(
+        !err.contains("pwned") && !err.contains(&long[..200]),
+        "{shown:?}"
+    );
+    assert!(err.contains("invalid_tool_name"), "{shown:?}");
+
+    // The call was answered with an error naming only the placeholder, and
+    // nothing of either name went back to the model.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let body = requests[1].body_text();
+    let shown: String = body.chars().take(400).collect();
+    assert!(
+        !body.contains("pwned") && !body.contains("\\u001b"),
+        "{shown}"
+    );
+    assert!(
+        !body.contains(&long[..200]),
+        "the long name is not echoed back"
+    );
+    assert!(
+        body.contains("Tool \\\"invalid_tool_name\\\" not found"),
+        "{shown}"
+    );
+
+    // And nothing of them was stored.
+    for file in s.session_files() {
+        let stored = std::fs::read_to_string(&file).unwrap();
+        assert!(!stored.contains("pwned") && !stored.contains(&long[..200]));
+        assert!(stored.contains("invalid_tool_name"));
     }
 }

@@ -340,3 +340,93 @@ fn model_and_thinking_changes_are_recorded_and_restored_on_resume() {
         "{state:?}"
     );
 }
+
+#[test]
+fn abort_ends_the_run_while_an_approval_is_pending() {
+    // Issue 19, item 2: the agent's thread waited on the approval forever, so
+    // `abort` did not end the run.
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"a","steps":[
+      {"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"touch never.txt"}}]}},
+      {"reply":{"text":"not reached"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"make a file"}"#);
+    rpc.until("approval", |v| {
+        v["type"].as_str() == Some("approval_request")
+    });
+    let started = std::time::Instant::now();
+    rpc.call(2, r#"{"id":2,"type":"abort"}"#);
+    let end = rpc.agent_end();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        end["reason"].as_str(),
+        Some("aborted"),
+        "{}",
+        end.to_json_string()
+    );
+    assert!(
+        !s.work.join("never.txt").exists(),
+        "the unapproved call never ran"
+    );
+    // The server is idle and serves the next command.
+    let state = rpc.call(3, r#"{"id":3,"type":"get_state"}"#);
+    assert_eq!(state["success"].as_bool(), Some(true));
+    assert_eq!(rpc.close(), 0);
+}
+
+#[test]
+fn end_of_input_with_an_approval_pending_exits() {
+    // Closing stdin while an approval waited left focus running forever.
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"a","steps":[
+      {"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"touch never.txt"}}]}},
+      {"reply":{"text":"the call was denied"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"make a file"}"#);
+    rpc.until("approval", |v| {
+        v["type"].as_str() == Some("approval_request")
+    });
+    // `close` waits (15 s at most) for the exit.
+    assert_eq!(rpc.close(), 0);
+    assert!(!s.work.join("never.txt").exists());
+}
+
+#[test]
+fn end_of_input_stops_an_endless_run_after_its_current_step() {
+    // A model that calls a tool on every turn would keep the server alive
+    // forever after stdin closed; it stops after the current step.
+    let s = Sandbox::new();
+    let mut steps = Vec::new();
+    for i in 0..200 {
+        steps.push(format!(
+            r#"{{"reply":{{"toolCalls":[{{"name":"bash","arguments":{{"command":"echo step {i}"}}}}]}}}}"#
+        ));
+    }
+    let server = mock(&format!(
+        r#"{{"name":"endless","steps":[{}]}}"#,
+        steps.join(",")
+    ));
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(
+        &s,
+        &["--model", "mock-openai/m1", "--permission-mode", "auto"],
+    );
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"loop"}"#);
+    rpc.until("a first step", |v| v["type"].as_str() == Some("turn_end"));
+    assert_eq!(rpc.close(), 0);
+    assert!(
+        server.requests().len() < 20,
+        "stopped after the current step, not after {} requests",
+        server.requests().len()
+    );
+}

@@ -252,8 +252,9 @@ pub(crate) fn not_executed(call: &ToolCall, why: &str) -> ToolResultMessage {
 }
 
 fn unknown_tool_text(name: &str, tools: &[std::sync::Arc<dyn Tool>]) -> String {
-    // The name is the model's; a garbled one can be any length.
-    let name = clip(name, MAX_ECHOED_NAME);
+    // The name is the model's; a garbled one can be any length or hold escapes:
+    // only a valid name is echoed back (`tool::valid_tool_name`).
+    let name = crate::tool::safe_tool_name(name);
     if tools.is_empty() {
         return format!("Tool \"{name}\" not found: no tools are available.");
     }
@@ -267,9 +268,6 @@ fn unknown_tool_text(name: &str, tools: &[std::sync::Arc<dyn Tool>]) -> String {
 /// How much of invalid arguments is echoed back to the model: enough to see the
 /// mistake, not a whole file sent in the wrong field.
 const MAX_ECHOED_ARGUMENTS: usize = 2_000;
-
-/// How much of an unknown tool name is echoed back to the model.
-const MAX_ECHOED_NAME: usize = 200;
 
 /// `text` cut to at most `max` bytes (on a character boundary), marked when cut.
 fn clip(text: &str, max: usize) -> String {

@@ -36,7 +36,12 @@ pub fn convert_to_llm(messages: &[Message]) -> Vec<Message> {
         .iter()
         .filter_map(|m| match m {
             Message::Custom(c) => custom_to_user(c).map(Message::User),
-            other => Some(other.clone()),
+            other => {
+                // A hostile tool name is never sent back to the provider.
+                let mut message = other.clone();
+                focus_core::tool::sanitize_tool_names(&mut message);
+                Some(message)
+            }
         })
         .collect()
 }

@@ -36,6 +36,8 @@ pub enum SessionError {
         path: PathBuf,
         /// The process holding the lock.
         pid: u32,
+        /// The lock file (to remove by hand if no focus holds the session).
+        lock: PathBuf,
     },
     /// No entry with this id exists in the session.
     NoSuchEntry(String),
@@ -81,10 +83,14 @@ impl fmt::Display for SessionError {
             SessionError::NotASession { path, reason } => {
                 write!(f, "{} is not a session file: {reason}", path.display())
             }
-            SessionError::Locked { path, pid } => write!(
+            SessionError::Locked { path, pid, lock } => write!(
                 f,
-                "session {} is in use by another focus process (pid {pid}); close it first, or fork the session",
-                path.display()
+                "session {} is being written by focus process {pid} (lock file {}); close that \
+                 focus first, or fork the session. If no focus is working on this session, \
+                 remove the lock file: rm {}",
+                path.display(),
+                lock.display(),
+                lock.display()
             ),
             SessionError::NoSuchEntry(id) => write!(f, "no entry with id {id:?} in this session"),
             SessionError::NoSuchSession(prefix) => {

@@ -35,9 +35,17 @@ pub struct SessionInfo {
 }
 
 impl SessionStore {
-    /// The sessions of `cwd`, most recently active first. Unreadable files are left out.
+    /// The sessions of `cwd`, most recently active first: those in focus's and
+    /// pi's folders for it whose header names `cwd` (pi's folder may mix
+    /// directories). Unreadable files are left out.
     pub fn list(&self, cwd: &Path) -> Vec<SessionInfo> {
-        let mut sessions = list_dir(&self.dir_for(cwd));
+        let wanted = cwd.to_string_lossy();
+        let mut sessions: Vec<SessionInfo> = self
+            .dirs_for(cwd)
+            .iter()
+            .flat_map(|dir| list_dir(dir))
+            .filter(|info| info.cwd == wanted)
+            .collect();
         sessions.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
         sessions
     }
@@ -52,11 +60,15 @@ impl SessionStore {
         sessions
     }
 
-    /// The session file of `cwd` modified last (by file time, as pi's `--continue`).
+    /// The session file of `cwd` modified last (by file time, as pi's
+    /// `--continue`), among those whose header's `cwd` is `cwd`: a session of
+    /// another directory sharing pi's folder is never continued.
     pub fn most_recent(&self, cwd: &Path) -> Option<PathBuf> {
-        session_files(&self.dir_for(cwd))
-            .into_iter()
-            .filter(|path| starts_with_header(path))
+        let wanted = cwd.to_string_lossy();
+        self.dirs_for(cwd)
+            .iter()
+            .flat_map(|dir| session_files(dir))
+            .filter(|path| header_cwd(path).is_some_and(|c| c == wanted))
             .max_by_key(|path| modified_ms(path))
     }
 
@@ -69,7 +81,12 @@ impl SessionStore {
                 .filter(|p| id_from_file_name(p).is_some_and(|id| id.starts_with(prefix)))
                 .collect()
         };
-        let mut found = matching(session_files(&self.dir_for(cwd)));
+        let mut found = matching(
+            self.dirs_for(cwd)
+                .iter()
+                .flat_map(|d| session_files(d))
+                .collect(),
+        );
         if found.is_empty() {
             found = matching(
                 subdirs(self.root())
@@ -171,18 +188,20 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Whether the file's first line (within 512 bytes, as pi checks) is a session header.
-fn starts_with_header(path: &Path) -> bool {
-    use std::io::Read;
-    let mut buffer = [0u8; 512];
-    let Ok(mut file) = std::fs::File::open(path) else {
-        return false;
-    };
-    let n = file.read(&mut buffer).unwrap_or(0);
-    let first_line = buffer[..n].split(|&b| b == b'\n').next().unwrap_or(&[]);
-    focus_core::json::parse(first_line)
-        .map(|v| v["type"].as_str() == Some("session") && v["id"].as_str().is_some())
-        .unwrap_or(false)
+/// The `cwd` of the file's session header, when its first line is one (read
+/// within 64 KB: a header with a very long path still counts).
+pub fn header_cwd(path: &Path) -> Option<String> {
+    use std::io::{BufRead, Read};
+    let file = std::fs::File::open(path).ok()?;
+    let mut first_line = Vec::new();
+    std::io::BufReader::new(file.take(64 * 1024))
+        .read_until(b'\n', &mut first_line)
+        .ok()?;
+    let header = focus_core::json::parse(&first_line).ok()?;
+    if header["type"].as_str() != Some("session") || header["id"].as_str().is_none() {
+        return None;
+    }
+    header["cwd"].as_str().map(str::to_string)
 }
 
 fn modified_ms(path: &Path) -> i64 {

@@ -1,17 +1,38 @@
-//! [`WriterLock`]: one writer per session file.
+//! [`WriterLock`]: one writer per session file, whatever name it is opened by.
 //!
 //! Two processes appending to the same file would interleave their trees' leaves
-//! (each appends children of its own leaf), so a writer first creates
-//! `<session>.jsonl.lock` holding its process id, atomically (exactly one process
-//! can create it, and it never exists without its id: see [`create_lock_file`]). A
-//! second writer reads that id and is told who holds the session. A lock whose
-//! process is gone (focus was killed) is stale and is taken over
-//! (`take_over_stale` makes that safe when several processes find the same stale
-//! lock at once).
+//! (each appends children of its own leaf), so a writer first creates a lock
+//! file holding its process id and that process's start time, atomically
+//! (exactly one process can create it, and it never exists without its record:
+//! see [`create_lock_file`]).
+//!
+//! **Keyed on the file, not its name.** The lock is named after the session
+//! file's identity, its device and inode (`<dev>-<ino>.lock`), so a session
+//! opened through a symbolic link or a second hard link finds the same lock. A
+//! session file that does not exist yet has no identity: its writer locks the
+//! name (its directory's identity and the file name) until the first append
+//! creates the file, then takes the file's lock and lets the name's go
+//! ([`WriterLock::settle`]). Lock files live in one directory per user under the system
+//! temporary directory (`focus-locks-<uid>`, mode 0700): hard links can be in
+//! any directory of the file system, so only a place shared by every name works.
+//! If that directory cannot be used (someone else owns it), the lock goes beside
+//! the session file instead.
+//!
+//! **Stale locks.** A second writer reads the record and is told who holds the
+//! session and which lock file to remove if that is wrong. A lock whose process
+//! is gone (focus was killed) is stale and is taken over (`take_over_stale`
+//! makes that safe when several processes find the same stale lock at once). A
+//! process id can be reused by an unrelated process after focus died: the
+//! record's start time (Linux: field 22 of `/proc/<pid>/stat`, clock ticks
+//! since boot) must match the running process's, otherwise the lock is stale.
+//! A file's lock also names the file by its path (second line): a lock whose
+//! file was deleted while its writer still ran does not lock the unrelated new
+//! file that reuses the inode number.
 
 use super::error::SessionError;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -19,36 +40,142 @@ use std::sync::atomic::{AtomicU64, Ordering};
 #[derive(Debug)]
 pub struct WriterLock {
     path: PathBuf,
+    /// Whether this is the lock of a name whose file did not exist yet.
+    by_name: bool,
+    /// The record this process wrote into the lock file.
+    record: String,
+}
+
+/// Who holds a lock, as its file records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Holder {
+    /// The holder's process id.
+    pub pid: u32,
+    /// Its start time, when recorded (locks written by older versions hold
+    /// only the pid).
+    pub start_time: Option<u64>,
+}
+
+impl Holder {
+    /// Parses a lock file's first line: `"<pid>"` or `"<pid> <start time>"`
+    /// (a file's lock has the file's path on a second line).
+    pub fn parse(text: &str) -> Option<Holder> {
+        let mut fields = text.lines().next()?.split_whitespace();
+        let pid = fields.next()?.parse().ok()?;
+        let start_time = fields.next().and_then(|s| s.parse().ok());
+        Some(Holder { pid, start_time })
+    }
+
+    /// This process.
+    pub fn me() -> Holder {
+        let pid = std::process::id();
+        Holder {
+            pid,
+            start_time: process_start_time(pid),
+        }
+    }
+
+    /// The lock file's content for this holder.
+    pub fn record(&self) -> String {
+        match self.start_time {
+            Some(start) => format!("{} {start}", self.pid),
+            None => self.pid.to_string(),
+        }
+    }
+
+    /// Whether the recorded process still runs: its pid exists and, when both
+    /// are known, its start time is the recorded one (a reused pid is not it).
+    pub fn is_running(&self) -> bool {
+        if !process_is_alive(self.pid) {
+            return false;
+        }
+        match (self.start_time, process_start_time(self.pid)) {
+            (Some(recorded), Some(now)) => recorded == now,
+            _ => true,
+        }
+    }
 }
 
 impl WriterLock {
     /// Takes the lock for `session_path`, taking over stale locks.
     pub fn acquire(session_path: &Path) -> Result<WriterLock, SessionError> {
-        let mut lock_path = session_path.as_os_str().to_owned();
-        lock_path.push(".lock");
-        let path = PathBuf::from(lock_path);
+        let by_name = !session_path.exists();
+        let path = lock_path_for(session_path)?;
+        WriterLock::acquire_at(session_path, path, by_name)
+    }
+
+    /// Once the session file exists: trades the lock of its name for the lock
+    /// of the file (see the module documentation). Does nothing when the lock
+    /// is already the file's.
+    pub fn settle(&mut self, session_path: &Path) -> Result<(), SessionError> {
+        if !self.by_name {
+            return Ok(());
+        }
+        let path = lock_path_for(session_path)?;
+        let settled = WriterLock::acquire_at(session_path, path, false)?;
+        // Dropping the old value releases the name's lock.
+        *self = settled;
+        Ok(())
+    }
+
+    fn acquire_at(
+        session_path: &Path,
+        path: PathBuf,
+        by_name: bool,
+    ) -> Result<WriterLock, SessionError> {
+        // The record: who holds the lock, and (a file's lock) which file, by a
+        // path to it, so a lock that outlived its file is recognised.
+        let identity = (!by_name)
+            .then(|| fs::metadata(session_path).ok())
+            .flatten()
+            .map(|m| (m.dev(), m.ino()));
+        let mut me = Holder::me().record();
+        if identity.is_some() {
+            if let Ok(canonical) = fs::canonicalize(session_path) {
+                me.push('\n');
+                me.push_str(&canonical.to_string_lossy());
+            }
+        }
         let locked = |pid| SessionError::Locked {
             path: session_path.to_path_buf(),
             pid,
+            lock: path.clone(),
         };
         // A few attempts: each failed one means another process changed the lock
         // file in between (took over the same stale lock, or released its own).
         for _ in 0..20 {
-            match create_lock_file(&path) {
-                Ok(()) => return Ok(WriterLock { path }),
+            match create_lock_file(&path, &me) {
+                Ok(()) => {
+                    return Ok(WriterLock {
+                        path,
+                        by_name,
+                        record: me.clone(),
+                    })
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let holder = read_pid(&path);
-                    match holder {
-                        Some(pid) if process_is_alive(pid) => return Err(locked(pid)),
-                        // A dead holder, or an unreadable lock (its writer died
-                        // between creating and filling it): stale.
-                        _ => take_over_stale(&path, holder)?,
+                    let text = fs::read_to_string(&path).ok();
+                    match text.as_deref().and_then(Holder::parse) {
+                        Some(holder)
+                            if holder.is_running()
+                                && still_names_the_file(text.as_deref(), identity) =>
+                        {
+                            return Err(locked(holder.pid))
+                        }
+                        // A dead holder, a reused pid, a lock whose file is gone
+                        // (its inode number now names another file), or an
+                        // unreadable lock (its writer died between creating and
+                        // filling it): stale.
+                        _ => take_over_stale(&path, text.as_deref())?,
                     }
                 }
                 Err(e) => return Err(SessionError::io("creating lock file", &path, e)),
             }
         }
-        Err(locked(read_pid(&path).unwrap_or(0)))
+        let pid = fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| Holder::parse(&t))
+            .map_or(0, |h| h.pid);
+        Err(locked(pid))
     }
 
     /// The lock file's path.
@@ -61,24 +188,119 @@ impl Drop for WriterLock {
     fn drop(&mut self) {
         // Only remove the lock if it is still ours (a stale-lock takeover by
         // another process must not be undone).
-        let ours = fs::read_to_string(&self.path)
-            .map(|s| s.trim() == std::process::id().to_string())
-            .unwrap_or(false);
+        let ours = fs::read_to_string(&self.path).is_ok_and(|s| s.trim() == self.record);
         if ours {
             let _ = fs::remove_file(&self.path);
         }
     }
 }
 
-/// Creates the lock file holding this process's id, atomically *with* its content:
-/// the id is written to a private temporary file which is then hard-linked to the
-/// lock's name (fails if the name exists, like `create_new`). Creating the lock
-/// empty and writing the id after would let another process read an empty lock in
-/// between and judge it stale. Where hard links are not supported, falls back to
-/// `create_new` and a write.
-pub fn create_lock_file(path: &Path) -> std::io::Result<()> {
+/// Whether the path a file's lock record names (its second line) is still the
+/// file with `identity`. A lock outlives its file when the file is deleted
+/// while its writer runs; the inode number is then reused by an unrelated new
+/// file, which must not count as locked. Records without a path (name locks,
+/// older versions) are taken at their word.
+fn still_names_the_file(record: Option<&str>, identity: Option<(u64, u64)>) -> bool {
+    let (Some(record), Some(identity)) = (record, identity) else {
+        return true;
+    };
+    let Some(recorded) = record.lines().nth(1).filter(|l| !l.is_empty()) else {
+        return true;
+    };
+    fs::metadata(recorded).is_ok_and(|m| (m.dev(), m.ino()) == identity)
+}
+
+/// The lock file of the session file at `session_path`: named after its
+/// device and inode, or, while the file does not exist, after its directory's
+/// device and inode and its name.
+pub fn lock_path_for(session_path: &Path) -> Result<PathBuf, SessionError> {
+    let (name, owner) = match fs::metadata(session_path) {
+        Ok(meta) => (format!("{}-{}.lock", meta.dev(), meta.ino()), meta.uid()),
+        Err(_) => {
+            let parent = match session_path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            let meta = fs::metadata(parent).map_err(|e| SessionError::io("reading", parent, e))?;
+            let file_name = session_path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let safe: String = file_name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .take(160)
+                .collect();
+            (
+                format!("new-{}-{}-{safe}.lock", meta.dev(), meta.ino()),
+                meta.uid(),
+            )
+        }
+    };
+    let uid = fs::metadata("/proc/self").map_or(owner, |m| m.uid());
+    if let Some(dir) = lock_dir(uid) {
+        return Ok(dir.join(name));
+    }
+    let beside = match session_path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Ok(beside.join(format!(".{name}")))
+}
+
+/// `focus-locks-<uid>` under the temporary directory, created with mode 0700;
+/// `None` when it cannot be created or belongs to someone else.
+fn lock_dir(uid: u32) -> Option<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = std::env::temp_dir().join(format!("focus-locks-{uid}"));
+    let _ = fs::DirBuilder::new().mode(0o700).create(&dir);
+    let meta = fs::symlink_metadata(&dir).ok()?;
+    let usable = meta.is_dir() && meta.uid() == uid && meta.mode() & 0o022 == 0;
+    if usable {
+        sweep_dead_locks(&dir);
+    }
+    usable.then_some(dir)
+}
+
+/// Once per process: removes the locks in `dir` whose holder no longer runs
+/// (focus killed before it could remove its lock), so they do not pile up in
+/// the temporary directory. Each goes through `take_over_stale`, which never
+/// removes a lock another process has just taken.
+fn sweep_dead_locks(dir: &Path) {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(|| {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !path.extension().is_some_and(|e| e == "lock") {
+                continue;
+            }
+            let Ok(text) = fs::read_to_string(&path) else {
+                continue;
+            };
+            if Holder::parse(&text).is_some_and(|h| !h.is_running()) {
+                let _ = take_over_stale(&path, Some(&text));
+            }
+        }
+    });
+}
+
+/// Creates the lock file holding `record`, atomically *with* its content: the
+/// record is written to a private temporary file which is then hard-linked to
+/// the lock's name (fails if the name exists, like `create_new`). Creating the
+/// lock empty and writing the record after would let another process read an
+/// empty lock in between and judge it stale. Where hard links are not
+/// supported, falls back to `create_new` and a write.
+pub fn create_lock_file(path: &Path, record: &str) -> std::io::Result<()> {
     static ATTEMPT: AtomicU64 = AtomicU64::new(0);
-    let pid = std::process::id().to_string();
     let mut temporary = path.as_os_str().to_owned();
     temporary.push(format!(
         ".{}-{}.tmp",
@@ -86,31 +308,27 @@ pub fn create_lock_file(path: &Path) -> std::io::Result<()> {
         ATTEMPT.fetch_add(1, Ordering::Relaxed)
     ));
     let temporary = PathBuf::from(temporary);
-    fs::write(&temporary, &pid)?;
+    fs::write(&temporary, record)?;
     let linked = fs::hard_link(&temporary, path);
     let _ = fs::remove_file(&temporary);
     match linked {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
             let mut file = OpenOptions::new().write(true).create_new(true).open(path)?;
-            file.write_all(pid.as_bytes())
+            file.write_all(record.as_bytes())
         }
         other => other,
     }
-}
-
-fn read_pid(path: &Path) -> Option<u32> {
-    fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
 /// Removes a stale lock without ever removing a fresh one.
 ///
 /// Only the process holding `<lock>.takeover` (created with `create_new`, so one at
 /// a time) may remove a lock file, and it removes it only after re-reading that it
-/// still holds the stale pid. Nobody else can replace the stale file meanwhile
+/// still holds the stale record. Nobody else can replace the stale file meanwhile
 /// (`create_new` fails while it exists), so the file removed is the stale one.
 /// A takeover file left by a process that died mid-takeover is ignored after a few
 /// seconds.
-fn take_over_stale(path: &Path, stale: Option<u32>) -> Result<(), SessionError> {
+fn take_over_stale(path: &Path, stale: Option<&str>) -> Result<(), SessionError> {
     let mut guard = path.as_os_str().to_owned();
     guard.push(".takeover");
     let guard = PathBuf::from(guard);
@@ -133,7 +351,7 @@ fn take_over_stale(path: &Path, stale: Option<u32>) -> Result<(), SessionError> 
         }
         Err(e) => return Err(SessionError::io("creating", &guard, e)),
     }
-    if read_pid(path) == stale {
+    if fs::read_to_string(path).ok().as_deref() == stale {
         let _ = fs::remove_file(path);
     }
     let _ = fs::remove_file(&guard);
@@ -155,4 +373,53 @@ pub fn process_is_alive(pid: u32) -> bool {
         .status()
         .map(|s| s.success())
         .unwrap_or(true)
+}
+
+/// A process's start time in clock ticks since boot: field 22 of
+/// `/proc/<pid>/stat` (Linux); `None` elsewhere or when it cannot be read.
+pub fn process_start_time(pid: u32) -> Option<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_start_time(&stat)
+}
+
+/// Field 22 of a `/proc/<pid>/stat` line. The second field, the command name
+/// in parentheses, may itself hold spaces and parentheses, so fields are
+/// counted from the *last* `)`: the next field there is field 3.
+fn parse_start_time(stat: &str) -> Option<u64> {
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(22 - 3)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_time_is_field_22_even_with_a_hostile_command_name() {
+        let stat = "4242 (a) b (c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 \
+                    12345 67 18446744073709551615";
+        assert_eq!(parse_start_time(stat), Some(987_654));
+        assert_eq!(parse_start_time("garbage"), None);
+        let me = process_start_time(std::process::id());
+        if Path::new("/proc/self/stat").exists() {
+            assert!(me.is_some());
+        }
+    }
+
+    #[test]
+    fn records_round_trip_and_old_pid_only_locks_still_parse() {
+        let holder = Holder {
+            pid: 12,
+            start_time: Some(34),
+        };
+        assert_eq!(Holder::parse(&holder.record()), Some(holder));
+        assert_eq!(
+            Holder::parse("77\n"),
+            Some(Holder {
+                pid: 77,
+                start_time: None
+            })
+        );
+        assert_eq!(Holder::parse(""), None);
+    }
 }

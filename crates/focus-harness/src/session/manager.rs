@@ -6,6 +6,7 @@
 //! failed write returns the error and leaves the tree unchanged.
 
 use super::context::{build_context, model_and_thinking, SessionContext};
+use super::damaged;
 use super::entry::{CompactionEntry, Entry, EntryKind, SessionHeader, CURRENT_VERSION};
 use super::error::SessionError;
 use super::ids::{session_uuid, unique_short_id};
@@ -28,6 +29,8 @@ pub struct SessionManager {
     pub(super) path: Option<PathBuf>,
     pub(super) writer: Option<SessionWriter>,
     pub(super) problems: Vec<LoadProblem>,
+    /// The note about damaged lines skipped on load, if any.
+    pub(super) damage_note: Option<String>,
 }
 
 impl SessionManager {
@@ -53,6 +56,7 @@ impl SessionManager {
             path: Some(path),
             writer: Some(writer),
             problems: Vec::new(),
+            damage_note: None,
         })
     }
 
@@ -64,6 +68,7 @@ impl SessionManager {
             path: None,
             writer: None,
             problems: Vec::new(),
+            damage_note: None,
         }
     }
 
@@ -184,17 +189,22 @@ impl SessionManager {
                 .unwrap_or_default(),
             parent_session: None,
         });
+        let mut tree =
+            SessionTree::from_hashed(parsed.entries, hints.keys, &hints.hashes, &hints.labels);
+        tree.set_bridges(damaged::bridges(&parsed.damaged));
+        let damage_note = if parsed.damaged.is_empty() {
+            None
+        } else {
+            let aside = damaged::keep_aside(path, &parsed.damaged);
+            damaged::summary(&parsed.damaged, aside.as_deref())
+        };
         let manager = SessionManager {
             header,
-            tree: SessionTree::from_hashed(
-                parsed.entries,
-                hints.keys,
-                &hints.hashes,
-                &hints.labels,
-            ),
+            tree,
             path: Some(path.to_path_buf()),
             writer: None,
             problems: parsed.problems,
+            damage_note,
         };
         Ok((manager, parsed.tail, has_header))
     }
@@ -223,6 +233,13 @@ impl SessionManager {
     /// migration); the CLI shows these as notes.
     pub fn load_problems(&self) -> &[LoadProblem] {
         &self.problems
+    }
+
+    /// When damaged lines were skipped on load: how many, where, that the file
+    /// was left untouched, where their content was kept, and whether the
+    /// conversation continues across them ([`super::damaged::summary`]).
+    pub fn damage_note(&self) -> Option<&str> {
+        self.damage_note.as_deref()
     }
 
     /// The entries as a tree.
@@ -260,7 +277,11 @@ impl SessionManager {
 
     /// Appends an entry of `kind` as a child of the leaf and makes it the leaf.
     /// Returns its id.
-    pub fn append(&mut self, kind: EntryKind) -> Result<String, SessionError> {
+    pub fn append(&mut self, mut kind: EntryKind) -> Result<String, SessionError> {
+        // A hostile tool name is never stored.
+        if let EntryKind::Message(message) = &mut kind {
+            focus_core::tool::sanitize_tool_names(message);
+        }
         let tree = &self.tree;
         let entry = Entry {
             id: unique_short_id(|id| tree.contains(id)).into(),

@@ -3,7 +3,7 @@
 //! docs/sessions.md explains the format.
 //!
 //! Reading order: [`entry`] (what a line is), [`reader`] (bytes to entries, damage
-//! included; `source.rs` reads a file through small windows on every core,
+//! included, [`damaged`] what is kept of a skipped line; `source.rs` reads a file through small windows on every core,
 //! `direct.rs` is the fast path for message lines), [`migrate`] (older
 //! versions), [`tree`] (ids to a tree with a leaf), [`context`] (the leaf's branch to
 //! messages), [`convert`] (custom roles to user messages), [`writer`] and [`lock`]
@@ -14,6 +14,7 @@
 pub mod arena;
 pub mod context;
 pub mod convert;
+pub mod damaged;
 mod direct;
 pub mod entry;
 pub mod error;

@@ -11,6 +11,7 @@
 //!   lose history on the next fork.
 
 use super::arena::TextArena;
+use super::damaged::DamagedLine;
 use super::entry::{Entry, EntryKind, SessionHeader, CURRENT_VERSION};
 use super::id_index::{IdIndex, IdKeys};
 use super::migrate::migrate_to_current;
@@ -31,6 +32,9 @@ pub struct ParsedSession {
     pub entries: Vec<Entry>,
     /// What was wrong with the file, line by line.
     pub problems: Vec<LoadProblem>,
+    /// The lines skipped as corrupt, with what could be salvaged of them
+    /// ([`super::damaged`]), in file order.
+    pub damaged: Vec<DamagedLine>,
     /// How the file ends; the writer needs this to start its next line cleanly.
     pub tail: Tail,
 }
@@ -128,6 +132,8 @@ enum Decoded {
     /// already took it (the id may be in an arena not sealed yet).
     Entry(Entry, Option<LoadProblem>, Option<u64>),
     Problem(LoadProblem),
+    /// A line that is not an entry at all, kept aside.
+    Damaged(LoadProblem, DamagedLine),
 }
 
 /// Why a [`Source`] could not be read as a session.
@@ -261,7 +267,9 @@ pub(super) fn parse_source_for_tree<S: Source + ?Sized>(
     let mut entries = Vec::new();
     let mut hashes = Vec::new();
     let mut labels = Vec::new();
+    let mut damaged = Vec::new();
     for part in parts {
+        damaged.extend(part.damaged);
         labels.extend(part.labels.iter().map(|p| p + entries.len()));
         if entries.is_empty() {
             // The first part's vector is kept and the others appended to it, so half
@@ -279,6 +287,7 @@ pub(super) fn parse_source_for_tree<S: Source + ?Sized>(
         header,
         entries,
         problems,
+        damaged,
         tail,
     };
     let hints = TreeHints {
@@ -301,8 +310,11 @@ fn decode_line(number: usize, line: &[u8], arena: &mut TextArena, keys: &IdKeys)
         }
     }
     match decode_line_to_value(number, line) {
-        Ok(value) => decode_value(number, value),
-        Err(problem) => Decoded::Problem(problem),
+        Ok(value) => match decode_value(number, value) {
+            Decoded::Problem(problem) => Decoded::Damaged(problem, DamagedLine::new(number, line)),
+            decoded => decoded,
+        },
+        Err(problem) => Decoded::Damaged(problem, DamagedLine::new(number, line)),
     }
 }
 
@@ -369,6 +381,9 @@ fn decode_in_parallel<S: Source + ?Sized>(
         for problem in &mut part.problems {
             problem.line += before;
         }
+        for damaged in &mut part.damaged {
+            damaged.line += before;
+        }
         before += count;
         parts.push(part);
     }
@@ -400,6 +415,7 @@ fn decode_range<S: Source + ?Sized>(
 struct Part {
     entries: Vec<Entry>,
     problems: Vec<LoadProblem>,
+    damaged: Vec<DamagedLine>,
     hashes: Vec<u64>,
     labels: Vec<usize>,
 }
@@ -421,6 +437,10 @@ impl Part {
                 self.problems.extend(problem);
             }
             Decoded::Problem(problem) => self.problems.push(problem),
+            Decoded::Damaged(problem, damaged) => {
+                self.problems.push(problem);
+                self.damaged.push(damaged);
+            }
         }
     }
 }
@@ -446,7 +466,10 @@ fn decode_old_version<S: Source + ?Sized>(
                 numbers.push(number);
                 values.push(value);
             }
-            Err(problem) => part.add(Decoded::Problem(problem), keys),
+            Err(problem) => part.add(
+                Decoded::Damaged(problem, DamagedLine::new(number, line)),
+                keys,
+            ),
         }
     }
     migrate_to_current(version, &mut values);

@@ -19,6 +19,9 @@ pub struct SessionTree {
     leaf: Option<usize>,
     /// Whether some id was indexed twice (a damaged file); see [`Self::parent_of`].
     has_duplicate_ids: bool,
+    /// Entries skipped as damaged whose ids could be read: id → parent id
+    /// ([`super::damaged`]). A walk to the root crosses them.
+    bridges: HashMap<String, Option<String>>,
 }
 
 /// Records (or clears) the label an entry sets, if it is a label entry.
@@ -132,7 +135,29 @@ impl SessionTree {
                 }
             }
         }
-        self.index.get(parent, &self.entries)
+        self.index
+            .get(parent, &self.entries)
+            .or_else(|| self.across_bridges(parent))
+    }
+
+    /// The entry reached from the unknown id `missing` through damaged entries
+    /// whose ids were salvaged: each bridge leads to its own parent, until a
+    /// known entry (at most one step per bridge, so a loop of bridges ends).
+    fn across_bridges(&self, missing: &str) -> Option<usize> {
+        let mut id = missing;
+        for _ in 0..self.bridges.len() {
+            id = self.bridges.get(id)?.as_deref()?;
+            if let Some(found) = self.index.get(id, &self.entries) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// Sets the bridges over damaged entries (damaged id → its parent id) that
+    /// walks to the root may cross ([`super::damaged`]).
+    pub fn set_bridges(&mut self, bridges: HashMap<String, Option<String>>) {
+        self.bridges = bridges;
     }
 
     /// All entries in file order.

@@ -29,7 +29,7 @@ pub enum Durability {
 pub struct SessionWriter {
     path: PathBuf,
     file: Option<File>,
-    _lock: WriterLock,
+    lock: WriterLock,
     /// The header line, until it has been written.
     pending_header: Option<String>,
     tail: Tail,
@@ -52,7 +52,7 @@ impl SessionWriter {
         Ok(SessionWriter {
             path: path.to_path_buf(),
             file: None,
-            _lock: lock,
+            lock,
             pending_header: header,
             tail,
             durability: Durability::default(),
@@ -127,6 +127,8 @@ impl SessionWriter {
                 .append(true)
                 .open(&self.path)
                 .map_err(|e| SessionError::io("opening", &self.path, e))?;
+            // The file exists now: lock it by its identity, not its name.
+            self.lock.settle(&self.path)?;
             self.file = Some(file);
         }
         Ok(())

@@ -2,6 +2,7 @@
 //! left by a dead process is taken over.
 
 use crate::support::{user, Scratch};
+use focus_harness::session::lock::{lock_path_for, process_start_time, Holder};
 use focus_harness::session::{SessionError, SessionManager, SessionStore};
 use std::path::Path;
 use std::process::Command;
@@ -19,7 +20,7 @@ fn second_writer_is_refused_with_the_holder_pid() {
     }
     let message = SessionManager::open(&path).unwrap_err().to_string();
     assert!(
-        message.contains(&format!("pid {}", std::process::id())),
+        message.contains(&format!("focus process {}", std::process::id())),
         "{message}"
     );
     // Readers are never blocked.
@@ -40,7 +41,7 @@ fn second_writer_is_refused_with_the_holder_pid() {
 fn lock_held_by_another_live_process_then_stale_after_it_dies() {
     let scratch = Scratch::new("lock2");
     let path = scratch.path().join("s.jsonl");
-    let lock_path = scratch.path().join("s.jsonl.lock");
+    let lock_path = lock_path_for(&path).unwrap();
     let mut other = Command::new("sleep").arg("30").spawn().unwrap();
     std::fs::write(&lock_path, other.id().to_string()).unwrap();
     match SessionManager::open(&path) {
@@ -50,20 +51,31 @@ fn lock_held_by_another_live_process_then_stale_after_it_dies() {
     other.kill().unwrap();
     other.wait().unwrap();
     let mut session = SessionManager::open(&path).expect("stale lock is taken over");
-    session.append_message(&user("mine now")).unwrap();
     assert_eq!(
         std::fs::read_to_string(&lock_path).unwrap(),
-        std::process::id().to_string()
+        Holder::me().record()
+    );
+    session.append_message(&user("mine now")).unwrap();
+    // The file exists now: its lock is the file's own, the name's is released.
+    let file_lock = lock_path_for(&path).unwrap();
+    assert_ne!(file_lock, lock_path);
+    assert!(!lock_path.exists());
+    let record = std::fs::read_to_string(&file_lock).unwrap();
+    assert_eq!(record.lines().next(), Some(Holder::me().record().as_str()));
+    assert_eq!(
+        record.lines().nth(1).map(std::path::PathBuf::from),
+        Some(std::fs::canonicalize(&path).unwrap()),
+        "a file's lock names the file"
     );
     drop(session);
-    assert!(!lock_path.exists(), "lock removed when the writer closes");
+    assert!(!file_lock.exists(), "lock removed when the writer closes");
 }
 
 #[test]
 fn racing_takeovers_of_one_stale_lock_leave_exactly_one_writer() {
     let scratch = Scratch::new("lock-race");
     let path = scratch.path().join("s.jsonl");
-    let lock_path = scratch.path().join("s.jsonl.lock");
+    let lock_path = lock_path_for(&path).unwrap();
     let mut dead = Command::new("true").spawn().unwrap();
     let dead_pid = dead.id();
     dead.wait().unwrap();
@@ -95,4 +107,116 @@ fn racing_takeovers_of_one_stale_lock_leave_exactly_one_writer() {
         drop(winners);
         assert!(!lock_path.exists());
     }
+}
+
+#[test]
+fn a_session_opened_through_a_symlink_or_a_hard_link_has_one_writer() {
+    let scratch = Scratch::new("lock-links");
+    let store = SessionStore::new(scratch.path());
+    let mut first = SessionManager::create(&store, Path::new("/p")).unwrap();
+    first.append_message(&user("hello")).unwrap();
+    let path = first.path().unwrap().to_path_buf();
+    let hard = scratch.path().join("hard-link.jsonl");
+    let soft = scratch.path().join("symlink.jsonl");
+    std::fs::hard_link(&path, &hard).unwrap();
+    std::os::unix::fs::symlink(&path, &soft).unwrap();
+    for other_name in [&hard, &soft] {
+        match SessionManager::open(other_name) {
+            Err(SessionError::Locked { pid, lock, .. }) => {
+                assert_eq!(pid, std::process::id());
+                assert_eq!(lock, lock_path_for(&path).unwrap());
+            }
+            other => panic!("{}: expected Locked, got {other:?}", other_name.display()),
+        }
+    }
+    drop(first);
+    let mut second = SessionManager::open(&hard).expect("free once the first writer is gone");
+    second
+        .append_message(&user("through the hard link"))
+        .unwrap();
+    assert!(matches!(
+        SessionManager::open(&soft),
+        Err(SessionError::Locked { .. })
+    ));
+}
+
+#[test]
+fn a_lock_whose_pid_was_reused_is_stale_and_the_message_names_the_lock_file() {
+    let scratch = Scratch::new("lock-reuse");
+    let path = scratch.path().join("s.jsonl");
+    let lock_path = lock_path_for(&path).unwrap();
+    // A live process with the recorded pid, but not the one that took the lock:
+    // its start time differs.
+    let mut other = Command::new("sleep").arg("30").spawn().unwrap();
+    let Some(start) = process_start_time(other.id()) else {
+        other.kill().unwrap();
+        other.wait().unwrap();
+        eprintln!("skipped: no /proc/<pid>/stat here");
+        return;
+    };
+    let holder = Holder {
+        pid: other.id(),
+        start_time: Some(start),
+    };
+    std::fs::write(&lock_path, holder.record()).unwrap();
+    let message = match SessionManager::open(&path) {
+        Err(e @ SessionError::Locked { .. }) => e.to_string(),
+        other => panic!("expected Locked, got {other:?}"),
+    };
+    assert!(
+        message.contains(&format!("focus process {}", other.id())),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("rm {}", lock_path.display())),
+        "{message}"
+    );
+
+    let reused = Holder {
+        pid: other.id(),
+        start_time: Some(start + 1),
+    };
+    std::fs::write(&lock_path, reused.record()).unwrap();
+    let mut session = SessionManager::open(&path).expect("a reused pid's lock is stale");
+    session.append_message(&user("mine")).unwrap();
+    other.kill().unwrap();
+    other.wait().unwrap();
+}
+
+#[test]
+fn a_lock_that_outlived_its_file_does_not_lock_the_file_reusing_its_inode() {
+    // A writer still runs but its file was deleted; the inode number then names
+    // an unrelated new file, whose lock file name is the same.
+    let scratch = Scratch::new("lock-outlived");
+    let path = scratch.path().join("new.jsonl");
+    std::fs::write(&path, "").unwrap();
+    let lock_path = lock_path_for(&path).unwrap();
+    let mut other = Command::new("sleep").arg("30").spawn().unwrap();
+    let holder = Holder {
+        pid: other.id(),
+        start_time: process_start_time(other.id()),
+    };
+    let gone = scratch.path().join("deleted-long-ago.jsonl");
+    std::fs::write(
+        &lock_path,
+        format!("{}\n{}", holder.record(), gone.display()),
+    )
+    .unwrap();
+    let mut session = SessionManager::open(&path).expect("the lock was for another file");
+    session.append_message(&user("mine")).unwrap();
+    drop(session);
+    // The same record naming this very file does lock it.
+    let here = std::fs::canonicalize(&path).unwrap();
+    std::fs::write(
+        &lock_path,
+        format!("{}\n{}", holder.record(), here.display()),
+    )
+    .unwrap();
+    assert!(matches!(
+        SessionManager::open(&path),
+        Err(SessionError::Locked { .. })
+    ));
+    other.kill().unwrap();
+    other.wait().unwrap();
+    let _ = std::fs::remove_file(&lock_path);
 }

@@ -6,6 +6,7 @@
 
 mod compaction;
 mod crash;
+mod damaged;
 mod hostile;
 mod lock;
 mod pi_samples;

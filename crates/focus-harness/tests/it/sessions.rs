@@ -489,3 +489,63 @@ fn the_converter_plugs_into_the_agent_config() {
     let converted = (config.convert_to_llm.as_ref().unwrap())(&[summary]);
     assert!(matches!(&converted[..], [Message::User(_)]));
 }
+
+#[test]
+fn directories_whose_pi_names_collide_never_continue_each_other() {
+    // Issue 19, item 10: pi's folder for /x/a-b and /x/a/b is the same
+    // (`--x-a-b--`); `-c` in one continued the other's conversation.
+    let scratch = Scratch::new("cwd-collide");
+    let store = SessionStore::new(scratch.path());
+    let (dashed, nested) = (Path::new("/x/a-b"), Path::new("/x/a/b"));
+    assert_ne!(store.dir_for(dashed), store.dir_for(nested));
+    assert_eq!(store.legacy_dir_for(dashed), store.legacy_dir_for(nested));
+
+    // A session pi left for /x/a-b in the shared folder is still found there…
+    let legacy = store.legacy_dir_for(dashed);
+    std::fs::create_dir_all(&legacy).unwrap();
+    let pi_file = legacy.join("2026-01-01T00-00-00-000Z_pi-session.jsonl");
+    std::fs::write(
+        &pi_file,
+        "{\"type\":\"session\",\"version\":3,\"id\":\"pi-session\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/x/a-b\"}\n",
+    )
+    .unwrap();
+    assert_eq!(
+        store.most_recent(dashed).as_deref(),
+        Some(pi_file.as_path())
+    );
+    assert_eq!(store.list(dashed).len(), 1);
+    // …but never by the other directory.
+    assert_eq!(store.most_recent(nested), None);
+    assert!(store.list(nested).is_empty());
+    let mut fresh = SessionManager::continue_recent(&store, nested).unwrap();
+    assert!(
+        fresh.tree().entries().is_empty(),
+        "a new session, not /x/a-b's"
+    );
+    fresh.append_message(&user("nested")).unwrap();
+    assert!(fresh.path().unwrap().starts_with(store.dir_for(nested)));
+    drop(fresh);
+
+    // New sessions of /x/a-b go to its own folder; -c picks the newest of both.
+    let mut own = SessionManager::create(&store, dashed).unwrap();
+    own.append_message(&user("dashed")).unwrap();
+    let own_path = own.path().unwrap().to_path_buf();
+    drop(own);
+    assert!(own_path.starts_with(store.dir_for(dashed)));
+    let newest = store.most_recent(dashed).unwrap();
+    assert!(newest == own_path || newest == pi_file);
+    assert_eq!(store.list(dashed).len(), 2);
+    let continued = SessionManager::continue_recent(&store, nested).unwrap();
+    assert_eq!(continued.header().cwd, "/x/a/b");
+
+    // A session file moved into the wrong folder is not continued either.
+    let stray = store
+        .dir_for(nested)
+        .join("2026-01-02T00-00-00-000Z_stray.jsonl");
+    std::fs::write(
+        &stray,
+        "{\"type\":\"session\",\"version\":3,\"id\":\"stray\",\"timestamp\":\"2026-01-02T00:00:00.000Z\",\"cwd\":\"/elsewhere\"}\n",
+    )
+    .unwrap();
+    assert_ne!(store.most_recent(nested).as_deref(), Some(stray.as_path()));
+}
