@@ -60,6 +60,13 @@ pub const EXIT_FAILURE: i32 = 1;
 /// Exit code for a run stopped by Ctrl+C (128 + SIGINT, as shells report it).
 pub const EXIT_INTERRUPTED: i32 = 130;
 
+/// The exit status of a run that was stopped: 128 + the termination signal that
+/// stopped it (143 for SIGTERM, 129 for SIGHUP, 131 for SIGQUIT), as a shell
+/// expects of a program killed by it, else [`EXIT_INTERRUPTED`] (Ctrl+C).
+pub fn stopped_exit_code() -> i32 {
+    focus_sys::signals::last_termination().map_or(EXIT_INTERRUPTED, |signal| 128 + signal)
+}
+
 /// Runs focus with `arguments` (without the program name) and returns the exit code.
 pub fn run(arguments: impl Iterator<Item = String>) -> i32 {
     let args = match args::parse(arguments) {

@@ -27,7 +27,7 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
                 errln!("focus: {message}");
             }
             if outcome.reason == EndReason::Aborted {
-                return crate::EXIT_INTERRUPTED;
+                return crate::stopped_exit_code();
             }
             return crate::EXIT_FAILURE;
         }

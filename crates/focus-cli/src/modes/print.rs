@@ -33,7 +33,7 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
             EndReason::Completed => {}
             EndReason::Aborted => {
                 errln!("focus: aborted");
-                return crate::EXIT_INTERRUPTED;
+                return crate::stopped_exit_code();
             }
             other => {
                 errln!(
