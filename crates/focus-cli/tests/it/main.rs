@@ -2,6 +2,7 @@
 //! module per area, so linking happens once.
 
 mod choice;
+mod crash;
 mod export;
 mod flags;
 mod hostile;
