@@ -135,10 +135,17 @@ pub fn resolve_model(
     } else {
         format!("{provider}/{model}")
     };
+    // `--model provider/any-id`: a configured provider's model need not be listed
+    // (a model just pulled into Ollama), as in pi.
+    let provider = match spec.split_once('/') {
+        Some((named, _)) if provider.is_empty() => named,
+        _ => provider,
+    };
+    let model = spec.split_once('/').map_or(model, |(_, id)| id);
     match registry.find(&spec) {
         Ok(found) => Ok(found.clone()),
         Err(error) => match registry.provider(provider) {
-            Some(entry) if !provider.is_empty() => Ok(ModelInfo {
+            Some(entry) if !provider.is_empty() && !model.is_empty() => Ok(ModelInfo {
                 id: model.to_string(),
                 name: model.to_string(),
                 api: entry.api.clone(),

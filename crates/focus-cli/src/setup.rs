@@ -187,7 +187,13 @@ pub fn build_engine(
                 .flatten()
         })
         .or(settings.default_thinking_level)
-        .unwrap_or(ThinkingLevel::Off);
+        // A reasoning model thinks at a medium level unless told otherwise (pi's
+        // default); another model does not think.
+        .unwrap_or(if config.provider.model().reasoning {
+            ThinkingLevel::Medium
+        } else {
+            ThinkingLevel::Off
+        });
     config.options.session_id = Some(store.id().to_string()).filter(|s| !s.is_empty());
     config.convert_to_llm = Some(std::sync::Arc::new(focus_harness::session::convert_to_llm));
     let gatekeeper = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)

@@ -111,3 +111,46 @@ fn a_local_server_is_used_end_to_end() {
     assert_eq!(stdout(&out).trim(), "hello from the local model");
     assert!(stderr(&out).contains("tiny on the local ollama server"));
 }
+
+/// `--model provider/any-id` reaches a configured provider even when the id is
+/// not listed (a model just pulled into a local server), as in pi.
+#[test]
+fn an_unlisted_model_of_a_configured_provider_is_taken_as_given() {
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"u","steps":[{"reply":{"text":"hi from the new model"}}]}"#);
+    s.write_models(&server.url());
+    let out = s.run(
+        &["-p", "--no-session", "--model", "mock-openai/fresh-pull:7b", "hi"],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "hi from the new model");
+    let body = server.requests()[0].body_text();
+    assert!(body.contains(r#""model":"fresh-pull:7b""#), "{body}");
+}
+
+/// A reasoning model thinks at a medium level unless told otherwise (pi's
+/// default); the level is the one recorded in the session.
+#[test]
+fn a_reasoning_model_defaults_to_medium_thinking() {
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"r","steps":[{"reply":{"text":"ok"}}]}"#);
+    std::fs::write(
+        s.home.join("models.json"),
+        format!(
+            r#"{{"providers":{{"thinker":{{"baseUrl":"{}/v1","api":"openai-completions","apiKey":"k",
+"models":[{{"id":"deep","reasoning":true,"contextWindow":100000,"maxTokens":4096}}]}}}}}}"#,
+            server.url()
+        ),
+    )
+    .unwrap();
+    let out = s.run(&["-p", "--model", "thinker/deep", "hi"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let session = std::fs::read_to_string(&s.session_files()[0]).unwrap();
+    assert!(session.contains(r#""thinkingLevel":"medium""#), "{session}");
+    assert!(
+        server.requests()[0].body_text().contains(r#""reasoning_effort":"medium""#),
+        "{}",
+        server.requests()[0].body_text()
+    );
+}
