@@ -18,7 +18,9 @@
 //!   it (`process.rs`); a read blocked on the body wakes up with
 //!   [`TransportError::Cancelled`].
 //! * **Proxies** (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`) work
-//!   because curl reads them from the environment, which the process inherits.
+//!   because curl reads them from the environment, which the process inherits;
+//!   loopback addresses never go through one, and uppercase `HTTP_PROXY` counts
+//!   for `http://` URLs (`proxy.rs`).
 //!   `~/.curlrc` is ignored (`-q`) because its options could change the output
 //!   format parsed here.
 
@@ -26,11 +28,13 @@ mod config;
 mod exit_code;
 mod head;
 mod process;
+pub mod proxy;
 mod temp_file;
 
 use focus_core::cancel::CancelToken;
 use focus_transport::{HttpRequest, HttpResponse, Transport, TransportError};
 use process::{CurlBody, CurlProcess};
+use proxy::ProxyEnv;
 use std::path::{Path, PathBuf};
 use temp_file::PrivateTempFile;
 
@@ -41,6 +45,8 @@ pub const CURL_ENV: &str = "FOCUS_CURL";
 #[derive(Clone, Debug)]
 pub struct CurlTransport {
     program: PathBuf,
+    /// The proxy settings curl does not read the way users expect (`proxy.rs`).
+    proxy_env: ProxyEnv,
 }
 
 impl Default for CurlTransport {
@@ -62,6 +68,7 @@ impl CurlTransport {
     pub fn with_program(program: impl Into<PathBuf>) -> CurlTransport {
         CurlTransport {
             program: program.into(),
+            proxy_env: ProxyEnv::from_env(),
         }
     }
 
@@ -107,7 +114,11 @@ impl Transport for CurlTransport {
                 TransportError::CannotStart(format!("cannot stage the request body: {e}"))
             })?)
         };
-        let config = config::build_config(request, body_file.as_ref().map(PrivateTempFile::path))?;
+        let config = config::build_config(
+            request,
+            body_file.as_ref().map(PrivateTempFile::path),
+            &self.proxy_env,
+        )?;
         let (mut process, mut stdout) = CurlProcess::spawn(
             &self.program,
             &config,

@@ -1,6 +1,8 @@
 //! curl honours `http_proxy` from the environment: the test server plays the
-//! proxy and receives the absolute-form request. Its own test binary, because it
-//! changes this process's environment.
+//! proxy and receives the absolute-form request. focus adds what curl leaves out:
+//! uppercase `HTTP_PROXY` for `http://` URLs, and loopback addresses never
+//! proxied. Its own test binary, with one test, because it changes this
+//! process's environment.
 
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;
@@ -35,4 +37,35 @@ fn requests_go_through_the_proxy_from_the_environment() {
     assert_eq!(seen.path, "http://focus-proxy-test.invalid/v1/chat");
     assert_eq!(seen.header("authorization"), Some("Bearer sk-proxy-test"));
     assert_eq!(seen.body, b"{}");
+
+    // A local server is reached directly even with a proxy set.
+    let local = TestServer::queue(vec![ScriptedResponse::json("{\"via\":\"direct\"}")]);
+    let direct = HttpRequest {
+        url: format!("{}/v1/chat", local.url()),
+        ..request.clone()
+    };
+    let mut body = String::new();
+    let mut reader = CurlTransport::new()
+        .send(&direct, &CancelToken::new())
+        .unwrap()
+        .body;
+    reader.read_to_string(&mut body).unwrap();
+    assert_eq!(body, "{\"via\":\"direct\"}");
+    assert_eq!(proxy.requests().len(), 1, "the proxy saw no second request");
+
+    // Uppercase HTTP_PROXY alone (curl ignores it) is honoured for http URLs.
+    std::env::remove_var("http_proxy");
+    let upper = TestServer::queue(vec![ScriptedResponse::json("{\"via\":\"upper\"}")]);
+    std::env::set_var("HTTP_PROXY", upper.url());
+    let mut body = String::new();
+    let mut reader = CurlTransport::new()
+        .send(&request, &CancelToken::new())
+        .unwrap()
+        .body;
+    reader.read_to_string(&mut body).unwrap();
+    assert_eq!(body, "{\"via\":\"upper\"}");
+    assert_eq!(
+        upper.requests()[0].path,
+        "http://focus-proxy-test.invalid/v1/chat"
+    );
 }

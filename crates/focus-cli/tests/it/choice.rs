@@ -120,7 +120,13 @@ fn an_unlisted_model_of_a_configured_provider_is_taken_as_given() {
     let server = mock(r#"{"name":"u","steps":[{"reply":{"text":"hi from the new model"}}]}"#);
     s.write_models(&server.url());
     let out = s.run(
-        &["-p", "--no-session", "--model", "mock-openai/fresh-pull:7b", "hi"],
+        &[
+            "-p",
+            "--no-session",
+            "--model",
+            "mock-openai/fresh-pull:7b",
+            "hi",
+        ],
         "",
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -149,7 +155,9 @@ fn a_reasoning_model_defaults_to_medium_thinking() {
     let session = std::fs::read_to_string(&s.session_files()[0]).unwrap();
     assert!(session.contains(r#""thinkingLevel":"medium""#), "{session}");
     assert!(
-        server.requests()[0].body_text().contains(r#""reasoning_effort":"medium""#),
+        server.requests()[0]
+            .body_text()
+            .contains(r#""reasoning_effort":"medium""#),
         "{}",
         server.requests()[0].body_text()
     );

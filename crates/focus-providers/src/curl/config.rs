@@ -7,6 +7,7 @@
 //! checked first: a line break in a header would let a value inject further curl
 //! options, and a header name starting with `@` would make curl read a file.
 
+use super::proxy::{self, ProxyChoice, ProxyEnv};
 use focus_transport::{HttpRequest, TransportError};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -16,11 +17,17 @@ use std::path::Path;
 pub(super) fn build_config(
     request: &HttpRequest,
     body_file: Option<&Path>,
+    proxy_env: &ProxyEnv,
 ) -> Result<String, TransportError> {
     let mut config = String::with_capacity(512);
     let url = request.url.trim();
     check_url(url)?;
     push_option(&mut config, "url", Some(url));
+    match proxy::choose(url, proxy_env) {
+        ProxyChoice::CurlDecides => {}
+        ProxyChoice::Direct => push_option(&mut config, "noproxy", Some("*")),
+        ProxyChoice::Through(proxy) => push_option(&mut config, "proxy", Some(&proxy)),
+    }
     // Fixed behaviour, whatever the user's environment:
     push_option(&mut config, "silent", None); // no progress meter…
     push_option(&mut config, "show-error", None); // …but errors on stderr
@@ -161,7 +168,12 @@ mod tests {
 
     #[test]
     fn quotes_values_and_lists_every_option() {
-        let config = build_config(&request(), Some(Path::new("/tmp/b ody"))).unwrap();
+        let config = build_config(
+            &request(),
+            Some(Path::new("/tmp/b ody")),
+            &ProxyEnv::default(),
+        )
+        .unwrap();
         assert!(
             config.starts_with("url = \"https://api.example/v1?key=s\\\"e\\\\c\"\n"),
             "{config}"
@@ -191,28 +203,30 @@ mod tests {
             "x-api-key".into(),
             "sk-secret\nurl = \"http://evil\"".into(),
         )];
-        let error = build_config(&bad, None).unwrap_err().to_string();
+        let error = build_config(&bad, None, &ProxyEnv::default())
+            .unwrap_err()
+            .to_string();
         assert!(
             error.contains("x-api-key") && !error.contains("sk-secret"),
             "{error}"
         );
         bad.headers = vec![("@/etc/passwd".into(), "x".into())];
-        assert!(build_config(&bad, None).is_err());
+        assert!(build_config(&bad, None, &ProxyEnv::default()).is_err());
         bad.headers.clear();
         bad.url = "file:///etc/passwd".into();
-        assert!(build_config(&bad, None).is_err());
+        assert!(build_config(&bad, None, &ProxyEnv::default()).is_err());
         bad.url = "http://a/\r\nheader = x".into();
-        assert!(build_config(&bad, None).is_err());
+        assert!(build_config(&bad, None, &ProxyEnv::default()).is_err());
         bad.url = "http://a/".into();
         bad.method = "GET\nurl".into();
-        assert!(build_config(&bad, None).is_err());
+        assert!(build_config(&bad, None, &ProxyEnv::default()).is_err());
     }
 
     #[test]
     fn head_requests_use_the_head_option() {
         let mut head = request();
         head.method = "HEAD".into();
-        let config = build_config(&head, None).unwrap();
+        let config = build_config(&head, None, &ProxyEnv::default()).unwrap();
         assert!(config.lines().any(|l| l == "head") && !config.contains("request ="));
     }
 }
