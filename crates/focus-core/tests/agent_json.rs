@@ -4,7 +4,6 @@
 //! with /work/shared/reference/pi-samples/pi-json-events.jsonl.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use focus_core::agent::testing::{FnTool, Reply, ScriptedProvider};
@@ -17,21 +16,8 @@ use focus_core::tool::ToolOutput;
 
 /// The pi sample, or None (with SKIPPED printed) when the shared data is absent.
 fn pi_events() -> Option<Vec<Value>> {
-    let root = std::env::var_os("FOCUS_REFERENCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference")
-        });
-    let path = root.join("pi-samples/pi-json-events.jsonl");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "missing {}",
-            path.display()
-        );
-        println!("SKIPPED: {} not found", path.display());
-        return None;
-    };
+    let path = focus_testkit::pi_samples_dir()?.join("pi-json-events.jsonl");
+    let text = std::fs::read_to_string(&path).expect("the pi sample is readable");
     let lines = text.lines().filter(|l| !l.trim().is_empty());
     let values: Vec<Value> = lines
         .map(|l| parse_str(l).expect("pi sample line"))

@@ -6,29 +6,8 @@
 //! tests print SKIPPED and pass, except under `CI=true`, where absence is a failure.
 
 use focus_core::json::{parse, Value};
-use std::path::{Path, PathBuf};
-
-/// The JSON conformance directory, or `None` (after printing SKIPPED) when absent.
-/// Reads `FOCUS_CONFORMANCE_DIR`, defaulting to `../shared/conformance` beside the repo.
-fn conformance_dir(name: &str) -> Option<PathBuf> {
-    let base = std::env::var_os("FOCUS_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance")
-        });
-    let dir = base.join(name);
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "conformance data missing at {} (required under CI=true)",
-            dir.display()
-        );
-    }
-    eprintln!("SKIPPED: conformance data not found at {}", dir.display());
-    None
-}
+use focus_testkit::conformance_dir;
+use std::path::Path;
 
 /// `(file name, contents)` of every file in `dir/sub` whose name starts with `prefix`, sorted.
 fn cases(dir: &Path, sub: &str, prefix: &str) -> Vec<(String, Vec<u8>)> {

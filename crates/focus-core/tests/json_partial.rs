@@ -3,7 +3,7 @@
 //! JSONTestSuite `y_` document.
 
 use focus_core::json::{parse, parse_partial, Value};
-use std::path::{Path, PathBuf};
+use focus_testkit::conformance_dir;
 
 fn partial(text: &str) -> String {
     parse_partial(text).to_json_string()
@@ -116,26 +116,6 @@ fn streaming_a_long_argument_gives_growing_prefixes() {
         parse_partial(&doc)["content"].as_str(),
         Some(content.as_str())
     );
-}
-
-fn conformance_dir(name: &str) -> Option<PathBuf> {
-    let base = std::env::var_os("FOCUS_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance")
-        });
-    let dir = base.join(name);
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "conformance data missing at {} (required under CI=true)",
-            dir.display()
-        );
-    }
-    eprintln!("SKIPPED: conformance data not found at {}", dir.display());
-    None
 }
 
 /// Every prefix of every `y_` document gives a value that is itself valid JSON; an

@@ -14,7 +14,6 @@ use focus_core::provider::StreamEvent;
 use focus_providers::decode_body;
 use focus_transport::sse::SseDecoder;
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Instant;
 
 const FOLDERS: [(&str, &str); 5] = [
@@ -26,16 +25,10 @@ const FOLDERS: [(&str, &str); 5] = [
 ];
 
 fn main() {
-    let root = std::env::var_os("FOCUS_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance")
-        })
-        .join("providers");
-    if !root.is_dir() {
-        eprintln!("bench_decode: no recorded streams at {}", root.display());
+    let Some(root) = focus_testkit::conformance_dir("providers") else {
+        eprintln!("bench_decode: no recorded streams (set FOCUS_CONFORMANCE_DIR)");
         std::process::exit(1);
-    }
+    };
     println!(
         "{:<22} {:>8} {:>8} {:>10} {:>12} {:>10}",
         "stream type", "files", "events", "bytes", "µs/event", "MB/s"

@@ -143,8 +143,9 @@ fn mutated_models_json_merges_or_names_the_problem() {
 #[test]
 fn mutated_histories_build_requests_for_every_api() {
     use focus_core::json::FromJson;
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/reference/pi-samples");
+    let Some(dir) = focus_testkit::pi_samples_dir() else {
+        return;
+    };
     let mut originals: Vec<Value> = Vec::new();
     for name in [
         "pi-session-anthropic-messages.jsonl",
@@ -162,10 +163,7 @@ fn mutated_histories_build_requests_for_every_api() {
             }
         }
     }
-    if originals.is_empty() {
-        eprintln!("SKIPPED: pi samples not found");
-        return;
-    }
+    assert!(!originals.is_empty(), "no messages in {}", dir.display());
     let mut registry = Registry::builtin();
     registry.merge_models_json(EXAMPLE).unwrap();
     // One model of each wire API, from the example.

@@ -21,7 +21,7 @@ const FOLDERS: [(&str, &str); 5] = [
 ];
 
 fn streams() -> Option<Vec<(&'static str, PathBuf)>> {
-    let dir = focus_transport::testkit::conformance_dir("providers")?;
+    let dir = focus_testkit::conformance_dir("providers")?;
     let mut out = Vec::new();
     for (folder, api) in FOLDERS {
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(folder))

@@ -60,7 +60,7 @@ const CASES: [Case; 4] = [
 
 #[test]
 fn every_api_streams_through_curl_from_the_loopback_server() {
-    let Some(dir) = focus_transport::testkit::conformance_dir("providers") else {
+    let Some(dir) = focus_testkit::conformance_dir("providers") else {
         return;
     };
     if CurlTransport::new().check().is_err() {

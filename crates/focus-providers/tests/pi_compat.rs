@@ -10,15 +10,9 @@ use focus_core::provider::{ModelInfo, ModelRequest, RequestOptions};
 use focus_providers::{anthropic, openai_completions, openai_responses};
 use std::path::PathBuf;
 
+/// The pi samples, or `None` (a visible skip; a failure under `CI=true`).
 fn samples() -> Option<PathBuf> {
-    let dir =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/pi-samples");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: pi samples not found at {}", dir.display());
-        None
-    }
+    focus_testkit::pi_samples_dir()
 }
 
 /// Drops what differs only in encoding.

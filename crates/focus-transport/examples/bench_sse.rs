@@ -63,7 +63,7 @@ fn decode(stream: &[u8], piece: usize) -> usize {
 
 /// The recorded provider streams joined, or a synthetic one.
 fn sample_stream() -> (Vec<u8>, &'static str) {
-    if let Some(dir) = focus_transport::testkit::conformance_dir("providers") {
+    if let Some(dir) = focus_testkit::conformance_dir("providers") {
         let mut files = Vec::new();
         collect(&dir, &mut files);
         files.sort();

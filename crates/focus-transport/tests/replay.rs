@@ -2,9 +2,9 @@
 //! failures reproduced, requests recorded.
 
 use focus_core::cancel::CancelToken;
+use focus_testkit::conformance_dir;
 use focus_transport::replay::{ReplayResponse, ReplayTransport};
 use focus_transport::sse::EventReader;
-use focus_transport::testkit::conformance_dir;
 use focus_transport::{HttpRequest, Transport, TransportError};
 use std::io::Read;
 

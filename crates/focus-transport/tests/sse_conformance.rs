@@ -4,8 +4,8 @@
 
 use focus_core::json::{self, ToJson, Value};
 use focus_core::rng::Rng;
+use focus_testkit::conformance_dir;
 use focus_transport::sse::{SseDecoder, SseEvent};
-use focus_transport::testkit::conformance_dir;
 use std::path::Path;
 
 struct Case {

@@ -1,7 +1,7 @@
 //! `sse_dump` (the example) prints the same events for `--chunk 1` as for the whole
 //! input, on every recorded provider stream, and the conformance meanings on a case.
 
-use focus_transport::testkit::conformance_dir;
+use focus_testkit::conformance_dir;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

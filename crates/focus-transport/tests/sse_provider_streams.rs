@@ -2,8 +2,8 @@
 //! `.expect.json` states (`wire.sse_events`), whole and in random pieces.
 
 use focus_core::json;
+use focus_testkit::conformance_dir;
 use focus_transport::sse::SseDecoder;
-use focus_transport::testkit::conformance_dir;
 use std::path::{Path, PathBuf};
 
 fn streams(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -92,13 +92,10 @@ fn a_focus_session_exports_to_valid_self_contained_html() {
 
 #[test]
 fn a_pi_session_file_exports_too() {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/reference/pi-samples");
-    let sample = dir.join("pi-session-openai-completions.jsonl");
-    if !sample.exists() {
-        eprintln!("SKIPPED: pi samples not found at {}", dir.display());
+    let Some(dir) = focus_testkit::pi_samples_dir() else {
         return;
-    }
+    };
+    let sample = dir.join("pi-session-openai-completions.jsonl");
     let s = Sandbox::new();
     let html = export(&s, &sample);
     parse_tags(&html);

@@ -497,17 +497,11 @@ mod tests {
 
     #[test]
     fn real_pi_sessions_take_the_fast_path_and_match() {
-        // Reference data outside the repo (see tests/it/pi_samples.rs); skipped if absent.
-        let dir = std::env::var_os("FOCUS_PI_SAMPLES_DIR")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| {
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("../../../shared/reference/pi-samples")
-            });
-        let Ok(listing) = std::fs::read_dir(&dir) else {
-            eprintln!("SKIPPED: pi samples not found at {}", dir.display());
+        // Reference data outside the repo; a visible skip if absent.
+        let Some(dir) = focus_testkit::pi_samples_dir() else {
             return;
         };
+        let listing = std::fs::read_dir(&dir).expect("the pi samples are readable");
         let mut taken = 0;
         for file in listing.flatten() {
             let name = file.file_name().to_string_lossy().into_owned();

@@ -17,10 +17,10 @@ use focus_harness::settings::load_settings;
 const PI_SAMPLE: &str = "pi-session-anthropic-messages.jsonl";
 
 fn pi_lines() -> Vec<String> {
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/reference/pi-samples")
-        .join(PI_SAMPLE);
-    match std::fs::read_to_string(path) {
+    // Without the samples (a visible skip of the real file), a small
+    // hand-written session stands in.
+    let path = focus_testkit::pi_samples_dir().map(|dir| dir.join(PI_SAMPLE));
+    match path.map(std::fs::read_to_string).unwrap_or_else(|| Err(std::io::ErrorKind::NotFound.into())) {
         Ok(text) => text.lines().map(str::to_string).collect(),
         // Without the samples, a small hand-written session stands in.
         Err(_) => vec![

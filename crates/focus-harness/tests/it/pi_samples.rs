@@ -7,25 +7,9 @@ use focus_core::json::{parse_str, ToJson};
 use focus_harness::session::{convert_to_llm, SessionManager};
 use std::path::PathBuf;
 
-/// `$FOCUS_PI_SAMPLES_DIR`, else `<workspace>/../shared/reference/pi-samples`.
-/// `None` (test skipped, with a note) when absent; a failure under `CI=true`.
+/// The pi samples, or `None` (a visible skip; a failure under `CI=true`).
 fn samples_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("FOCUS_PI_SAMPLES_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/pi-samples")
-        });
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "pi samples not found at {} (required under CI=true)",
-            dir.display()
-        );
-    }
-    eprintln!("SKIPPED: pi samples not found at {}", dir.display());
-    None
+    focus_testkit::pi_samples_dir()
 }
 
 #[test]
