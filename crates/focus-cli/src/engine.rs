@@ -170,6 +170,10 @@ impl Engine {
         let mut recovery = OverflowRecovery::new();
         let mut outcome = self.run_once(prompts, on_event);
         loop {
+            // A run the user stopped is not followed by a compaction.
+            if outcome.reason == EndReason::Aborted {
+                return outcome;
+            }
             match self.after_run(&mut recovery, on_notice) {
                 AfterRun::Retry => outcome = self.run_once(Vec::new(), on_event),
                 AfterRun::Done => return outcome,
@@ -233,11 +237,30 @@ impl Engine {
     /// After a run: retry once after compacting on overflow, or compact when the
     /// context passed the threshold. Each compaction is announced to `notify` as
     /// pi's `auto_compaction_start` `{reason}` and `auto_compaction_end`
-    /// `{result, aborted, willRetry, errorMessage?}` events.
+    /// `{result, aborted, willRetry, errorMessage?}` events. Ctrl+C and the
+    /// termination signals cancel a compaction (see [`Engine::after_run_watching`]).
     pub fn after_run(
         &mut self,
         recovery: &mut OverflowRecovery,
         notify: &mut dyn FnMut(&Value),
+    ) -> AfterRun {
+        let before = crate::terminal::signals::interrupts();
+        self.after_run_watching(recovery, notify, &mut |cancel| {
+            if crate::terminal::signals::interrupts() > before {
+                cancel.cancel();
+            }
+        })
+    }
+
+    /// [`Engine::after_run`], with `watch` called on this thread every few
+    /// milliseconds while a compaction's summary call runs (on a thread of its
+    /// own): it cancels the token to stop the compaction, and may answer whoever
+    /// asks meanwhile (the RPC server answers `abort` and `get_state` that way).
+    pub fn after_run_watching(
+        &mut self,
+        recovery: &mut OverflowRecovery,
+        notify: &mut dyn FnMut(&Value),
+        watch: &mut CompactionWatch<'_>,
     ) -> AfterRun {
         let window = self.config.provider.model().context_window;
         let last = self
@@ -249,9 +272,10 @@ impl Engine {
         if let Some(last) = last {
             match recovery.after_run(&last, window) {
                 OverflowAction::CompactAndRetry => {
-                    let compacted = self.announced_compaction("overflow", notify, |engine| {
-                        engine.drop_trailing_error()
-                    });
+                    let compacted =
+                        self.announced_compaction("overflow", notify, watch, |engine| {
+                            engine.drop_trailing_error()
+                        });
                     return match compacted {
                         Ok(true) => AfterRun::Retry,
                         Ok(false) => AfterRun::Done,
@@ -275,7 +299,7 @@ impl Engine {
         if should_compact(tokens, window, &self.compaction)
             && self.compaction_failures < MAX_COMPACTION_FAILURES
         {
-            match self.announced_compaction("threshold", notify, |_| false) {
+            match self.announced_compaction("threshold", notify, watch, |_| false) {
                 Err(error) if error == CANCELLED => return AfterRun::Aborted,
                 Err(error) => self.store_warning = Some(format!("automatic compaction: {error}")),
                 Ok(_) => {}
@@ -290,12 +314,13 @@ impl Engine {
         &mut self,
         reason: &str,
         notify: &mut dyn FnMut(&Value),
+        watch: &mut CompactionWatch<'_>,
         retry: impl FnOnce(&mut Engine) -> bool,
     ) -> Result<bool, String> {
         notify(&json_object! {"type" => "auto_compaction_start", "reason" => reason});
-        // The summary is a model call that can take a minute: Ctrl+C or a
-        // termination signal cancels it, as it would a run.
-        let compacted = watching_interrupts(|cancel| self.compact_with(None, cancel));
+        // The summary is a model call that can take a minute: `watch` may cancel
+        // it, as an abort would a run.
+        let compacted = watching(|cancel| self.compact_with(None, cancel), watch);
         match compacted {
             Ok(result) => {
                 self.compaction_failures = 0;
@@ -359,18 +384,22 @@ pub enum AfterRun {
 /// The error of a compaction the user cancelled.
 const CANCELLED: &str = "compaction cancelled";
 
-/// Runs `work` on a thread of its own while this one watches for Ctrl+C and the
-/// termination signals, which cancel the token `work` is given. For work the user
-/// must be able to stop that is not a run (a compaction's summary call).
-fn watching_interrupts<T: Send>(work: impl FnOnce(&CancelToken) -> T + Send) -> T {
+/// Watches a compaction while it runs (see [`Engine::after_run_watching`]).
+pub type CompactionWatch<'a> = dyn FnMut(&CancelToken) + 'a;
+
+/// Runs `work` on a thread of its own and calls `watch` on this one every few
+/// milliseconds until it is done; `watch` may cancel the token `work` is given.
+/// For work the user must be able to stop that is not a run (a compaction's
+/// summary call).
+fn watching<T: Send>(
+    work: impl FnOnce(&CancelToken) -> T + Send,
+    watch: &mut CompactionWatch<'_>,
+) -> T {
     let cancel = CancelToken::new();
-    let before = crate::terminal::signals::interrupts();
     std::thread::scope(|scope| {
         let worker = scope.spawn(|| work(&cancel));
         while !worker.is_finished() {
-            if crate::terminal::signals::interrupts() > before {
-                cancel.cancel();
-            }
+            watch(&cancel);
             std::thread::park_timeout(std::time::Duration::from_millis(20));
         }
         match worker.join() {

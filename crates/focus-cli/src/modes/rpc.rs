@@ -96,6 +96,7 @@ pub fn serve(args: &Args, cwd: &Path, request: &SessionRequest) -> i32 {
             };
         }
     };
+    crate::terminal::signals::catch_interrupts();
     run(&mut engine, cwd, sender, inputs)
 }
 
@@ -118,31 +119,60 @@ pub fn run(
         refuse_approvals: false,
     };
     let mut lines = EventLines::new();
+    // Inputs that arrived while a compaction ran, handled once it is over.
+    let mut deferred: std::collections::VecDeque<Input> = std::collections::VecDeque::new();
     let mut eof: Option<std::time::Instant> = None;
     let mut aborted_at_eof: Option<std::time::Instant> = None;
+    // SIGTERM, SIGHUP, SIGQUIT (and SIGINT) stop the server as the end of input
+    // does, but abort a running prompt at once; focus then exits with 128 + the
+    // signal's number once the run has ended (every tool call answered).
+    let signals_before = crate::terminal::signals::interrupts();
+    let mut signalled = false;
     loop {
-        let input = match eof {
-            None => match inputs.recv() {
-                Ok(input) => input,
-                Err(_) => break,
-            },
-            // After end of input every wait is bounded (docs/rpc.md).
+        if !signalled && crate::terminal::signals::interrupts() > signals_before {
+            signalled = true;
+            let now = std::time::Instant::now();
+            if eof.is_none() {
+                eof = Some(now);
+                server.end_of_input();
+            }
+            if aborted_at_eof.is_none() {
+                server.abort();
+                aborted_at_eof = Some(now);
+            }
+            if server.running.is_none() {
+                break;
+            }
+        }
+        // Every wait is short, so a signal is seen within SIGNAL_POLL; after end
+        // of input every wait is also bounded (docs/rpc.md).
+        let wait = match eof {
+            None => SIGNAL_POLL,
             Some(closed) => {
                 let limit = match aborted_at_eof {
                     Some(aborted) => aborted + EOF_ABORT_LIMIT,
                     None => closed + EOF_STEP_LIMIT,
                 };
-                let left = limit.saturating_duration_since(std::time::Instant::now());
-                match inputs.recv_timeout(left) {
-                    Ok(input) => input,
-                    Err(mpsc::RecvTimeoutError::Timeout) if aborted_at_eof.is_none() => {
-                        server.abort();
-                        aborted_at_eof = Some(std::time::Instant::now());
-                        continue;
+                let now = std::time::Instant::now();
+                if now >= limit {
+                    if aborted_at_eof.is_some() {
+                        break;
                     }
-                    Err(_) => break,
+                    server.abort();
+                    aborted_at_eof = Some(now);
+                    continue;
                 }
+                (limit - now).min(SIGNAL_POLL)
             }
+        };
+        let input = match deferred
+            .pop_front()
+            .map(Ok)
+            .unwrap_or_else(|| inputs.recv_timeout(wait))
+        {
+            Ok(input) => input,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
         let step_ended = matches!(input, Input::Event(AgentEvent::TurnEnd { .. }));
         match input {
@@ -165,8 +195,23 @@ pub fn run(
                 server.running = None;
                 server.refuse_approvals = eof.is_some();
                 server.engine.history = history;
+                // Stopping on a signal or after an abort: no compaction (a model
+                // call) on the way out.
+                let aborted = matches!(
+                    &end,
+                    AgentEvent::AgentEnd {
+                        reason: focus_core::event::EndReason::Aborted,
+                        ..
+                    }
+                );
+                let after = if signalled || aborted {
+                    AfterRun::Done
+                } else {
+                    server.compact_if_needed(&inputs, &mut deferred)
+                };
+                // `agent_end` once the server is idle: after any compaction.
                 write_event(&mut lines, &end);
-                server.finished();
+                server.finished(after);
             }
             Input::Approval(pending) if server.refuse_approvals => {
                 pending.answer(ApprovalAnswer::Deny(NOBODY_TO_APPROVE.into()));
@@ -197,8 +242,15 @@ pub fn run(
             break;
         }
     }
-    0
+    if signalled {
+        crate::stopped_exit_code()
+    } else {
+        0
+    }
 }
+
+/// How often the server looks for a termination signal while it waits.
+const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Reads stdin on its own thread, splitting on `\n` only (JSON strings may hold
 /// U+2028, which some line readers wrongly split on) and dropping a trailing `\r`.
@@ -515,11 +567,49 @@ impl Server<'_> {
         crate::engine::follow_run(run, self.inputs.clone(), Input::Event, Input::Finished);
     }
 
-    fn finished(&mut self) {
-        match self
-            .engine
-            .after_run(&mut self.recovery, &mut |notice| write_line(notice))
-        {
+    /// After a run: the automatic compaction, if the context needs it. While its
+    /// summary call runs, `abort` cancels it and `get_state` is answered (with
+    /// `isCompacting`); every other input waits in `deferred` until it is over.
+    fn compact_if_needed(
+        &mut self,
+        inputs: &Receiver<Input>,
+        deferred: &mut std::collections::VecDeque<Input>,
+    ) -> AfterRun {
+        let mut state = self.state();
+        if let Some(o) = state.as_object_mut() {
+            o.insert("isCompacting", true);
+        }
+        let mut watch = |cancel: &focus_core::cancel::CancelToken| {
+            while let Ok(input) = inputs.try_recv() {
+                let Input::Line(line) = &input else {
+                    deferred.push_back(input);
+                    continue;
+                };
+                let command = parse_str(line).unwrap_or(Value::Null);
+                let id = command.get("id").cloned();
+                match command["type"].as_str() {
+                    Some("abort") => {
+                        cancel.cancel();
+                        write_line(&ok_response(id.as_ref(), "abort", None));
+                    }
+                    Some("get_state") => {
+                        write_line(&ok_response(id.as_ref(), "get_state", Some(state.clone())));
+                    }
+                    _ => deferred.push_back(input),
+                }
+            }
+        };
+        self.engine.after_run_watching(
+            &mut self.recovery,
+            &mut |notice| write_line(notice),
+            &mut watch,
+        )
+    }
+
+    /// What follows a run, once `agent_end` is out: the overflow retry, or the
+    /// note that recovery failed.
+    fn finished(&mut self, after: AfterRun) {
+        match after {
             AfterRun::Retry => self.start(Vec::new()),
             AfterRun::GaveUp(note) => write_line(&json_object! {
                 "type" => "auto_retry_end", "success" => false, "attempt" => 1,

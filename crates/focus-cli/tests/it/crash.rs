@@ -44,12 +44,13 @@ fn one_run(run: usize, signal: &str, number: i32, delay: Duration, seed: u64) {
     let what = format!("run {run} (seed {seed}): SIG{signal} after {delay:?}");
     let marker = format!("crash-marker-{}-{run}", std::process::id());
     let s = Sandbox::new();
-    // A tool call (a slow command carrying the marker), a slowly streamed answer,
+    // A tool call (a slow command whose name is the marker, so a process left
+    // behind is found), a slowly streamed answer,
     // then every later request (the compaction's summary, the continuation) gets
     // a slow answer too.
     let scenario = format!(
         r#"{{"name":"crash","steps":[
-      {{"reply":{{"text":"Running it.","toolCalls":[{{"name":"bash","arguments":{{"command":"sleep 0.3 # {marker}"}}}}]}}}},
+      {{"reply":{{"text":"Running it.","toolCalls":[{{"name":"bash","arguments":{{"command":"exec -a {marker} sleep 0.3"}}}}]}}}},
       {{"reply":{{"text":"one two three four five six seven eight nine","chunkDelayMs":40}}}},
       {{"reply":{{"text":"a summary or an answer, slowly","chunkDelayMs":40}}}}]}}"#
     );

@@ -430,3 +430,49 @@ fn end_of_input_stops_an_endless_run_after_its_current_step() {
         server.requests().len()
     );
 }
+
+/// The automatic compaction after a run comes before `agent_end` (the server is
+/// idle once a client sees it), and while its summary streams `get_state` is
+/// answered and `abort` cancels it.
+#[test]
+fn compaction_comes_before_agent_end_and_abort_cancels_it() {
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"c","steps":[
+      {"reply":{"text":"The answer."}},
+      {"reply":{"text":"a summary that takes its time to arrive, word by word","chunkDelayMs":3000}}]}"#,
+    );
+    s.write_models(&server.url());
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"compaction":{"reserveTokens":99990,"keepRecentTokens":1}}"#,
+    )
+    .unwrap();
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"hi"}"#);
+    rpc.until("the compaction starting", |v| {
+        v["type"].as_str() == Some("auto_compaction_start")
+    });
+    let state = rpc.call(2, r#"{"id":2,"type":"get_state"}"#);
+    assert_eq!(
+        state["data"]["isCompacting"].as_bool(),
+        Some(true),
+        "{state:?}"
+    );
+    assert!(
+        !rpc.seen
+            .iter()
+            .any(|v| v["type"].as_str() == Some("agent_end")),
+        "agent_end came before the compaction ended"
+    );
+    let ok = rpc.call(3, r#"{"id":3,"type":"abort"}"#);
+    assert_eq!(ok["success"].as_bool(), Some(true));
+    let end = rpc.until("the compaction ending", |v| {
+        v["type"].as_str() == Some("auto_compaction_end")
+    });
+    assert_eq!(end["aborted"].as_bool(), Some(true), "{end:?}");
+    rpc.agent_end();
+    let state = rpc.call(4, r#"{"id":4,"type":"get_state"}"#);
+    assert_eq!(state["data"]["isCompacting"].as_bool(), Some(false));
+    assert_eq!(rpc.close(), 0);
+}

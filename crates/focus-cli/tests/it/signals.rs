@@ -45,3 +45,63 @@ fn termination_signals_abort_cleanly_and_keep_the_session_valid() {
         );
     }
 }
+
+/// In RPC mode a termination signal while a tool runs ends the run cleanly: the
+/// tool's process group is killed, the call gets its result in the session, and
+/// focus exits with 128 + the signal's number.
+#[test]
+fn termination_signals_stop_the_rpc_server_cleanly() {
+    for (signal, number) in [("TERM", 15), ("HUP", 1)] {
+        let s = Sandbox::new();
+        let marker = format!("rpc-signal-marker-{}-{signal}", std::process::id());
+        let server = mock(&format!(
+            r#"{{"name":"t","steps":[
+          {{"reply":{{"toolCalls":[{{"name":"bash","arguments":{{"command":"exec -a {marker} sleep 60"}}}}]}}}},
+          {{"reply":{{"text":"not reached"}}}}]}}"#
+        ));
+        s.write_models(&server.url());
+        let mut rpc = RpcClient::start(
+            &s,
+            &["--model", "mock-openai/m1", "--permission-mode", "auto"],
+        );
+        rpc.call(1, r#"{"id":1,"type":"prompt","message":"wait"}"#);
+        rpc.until("the tool running", |v| {
+            v["type"].as_str() == Some("tool_execution_start")
+        });
+        // The sleep has started (its process carries the marker).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+        while !running(&marker) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the tool never started"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(rpc.signal(signal), Some(128 + number), "SIG{signal}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+        while running(&marker) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "SIG{signal}: the tool's process was left running"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let session = std::fs::read_to_string(&s.session_files()[0]).unwrap();
+        assert!(
+            session.contains(r#""role":"toolResult""#),
+            "SIG{signal}: the call was answered in the session: {session}"
+        );
+    }
+}
+
+/// Whether a process whose command line holds `needle` runs.
+fn running(needle: &str) -> bool {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|entry| {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).contains(needle)
+        })
+}

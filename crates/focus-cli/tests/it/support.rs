@@ -297,6 +297,26 @@ impl RpcClient {
         self.until("agent_end", |v| v["type"].as_str() == Some("agent_end"))
     }
 
+    /// Sends signal `name` (`TERM`, `HUP`…) to focus and waits for it to exit,
+    /// stdin still open; returns the exit code (`None`: killed by the signal).
+    pub fn signal(mut self, name: &str) -> Option<i32> {
+        let sent = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            if Instant::now() > deadline {
+                panic!("focus --mode rpc did not exit after SIG{name}");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     /// Closes stdin and waits for a clean exit; returns the exit code.
     pub fn close(mut self) -> i32 {
         drop(self.child.stdin.take());
