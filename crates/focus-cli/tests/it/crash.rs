@@ -1,7 +1,8 @@
-//! The randomized crash test: focus in print mode, stopped by a random
-//! termination signal at a random moment — while the answer streams, while the
-//! bash tool runs, while the automatic compaction's summary streams — and then
-//! `focus -c -p` goes on. Every time: the session on disk is a valid history
+//! The randomized crash test: focus in print mode or RPC mode, stopped by a
+//! random termination signal at a random moment — while the answer streams,
+//! while the bash tool runs, while the automatic compaction's summary streams,
+//! while an approval request waits for an RPC client that never answers — and
+//! then `focus -c -p` goes on. Every time: the session on disk is a valid history
 //! (every tool call answered), the continuation succeeds, and no process focus
 //! started is left running.
 //!
@@ -36,12 +37,14 @@ fn random_signals_at_random_moments_leave_valid_sessions_and_no_processes() {
     for run in 0..runs {
         let (signal, number) = *rng.pick(&SIGNALS);
         let delay = Duration::from_millis(rng.below_u64(600));
-        one_run(run, signal, number, delay, seed);
+        let rpc = rng.chance(40);
+        one_run(run, signal, number, delay, rpc, seed);
     }
 }
 
-fn one_run(run: usize, signal: &str, number: i32, delay: Duration, seed: u64) {
-    let what = format!("run {run} (seed {seed}): SIG{signal} after {delay:?}");
+fn one_run(run: usize, signal: &str, number: i32, delay: Duration, rpc: bool, seed: u64) {
+    let mode = if rpc { "rpc" } else { "print" };
+    let what = format!("run {run} (seed {seed}): {mode} mode, SIG{signal} after {delay:?}");
     let marker = format!("crash-marker-{}-{run}", std::process::id());
     let s = Sandbox::new();
     // A tool call (a slow command whose name is the marker, so a process left
@@ -62,11 +65,24 @@ fn one_run(run: usize, signal: &str, number: i32, delay: Duration, seed: u64) {
     )
     .unwrap();
     let model = ["--model", "mock-openai/m1", "--permission-mode", "auto"];
-    let mut cmd = s.cmd(&[&["-p"], &model[..], &["go"]].concat());
-    cmd.stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
+    let mut child = if rpc {
+        // The default permission mode: the bash call waits for an approval the
+        // client never gives.
+        let mut cmd = s.cmd(&["--mode", "rpc", "--model", "mock-openai/m1"]);
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let mut child = cmd.spawn().unwrap();
+        let prompt = b"{\"type\":\"prompt\",\"message\":\"go\"}\n";
+        std::io::Write::write_all(child.stdin.as_mut().unwrap(), prompt).unwrap();
+        child
+    } else {
+        let mut cmd = s.cmd(&[&["-p"], &model[..], &["go"]].concat());
+        cmd.stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        cmd.spawn().unwrap()
+    };
     // The handlers are installed once the first request is made.
     wait_until(&what, || {
         !server.requests().is_empty() || exited(&mut child)
