@@ -498,6 +498,42 @@ impl Engine {
         Ok(())
     }
 
+    /// Moves the current leaf to `entry_id`, leaving the current branch; with
+    /// `summarize`, the branch left behind is summarized first and the summary
+    /// attached where the conversation goes on (a `branch_summary` entry, as pi
+    /// writes), so the model keeps what was learned there. Returns the summary
+    /// entry's id when one was written.
+    pub fn leave_branch(
+        &mut self,
+        entry_id: &str,
+        summarize: bool,
+    ) -> Result<Option<String>, String> {
+        if !summarize {
+            self.go_to_entry(entry_id)?;
+            return Ok(None);
+        }
+        let provider = self.config.provider.clone();
+        let written = focus_harness::compaction::leave_branch_with_summary(
+            self.store.manager_mut(),
+            provider.as_ref(),
+            Some(entry_id),
+            &self.compaction,
+            &CancelToken::new(),
+        )
+        .map_err(|e| e.to_string())?;
+        self.history = self.store.context_messages();
+        Ok(written)
+    }
+
+    /// Sets (or with `None` clears) the label on the entry `entry_id`.
+    pub fn set_label(&mut self, entry_id: &str, label: Option<&str>) -> Result<(), String> {
+        self.store
+            .manager_mut()
+            .set_label(entry_id, label)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
     /// Writes the conversation as one self-contained HTML file; returns its path.
     pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, String> {
         let default_name = format!(

@@ -344,6 +344,8 @@ pub const COMMANDS: &[&str] = &[
     "switch_session",
     "fork",
     "get_session_tree",
+    "navigate_tree",
+    "set_label",
     "export_html",
     "approve",
     "set_session_name",
@@ -445,6 +447,22 @@ impl Server<'_> {
                 Ok(Some(json_object! {"text" => text, "cancelled" => false}))
             }
             "get_session_tree" => self.engine.session_tree().map(Some),
+            "navigate_tree" => {
+                self.idle("move in the session tree")?;
+                let target = c["entryId"].as_str().ok_or("missing \"entryId\"")?;
+                let summarize = c["summarize"].as_bool().unwrap_or(false);
+                let summary = self.engine.leave_branch(target, summarize)?;
+                Ok(Some(json_object! {
+                    "summaryEntryId" => summary.map_or(Value::Null, Value::from),
+                    "messageCount" => self.engine.history.len(),
+                }))
+            }
+            "set_label" => {
+                let target = c["entryId"].as_str().ok_or("missing \"entryId\"")?;
+                let label = c["label"].as_str().filter(|l| !l.trim().is_empty());
+                self.engine.set_label(target, label)?;
+                Ok(None)
+            }
             "export_html" => {
                 let path = self
                     .engine

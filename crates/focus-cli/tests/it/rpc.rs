@@ -476,3 +476,77 @@ fn compaction_comes_before_agent_end_and_abort_cancels_it() {
     assert_eq!(state["data"]["isCompacting"].as_bool(), Some(false));
     assert_eq!(rpc.close(), 0);
 }
+
+/// Branch summaries and labels are reachable over RPC: leaving a branch can
+/// summarize it (a branch_summary entry the model then reads), and labels are
+/// set, shown in the tree and cleared.
+#[test]
+fn navigate_tree_summarizes_the_branch_left_and_labels_come_and_go() {
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"b","steps":[
+      {"reply":{"text":"First answer."}},
+      {"reply":{"text":"Second answer."}},
+      {"reply":{"text":"We tried the second idea; it failed."}},
+      {"reply":{"text":"Back on the first branch."}}]}"#,
+    );
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"one"}"#);
+    rpc.agent_end();
+    rpc.call(2, r#"{"id":2,"type":"prompt","message":"two"}"#);
+    rpc.agent_end();
+    let tree = rpc.call(3, r#"{"id":3,"type":"get_session_tree"}"#);
+    let entries = tree["data"]["entries"].as_array().unwrap().clone();
+    let first_answer = entries
+        .iter()
+        .find(|e| {
+            e["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("First answer"))
+        })
+        .expect("the first answer is in the tree");
+    let id = first_answer["id"].as_str().unwrap().to_string();
+
+    let labelled = rpc.call(
+        4,
+        &format!(r#"{{"id":4,"type":"set_label","entryId":"{id}","label":"good point"}}"#),
+    );
+    assert_eq!(labelled["success"].as_bool(), Some(true), "{labelled:?}");
+    let tree = rpc.call(5, r#"{"id":5,"type":"get_session_tree"}"#);
+    let shown = tree["data"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["id"].as_str() == Some(&id) && e["label"].as_str() == Some("good point"));
+    assert!(shown, "{tree:?}");
+
+    let moved = rpc.call(
+        6,
+        &format!(r#"{{"id":6,"type":"navigate_tree","entryId":"{id}","summarize":true}}"#),
+    );
+    assert_eq!(moved["success"].as_bool(), Some(true), "{moved:?}");
+    assert!(
+        moved["data"]["summaryEntryId"].as_str().is_some(),
+        "{moved:?}"
+    );
+    rpc.call(7, r#"{"id":7,"type":"prompt","message":"go on"}"#);
+    rpc.agent_end();
+    // The model reads the summary of the branch it came back from.
+    let last = server.requests().last().unwrap().body_text();
+    assert!(last.contains("We tried the second idea"), "{last}");
+
+    rpc.call(
+        8,
+        &format!(r#"{{"id":8,"type":"set_label","entryId":"{id}"}}"#),
+    );
+    let tree = rpc.call(9, r#"{"id":9,"type":"get_session_tree"}"#);
+    let cleared = tree["data"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["id"].as_str() == Some(&id) && e["label"].is_null());
+    assert!(cleared, "{tree:?}");
+    let session = std::fs::read_to_string(&s.session_files()[0]).unwrap();
+    assert!(session.contains(r#""type":"branch_summary""#), "{session}");
+}
