@@ -151,6 +151,15 @@ impl Engine {
         }
     }
 
+    /// Hands the pending warning (a session write that failed, an MCP server that
+    /// died) to `on_notice` as `{"type":"warning","message":…}`, so no mode loses
+    /// it: JSON mode prints it as a line, print mode on stderr.
+    pub fn pass_on_warning(&mut self, on_notice: &mut dyn FnMut(&Value)) {
+        if let Some(message) = self.store_warning.take() {
+            on_notice(&json_object! {"type" => "warning", "message" => message});
+        }
+    }
+
     /// Takes the history back from a finished run.
     pub fn finish(&mut self, run: AgentRun) {
         self.history = run.join();
@@ -168,14 +177,16 @@ impl Engine {
         on_notice: &mut dyn FnMut(&Value),
     ) -> RunOutcome {
         let mut recovery = OverflowRecovery::new();
-        let mut outcome = self.run_once(prompts, on_event);
+        let mut outcome = self.run_once(prompts, on_event, on_notice);
         loop {
             // A run the user stopped is not followed by a compaction.
             if outcome.reason == EndReason::Aborted {
                 return outcome;
             }
-            match self.after_run(&mut recovery, on_notice) {
-                AfterRun::Retry => outcome = self.run_once(Vec::new(), on_event),
+            let after = self.after_run(&mut recovery, on_notice);
+            self.pass_on_warning(on_notice);
+            match after {
+                AfterRun::Retry => outcome = self.run_once(Vec::new(), on_event, on_notice),
                 AfterRun::Done => return outcome,
                 AfterRun::Aborted => {
                     outcome.reason = EndReason::Aborted;
@@ -193,6 +204,7 @@ impl Engine {
         &mut self,
         prompts: Vec<Message>,
         on_event: &mut dyn FnMut(&AgentEvent),
+        on_notice: &mut dyn FnMut(&Value),
     ) -> RunOutcome {
         let run = self.spawn(prompts);
         let mut reason = EndReason::Completed;
@@ -217,6 +229,7 @@ impl Engine {
                 reason = r.clone();
             }
             on_event(&event);
+            self.pass_on_warning(on_notice);
         }
         self.finish(run);
         // A terminal's Ctrl+C also reaches curl (same process group), so the

@@ -303,6 +303,7 @@ pub fn mcp_list(cwd: &Path) -> i32 {
             return crate::EXIT_FAILURE;
         }
     };
+    let started = std::time::Instant::now();
     let manager = match start_mcp(&settings) {
         Ok(Some(m)) => m,
         Ok(None) => {
@@ -316,17 +317,35 @@ pub fn mcp_list(cwd: &Path) -> i32 {
         }
     };
     let mut failed = false;
+    let took = started.elapsed();
+    // Servers report their own names and reasons: shown, never obeyed.
+    let clean = |text: &str| focus_tools::output::sanitize(text).into_owned();
     for status in manager.status() {
-        let state = format!("{:?}", status.state);
-        failed |= !state.starts_with("Running");
-        outln!("{}  {}  {}", status.name, state, status.server_info);
+        let running = matches!(status.state, focus_tools::mcp::ServerState::Running);
+        failed |= !running;
+        let info = if status.server_info.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", clean(&status.server_info))
+        };
+        let tools = match status.tools.len() {
+            0 => String::new(),
+            1 => ", 1 tool".to_string(),
+            n => format!(", {n} tools"),
+        };
+        outln!(
+            "{}: {}{info}{tools}",
+            clean(&status.name),
+            clean(&status.state.to_string())
+        );
         for tool in &status.tools {
-            outln!("  {tool}");
+            outln!("  {}", clean(tool));
         }
         if let Some(log) = &status.log_path {
             outln!("  log: {}", log.display());
         }
     }
+    outln!("(started and listed in {} ms)", took.as_millis());
     manager.shutdown();
     i32::from(failed)
 }

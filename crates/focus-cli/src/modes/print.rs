@@ -20,7 +20,13 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
             vec![prompt],
             &mut |event| printer.event(event),
             &mut |notice| {
-                if let Some(note) = crate::modes::interactive::compaction_note(notice) {
+                if let Some(warning) = notice["message"]
+                    .as_str()
+                    .filter(|_| notice["type"].as_str() == Some("warning"))
+                {
+                    let warning = focus_tools::output::sanitize(warning);
+                    errln!("{}", err_style.yellow(&format!("focus: {warning}")));
+                } else if let Some(note) = crate::modes::interactive::compaction_note(notice) {
                     errln!("{}", err_style.dim(&note));
                 }
             },

@@ -372,6 +372,14 @@ fn mcp_list_and_mcp_tools_in_a_run() {
         stderr(&out)
     );
     assert!(text.contains("broken"), "{text}");
+    // Readable states, not Rust's debug text.
+    assert!(text.contains("fake: running"), "{text}");
+    assert!(text.contains("broken: failed: "), "{text}");
+    assert!(
+        !text.contains("Running") && !text.contains("Failed(\""),
+        "{text}"
+    );
+    assert!(text.contains("(started and listed in "), "{text}");
     assert_eq!(
         out.status.code(),
         Some(1),

@@ -436,3 +436,30 @@ fn automatic_compaction_stops_after_three_failures_in_a_row() {
     let err = stderr(&out);
     assert!(err.contains("failed 3 times in a row"), "{err}");
 }
+
+/// Warnings are JSON lines in JSON mode, not lost: a failed compaction here.
+#[test]
+fn json_mode_prints_warnings_as_events() {
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"w","steps":[
+      {"reply":{"text":"ok"}},
+      {"error":{"status":400,"body":"{\"error\":{\"message\":\"summaries are broken today\"}}"}}]}"#,
+    );
+    s.write_models(&server.url());
+    std::fs::write(s.home.join("settings.json"), COMPACT_ALWAYS).unwrap();
+    let out = s.run(&["--mode", "json", "--model", "mock-openai/m1", "go"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_lines(&stdout(&out));
+    let warning = events
+        .iter()
+        .find(|e| e["type"].as_str() == Some("warning"))
+        .expect("a warning line");
+    assert!(
+        warning["message"]
+            .as_str()
+            .unwrap()
+            .contains("summaries are broken today"),
+        "{warning:?}"
+    );
+}
