@@ -198,6 +198,9 @@ pub fn build_engine(
     config.convert_to_llm = Some(std::sync::Arc::new(focus_harness::session::convert_to_llm));
     let gatekeeper = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
         .map_err(SetupError::usage)?;
+    for warning in gatekeeper.warnings() {
+        errln!("focus: {warning}");
+    }
     config.gate = Some(gatekeeper.clone());
     let prompt = seams::PromptSource {
         cwd: cwd.to_path_buf(),

@@ -82,11 +82,27 @@ impl Hook {
     }
 }
 
+/// Claude Code's hook events that focus accepts in settings but does not run
+/// (yet): a settings file written for Claude Code loads, with a warning naming
+/// each, instead of being refused.
+pub const NOT_RUN_EVENTS: [&str; 7] = [
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "Notification",
+];
+
 /// All configured hooks.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HookConfig {
     /// Hooks in settings order.
     pub hooks: Vec<Hook>,
+    /// Hook settings that were read but will not run (an event focus does not run,
+    /// or does not know), one line each for the user.
+    pub warnings: Vec<String>,
 }
 
 impl HookConfig {
@@ -105,10 +121,17 @@ impl HookConfig {
             let event = match event_name {
                 "PreToolUse" => HookEvent::PreToolUse,
                 "PostToolUse" => HookEvent::PostToolUse,
+                known if NOT_RUN_EVENTS.contains(&known) => {
+                    config.warnings.push(format!(
+                        "hooks.{known}: a Claude Code hook event focus does not run; its hooks are ignored (focus runs PreToolUse and PostToolUse)"
+                    ));
+                    continue;
+                }
                 other => {
-                    return Err(format!(
-                        "unknown hook event `hooks.{other}` (focus supports PreToolUse and PostToolUse)"
-                    ))
+                    config.warnings.push(format!(
+                        "hooks.{other}: unknown hook event, ignored (focus runs PreToolUse and PostToolUse)"
+                    ));
+                    continue;
                 }
             };
             let groups = groups

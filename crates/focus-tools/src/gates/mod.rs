@@ -100,6 +100,12 @@ impl Gatekeeper {
         ))
     }
 
+    /// Settings that were read but will not take effect (hook events focus does
+    /// not run), one line each, for the user to see once.
+    pub fn warnings(&self) -> &[String] {
+        &self.config.hooks.warnings
+    }
+
     /// The configuration it was built from (rules and hooks, for display).
     pub fn config(&self) -> &GateConfig {
         &self.config
