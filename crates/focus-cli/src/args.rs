@@ -93,33 +93,7 @@ impl fmt::Display for UsageError {
     }
 }
 
-/// The permission modes `--permission-mode` accepts.
-pub const PERMISSION_MODES: [&str; 4] = ["default", "accept-edits", "plan", "auto"];
-
-/// Every long flag, for "did you mean" suggestions.
-const LONG_FLAGS: &[&str] = &[
-    "--print",
-    "--mode",
-    "--provider",
-    "--model",
-    "--thinking",
-    "--continue",
-    "--resume",
-    "--session",
-    "--no-session",
-    "--session-dir",
-    "--tools",
-    "--no-tools",
-    "--system-prompt",
-    "--append-system-prompt",
-    "--list-models",
-    "--export",
-    "--permission-mode",
-    "--sandbox",
-    "--offline",
-    "--version",
-    "--help",
-];
+pub mod flags;
 
 /// Parses the arguments after the program name.
 pub fn parse<I, S>(arguments: I) -> Result<Args, UsageError>
@@ -226,7 +200,9 @@ where
             }
             "--permission-mode" => {
                 let mode = value("MODE")?;
-                if !PERMISSION_MODES.contains(&mode.as_str()) {
+                // The gate's own reading: the same names as in settings
+                // (Claude Code's `acceptEdits` too).
+                if focus_tools::gates::Mode::parse(&mode).is_err() {
                     return Err(UsageError(format!(
                         "unknown permission mode {mode:?}; use default, accept-edits, plan or auto"
                     )));
@@ -264,22 +240,7 @@ where
 
 /// Whether a flag takes a value (so `--flag=value` makes sense).
 fn flag_takes_value(flag: &str) -> bool {
-    matches!(
-        flag,
-        "--mode"
-            | "--provider"
-            | "--model"
-            | "--thinking"
-            | "--session"
-            | "--session-dir"
-            | "--tools"
-            | "--system-prompt"
-            | "--append-system-prompt"
-            | "--list-models"
-            | "--export"
-            | "--permission-mode"
-            | "--sandbox"
-    )
+    flags::find(flag).is_some_and(|f| f.value.is_some())
 }
 
 /// `focus mcp list`.
@@ -366,9 +327,8 @@ fn check_combinations(args: &Args) -> Result<(), UsageError> {
 
 /// The error for an unknown flag, with the closest real flag when one is near.
 fn unknown_flag(flag: &str) -> UsageError {
-    let nearest = LONG_FLAGS
-        .iter()
-        .map(|known| (edit_distance(flag, known), *known))
+    let nearest = flags::all()
+        .map(|known| (edit_distance(flag, known.long), known.long))
         .min();
     match nearest {
         Some((distance, known)) if distance <= 3 => {
@@ -396,8 +356,14 @@ fn edit_distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
-/// The `--help` text.
-pub const HELP: &str = "\
+/// The `--help` text: usage, the flag table's sections ([`flags::help_sections`]),
+/// then arguments and environment.
+pub fn help() -> String {
+    format!("{HELP_USAGE}{}{HELP_TRAILER}", flags::help_sections())
+}
+
+/// The part of `--help` before the flags.
+const HELP_USAGE: &str = "\
 focus: a coding agent for the terminal
 
 USAGE
@@ -406,38 +372,10 @@ USAGE
   focus --mode rpc                            JSON-lines commands on stdin (docs/rpc.md)
   focus mcp list                              the configured MCP servers and their tools
 
-MODES
-  -p, --print                  Answer the message(s) and exit (final answer on stdout)
-      --mode text|json|rpc     text (default), json (every event as a JSON line), rpc
-      --list-models [SEARCH]   List known models (filtered by SEARCH) and exit
-      --export IN.jsonl [OUT]  Write a session as one self-contained HTML file and exit
+";
 
-MODEL
-      --provider NAME          anthropic, openai, google, ollama, ... (see --list-models)
-      --model PATTERN          Model id or provider/id, optionally with :thinking suffix
-      --thinking LEVEL         off, minimal, low, medium, high, xhigh
-      --offline                Do not probe local model servers on 127.0.0.1
-
-SESSIONS
-  -c, --continue               Continue the most recent session in this directory
-  -r, --resume                 Choose a recent session of this directory
-      --session PATH|ID        Open a session file, or a session by id prefix
-      --session-dir DIR        Store sessions in DIR
-      --no-session             Do not save this conversation
-
-TOOLS AND PROMPT
-      --tools LIST             Only these tools, e.g. read,grep,find,ls
-      --no-tools               No tools at all
-      --permission-mode MODE   default, accept-edits, plan (read-only) or auto
-      --sandbox on|off         Confine tool processes with the kernel (default on)
-      --system-prompt TEXT     Replace the base system prompt (text or a file path)
-      --append-system-prompt TEXT
-                               Append to the system prompt (text or a file path)
-
-OTHER
-  -h, --help                   This help
-  -v, --version                The version
-
+/// The part of `--help` after the flags.
+const HELP_TRAILER: &str = "\
 ARGUMENTS
   @FILE      Attach a file: text inline, images (png, jpg, gif, webp) as images
   MESSAGE    A prompt; several are sent one after another
@@ -580,8 +518,12 @@ mod tests {
         assert!(ok(&["--version"]).version);
         assert!(ok(&["-h"]).help);
         assert!(ok(&["--help"]).help);
-        for flag in LONG_FLAGS {
-            assert!(HELP.contains(flag), "help does not mention {flag}");
+        for flag in flags::all() {
+            assert!(
+                help().contains(flag.long),
+                "help does not mention {}",
+                flag.long
+            );
         }
     }
 
@@ -591,6 +533,29 @@ mod tests {
         assert_eq!(a.files, [PathBuf::from("src/main.rs")]);
         assert_eq!(a.messages, ["explain", "--not-a-flag", "-"]);
         assert!(err(&["@"]).contains("needs a file name"));
+    }
+
+    #[test]
+    fn the_parser_handles_every_flag_of_the_table_and_nothing_else() {
+        for flag in flags::all() {
+            for spelling in std::iter::once(flag.long).chain(flag.short) {
+                let mut words = vec![spelling];
+                if flag.value.is_some() {
+                    words.push("json"); // a value; some flags refuse it, none as unknown
+                }
+                if let Err(e) = parse(words.iter().copied()) {
+                    assert!(!e.0.contains("unknown flag"), "{spelling}: {e}");
+                }
+            }
+        }
+        assert!(err(&["--no-such-flag"]).contains("unknown flag"));
+        // Claude Code's spelling of a mode, as settings accept it.
+        assert_eq!(
+            ok(&["--permission-mode", "acceptEdits"])
+                .permission_mode
+                .as_deref(),
+            Some("acceptEdits")
+        );
     }
 
     #[test]

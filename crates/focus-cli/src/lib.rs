@@ -77,7 +77,7 @@ pub fn run(arguments: impl Iterator<Item = String>) -> i32 {
         }
     };
     if args.help {
-        out!("{}", args::HELP);
+        out!("{}", args::help());
         return 0;
     }
     if args.version {
