@@ -147,15 +147,11 @@ impl TextPrinter {
                     );
                 }
             }
-            AgentEvent::AutoRetryStart {
-                attempt,
-                max_attempts,
-                delay_ms,
-                error_message,
-            } => {
+            AgentEvent::AutoRetryStart { .. } => {
                 self.finish_line();
-                let line = retry_line(*attempt, *max_attempts, *delay_ms, error_message);
-                errln!("{}", self.err_style.yellow(&line));
+                if let Some(line) = retry_notice(event) {
+                    errln!("{}", self.err_style.yellow(&line));
+                }
             }
             AgentEvent::ToolExecutionStart {
                 tool_name, args, ..
@@ -222,6 +218,24 @@ pub fn clip(text: &str, max: usize) -> String {
     let one_line = focus_tools::output::sanitize(text).replace('\n', " ⏎ ");
     let shown = crate::terminal::reveal::reveal_hidden(&one_line);
     crate::terminal::width::clip_to(&shown, max)
+}
+
+/// The line for an `AutoRetryStart` event (see [`retry_line`]); `None` for others.
+pub fn retry_notice(event: &AgentEvent) -> Option<String> {
+    match event {
+        AgentEvent::AutoRetryStart {
+            attempt,
+            max_attempts,
+            delay_ms,
+            error_message,
+        } => Some(retry_line(
+            *attempt,
+            *max_attempts,
+            *delay_ms,
+            error_message,
+        )),
+        _ => None,
+    }
 }
 
 /// "retrying in 2 s (attempt 2/4): HTTP 529 overloaded": one line per retry, the

@@ -1,11 +1,13 @@
-//! SIGTERM, SIGHUP and SIGQUIT abort a print-mode run as Ctrl+C does: the
-//! partial answer is kept and the session file stays well formed.
+//! Ctrl+C (SIGINT), SIGTERM, SIGHUP and SIGQUIT abort a run cleanly: the
+//! partial answer is kept, every tool call is answered, the session file stays
+//! well formed, and focus exits with 128 + the signal's number.
 
 use crate::support::*;
 
 #[test]
 fn termination_signals_abort_cleanly_and_keep_the_session_valid() {
-    for (signal, number) in [("TERM", 15), ("HUP", 1), ("QUIT", 3)] {
+    // Ctrl+C exits 130, like the shell's status for SIGINT (128 + 2).
+    for (signal, number) in [("INT", 2), ("TERM", 15), ("HUP", 1), ("QUIT", 3)] {
         let s = Sandbox::new();
         let server = mock(
             r#"{"name":"slow","steps":[{"reply":{"text":"one two three four five six seven eight nine ten","chunkDelayMs":300}}]}"#,

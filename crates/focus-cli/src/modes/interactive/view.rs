@@ -39,18 +39,8 @@ impl Ui<'_> {
                 self.markdown.reset();
             }
             AgentEvent::MessageUpdate { event, .. } => self.stream_event(event),
-            AgentEvent::AutoRetryStart {
-                attempt,
-                max_attempts,
-                delay_ms,
-                error_message,
-            } => {
-                let line = crate::modes::print::retry_line(
-                    *attempt,
-                    *max_attempts,
-                    *delay_ms,
-                    error_message,
-                );
+            AgentEvent::AutoRetryStart { .. } => {
+                let line = crate::modes::print::retry_notice(event).unwrap_or_default();
                 self.notice = Some(format!("{line} · Esc cancels"));
             }
             AgentEvent::AutoRetryEnd { .. } => self.notice = None,
