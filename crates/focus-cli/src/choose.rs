@@ -47,6 +47,9 @@ pub enum ModelChoice {
         base_url: String,
         /// The first model the server listed.
         model: String,
+        /// The context window the server says it runs with (llama.cpp's `/props`
+        /// `n_ctx`), when it says.
+        context_window: Option<u64>,
     },
     /// The built-in offline demo.
     Demo,
@@ -134,10 +137,17 @@ fn probe_local_servers(
             continue;
         };
         if let Some(model) = probe::model_ids(&answer).into_iter().next() {
+            // llama.cpp runs with one context size, which it reports; guessing
+            // would compact too late (an overflow) or too early.
+            let context_window = (provider == "llama.cpp")
+                .then(|| probe(authority, "/props"))
+                .flatten()
+                .and_then(|props| probe::context_size(&props));
             return Some(ModelChoice::Local {
                 provider: provider.to_string(),
                 base_url: format!("http://{authority}/v1"),
                 model,
+                context_window,
             });
         }
     }
@@ -195,15 +205,25 @@ mod tests {
     fn local_servers_then_demo() {
         let none: [(String, String); 0] = [];
         let llama = |authority: &str, path: &str| -> Option<Value> {
-            (authority == LLAMA_CPP_AUTHORITY && path == "/v1/models")
-                .then(|| parse_str(r#"{"data":[{"id":"qwen2.5-coder"}]}"#).unwrap())
+            match (authority == LLAMA_CPP_AUTHORITY, path) {
+                (true, "/v1/models") => {
+                    Some(parse_str(r#"{"data":[{"id":"qwen2.5-coder"}]}"#).unwrap())
+                }
+                // The context the server runs with, as llama.cpp reports it.
+                (true, "/props") => Some(
+                    parse_str(r#"{"default_generation_settings":{"n_ctx":16384},"total_slots":1}"#)
+                        .unwrap(),
+                ),
+                _ => None,
+            }
         };
         assert_eq!(
             choose_model(&inputs(&none), &llama),
             ModelChoice::Local {
                 provider: "llama.cpp".into(),
                 base_url: "http://127.0.0.1:8080/v1".into(),
-                model: "qwen2.5-coder".into()
+                model: "qwen2.5-coder".into(),
+                context_window: Some(16384),
             }
         );
         let mut i = inputs(&none);

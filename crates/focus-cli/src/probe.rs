@@ -62,6 +62,15 @@ fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
+/// The context size in a llama.cpp `/props` answer
+/// (`default_generation_settings.n_ctx`, or `n_ctx` at the top in other versions).
+pub fn context_size(props: &Value) -> Option<u64> {
+    props["default_generation_settings"]["n_ctx"]
+        .as_u64()
+        .or_else(|| props["n_ctx"].as_u64())
+        .filter(|n| *n > 0)
+}
+
 /// The model ids in an Ollama `/api/tags` answer (`{"models":[{"name":…}]}`) or an
 /// OpenAI-style `/v1/models` answer (`{"data":[{"id":…}]}`), in the server's order.
 pub fn model_ids(answer: &Value) -> Vec<String> {

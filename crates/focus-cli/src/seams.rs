@@ -90,13 +90,14 @@ pub fn build_provider(
             provider,
             base_url,
             model,
+            context_window,
         } => ModelInfo {
             id: model.clone(),
             name: model.clone(),
             api: "openai-completions".into(),
             provider: provider.clone(),
             base_url: base_url.clone(),
-            context_window: 32_768,
+            context_window: context_window.unwrap_or(32_768),
             max_tokens: 8_192,
             ..ModelInfo::default()
         },

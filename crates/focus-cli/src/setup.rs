@@ -41,7 +41,7 @@ pub fn choice_note(choice: &ModelChoice) -> Option<String> {
         ModelChoice::Registered { source: ModelSource::Environment(var), provider, .. } => {
             Some(format!("using {provider} (API key from {var})"))
         }
-        ModelChoice::Local { provider, model, base_url } => {
+        ModelChoice::Local { provider, model, base_url, .. } => {
             Some(format!("using {model} on the local {provider} server at {base_url}"))
         }
         ModelChoice::Demo => Some(

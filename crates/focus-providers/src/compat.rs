@@ -47,6 +47,10 @@ pub struct Compat {
     /// Whether earlier reasoning goes back under its field (`reasoning_content`)
     /// on assistant messages (DeepSeek needs it around tool calls).
     pub replay_reasoning: bool,
+    /// Whether an assistant message with only tool calls may say `"content":
+    /// null` (the API's own form). llama.cpp's server answers 500 to it after
+    /// the first tool call, so it gets `""`.
+    pub null_content: bool,
 }
 
 const OPENAI: Compat = Compat {
@@ -59,6 +63,7 @@ const OPENAI: Compat = Compat {
     tool_result_name: false,
     mistral_ids: false,
     replay_reasoning: false,
+    null_content: true,
 };
 
 /// A plain compatible server: the conservative choices every server accepts.
@@ -72,6 +77,7 @@ const GENERIC: Compat = Compat {
     tool_result_name: false,
     mistral_ids: false,
     replay_reasoning: false,
+    null_content: true,
 };
 
 /// How a row is recognised.
@@ -199,6 +205,7 @@ pub const COMPAT_TABLE: &[(Matcher, Compat)] = &[
         Compat {
             server: "llama.cpp",
             thinking: ThinkingFormat::None,
+            null_content: false,
             ..GENERIC
         },
     ),
@@ -308,6 +315,9 @@ impl Compat {
         }
         if let Some(b) = flag("requiresToolResultName")? {
             self.tool_result_name = b;
+        }
+        if let Some(b) = flag("supportsNullContent")? {
+            self.null_content = b;
         }
         if flag("supportsReasoningEffort")? == Some(false)
             && self.thinking == ThinkingFormat::ReasoningEffort

@@ -100,7 +100,7 @@ pub fn build_request_with(model: &ModelInfo, request: &ModelRequest<'_>, compat:
                     .collect();
                 o.insert(
                     "content",
-                    if text.is_empty() {
+                    if text.is_empty() && compat.null_content {
                         Value::Null
                     } else {
                         Value::from(text)
@@ -129,7 +129,10 @@ pub fn build_request_with(model: &ModelInfo, request: &ModelRequest<'_>, compat:
                 if !calls.is_empty() {
                     o.insert("tool_calls", calls);
                 }
-                if o.get("content").is_some_and(Value::is_null) && o.get("tool_calls").is_none() {
+                let said_nothing = o
+                    .get("content")
+                    .is_some_and(|c| c.is_null() || c.as_str() == Some(""));
+                if said_nothing && o.get("tool_calls").is_none() {
                     continue; // nothing left to say (e.g. only thinking)
                 }
                 messages.push(Value::Object(o));

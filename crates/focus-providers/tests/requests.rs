@@ -502,3 +502,43 @@ fn a_history_never_starts_with_an_assistant_message_on_any_api() {
         assert_eq!(first_role(&target.api, &body), "user", "{label}: {body:?}");
     }
 }
+
+/// llama.cpp's server answers 500 to `"content": null` after a tool call: it gets
+/// `""`, every other server the API's own `null`.
+#[test]
+fn llama_cpp_gets_empty_content_instead_of_null() {
+    let call = focus_core::message::Content::ToolCall(focus_core::message::ToolCall {
+        id: "c1".into(),
+        name: "ls".into(),
+        arguments: parse(b"{}").unwrap(),
+        thought_signature: None,
+        invalid_arguments: None,
+    });
+    let said = focus_core::message::AssistantMessage {
+        content: vec![call],
+        stop_reason: StopReason::ToolUse,
+        ..Default::default()
+    };
+    let case = Case {
+        system: String::new(),
+        messages: vec![
+            Message::User(focus_core::message::UserMessage::text("list", 1)),
+            Message::Assistant(said),
+        ],
+        tools: Vec::new(),
+    };
+    for (provider, url, expected) in [
+        ("llama.cpp", "http://127.0.0.1:8080/v1", "\"\""),
+        ("ollama", "http://127.0.0.1:11434/v1", "null"),
+    ] {
+        let target = model("openai-completions", provider, "m", url, false);
+        let body = build(&target, &case, &options());
+        let assistant = &body["messages"][1];
+        assert_eq!(assistant["role"].as_str(), Some("assistant"));
+        assert_eq!(
+            assistant["content"].to_json_string(),
+            expected,
+            "{provider}"
+        );
+    }
+}
