@@ -412,3 +412,80 @@ fn mcp_list_and_mcp_tools_in_a_run() {
         requests[1].body_text()
     );
 }
+
+/// An MCP server configured with a `url` (streamable HTTP) starts, lists its
+/// tools and answers a call, through focus's own curl transport, end to end: a
+/// loopback server that hands out a session id and answers one call as an event
+/// stream.
+#[test]
+fn mcp_servers_over_http_work_end_to_end() {
+    use focus_core::json::parse_str;
+    use focus_transport::testkit::server::{ScriptedResponse, TestServer};
+    let mcp = TestServer::responder(|request| {
+        let message = parse_str(&request.body_text()).unwrap_or_default();
+        let id = message["id"].to_json_string();
+        let session_ok = request.header("mcp-session-id") == Some("s-42");
+        match message["method"].as_str().unwrap_or("") {
+            "initialize" => ScriptedResponse::json(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"2025-03-26","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"web-mcp","version":"1.0"}}}}}}"#
+            ))
+            .header("Mcp-Session-Id", "s-42"),
+            _ if !session_ok => ScriptedResponse::new(400).body("missing session"),
+            "notifications/initialized" => ScriptedResponse::new(202),
+            "tools/list" => ScriptedResponse::json(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[{{"name":"shout","description":"Upper-cases text","inputSchema":{{"type":"object","properties":{{"text":{{"type":"string"}}}},"required":["text"]}}}}]}}}}"#
+            )),
+            "tools/call" => {
+                let text = message["params"]["arguments"]["text"].as_str().unwrap_or("");
+                ScriptedResponse::new(200)
+                    .header("content-type", "text/event-stream")
+                    .chunk(format!(
+                        "data: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}]}}}}\n\n",
+                        text.to_uppercase()
+                    ))
+            }
+            _ => ScriptedResponse::new(202),
+        }
+    });
+    let s = Sandbox::new();
+    std::fs::write(
+        s.home.join("settings.json"),
+        format!(
+            r#"{{"mcpServers":{{"web":{{"url":"{}/mcp"}}}}}}"#,
+            mcp.url()
+        ),
+    )
+    .unwrap();
+    let out = s.run(&["mcp", "list"], "");
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    assert!(
+        text.contains("web: running (web-mcp 1.0), 1 tool"),
+        "{text}"
+    );
+    assert!(text.contains("web__shout"), "{text}");
+
+    let server = mock(
+        r#"{"name":"m","steps":[
+      {"reply":{"toolCalls":[{"name":"web__shout","arguments":{"text":"quiet words"}}]}},
+      {"reply":{"text":"done"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let out = s.run(
+        &[
+            "-p",
+            "--permission-mode",
+            "auto",
+            "--model",
+            "mock-openai/m1",
+            "shout",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let second = server.requests()[1].body_text();
+    assert!(
+        second.contains("QUIET WORDS"),
+        "the tool's answer reached the model: {second}"
+    );
+}
