@@ -11,6 +11,7 @@
 
 pub mod config;
 pub mod http;
+pub mod offers;
 pub mod rpc;
 pub mod server;
 pub mod tool;
@@ -117,6 +118,19 @@ impl McpManager {
                     tools.push(Arc::new(McpTool::new(server.clone(), &remote, name)));
                 }
             }
+            // Resources and prompts, as tools (a server's own tool of the same
+            // name, listed above, wins).
+            for offer in offers::Offer::for_server(server) {
+                let mut name = format!("{}__{}", sanitize(&server.config.name), offer.suffix());
+                name.truncate(MAX_TOOL_NAME);
+                if seen.insert(name.clone()) {
+                    tools.push(Arc::new(offers::OfferTool::new(
+                        server.clone(),
+                        offer,
+                        name,
+                    )));
+                }
+            }
         }
         tools
     }
@@ -139,6 +153,9 @@ impl McpManager {
                     .tools()
                     .iter()
                     .map(|remote| exposed_name(&server.config.name, remote))
+                    .chain(offers::Offer::for_server(server).into_iter().map(|offer| {
+                        format!("{}__{}", sanitize(&server.config.name), offer.suffix())
+                    }))
                     .collect(),
                 log_path: server.log_path().map(Path::to_path_buf),
             })

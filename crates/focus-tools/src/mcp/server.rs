@@ -65,6 +65,15 @@ pub struct RemoteTool {
     pub read_only_hint: bool,
 }
 
+/// What a server offers besides tools.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Offers {
+    /// `resources`: things to read by URI.
+    pub resources: bool,
+    /// `prompts`: prompt templates to fetch by name.
+    pub prompts: bool,
+}
+
 /// One configured server and its connection.
 pub struct Server {
     /// The configuration it was started from.
@@ -72,6 +81,8 @@ pub struct Server {
     state: Mutex<ServerState>,
     tools: Mutex<Vec<RemoteTool>>,
     server_info: Mutex<String>,
+    /// What the server said it offers besides tools (`resources`, `prompts`).
+    offers: Mutex<Offers>,
     connection: Mutex<Option<Arc<dyn RpcChannel>>>,
     log_path: Option<PathBuf>,
     /// Bumped whenever any server's tool list changes (shared by the manager).
@@ -102,6 +113,7 @@ impl Server {
             state: Mutex::new(ServerState::Starting),
             tools: Mutex::new(Vec::new()),
             server_info: Mutex::new(String::new()),
+            offers: Mutex::new(Offers::default()),
             connection: Mutex::new(None),
             log_path,
             generation,
@@ -227,6 +239,11 @@ impl Server {
         )
         .trim()
         .to_string();
+        let capabilities = &result["capabilities"];
+        *lock(&self.offers) = Offers {
+            resources: capabilities["resources"].as_object().is_some(),
+            prompts: capabilities["prompts"].as_object().is_some(),
+        };
         connection
             .notify("notifications/initialized", json_object! {})
             .map_err(|e| format!("cannot finish the handshake: {e}"))?;
@@ -295,12 +312,29 @@ impl Server {
         }
     }
 
+    /// What the server offers besides tools, as its `initialize` answer said.
+    pub fn offers(&self) -> Offers {
+        *lock(&self.offers)
+    }
+
     /// Calls `tools/call` for `tool` with `arguments`: the raw result, or why there
     /// is none.
     pub fn call_tool(
         &self,
         tool: &str,
         arguments: &Value,
+        cancel: &CancelToken,
+    ) -> Result<Value, RpcError> {
+        let params = json_object! { "name" => tool, "arguments" => arguments.clone() };
+        self.request("tools/call", params, cancel)
+    }
+
+    /// Sends one request (`resources/read`, `prompts/get`…) and waits for its
+    /// answer, within the server's request timeout.
+    pub fn request(
+        &self,
+        method: &str,
+        params: Value,
         cancel: &CancelToken,
     ) -> Result<Value, RpcError> {
         let connection = lock(&self.connection).clone();
@@ -310,13 +344,7 @@ impl Server {
                 _ => "not started".to_string(),
             }));
         };
-        let params = json_object! { "name" => tool, "arguments" => arguments.clone() };
-        connection.request(
-            "tools/call",
-            params,
-            self.config.request_timeout,
-            Some(cancel),
-        )
+        connection.request(method, params, self.config.request_timeout, Some(cancel))
     }
 
     /// Moves to a failed or exited state (once), drops the tools, and queues a
