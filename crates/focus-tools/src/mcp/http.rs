@@ -18,7 +18,8 @@ use super::rpc::{NotificationHandler, Reply, RpcChannel, RpcError};
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
-use std::io::{BufRead, BufReader, Read};
+use focus_transport::sse::EventReader;
+use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
@@ -276,41 +277,26 @@ impl Inner {
         result
     }
 
-    /// Reads server-sent events until the response to `id` arrives; notifications
-    /// on the way go to the handler.
+    /// Reads server-sent events (framed by the transport's `EventReader`, the one
+    /// SSE decoder of focus) until the response to `id` arrives; notifications on
+    /// the way go to the handler.
     fn read_stream(&self, body: Box<dyn Read + Send>, id: u64) -> Reply {
-        let mut reader = BufReader::new(body.take(MAX_BODY));
-        let mut data = String::new();
-        let mut line = String::new();
+        let mut events = EventReader::new(body.take(MAX_BODY));
         loop {
-            line.clear();
-            let n = reader
-                .read_line(&mut line)
+            let event = events
+                .next_event()
                 .map_err(|e| RpcError::Closed(format!("the event stream failed: {e}")))?;
-            let text = line.trim_end_matches(['\r', '\n']);
-            if n == 0 || text.is_empty() {
-                if !data.is_empty() {
-                    if let Ok(message) = parse_str(&data) {
-                        if let Some(reply) = self.response_for(&message, id) {
-                            return reply;
-                        }
-                    }
-                    data.clear();
+            let Some(event) = event else {
+                return Err(RpcError::Closed(
+                    "the event stream ended without a response".to_string(),
+                ));
+            };
+            // `event:` names, ids and comments carry nothing MCP needs here.
+            if let Ok(message) = parse_str(&event.data) {
+                if let Some(reply) = self.response_for(&message, id) {
+                    return reply;
                 }
-                if n == 0 {
-                    return Err(RpcError::Closed(
-                        "the event stream ended without a response".to_string(),
-                    ));
-                }
-                continue;
             }
-            if let Some(value) = text.strip_prefix("data:") {
-                if !data.is_empty() {
-                    data.push('\n');
-                }
-                data.push_str(value.strip_prefix(' ').unwrap_or(value));
-            }
-            // `event:`, `id:`, `retry:` and `:` comments carry nothing we need.
         }
     }
 
