@@ -46,6 +46,12 @@ impl Pane {
     /// ("server exited unexpectedly"). A failure is retried a few times for the same
     /// reason, and reported with tmux's own words.
     fn launch(s: &Sandbox, tag: &str, command: &str) -> Pane {
+        Pane::launch_sized(s, tag, command, (110, 40))
+    }
+
+    /// Like [`Pane::launch`], in a window of `(columns, rows)`.
+    fn launch_sized(s: &Sandbox, tag: &str, command: &str, size: (u16, u16)) -> Pane {
+        let (columns, rows) = (size.0.to_string(), size.1.to_string());
         static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let name = format!(
             "focus-it-{tag}{}-{}",
@@ -62,9 +68,9 @@ impl Pane {
                     "-s",
                     &name,
                     "-x",
-                    "110",
+                    &columns,
                     "-y",
-                    "40",
+                    &rows,
                     command,
                 ])
                 .output()
@@ -230,7 +236,7 @@ fn a_conversation_with_tools_commands_and_quit() {
     assert!(screen.contains("● bash echo hi-from-tool"), "{screen}");
     assert!(screen.contains("⎿ hi-from-tool"), "{screen}");
     assert!(
-        screen.contains("mock-openai/m1 · thinking off"),
+        screen.contains("mock-openai/m1 · 110×40 · thinking off"),
         "footer: {screen}"
     );
 
@@ -462,7 +468,7 @@ fn slash_commands_do_what_they_say() {
     command("/permissions plan", "permission mode: plan");
     command(
         "/model mock-anthropic/m1",
-        "mock-anthropic/m1 · thinking high",
+        "mock-anthropic/m1 · 110×40 · thinking high",
     );
     command("/tree", "you: hello");
     let html = s.root.join("chat.html");
@@ -534,4 +540,192 @@ fn alt_enter_while_working_queues_a_follow_up() {
         .expect("first answer complete");
     let second = screen.find("› and then this").expect("follow-up shown");
     assert!(first < second, "{screen}");
+}
+
+impl Pane {
+    /// focus in a pane of `(columns, rows)`; returns once the editor prompt shows.
+    fn start_sized(s: &Sandbox, args: &[&str], size: (u16, u16)) -> Pane {
+        let command = format!(
+            "{}; echo FOCUS-EXITED-$?; sleep 30",
+            Pane::focus_command(s, args)
+        );
+        let pane = Pane::launch_sized(s, "z", &command, size);
+        pane.wait_for("the prompt", "›");
+        pane
+    }
+
+    /// Everything tmux keeps: the whole scrollback and the window.
+    fn scrollback(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.name, "-S", "-"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn resize(&self, columns: u16, rows: u16) {
+        assert!(Command::new("tmux")
+            .args([
+                "resize-window",
+                "-t",
+                &self.name,
+                "-x",
+                &columns.to_string(),
+                "-y",
+                &rows.to_string(),
+            ])
+            .status()
+            .unwrap()
+            .success());
+    }
+
+    /// Pastes `text` as a terminal does (bracketed, since focus asks for it).
+    fn paste(&self, text: &str) {
+        let buffer = format!("{}-paste", self.name);
+        let mut child = Command::new("tmux")
+            .args(["load-buffer", "-b", &buffer, "-"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        assert!(child.wait().unwrap().success());
+        assert!(Command::new("tmux")
+            .args(["paste-buffer", "-p", "-d", "-b", &buffer, "-t", &self.name])
+            .status()
+            .unwrap()
+            .success());
+    }
+}
+
+/// The non-blank rows of a capture that show more than once (the footer and the
+/// editor are left out: they are redrawn, and show once on the window anyway).
+fn duplicate_rows(capture: &str) -> Vec<String> {
+    let mut seen = std::collections::HashMap::new();
+    for row in capture.lines().map(str::trim_end).filter(|r| !r.is_empty()) {
+        *seen.entry(row.to_string()).or_insert(0usize) += 1;
+    }
+    let mut twice: Vec<String> = seen
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(row, n)| format!("{n}× {row:?}"))
+        .collect();
+    twice.sort();
+    twice
+}
+
+/// A 200-line paste is sent; the scrollback holds the prompt once and no row
+/// twice (each redraw of a live area taller than the window copied it into the
+/// scrollback: ~1,900 duplicate rows).
+#[test]
+fn a_200_line_paste_reaches_the_scrollback_once() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"p","steps":[{"reply":{"text":"pasted text received"}}]}"#);
+    s.write_models(&server.url());
+    let pane = Pane::start_sized(&s, &["--model", "mock-openai/m1"], (80, 24));
+    let text: String = (1..=200).map(|i| format!("pasted line {i:03}\n")).collect();
+    pane.paste(&text);
+    pane.wait_for("the end of the paste in the editor", "pasted line 200");
+    pane.type_text("end of prompt");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "pasted text received");
+    pane.wait_for("idle", "○ mock-openai/m1");
+    let all = pane.scrollback();
+    assert_eq!(all.matches("› pasted line 001").count(), 1, "{all}");
+    for i in [2, 100, 199, 200] {
+        assert_eq!(
+            all.matches(&format!("pasted line {i:03}")).count(),
+            1,
+            "{i}: {all}"
+        );
+    }
+    assert_eq!(duplicate_rows(&all), Vec::<String>::new(), "{all}");
+    assert!(server.requests()[0].body_text().contains("pasted line 200"));
+}
+
+/// A 3.6 KB answer on one line, streamed into a 60×20 window: while it streams,
+/// the window shows its tail; afterwards the scrollback holds it once.
+#[test]
+fn a_long_single_line_answer_in_a_small_window() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let answer: Vec<String> = (1..=620).map(|i| format!("w{i:04}")).collect();
+    let answer = answer.join(" ");
+    assert!(answer.len() >= 3600);
+    let server = mock(&format!(
+        r#"{{"name":"l","steps":[{{"reply":{{"text":"{answer}","chunkDelayMs":5}}}}]}}"#
+    ));
+    s.write_models(&server.url());
+    let pane = Pane::start_sized(&s, &["--model", "mock-openai/m1"], (60, 20));
+    pane.type_text("tell me a long one");
+    pane.keys(&["Enter"]);
+    // Mid-stream, the window shows the tail of the growing line and the editor.
+    pane.wait_for("streaming", "w0300");
+    let visible = pane.visible_screen();
+    assert!(visible.contains("›"), "{visible}");
+    pane.wait_until("the end of the answer and idle", || {
+        let screen = pane.visible_screen();
+        screen.contains("w0620") && screen.contains("○ mock-openai/m1")
+    });
+    let all = pane.scrollback();
+    assert_eq!(all.matches("› tell me a long one").count(), 1, "{all}");
+    for word in ["w0001", "w0300", "w0620"] {
+        assert_eq!(all.matches(word).count(), 1, "{word}: {all}");
+    }
+    assert_eq!(duplicate_rows(&all), Vec::<String>::new(), "{all}");
+}
+
+/// The window goes 120 → 40 → 120 columns while an answer streams: every row is
+/// drawn again at the new width, nothing is lost and nothing is doubled.
+#[test]
+fn resizing_mid_stream_loses_and_doubles_nothing() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let lines: Vec<String> = (1..=40)
+        .map(|i| {
+            let words: Vec<String> = (1..=12).map(|j| format!("l{i:02}w{j:02}")).collect();
+            words.join(" ")
+        })
+        .collect();
+    let answer = lines.join("\\n");
+    let server = mock(&format!(
+        r#"{{"name":"r","steps":[{{"reply":{{"text":"first answer"}}}},{{"reply":{{"text":"{answer}","chunkDelayMs":25}}}}]}}"#
+    ));
+    s.write_models(&server.url());
+    let pane = Pane::start_sized(&s, &["--model", "mock-openai/m1"], (120, 30));
+    pane.type_text("warm up");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the first answer", "first answer");
+    pane.type_text("stream while I resize");
+    pane.keys(&["Enter"]);
+    pane.wait_for("streaming", "l05w01");
+    pane.resize(40, 30);
+    pane.wait_for("a redraw at 40 columns", "· 40×30 ·");
+    pane.resize(120, 30);
+    pane.wait_for("a redraw at 120 columns", "· 120×30 ·");
+    pane.wait_until("the end of the answer and idle", || {
+        let screen = pane.visible_screen();
+        screen.contains("l40w12") && screen.contains("○ mock-openai/m1")
+    });
+    let all = pane.scrollback();
+    for prompt in ["› warm up", "› stream while I resize"] {
+        assert_eq!(all.matches(prompt).count(), 1, "{prompt}: {all}");
+    }
+    for i in 1..=40 {
+        let line = &lines[i - 1];
+        assert_eq!(all.matches(line.as_str()).count(), 1, "line {i}: {all}");
+    }
+    assert_eq!(duplicate_rows(&all), Vec::<String>::new(), "{all}");
 }

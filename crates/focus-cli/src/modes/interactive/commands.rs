@@ -109,6 +109,7 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
                     r["tokensBefore"].as_u64().unwrap_or(0),
                     r["tokensAfter"].as_u64().unwrap_or(0)
                 );
+                ui.show_summary();
                 ui.say(&note);
             })
         }
@@ -116,9 +117,10 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
         "/fork" => fork(ui, rest),
         "/new" => {
             let cwd = ui.cwd().to_path_buf();
-            ui.engine()
-                .new_session(&cwd)
-                .map(|_| ui.say("new session started"))
+            ui.engine().new_session(&cwd).map(|_| {
+                ui.show_history();
+                ui.say("new session started")
+            })
         }
         "/resume" => resume(ui, rest),
         "/name" => {
@@ -309,9 +311,11 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
             }
         }
         ui.set_input(&text);
+        ui.show_history();
         ui.say("moved before that message; edit it and press Enter to branch");
     } else {
         engine.go_to_entry(&id)?;
+        ui.show_history();
         ui.say("continuing from that entry");
     }
     Ok(())
@@ -343,6 +347,7 @@ fn fork(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         .ok_or_else(|| format!("no message {n}; /fork lists them"))?;
     let text = ui.engine().fork(&id)?;
     ui.set_input(&text);
+    ui.show_history();
     let path = ui
         .engine()
         .store
@@ -374,6 +379,7 @@ fn resume(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let path = info.path.display().to_string();
     ui.engine().switch_session(&path, &cwd)?;
     let count = ui.engine().history.len();
+    ui.show_history();
     ui.say(&format!("resumed {path} ({count} messages)"));
     Ok(())
 }

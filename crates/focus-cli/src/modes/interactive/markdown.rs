@@ -5,7 +5,7 @@
 use crate::terminal::style::Style;
 
 /// Line-by-line Markdown styling with the code-fence state carried between lines.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Markdown {
     in_code: bool,
 }

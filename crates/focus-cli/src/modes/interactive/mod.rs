@@ -4,32 +4,38 @@
 //! stdin thread (raw key bytes), the forwarder of the running prompt's events,
 //! and approval requests from the gate. A 100 ms tick animates the spinner.
 //! Reading order: [`keys`] (bytes to keys), [`editor`] (the input line),
-//! [`markdown`] (styling answers), [`screen`] (drawing), [`view`] (how events
-//! and the live area are shown), [`commands`] (slash commands), then this file
-//! (the loop: keys, runs, approvals).
+//! [`markdown`] (styling answers), [`rows`] (lines to rows that fit), [`blocks`]
+//! and [`tool_view`] (the conversation as blocks), [`screen`] (the renderer),
+//! [`view`] (how events change the blocks, and the chrome), [`transcript`] (a
+//! saved conversation as blocks), [`footer`], [`commands`] (slash commands),
+//! then this file (the loop: keys, runs, approvals). docs/tui.md explains the
+//! renderer.
 
+pub mod blocks;
 pub mod commands;
 pub mod editor;
+pub mod footer;
 pub mod keys;
 pub mod markdown;
+pub mod rows;
 pub mod screen;
+pub mod tool_view;
+pub mod transcript;
 pub mod view;
 
 use crate::args::Args;
 use crate::choose::ModelChoice;
 use crate::engine::{AfterRun, Engine};
-use crate::modes::print::clip;
 use crate::terminal::raw::RawMode;
-use crate::terminal::reveal::reveal_hidden;
 use crate::terminal::style::Style;
 use crate::terminal::{STDIN, STDOUT};
+use blocks::{Block, Kind};
 use editor::{EditAction, Editor};
 use focus_core::agent::AgentHandle;
 use focus_core::event::AgentEvent;
 use focus_core::message::{now_ms, Content, Message, UserMessage};
 use focus_harness::compaction::OverflowRecovery;
 use keys::{Key, KeyDecoder};
-use markdown::Markdown;
 use screen::Screen;
 use std::collections::VecDeque;
 use std::io::Read;
@@ -53,14 +59,6 @@ pub enum Input {
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-/// Which kind of streamed text the partial line holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stream {
-    None,
-    Text,
-    Thinking,
-}
-
 /// The UI's state.
 pub struct Ui<'a> {
     engine: &'a mut Engine,
@@ -70,23 +68,28 @@ pub struct Ui<'a> {
     editor: Editor,
     decoder: KeyDecoder,
     history_file: PathBuf,
-    markdown: Markdown,
-    partial: String,
-    stream: Stream,
-    thinking_chars: usize,
+    /// The conversation as the screen shows it.
+    blocks: Vec<Block>,
+    /// The first blocks (the welcome), kept when the transcript is replaced.
+    welcome: String,
     show_thinking: bool,
-    /// The last line of a running tool's partial output, shown live.
-    tool_progress: Option<String>,
     running: Option<AgentHandle>,
     waiting: bool,
+    /// Something slow is going on outside a model call ("retrying"): the notice
+    /// spins.
+    busy: Option<&'static str>,
     frame: usize,
+    /// The notice line above the editor.
     notice: Option<String>,
+    /// Steering (false) and follow-up (true) messages not yet sent.
+    queued: Vec<(bool, String)>,
     ctrl_c_armed: bool,
     recovery: OverflowRecovery,
     pending_prompts: VecDeque<Message>,
     approval: Option<crate::approval::PendingApproval>,
-    /// Typing a reason for a denial.
+    /// Typing a reason for a denial (in `reason`: the draft stays in `editor`).
     denying: bool,
+    reason: Editor,
     inputs: SyncSender<Input>,
     quit: bool,
 }
@@ -119,26 +122,27 @@ pub fn run(
         editor: Editor::new(editor::load_history(&history_file)),
         decoder: KeyDecoder::new(),
         history_file,
-        markdown: Markdown::new(),
-        partial: String::new(),
-        stream: Stream::None,
-        thinking_chars: 0,
+        blocks: Vec::new(),
+        welcome: String::new(),
         show_thinking: true,
-        tool_progress: None,
         running: None,
         waiting: false,
+        busy: None,
         frame: 0,
         notice: None,
+        queued: Vec::new(),
         ctrl_c_armed: false,
         recovery: OverflowRecovery::new(),
         pending_prompts: prompts.into(),
         approval: None,
         denying: false,
+        reason: Editor::new(Vec::new()),
         inputs: sender,
         quit: false,
     };
     // Bracketed paste on: pasted text arrives marked, so its newlines do not submit.
-    ui.screen.permanent(&ui.welcome(choice));
+    ui.welcome = ui.welcome(choice);
+    ui.show_history();
     out!("\x1b[?2004h");
     ui.start_next_prompt();
     ui.redraw();
@@ -146,7 +150,7 @@ pub fn run(
         match receiver.recv_timeout(Duration::from_millis(100)) {
             Ok(input) => ui.handle(input),
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                if ui.running.is_some() {
+                if ui.running.is_some() || ui.busy.is_some() {
                     ui.frame += 1;
                 }
             }
@@ -210,16 +214,26 @@ impl Ui<'_> {
             text.push_str(&self.style.yellow(&note));
             text.push('\n');
         }
-        if !self.engine.history.is_empty() {
-            text.push_str(&self.style.dim(&format!(
-                "continuing a session with {} messages\n",
-                self.engine.history.len()
-            )));
-        }
         text.push_str(&self.style.dim(
-            "Enter sends · Shift+Enter or \\ for a new line · Esc aborts · /help for commands\n",
+            "Enter sends · Shift+Enter or \\ for a new line · Esc aborts · /help for commands",
         ));
         text
+    }
+
+    /// Replaces the transcript by the welcome and the conversation in the engine
+    /// (a session opened, resumed, forked, or moved in its tree) and redraws all.
+    pub fn show_history(&mut self) {
+        self.blocks = vec![Block::done(Kind::Note(self.welcome.clone()))];
+        let history = transcript::history_blocks(&self.engine.history, self.style);
+        if !history.is_empty() {
+            self.blocks
+                .push(Block::done(Kind::Note(self.style.dim(&format!(
+                    "continuing a session with {} messages",
+                    self.engine.history.len()
+                )))));
+        }
+        self.blocks.extend(history);
+        self.screen.restart();
     }
 
     fn handle(&mut self, input: Input) {
@@ -243,18 +257,7 @@ impl Ui<'_> {
                 self.event(&end);
                 self.finished(history);
             }
-            Input::Approval(pending) => {
-                self.flush_partial();
-                let r = &pending.request;
-                self.screen.permanent(&self.style.yellow(&format!(
-                    "? {} wants to run: {}\n  ({})\n  [y] allow once  [a] always allow {} this session  [n] deny and say why",
-                    reveal_hidden(&r.tool_name),
-                    reveal_hidden(&r.summary),
-                    reveal_hidden(&r.reason),
-                    reveal_hidden(&r.always_rule)
-                )));
-                self.approval = Some(pending);
-            }
+            Input::Approval(pending) => self.approval = Some(pending),
         }
     }
 
@@ -270,38 +273,8 @@ impl Ui<'_> {
     }
 
     fn key(&mut self, key: Key) {
-        if let Some(request) = &self.approval {
-            if !self.denying {
-                let decision = match key {
-                    Key::Char('y') | Key::Char('Y') => {
-                        Some(crate::approval::ApprovalAnswer::AllowOnce)
-                    }
-                    Key::Char('a') | Key::Char('A') => {
-                        Some(crate::approval::ApprovalAnswer::AllowAlways)
-                    }
-                    Key::Char('n') | Key::Char('N') | Key::Esc => {
-                        self.denying = true;
-                        self.notice = Some("type why (the model reads it), then Enter".into());
-                        None
-                    }
-                    _ => None,
-                };
-                if let Some(decision) = decision {
-                    request.answer(decision);
-                    self.approval = None;
-                    self.notice = None;
-                }
-                return;
-            }
-            if key == Key::Enter {
-                let reason = self.editor.take();
-                request.answer(crate::approval::ApprovalAnswer::Deny(reason));
-                self.approval = None;
-                self.denying = false;
-                self.notice = None;
-                return;
-            }
-            self.editor.handle(&key);
+        if self.approval.is_some() {
+            self.approval_key(key);
             return;
         }
         if key != Key::Ctrl('c') {
@@ -321,6 +294,7 @@ impl Ui<'_> {
                         }
                         self.editor.set_text(&text);
                     }
+                    self.queued.clear();
                     self.notice = Some("aborting…".into());
                 }
             }
@@ -340,12 +314,15 @@ impl Ui<'_> {
             Key::Ctrl('z') => self.suspend(),
             Key::Ctrl('t') => {
                 self.show_thinking = !self.show_thinking;
+                self.screen.redraw_all();
                 self.notice = Some(if self.show_thinking {
                     "thinking shown".into()
                 } else {
                     "thinking collapsed".into()
                 });
             }
+            Key::Ctrl('l') => self.screen.redraw_all(),
+            Key::Ctrl('o') => self.toggle_expanded(),
             Key::Tab => self.complete(),
             other => match self.editor.handle(&other) {
                 EditAction::None => {}
@@ -382,11 +359,11 @@ impl Ui<'_> {
         match &self.running {
             Some(handle) if follow_up => {
                 handle.follow_up(message);
-                self.notice = Some(format!("follow-up queued: {}", clip(&text, 40)));
+                self.queued.push((true, text));
             }
             Some(handle) => {
                 handle.steer(message);
-                self.notice = Some(format!("steering queued: {}", clip(&text, 40)));
+                self.queued.push((false, text));
             }
             None => {
                 self.recovery = OverflowRecovery::new();
@@ -407,41 +384,142 @@ impl Ui<'_> {
         self.running = Some(run.handle.clone());
         self.waiting = true;
         self.notice = None;
+        self.ctrl_c_armed = false;
         crate::engine::follow_run(run, self.inputs.clone(), Input::Event, Input::Finished);
     }
 
     fn finished(&mut self, history: Vec<Message>) {
-        self.flush_partial();
+        self.finish_streams();
         self.running = None;
         self.waiting = false;
+        self.busy = None;
+        self.queued.clear();
+        if self.notice.as_deref() == Some("aborting…") {
+            self.notice = None;
+        }
         self.engine.history = history;
         let style = self.style;
         let mut notes = Vec::new();
+        let mut compacted = false;
         let action = self.engine.after_run(&mut self.recovery, &mut |notice| {
+            compacted |= notice["type"].as_str() == Some("auto_compaction_end")
+                && notice["errorMessage"].as_str().is_none();
             notes.push(compaction_note(notice));
         });
         for note in notes.into_iter().flatten() {
-            self.screen.permanent(&style.dim(&note));
+            self.note(style.dim(&note));
+        }
+        if compacted {
+            self.show_summary();
         }
         match action {
             AfterRun::Retry => {
-                self.screen
-                    .permanent(&self.style.dim("context was too long: compacted, retrying"));
+                self.note(style.dim("context was too long: compacted, retrying"));
                 self.start(Vec::new());
                 return;
             }
-            AfterRun::GaveUp(note) => self.screen.permanent(&self.style.red(&note)),
+            AfterRun::GaveUp(note) => self.note(style.red(&note)),
             AfterRun::Done => {}
         }
         if let Some(warning) = self.engine.store_warning.take() {
-            self.screen.permanent(&self.style.yellow(&warning));
+            self.note(style.yellow(&warning));
         }
         self.start_next_prompt();
     }
 
-    /// Shows a permanent note (used by commands).
+    /// Shows a note in the conversation (used by commands; styled, sanitized).
     pub fn say(&mut self, text: &str) {
-        self.screen.permanent(text);
+        self.note(text.to_string());
+    }
+
+    /// Shows the summary a compaction just put at the start of the history, as a
+    /// marked block.
+    pub fn show_summary(&mut self) {
+        let summary = self.engine.history.iter().find_map(|m| match m {
+            Message::Custom(c) if c.role == "compactionSummary" => {
+                Some(c.raw["summary"].as_str().unwrap_or("").to_string())
+            }
+            _ => None,
+        });
+        if let Some(text) = summary {
+            self.blocks.push(Block::done(Kind::Summary {
+                label: "summary of the earlier conversation (compacted)".into(),
+                text,
+            }));
+        }
+    }
+
+    /// Ctrl+O: shows the last tool call or summary in full, or collapses it again
+    /// (everything is drawn again: the block may be in the scrollback).
+    fn toggle_expanded(&mut self) {
+        let last = self
+            .blocks
+            .iter_mut()
+            .rev()
+            .find(|b| matches!(b.kind, Kind::Tool(_) | Kind::Summary { .. }));
+        if let Some(block) = last {
+            block.expanded = !block.expanded;
+            self.screen.redraw_all();
+        }
+    }
+
+    /// A key while an approval is asked: y, a, n (then a reason), Esc or Ctrl+C
+    /// (abort the run). The editor's draft is not touched: a reason is typed in an
+    /// editor of its own.
+    fn approval_key(&mut self, key: Key) {
+        let Some(request) = &self.approval else {
+            return;
+        };
+        use crate::approval::ApprovalAnswer;
+        let tool = focus_tools::output::sanitize(&request.request.tool_name).into_owned();
+        let (answer, note) = match key {
+            Key::Esc | Key::Ctrl('c') => {
+                request.answer(ApprovalAnswer::Deny(
+                    "The user aborted the run instead of answering. Do not retry.".into(),
+                ));
+                if let Some(handle) = &self.running {
+                    handle.abort();
+                }
+                self.approval = None;
+                self.denying = false;
+                self.reason.take();
+                self.note(self.style.red(&format!("✗ {tool}: not run (you aborted)")));
+                self.notice = Some("aborting…".into());
+                return;
+            }
+            _ if self.denying => {
+                if key == Key::Enter {
+                    let reason = self.reason.take();
+                    let shown = crate::modes::print::clip(&reason, 60);
+                    (
+                        ApprovalAnswer::Deny(reason),
+                        format!("✗ {tool}: denied ({shown})"),
+                    )
+                } else {
+                    self.reason.handle(&key);
+                    return;
+                }
+            }
+            Key::Char('y') | Key::Char('Y') => {
+                (ApprovalAnswer::AllowOnce, format!("✓ {tool}: allowed once"))
+            }
+            Key::Char('a') | Key::Char('A') => (
+                ApprovalAnswer::AllowAlways,
+                format!(
+                    "✓ {tool}: always allowed this session ({})",
+                    crate::modes::print::clip(&request.request.always_rule, 60)
+                ),
+            ),
+            Key::Char('n') | Key::Char('N') => {
+                self.denying = true;
+                return;
+            }
+            _ => return,
+        };
+        request.answer(answer);
+        self.approval = None;
+        self.denying = false;
+        self.note(self.style.dim(&note));
     }
 
     /// Puts text in the editor (used by /fork and /tree).

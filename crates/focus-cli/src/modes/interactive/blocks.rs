@@ -1,0 +1,318 @@
+//! The conversation as blocks: a prompt of the user, an answer, a piece of
+//! thinking, a tool call with its result, a note of focus, a summary. A block is
+//! *live* while it can still change (text streaming in, a tool running) and
+//! *finished* afterwards; [`Screen`](super::screen::Screen) prints a finished
+//! block to the scrollback once and redraws live ones in place.
+//!
+//! A block renders itself to rows for a width ([`Block::rows`]); its *stable*
+//! rows ([`Block::stable_rows`]) are the leading ones that appending more stream
+//! cannot change (the complete lines of an answer), which the screen may print
+//! to the scrollback before the block is finished.
+
+use super::markdown::{inline, Markdown};
+use super::rows::text_rows;
+use super::tool_view::ToolBlock;
+use super::view::wrap_words;
+use crate::terminal::style::Style;
+use focus_tools::output::sanitize;
+
+/// How blocks are drawn now (the same for every block of one frame).
+#[derive(Clone, Copy, Debug)]
+pub struct Look {
+    /// Columns of the window.
+    pub width: usize,
+    /// Colors and attributes.
+    pub style: Style,
+    /// Ctrl+T: thinking shown whole, or one line.
+    pub show_thinking: bool,
+}
+
+/// What a block holds.
+pub enum Kind {
+    /// Text focus wrote (already styled; never model text unless sanitized).
+    Note(String),
+    /// A prompt of the user (sanitized when shown), with its image count.
+    User {
+        /// What the user typed.
+        text: String,
+        /// How many images came with it.
+        images: usize,
+    },
+    /// An answer, as Markdown source.
+    Answer(Streamed),
+    /// Reasoning, as plain source.
+    Thinking(Streamed),
+    /// A tool call and its result.
+    Tool(Box<ToolBlock>),
+    /// A summary that replaced older history (compaction, a left branch).
+    Summary {
+        /// What it summarizes.
+        label: String,
+        /// The summary (model text: sanitized when shown).
+        text: String,
+    },
+}
+
+/// One block of the conversation.
+pub struct Block {
+    /// What it holds.
+    pub kind: Kind,
+    /// Whether it can still change.
+    pub finished: bool,
+    /// Ctrl+O: shown in full.
+    pub expanded: bool,
+}
+
+/// Streamed source text with the rows of its complete lines kept (rendered once
+/// per width: a long answer is not styled again at every frame).
+#[derive(Default)]
+pub struct Streamed {
+    source: String,
+    /// Rows of the complete lines for `cache_width`, and the bytes of `source`
+    /// they cover, with the Markdown state after them.
+    cache: Vec<String>,
+    cache_width: usize,
+    cache_style: Option<Style>,
+    covered: usize,
+    markdown: Markdown,
+}
+
+impl Streamed {
+    /// Streamed text starting with `text`.
+    pub fn new(text: &str) -> Streamed {
+        let mut streamed = Streamed::default();
+        streamed.push(text);
+        streamed
+    }
+
+    /// Appends a delta (sanitized: model text never drives the terminal).
+    pub fn push(&mut self, delta: &str) {
+        self.source.push_str(&sanitize(delta));
+    }
+
+    /// The text so far.
+    pub fn text(&self) -> &str {
+        &self.source
+    }
+
+    /// Brings the rows of complete lines up to date for `look`.
+    fn update(&mut self, look: &Look, thinking: bool) {
+        if self.cache_width != look.width || self.cache_style != Some(look.style) {
+            self.cache.clear();
+            self.covered = 0;
+            self.markdown = Markdown::new();
+            self.cache_width = look.width;
+            self.cache_style = Some(look.style);
+        }
+        while let Some(newline) = self.source[self.covered..].find('\n') {
+            let line = &self.source[self.covered..self.covered + newline];
+            let rows = style_line(&mut self.markdown, line, look, thinking);
+            self.cache.extend(rows);
+            self.covered += newline + 1;
+        }
+    }
+
+    /// The rows of the complete lines.
+    fn stable(&mut self, look: &Look, thinking: bool) -> Vec<String> {
+        self.update(look, thinking);
+        self.cache.clone()
+    }
+
+    /// All rows: the complete lines and the partial one after them.
+    fn all(&mut self, look: &Look, thinking: bool) -> Vec<String> {
+        self.update(look, thinking);
+        let mut rows = self.cache.clone();
+        let rest = &self.source[self.covered..];
+        if !rest.is_empty() {
+            let mut markdown = self.markdown.clone();
+            rows.extend(style_line(&mut markdown, rest, look, thinking));
+        }
+        rows
+    }
+}
+
+/// Styles one line of an answer (Markdown) or of thinking (dim italic, marked
+/// with `┊` so it stays apart from the answer without colors), wrapped at word
+/// boundaries to the width.
+fn style_line(markdown: &mut Markdown, line: &str, look: &Look, thinking: bool) -> Vec<String> {
+    let style = look.style;
+    let width = look.width.max(20);
+    if thinking {
+        return wrap_words(line, width - 2)
+            .iter()
+            .map(|piece| format!("{} {}", style.dim("┊"), style.dim(&style.italic(piece))))
+            .collect();
+    }
+    if markdown.in_code() || line.trim_start().starts_with("```") {
+        // Code is cut, not word-wrapped (the rows module cuts what is too wide).
+        return text_rows(&markdown.line(line, style), width);
+    }
+    let pieces = wrap_words(line, width);
+    let is_item = ["- ", "* ", "+ "]
+        .iter()
+        .any(|b| line.trim_start().starts_with(b));
+    let indent = " ".repeat(line.len() - line.trim_start().len() + 2);
+    let mut out = Vec::with_capacity(pieces.len());
+    for (i, piece) in pieces.iter().enumerate() {
+        if i == 0 {
+            out.push(markdown.line(piece, style));
+        } else {
+            let lead = if is_item { indent.as_str() } else { "" };
+            out.push(format!("{lead}{}", inline(piece, style)));
+        }
+    }
+    out
+}
+
+impl Block {
+    /// A finished block.
+    pub fn done(kind: Kind) -> Block {
+        Block {
+            kind,
+            finished: true,
+            expanded: false,
+        }
+    }
+
+    /// A live block.
+    pub fn live(kind: Kind) -> Block {
+        Block {
+            kind,
+            finished: false,
+            expanded: false,
+        }
+    }
+
+    /// The rows that cannot change any more: all of a finished block, the complete
+    /// lines of a streaming one, nothing of a running tool.
+    pub fn stable_rows(&mut self, look: &Look) -> Vec<String> {
+        if self.finished {
+            return self.rows(look);
+        }
+        match &mut self.kind {
+            Kind::Answer(text) => text.stable(look, false),
+            Kind::Thinking(text) if look.show_thinking => {
+                let mut rows = vec![thinking_header(look)];
+                rows.extend(text.stable(look, true));
+                rows
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Every row of the block at `look`.
+    pub fn rows(&mut self, look: &Look) -> Vec<String> {
+        let style = look.style;
+        let width = look.width.max(1);
+        let expanded = self.expanded;
+        let finished = self.finished;
+        match &mut self.kind {
+            Kind::Note(text) => text_rows(text, width),
+            Kind::User { text, images } => {
+                let mut shown = sanitize(text).replace('\n', "\n  ");
+                if *images > 0 {
+                    shown.push_str(&format!(" [{images} image(s)]"));
+                }
+                let mut rows = vec![String::new()];
+                for line in format!("› {shown}").split('\n') {
+                    for piece in wrap_words(line, width) {
+                        rows.push(style.bold(&piece));
+                    }
+                }
+                rows
+            }
+            Kind::Answer(text) => text.all(look, false),
+            Kind::Thinking(text) => {
+                if look.show_thinking {
+                    let mut rows = vec![thinking_header(look)];
+                    rows.extend(text.all(look, true));
+                    rows
+                } else {
+                    let count = text.text().chars().count();
+                    let verb = if finished { "thought" } else { "thinking" };
+                    text_rows(
+                        &style.dim(&format!(
+                            "∴ {verb} for {count} characters (Ctrl+T shows thinking)"
+                        )),
+                        width,
+                    )
+                }
+            }
+            Kind::Tool(tool) => tool.rows(look, expanded),
+            Kind::Summary { label, text } => {
+                let mut rows = text_rows(&style.bold(&format!("≡ {label}")), width);
+                let body = sanitize(text);
+                let lines: Vec<&str> = body.lines().collect();
+                let shown = if expanded {
+                    lines.len()
+                } else {
+                    lines.len().min(4)
+                };
+                for line in &lines[..shown] {
+                    for piece in wrap_words(line, width.saturating_sub(2).max(10)) {
+                        rows.push(format!("{} {}", style.dim("│"), style.dim(&piece)));
+                    }
+                }
+                if shown < lines.len() {
+                    rows.push(style.dim(&format!(
+                        "│ … {} more lines (Ctrl+O expands)",
+                        lines.len() - shown
+                    )));
+                }
+                rows
+            }
+        }
+    }
+}
+
+/// The first row of shown thinking.
+fn thinking_header(look: &Look) -> String {
+    look.style.dim(&look.style.italic("∴ thinking"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn look(width: usize) -> Look {
+        Look {
+            width,
+            style: Style::PLAIN,
+            show_thinking: true,
+        }
+    }
+
+    #[test]
+    fn stable_rows_are_the_complete_lines() {
+        let mut block = Block::live(Kind::Answer(Streamed::new("# Title\nsome **bold** te")));
+        assert_eq!(block.stable_rows(&look(40)), ["Title"]);
+        assert_eq!(block.rows(&look(40)), ["Title", "some bold te"]);
+        if let Kind::Answer(text) = &mut block.kind {
+            text.push("xt\nmore");
+        }
+        assert_eq!(block.stable_rows(&look(40)), ["Title", "some bold text"]);
+    }
+
+    #[test]
+    fn a_long_line_wraps_to_the_width_and_escapes_are_removed() {
+        let mut block = Block::done(Kind::Answer(Streamed::new(&"word \x1b[2J".repeat(40))));
+        for row in block.rows(&look(30)) {
+            assert!(row.chars().count() <= 30, "{row:?}");
+            assert!(!row.contains('\x1b'));
+        }
+    }
+
+    #[test]
+    fn thinking_is_marked_without_colors() {
+        let mut block = Block::done(Kind::Thinking(Streamed::new("hmm, let me see")));
+        assert_eq!(block.rows(&look(40)), ["∴ thinking", "┊ hmm, let me see"]);
+        let hidden = Look {
+            show_thinking: false,
+            ..look(80)
+        };
+        assert_eq!(
+            block.rows(&hidden),
+            ["∴ thought for 15 characters (Ctrl+T shows thinking)"]
+        );
+    }
+}
