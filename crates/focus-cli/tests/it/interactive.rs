@@ -729,3 +729,300 @@ fn resizing_mid_stream_loses_and_doubles_nothing() {
     }
     assert_eq!(duplicate_rows(&all), Vec::<String>::new(), "{all}");
 }
+
+/// Tool calls are blocks tied to their call: parallel results land under their
+/// own header (the slow first call's output under the first header though the
+/// second finished first), bash shows the tail with a count of earlier lines,
+/// edit a diff with line numbers, a failed call is marked with its reason, and
+/// Ctrl+O shows the last call in full.
+#[test]
+fn tool_calls_show_under_their_own_call() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    std::fs::write(s.work.join("notes.txt"), "alpha\nbeta\ngamma\n").unwrap();
+    let server = mock(
+        r#"{"name":"t","steps":[
+      {"reply":{"toolCalls":[
+        {"name":"bash","arguments":{"command":"sleep 1 && echo first-done"}},
+        {"name":"bash","arguments":{"command":"echo second-done"}}]}},
+      {"reply":{"toolCalls":[{"name":"edit","arguments":{"path":"notes.txt","edits":[{"oldText":"beta","newText":"BETA"}]}}]}},
+      {"reply":{"toolCalls":[{"name":"read","arguments":{"path":"missing.txt"}}]}},
+      {"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"seq 101 130"}}]}},
+      {"reply":{"text":"all tools done"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(
+        &s,
+        &[
+            "--model",
+            "mock-openai/m1",
+            "--permission-mode",
+            "accept-edits",
+        ],
+    );
+    pane.type_text("use your tools");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("the answer", "all tools done");
+    let rows: Vec<&str> = screen.lines().collect();
+    let at = |needle: &str| {
+        rows.iter()
+            .position(|r| r.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle:?} in:\n{screen}"))
+    };
+    let first = at("● bash sleep 1 && echo first-done");
+    assert!(rows[first + 1].contains("⎿ first-done"), "{screen}");
+    let second = at("● bash echo second-done");
+    assert!(
+        second > first + 1 && rows[second + 1].contains("⎿ second-done"),
+        "{screen}"
+    );
+    // Elapsed time on the header of the slow call.
+    assert!(rows[first].contains("s"), "{screen}");
+    // The edit: its diff with old and new line numbers.
+    at("● edit notes.txt");
+    assert!(screen.contains("   2      -beta"), "{screen}");
+    assert!(screen.contains("        2 +BETA"), "{screen}");
+    assert!(screen.contains("   1    1  alpha"), "{screen}");
+    // The failed read: marked, with its reason.
+    let read = at("✗ read missing.txt");
+    assert!(rows[read + 1].contains("⎿"), "{screen}");
+    // bash: the tail, with the count of what is above it.
+    assert!(screen.contains("… 25 earlier lines"), "{screen}");
+    assert!(screen.contains("130"), "{screen}");
+    assert!(!screen.contains("    101"), "{screen}");
+    pane.keys(&["C-o"]);
+    pane.wait_until("Ctrl+O showing all of bash's output", || {
+        let screen = pane.visible_screen();
+        screen.contains("  ⎿ 101") && !screen.contains("earlier lines")
+    });
+    pane.keys(&["C-o"]);
+    pane.wait_for("Ctrl+O folding it again", "… 25 earlier lines");
+}
+
+/// When the conversation changes under the user, it is shown: a session opened
+/// with `-c`, then `/tree N` (moved back: the later turn is gone from the
+/// window), `/resume N` and `/fork N`.
+#[test]
+fn the_conversation_is_shown_when_it_changes() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"h","steps":[
+      {"reply":{"text":"answer number one"}},
+      {"reply":{"text":"answer number two"}},
+      {"reply":{"text":"answer number three"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let models = ["--model", "mock-openai/m1"];
+    assert!(s
+        .run(&[&models[..], &["-p", "question one"]].concat(), "")
+        .status
+        .success());
+    let pane = Pane::start(&s, &[&models[..], &["-c"]].concat());
+    let screen = pane.wait_for("the earlier conversation", "answer number one");
+    assert!(screen.contains("› question one"), "{screen}");
+    pane.type_text("question two");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the second answer", "answer number two");
+    // Back to the first answer: the window shows the branch up to it.
+    pane.type_text("/tree 2");
+    pane.keys(&["Enter"]);
+    pane.wait_until("the tree move re-rendering the conversation", || {
+        let screen = pane.scrollback();
+        screen.contains("continuing from that entry")
+            && screen.contains("answer number one")
+            && !screen.contains("answer number two")
+    });
+    // A new session, then resuming the first one shows it again.
+    pane.type_text("/new");
+    pane.keys(&["Enter"]);
+    pane.wait_until("a new session with an empty window", || {
+        let screen = pane.scrollback();
+        screen.contains("new session started") && !screen.contains("answer number one")
+    });
+    pane.type_text("/resume 1");
+    pane.keys(&["Enter"]);
+    pane.wait_until("the resumed conversation", || {
+        let screen = pane.scrollback();
+        screen.contains("resumed") && screen.contains("answer number one")
+    });
+    // Forking before the first message: an empty conversation, the message back
+    // in the editor.
+    pane.type_text("/fork 1");
+    pane.keys(&["Enter"]);
+    pane.wait_until("the fork", || {
+        let screen = pane.scrollback();
+        screen.contains("forked into a new session")
+            && !screen.contains("answer number one")
+            && screen.contains("› question one")
+    });
+}
+
+/// `/compact` shows the summary that replaced the history as a marked block.
+#[test]
+fn compaction_shows_a_marked_summary() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"compaction":{"keepRecentTokens":1}}"#,
+    )
+    .unwrap();
+    let server = mock(
+        r##"{"name":"c","steps":[
+      {"reply":{"text":"a first answer"}},
+      {"reply":{"text":"a second answer"}},
+      {"reply":{"text":"Goal: greet\nthe summary of everything so far"}}]}"##,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("hello there");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "a first answer");
+    pane.type_text("and again");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "a second answer");
+    pane.type_text("/compact");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("the summary block", "≡ summary of the earlier conversation");
+    assert!(
+        screen.contains("│ the summary of everything so far"),
+        "{screen}"
+    );
+}
+
+/// The approval dialog: `n` asks for a reason typed apart from the editor's
+/// draft (which stays), and Ctrl+C at a second question aborts the run (it was
+/// ignored; Esc denied instead of aborting).
+#[test]
+fn approvals_keep_the_draft_and_ctrl_c_aborts() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"a","steps":[
+      {"reply":{"text":"let me make the files for you now","chunkDelayMs":150,
+                "toolCalls":[{"name":"bash","arguments":{"command":"touch one.txt"}}]}},
+      {"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"touch two.txt"}}]}},
+      {"reply":{"text":"never reached"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("make files");
+    pane.keys(&["Enter"]);
+    pane.wait_for("streaming", "let me");
+    pane.type_text("draft text");
+    pane.wait_for("the approval dialog", "[y] allow once");
+    let screen = pane.visible_screen();
+    assert!(screen.contains("touch one.txt"), "{screen}");
+    assert!(screen.contains("Esc or Ctrl+C aborts the run"), "{screen}");
+    pane.keys(&["n"]);
+    pane.wait_for("the reason prompt", "reason›");
+    pane.type_text("not now");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the denial", "✗ bash: denied (not now)");
+    pane.wait_until("the second question", || {
+        let screen = pane.visible_screen();
+        screen.contains("touch two.txt") && screen.contains("[y] allow once")
+    });
+    pane.keys(&["C-c"]);
+    pane.wait_for("the abort", "✗ bash: not run (you aborted)");
+    pane.wait_for("idle", "○ mock-openai/m1");
+    // The draft is still in the editor, untouched.
+    pane.wait_for("the draft", "› draft text");
+    assert!(!s.work.join("one.txt").exists() && !s.work.join("two.txt").exists());
+    assert!(server.requests()[1].body_text().contains("not now"));
+    assert_eq!(server.requests().len(), 2, "the run stopped at the abort");
+}
+
+/// Steering and follow-up messages wait in a visible queue (they overwrote each
+/// other in the footer); a notice has its own line above the editor, whole even
+/// in a narrow window.
+#[test]
+fn the_queue_and_the_notice_line() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"q","steps":[
+      {"reply":{"text":"a slow answer with many words in it for sure","chunkDelayMs":300}},
+      {"reply":{"text":"second"}}, {"reply":{"text":"third"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("start");
+    pane.keys(&["Enter"]);
+    pane.wait_for("streaming", "Esc aborts");
+    pane.type_text("steer me");
+    pane.keys(&["Enter"]);
+    pane.type_text("follow me");
+    pane.keys(&["M-Enter"]);
+    pane.wait_until("both queued messages shown", || {
+        let screen = pane.visible_screen();
+        screen.contains("⧗ steering queued: steer me")
+            && screen.contains("⧗ follow-up queued: follow me")
+    });
+    pane.wait_for("the last answer", "third");
+    pane.wait_until("the queue emptied", || {
+        let screen = pane.visible_screen();
+        screen.contains("○ mock-openai/m1") && !screen.contains("queued:")
+    });
+    pane.resize(30, 40);
+    pane.wait_for("a redraw at 30 columns", "30×40");
+    pane.keys(&["C-c"]);
+    let screen = pane.wait_for("the notice", "press Ctrl+C again to quit");
+    let rows: Vec<&str> = screen.lines().collect();
+    let notice = rows
+        .iter()
+        .rposition(|r| r.contains("press Ctrl+C again to quit"))
+        .unwrap();
+    assert!(rows[notice + 1].starts_with('›'), "{screen}");
+}
+
+/// Thinking is marked without colors (NO_COLOR is set in these tests) and
+/// Ctrl+T folds and shows it again, as its hint says; the footer's totals count
+/// the whole session (they dropped after /tree) and the context use has a
+/// decimal.
+#[test]
+fn thinking_toggles_and_the_footer_counts_the_session() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"k","steps":[
+      {"reply":{"thinking":"a deep thought here","text":"answer one","inputTokens":1000,"outputTokens":10}},
+      {"reply":{"text":"answer two","inputTokens":2000,"outputTokens":10}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("think");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("the answer", "answer one");
+    assert!(screen.contains("┊ a deep thought here"), "{screen}");
+    pane.keys(&["C-t"]);
+    pane.wait_until("thinking folded", || {
+        let screen = pane.visible_screen();
+        screen.contains("∴ thought for 19 characters (Ctrl+T shows thinking)")
+            && !screen.contains("a deep thought")
+    });
+    pane.keys(&["C-t"]);
+    pane.wait_for("thinking shown again", "┊ a deep thought here");
+    pane.type_text("more");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the second answer", "answer two");
+    pane.wait_for("the totals", "↑3.0k ↓20");
+    assert!(pane.visible_screen().contains("ctx 2.0% of 100.0k"));
+    pane.type_text("/tree 2");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the move", "continuing from that entry");
+    pane.wait_for("the totals kept", "↑3.0k ↓20");
+}
