@@ -1026,3 +1026,45 @@ fn thinking_toggles_and_the_footer_counts_the_session() {
     pane.wait_for("the move", "continuing from that entry");
     pane.wait_for("the totals kept", "↑3.0k ↓20");
 }
+
+/// The editor: a family emoji is one Left press (it took five), Shift+Enter
+/// makes a new line once tmux passes modified keys (`extended-keys on`: focus
+/// asks for modifyOtherKeys), Ctrl+W cuts and Ctrl+Y pastes back, Ctrl+_ undoes.
+#[test]
+fn the_editor_moves_by_cluster_and_has_a_kill_ring() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let pane = Pane::start(&s, &[]);
+    assert!(Command::new("tmux")
+        .args(["set-option", "-s", "-t", &pane.name, "extended-keys", "on"])
+        .status()
+        .unwrap()
+        .success());
+    pane.type_text("ab👨‍👩‍👧");
+    pane.keys(&["Left"]);
+    pane.type_text("x");
+    pane.wait_for("x before the emoji", "› abx👨‍👩‍👧");
+    pane.keys(&["S-Enter"]);
+    pane.type_text("second line");
+    pane.wait_for("the second line", "  second line👨‍👩‍👧");
+    pane.keys(&["C-w"]);
+    pane.wait_until("the word cut", || {
+        let screen = pane.visible_screen();
+        screen.contains("  second 👨‍👩‍👧") || screen.contains("  second👨‍👩‍👧")
+    });
+    pane.keys(&["End", "C-y"]);
+    pane.wait_for("the word pasted at the end", "👨‍👩‍👧line");
+    pane.keys(&["C-_"]);
+    pane.wait_until("the paste undone", || {
+        !pane.visible_screen().contains("👨‍👩‍👧line")
+    });
+    pane.keys(&["C-c"]);
+    pane.wait_until("the editor cleared", || {
+        !pane.visible_screen().contains("second")
+    });
+    pane.type_text("/quit");
+    pane.keys(&["Enter"]);
+    pane.wait_for("exit", "FOCUS-EXITED-0");
+}

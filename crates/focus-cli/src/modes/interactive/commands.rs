@@ -157,12 +157,10 @@ fn help(ui: &mut Ui<'_>) {
     for (name, description) in COMMANDS {
         text.push_str(&format!("  {name:<13} {description}\n"));
     }
-    text.push_str(
-        "Keys:\n  Enter send (while the agent works: steer) · Alt+Enter queue a follow-up\n  \
-         Shift+Enter, Ctrl+J or a trailing \\ new line · Esc abort · Ctrl+C clear/abort/quit\n  \
-         Up/Down history · Tab complete commands · Ctrl+T show/hide thinking · Ctrl+D quit\n  \
-         Ctrl+Z suspend (fg resumes)\n",
-    );
+    text.push_str("Keys:\n");
+    for (keys, _, what) in super::keymap::KEYS {
+        text.push_str(&format!("  {keys:<36} {what}\n"));
+    }
     ui.say(&text);
 }
 

@@ -15,6 +15,7 @@ pub mod blocks;
 pub mod commands;
 pub mod editor;
 pub mod footer;
+pub mod keymap;
 pub mod keys;
 pub mod markdown;
 pub mod rows;
@@ -35,6 +36,7 @@ use focus_core::agent::AgentHandle;
 use focus_core::event::AgentEvent;
 use focus_core::message::{now_ms, Content, Message, UserMessage};
 use focus_harness::compaction::OverflowRecovery;
+use keymap::Action;
 use keys::{Key, KeyDecoder};
 use screen::Screen;
 use std::collections::VecDeque;
@@ -56,6 +58,14 @@ pub enum Input {
     /// A tool call waits for the user's decision.
     Approval(crate::approval::PendingApproval),
 }
+
+/// Bracketed paste on (pasted text arrives marked, so its newlines do not
+/// send), the kitty keyboard protocol's first level and xterm's modifyOtherKeys
+/// (so Shift+Enter differs from Enter where the terminal supports either;
+/// others ignore the requests).
+const KEYBOARD_ON: &str = "\x1b[?2004h\x1b[>1u\x1b[>4;1m";
+/// Everything [`KEYBOARD_ON`] asked for, undone.
+const KEYBOARD_OFF: &str = "\x1b[?2004l\x1b[<u\x1b[>4;0m";
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -140,10 +150,9 @@ pub fn run(
         inputs: sender,
         quit: false,
     };
-    // Bracketed paste on: pasted text arrives marked, so its newlines do not submit.
     ui.welcome = ui.welcome(choice);
     ui.show_history();
-    out!("\x1b[?2004h");
+    out!("{KEYBOARD_ON}");
     ui.start_next_prompt();
     ui.redraw();
     while !ui.quit {
@@ -170,7 +179,7 @@ pub fn run(
     }
     ui.screen.finish();
     ui.screen.flush();
-    out!("\x1b[?2004l");
+    out!("{KEYBOARD_OFF}");
     drop(raw);
     outln!();
     0
@@ -267,9 +276,9 @@ impl Ui<'_> {
     fn suspend(&mut self) {
         self.screen.finish();
         self.screen.flush();
-        out!("\x1b[?2004l");
+        out!("{KEYBOARD_OFF}");
         crate::terminal::raw::with_original_mode(crate::terminal::signals::stop_self);
-        out!("\x1b[?2004h");
+        out!("{KEYBOARD_ON}");
     }
 
     fn key(&mut self, key: Key) {
@@ -280,8 +289,8 @@ impl Ui<'_> {
         if key != Key::Ctrl('c') {
             self.ctrl_c_armed = false;
         }
-        match key {
-            Key::Esc => {
+        match keymap::action(&key) {
+            Action::Abort => {
                 if let Some(handle) = &self.running {
                     handle.abort();
                     // Queued messages go back to the editor rather than being lost.
@@ -298,7 +307,7 @@ impl Ui<'_> {
                     self.notice = Some("aborting…".into());
                 }
             }
-            Key::Ctrl('c') => {
+            Action::ClearAbortQuit => {
                 if !self.editor.is_empty() {
                     self.editor.take();
                 } else if let Some(handle) = &self.running {
@@ -310,9 +319,9 @@ impl Ui<'_> {
                     self.notice = Some("press Ctrl+C again to quit".into());
                 }
             }
-            Key::Ctrl('d') if self.editor.is_empty() && self.running.is_none() => self.quit = true,
-            Key::Ctrl('z') => self.suspend(),
-            Key::Ctrl('t') => {
+            Action::Quit if self.editor.is_empty() && self.running.is_none() => self.quit = true,
+            Action::Suspend => self.suspend(),
+            Action::ToggleThinking => {
                 self.show_thinking = !self.show_thinking;
                 self.screen.redraw_all();
                 self.notice = Some(if self.show_thinking {
@@ -321,10 +330,10 @@ impl Ui<'_> {
                     "thinking collapsed".into()
                 });
             }
-            Key::Ctrl('l') => self.screen.redraw_all(),
-            Key::Ctrl('o') => self.toggle_expanded(),
-            Key::Tab => self.complete(),
-            other => match self.editor.handle(&other) {
+            Action::Redraw => self.screen.redraw_all(),
+            Action::Expand => self.toggle_expanded(),
+            Action::Complete => self.complete(),
+            _ => match self.editor.handle(&key) {
                 EditAction::None => {}
                 EditAction::Submit(text) => self.submit(text, false),
                 EditAction::FollowUp(text) => self.submit(text, true),
