@@ -1068,3 +1068,55 @@ fn the_editor_moves_by_cluster_and_has_a_kill_ring() {
     pane.keys(&["Enter"]);
     pane.wait_for("exit", "FOCUS-EXITED-0");
 }
+
+/// Markdown in the real binary: a table laid out with column widths, a link as
+/// `text (url)` (tmux: no OSC 8), a block quote, a rule, a list wrapped on what
+/// shows, code cut rather than wrapped.
+#[test]
+fn markdown_tables_links_quotes_and_rules() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let answer = [
+        "# Report",
+        "| file | lines |",
+        "|---|---:|",
+        "| main.rs | 120 |",
+        "| **lib.rs** | 8 |",
+        "",
+        "See [the guide](https://example.com/guide) and *mind* this:",
+        "> quoted advice",
+        "---",
+        "```rust",
+        "fn main() {}",
+        "```",
+        "done-marker",
+    ]
+    .join("\\n");
+    let server = mock(&format!(
+        r#"{{"name":"m","steps":[{{"reply":{{"text":"{answer}","chunkDelayMs":5}}}}]}}"#
+    ));
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("format it");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("the answer", "done-marker");
+    for row in [
+        "file    │ lines",
+        "────────┼──────",
+        "main.rs │ 120",
+        "lib.rs  │ 8",
+        "See the guide (https://example.com/guide) and mind this:",
+        "│ quoted advice",
+        "┌─ rust",
+        "│ fn main() {}",
+    ] {
+        assert!(
+            screen.lines().any(|l| l.trim_end() == row),
+            "no row {row:?} in:\n{screen}"
+        );
+    }
+    assert!(screen.contains("────────────"), "{screen}");
+    assert!(!screen.contains("|---|"), "{screen}");
+}

@@ -9,8 +9,8 @@
 //! cannot change (the complete lines of an answer), which the screen may print
 //! to the scrollback before the block is finished.
 
-use super::markdown::{inline, Markdown};
-use super::rows::text_rows;
+use super::markdown::{is_table_row, table, Markdown};
+use super::rows::{text_rows, wrap_styled};
 use super::tool_view::ToolBlock;
 use super::view::wrap_words;
 use crate::terminal::style::Style;
@@ -25,6 +25,8 @@ pub struct Look {
     pub style: Style,
     /// Ctrl+T: thinking shown whole, or one line.
     pub show_thinking: bool,
+    /// Links as OSC 8 hyperlinks (the terminal shows them).
+    pub hyperlinks: bool,
 }
 
 /// What a block holds.
@@ -95,7 +97,9 @@ impl Streamed {
         &self.source
     }
 
-    /// Brings the rows of complete lines up to date for `look`.
+    /// Brings the rows of complete lines up to date for `look`. A table is
+    /// laid out once a line after it shows it ended (its column widths depend on
+    /// all its rows).
     fn update(&mut self, look: &Look, thinking: bool) {
         if self.cache_width != look.width || self.cache_style != Some(look.style) {
             self.cache.clear();
@@ -104,8 +108,33 @@ impl Streamed {
             self.cache_width = look.width;
             self.cache_style = Some(look.style);
         }
-        while let Some(newline) = self.source[self.covered..].find('\n') {
-            let line = &self.source[self.covered..self.covered + newline];
+        self.markdown.hyperlinks = look.hyperlinks;
+        loop {
+            let rest = &self.source[self.covered..];
+            let Some(newline) = rest.find('\n') else {
+                return;
+            };
+            let line = &rest[..newline];
+            if !thinking && !self.markdown.in_code() && is_table_row(line) {
+                let mut lines = vec![line];
+                let mut end = newline + 1;
+                loop {
+                    let more = &rest[end..];
+                    match more.find('\n') {
+                        Some(n) if is_table_row(&more[..n]) => {
+                            lines.push(&more[..n]);
+                            end += n + 1;
+                        }
+                        Some(_) => break,
+                        // The table may go on: wait for the next line.
+                        None => return,
+                    }
+                }
+                let rows = table(&lines, look.style, look.width, look.hyperlinks);
+                self.cache.extend(rows);
+                self.covered += end;
+                continue;
+            }
             let rows = style_line(&mut self.markdown, line, look, thinking);
             self.cache.extend(rows);
             self.covered += newline + 1;
@@ -118,50 +147,52 @@ impl Streamed {
         self.cache.clone()
     }
 
-    /// All rows: the complete lines and the partial one after them.
+    /// All rows: the complete lines and the rest after them (a table not yet
+    /// ended, the partial line).
     fn all(&mut self, look: &Look, thinking: bool) -> Vec<String> {
         self.update(look, thinking);
         let mut rows = self.cache.clone();
         let rest = &self.source[self.covered..];
         if !rest.is_empty() {
             let mut markdown = self.markdown.clone();
-            rows.extend(style_line(&mut markdown, rest, look, thinking));
+            let lines: Vec<&str> = rest.split('\n').collect();
+            let mut i = 0;
+            while i < lines.len() {
+                if !thinking && !markdown.in_code() && is_table_row(lines[i]) {
+                    let start = i;
+                    while i < lines.len() && is_table_row(lines[i]) {
+                        i += 1;
+                    }
+                    rows.extend(table(
+                        &lines[start..i],
+                        look.style,
+                        look.width,
+                        look.hyperlinks,
+                    ));
+                    continue;
+                }
+                if i + 1 < lines.len() || !lines[i].is_empty() {
+                    rows.extend(style_line(&mut markdown, lines[i], look, thinking));
+                }
+                i += 1;
+            }
         }
         rows
     }
 }
 
 /// Styles one line of an answer (Markdown) or of thinking (dim italic, marked
-/// with `┊` so it stays apart from the answer without colors), wrapped at word
-/// boundaries to the width.
+/// with `┊` so it stays apart from the answer without colors), wrapped to the
+/// width by what shows.
 fn style_line(markdown: &mut Markdown, line: &str, look: &Look, thinking: bool) -> Vec<String> {
     let style = look.style;
     let width = look.width.max(20);
     if thinking {
-        return wrap_words(line, width - 2)
-            .iter()
-            .map(|piece| format!("{} {}", style.dim("┊"), style.dim(&style.italic(piece))))
-            .collect();
+        let marker = format!("{} ", style.dim("┊"));
+        let text = format!("{marker}{}", style.dim(&style.italic(line)));
+        return wrap_styled(&text, width, &marker);
     }
-    if markdown.in_code() || line.trim_start().starts_with("```") {
-        // Code is cut, not word-wrapped (the rows module cuts what is too wide).
-        return text_rows(&markdown.line(line, style), width);
-    }
-    let pieces = wrap_words(line, width);
-    let is_item = ["- ", "* ", "+ "]
-        .iter()
-        .any(|b| line.trim_start().starts_with(b));
-    let indent = " ".repeat(line.len() - line.trim_start().len() + 2);
-    let mut out = Vec::with_capacity(pieces.len());
-    for (i, piece) in pieces.iter().enumerate() {
-        if i == 0 {
-            out.push(markdown.line(piece, style));
-        } else {
-            let lead = if is_item { indent.as_str() } else { "" };
-            out.push(format!("{lead}{}", inline(piece, style)));
-        }
-    }
-    out
+    markdown.rows(line, style, width)
 }
 
 impl Block {
@@ -279,6 +310,7 @@ mod tests {
             width,
             style: Style::PLAIN,
             show_thinking: true,
+            hyperlinks: false,
         }
     }
 
@@ -291,6 +323,22 @@ mod tests {
             text.push("xt\nmore");
         }
         assert_eq!(block.stable_rows(&look(40)), ["Title", "some bold text"]);
+    }
+
+    #[test]
+    fn a_table_is_laid_out_once_it_ends() {
+        let mut block = Block::live(Kind::Answer(Streamed::new(
+            "| a | b |\n|---|---|\n| 1 | 22 |\n",
+        )));
+        assert!(block.stable_rows(&look(40)).is_empty());
+        assert_eq!(block.rows(&look(40)), ["a │ b", "──┼───", "1 │ 22"]);
+        if let Kind::Answer(text) = &mut block.kind {
+            text.push("| 333 | 4 |\nafter\n");
+        }
+        assert_eq!(
+            block.stable_rows(&look(40)),
+            ["a   │ b", "────┼───", "1   │ 22", "333 │ 4", "after"]
+        );
     }
 
     #[test]

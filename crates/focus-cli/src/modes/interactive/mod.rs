@@ -15,6 +15,7 @@ pub mod blocks;
 pub mod commands;
 pub mod editor;
 pub mod footer;
+pub mod highlight;
 pub mod keymap;
 pub mod keys;
 pub mod markdown;
@@ -83,6 +84,8 @@ pub struct Ui<'a> {
     /// The first blocks (the welcome), kept when the transcript is replaced.
     welcome: String,
     show_thinking: bool,
+    /// Links as OSC 8 hyperlinks ([`hyperlinks_supported`]).
+    hyperlinks: bool,
     running: Option<AgentHandle>,
     waiting: bool,
     /// Something slow is going on outside a model call ("retrying"): the notice
@@ -135,6 +138,7 @@ pub fn run(
         blocks: Vec::new(),
         welcome: String::new(),
         show_thinking: true,
+        hyperlinks: hyperlinks_supported(),
         running: None,
         waiting: false,
         busy: None,
@@ -555,6 +559,28 @@ impl Ui<'_> {
     pub fn request_quit(&mut self) {
         self.quit = true;
     }
+}
+
+/// Whether the terminal shows OSC 8 hyperlinks: known terminals that do
+/// (iTerm2, WezTerm, kitty, Ghostty, VS Code, Windows Terminal, VTE 0.50+),
+/// not inside tmux or screen (which may drop them), or `FOCUS_HYPERLINKS=1`
+/// (`0` turns them off). Elsewhere a link shows as `text (url)`.
+fn hyperlinks_supported() -> bool {
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    match var("FOCUS_HYPERLINKS").as_str() {
+        "1" => return true,
+        "0" => return false,
+        _ => {}
+    }
+    if !var("TMUX").is_empty() || var("TERM").starts_with("screen") {
+        return false;
+    }
+    matches!(
+        var("TERM_PROGRAM").as_str(),
+        "iTerm.app" | "WezTerm" | "vscode" | "ghostty"
+    ) || !var("KITTY_WINDOW_ID").is_empty()
+        || !var("WT_SESSION").is_empty()
+        || var("VTE_VERSION").parse::<u32>().is_ok_and(|v| v >= 5000)
 }
 
 /// One line for an automatic compaction notice.

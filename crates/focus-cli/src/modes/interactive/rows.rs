@@ -42,7 +42,7 @@ pub fn split_rows(line: &str, width: usize) -> Vec<String> {
                 // Other sequences (cursor moves) are dropped: they would break
                 // the count of rows.
             } else if chars.peek() == Some(&']') {
-                // OSC (a hyperlink): kept whole, it takes no columns.
+                // OSC: a hyperlink is kept whole (it takes no columns).
                 let mut sequence = String::from("\x1b");
                 for d in chars.by_ref() {
                     sequence.push(d);
@@ -50,7 +50,10 @@ pub fn split_rows(line: &str, width: usize) -> Vec<String> {
                         break;
                     }
                 }
-                row.push_str(&sequence);
+                // Only a hyperlink is kept (focus writes those itself).
+                if sequence.starts_with("\x1b]8;") {
+                    row.push_str(&sequence);
+                }
             }
             continue;
         }
@@ -134,10 +137,117 @@ pub fn editor_rows(
     (rows, at)
 }
 
+/// Word-wraps `text` (which may carry SGR styles) to `width` display columns:
+/// escape sequences take no room, rows break at spaces (a word longer than a row
+/// is cut), and rows after the first start with `indent` (plain spaces or a
+/// styled marker). Styles open at a break are closed and reopened.
+pub fn wrap_styled(text: &str, width: usize, indent: &str) -> Vec<String> {
+    let width = width.max(2);
+    let indent_width = super::screen::visible_width(indent);
+    let mut rows: Vec<String> = Vec::new();
+    let body = text.trim_start_matches(' ');
+    let lead = (text.len() - body.len()).min(width / 2);
+    let mut row = " ".repeat(lead);
+    let mut used = lead;
+    let mut first = true;
+    for word in body.split(' ').filter(|w| !w.is_empty()) {
+        let w = super::screen::visible_width(word);
+        if !first && used + 1 + w > width {
+            rows.push(std::mem::take(&mut row));
+            row.push_str(indent);
+            used = indent_width;
+        } else if !first {
+            row.push(' ');
+            used += 1;
+        }
+        first = false;
+        if used + w > width {
+            // Too long for any row: cut it, what is left on rows of its own.
+            if used > indent_width && width - used < 4 {
+                rows.push(std::mem::take(&mut row));
+                row.push_str(indent);
+                used = indent_width;
+            }
+            let pieces = split_rows(word, width.saturating_sub(used).max(1));
+            let rest = pieces[1..].concat();
+            row.push_str(&pieces[0]);
+            used += super::screen::visible_width(&pieces[0]);
+            if !rest.is_empty() {
+                for piece in split_rows(&rest, width.saturating_sub(indent_width).max(1)) {
+                    rows.push(std::mem::take(&mut row));
+                    row.push_str(indent);
+                    used = indent_width + super::screen::visible_width(&piece);
+                    row.push_str(&piece);
+                }
+            }
+        } else {
+            row.push_str(word);
+            used += w;
+        }
+    }
+    rows.push(row);
+    carry_styles(rows)
+}
+
+/// Closes the SGR styles open at the end of each row and reopens them at the
+/// start of the next (so a row can be drawn, erased or copied alone).
+fn carry_styles(rows: Vec<String>) -> Vec<String> {
+    if rows.len() < 2 || !rows.iter().any(|r| r.contains('\x1b')) {
+        return rows;
+    }
+    let mut open: Vec<String> = Vec::new();
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut fixed = open.concat();
+        fixed.push_str(&row);
+        let mut chars = row.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\x1b' && chars.peek() == Some(&'[') {
+                chars.next();
+                let mut sequence = String::from("\x1b[");
+                for d in chars.by_ref() {
+                    sequence.push(d);
+                    if ('@'..='~').contains(&d) {
+                        break;
+                    }
+                }
+                if sequence == "\x1b[0m" || sequence == "\x1b[m" {
+                    open.clear();
+                } else if sequence.ends_with('m') {
+                    open.push(sequence);
+                }
+            }
+        }
+        if !open.is_empty() {
+            fixed.push_str("\x1b[0m");
+        }
+        out.push(fixed);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::modes::interactive::screen::visible_width;
+
+    #[test]
+    fn styled_text_wraps_on_what_shows() {
+        // "**bold**" styled takes 4 columns, not 8: it fits.
+        let text = "a [1mbold[0m word";
+        assert_eq!(wrap_styled(text, 11, ""), [text]);
+        assert_eq!(
+            wrap_styled("one two three four", 9, "  "),
+            ["one two", "  three", "  four"]
+        );
+        let rows = wrap_styled("[2mdim words go on[0m", 9, "");
+        assert_eq!(rows, ["[2mdim words[0m", "[2mgo on[0m"]);
+        for width in 4..20 {
+            for row in wrap_styled("中文 and a verylongwordthatwillnotfit 🚀 x", width, " ") {
+                assert!(visible_width(&row) <= width, "{width}: {row:?}");
+            }
+        }
+    }
 
     #[test]
     fn rows_never_exceed_the_width() {

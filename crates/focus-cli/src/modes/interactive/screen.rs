@@ -279,6 +279,7 @@ mod tests {
             width: 0,
             style: Style::PLAIN,
             show_thinking: true,
+            hyperlinks: false,
         }
     }
 

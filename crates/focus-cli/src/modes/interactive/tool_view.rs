@@ -253,6 +253,7 @@ mod tests {
             width: 60,
             style: Style::PLAIN,
             show_thinking: true,
+            hyperlinks: false,
         }
     }
 

@@ -107,6 +107,7 @@ mod tests {
             width: 40,
             style: Style::PLAIN,
             show_thinking: true,
+            hyperlinks: false,
         };
         assert_eq!(blocks[0].rows(&look), ["", "› hi there"]);
     }

@@ -319,6 +319,7 @@ impl Ui<'_> {
             width,
             style: self.style,
             show_thinking: self.show_thinking,
+            hyperlinks: self.hyperlinks,
         };
         self.screen.draw(&mut self.blocks, look, &chrome);
         self.screen.flush();
