@@ -10,7 +10,8 @@
 //! to the scrollback before the block is finished.
 
 use super::markdown::{is_table_row, table, Markdown};
-use super::rows::{text_rows, wrap_styled};
+use super::rows::{split_rows, text_rows, wrap_styled};
+use super::screen::visible_width;
 use super::tool_view::ToolBlock;
 use super::view::wrap_words;
 use crate::terminal::style::Style;
@@ -131,27 +132,28 @@ impl Streamed {
                     }
                 }
                 let rows = table(&lines, look.style, look.width, look.hyperlinks);
-                self.cache.extend(rows);
+                self.cache.extend(fit_rows(rows, look.width));
                 self.covered += end;
                 continue;
             }
             let rows = style_line(&mut self.markdown, line, look, thinking);
-            self.cache.extend(rows);
+            self.cache.extend(fit_rows(rows, look.width));
             self.covered += newline + 1;
         }
     }
 
-    /// The rows of the complete lines.
-    fn stable(&mut self, look: &Look, thinking: bool) -> Vec<String> {
+    /// The rows of the complete lines, from row `skip` on.
+    fn stable(&mut self, look: &Look, thinking: bool, skip: usize) -> Vec<String> {
         self.update(look, thinking);
-        self.cache.clone()
+        self.cache.get(skip..).unwrap_or_default().to_vec()
     }
 
     /// All rows: the complete lines and the rest after them (a table not yet
     /// ended, the partial line).
-    fn all(&mut self, look: &Look, thinking: bool) -> Vec<String> {
+    fn all(&mut self, look: &Look, thinking: bool, skip: usize) -> Vec<String> {
         self.update(look, thinking);
-        let mut rows = self.cache.clone();
+        let mut rows = self.cache.get(skip..).unwrap_or_default().to_vec();
+        let skip_more = skip.saturating_sub(self.cache.len());
         let rest = &self.source[self.covered..];
         if !rest.is_empty() {
             let mut markdown = self.markdown.clone();
@@ -177,7 +179,8 @@ impl Streamed {
                 i += 1;
             }
         }
-        rows
+        let rows = fit_rows(rows, look.width);
+        rows.into_iter().skip(skip_more).collect()
     }
 }
 
@@ -214,20 +217,46 @@ impl Block {
         }
     }
 
-    /// The rows that cannot change any more: all of a finished block, the complete
-    /// lines of a streaming one, nothing of a running tool.
-    pub fn stable_rows(&mut self, look: &Look) -> Vec<String> {
+    /// The rows that cannot change any more, from row `skip` on: all of a
+    /// finished block, the complete lines of a streaming one, nothing of a
+    /// running tool. Every row fits `look.width`.
+    pub fn stable_rows(&mut self, look: &Look, skip: usize) -> Vec<String> {
         if self.finished {
-            return self.rows(look);
+            return self.rows_from(look, skip);
         }
         match &mut self.kind {
-            Kind::Answer(text) => text.stable(look, false),
+            Kind::Answer(text) => text.stable(look, false, skip),
             Kind::Thinking(text) if look.show_thinking => {
-                let mut rows = vec![thinking_header(look)];
-                rows.extend(text.stable(look, true));
+                let mut rows = if skip == 0 {
+                    vec![thinking_header(look)]
+                } else {
+                    Vec::new()
+                };
+                rows.extend(text.stable(look, true, skip.saturating_sub(1)));
                 rows
             }
             _ => Vec::new(),
+        }
+    }
+
+    /// The rows of the block from row `skip` on (a long answer is not copied
+    /// whole at every frame); every row fits `look.width`.
+    pub fn rows_from(&mut self, look: &Look, skip: usize) -> Vec<String> {
+        match &mut self.kind {
+            Kind::Answer(text) => text.all(look, false, skip),
+            Kind::Thinking(text) if look.show_thinking => {
+                let mut rows = if skip == 0 {
+                    vec![thinking_header(look)]
+                } else {
+                    Vec::new()
+                };
+                rows.extend(text.all(look, true, skip.saturating_sub(1)));
+                rows
+            }
+            _ => {
+                let rows = fit_rows(self.rows(look), look.width);
+                rows.into_iter().skip(skip).collect()
+            }
         }
     }
 
@@ -252,11 +281,11 @@ impl Block {
                 }
                 rows
             }
-            Kind::Answer(text) => text.all(look, false),
+            Kind::Answer(text) => text.all(look, false, 0),
             Kind::Thinking(text) => {
                 if look.show_thinking {
                     let mut rows = vec![thinking_header(look)];
-                    rows.extend(text.all(look, true));
+                    rows.extend(text.all(look, true, 0));
                     rows
                 } else {
                     let count = text.text().chars().count();
@@ -296,6 +325,15 @@ impl Block {
     }
 }
 
+/// Rows cut to the width where they are wider (a guard: blocks wrap their text,
+/// but a clipped tool line may end with an ellipsis past it).
+pub fn fit_rows(rows: Vec<String>, width: usize) -> Vec<String> {
+    if rows.iter().all(|r| visible_width(r) <= width) {
+        return rows;
+    }
+    rows.iter().flat_map(|r| split_rows(r, width)).collect()
+}
+
 /// The first row of shown thinking.
 fn thinking_header(look: &Look) -> String {
     look.style.dim(&look.style.italic("∴ thinking"))
@@ -317,12 +355,12 @@ mod tests {
     #[test]
     fn stable_rows_are_the_complete_lines() {
         let mut block = Block::live(Kind::Answer(Streamed::new("# Title\nsome **bold** te")));
-        assert_eq!(block.stable_rows(&look(40)), ["Title"]);
+        assert_eq!(block.stable_rows(&look(40), 0), ["Title"]);
         assert_eq!(block.rows(&look(40)), ["Title", "some bold te"]);
         if let Kind::Answer(text) = &mut block.kind {
             text.push("xt\nmore");
         }
-        assert_eq!(block.stable_rows(&look(40)), ["Title", "some bold text"]);
+        assert_eq!(block.stable_rows(&look(40), 0), ["Title", "some bold text"]);
     }
 
     #[test]
@@ -330,13 +368,13 @@ mod tests {
         let mut block = Block::live(Kind::Answer(Streamed::new(
             "| a | b |\n|---|---|\n| 1 | 22 |\n",
         )));
-        assert!(block.stable_rows(&look(40)).is_empty());
+        assert!(block.stable_rows(&look(40), 0).is_empty());
         assert_eq!(block.rows(&look(40)), ["a │ b", "──┼───", "1 │ 22"]);
         if let Kind::Answer(text) = &mut block.kind {
             text.push("| 333 | 4 |\nafter\n");
         }
         assert_eq!(
-            block.stable_rows(&look(40)),
+            block.stable_rows(&look(40), 0),
             ["a   │ b", "────┼───", "1   │ 22", "333 │ 4", "after"]
         );
     }

@@ -44,7 +44,7 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What the loop waits for.
 pub enum Input {
@@ -67,6 +67,11 @@ pub enum Input {
 const KEYBOARD_ON: &str = "\x1b[?2004h\x1b[>1u\x1b[>4;1m";
 /// Everything [`KEYBOARD_ON`] asked for, undone.
 const KEYBOARD_OFF: &str = "\x1b[?2004l\x1b[<u\x1b[>4;0m";
+
+/// The shortest time between two frames while output streams.
+const FRAME: Duration = Duration::from_millis(16);
+/// The spinner's step, and how often an idle screen looks at the window size.
+const TICK: Duration = Duration::from_millis(100);
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -159,24 +164,44 @@ pub fn run(
     out!("{KEYBOARD_ON}");
     ui.start_next_prompt();
     ui.redraw();
+    // Frames: at once after a key (the echo), at most every FRAME while output
+    // streams (a burst of deltas is one frame), every TICK for the spinner.
+    let mut last_draw = Instant::now();
+    let mut dirty = false;
     while !ui.quit {
-        match receiver.recv_timeout(Duration::from_millis(100)) {
-            Ok(input) => ui.handle(input),
+        let wait = if dirty {
+            FRAME.saturating_sub(last_draw.elapsed())
+        } else {
+            TICK
+        };
+        let mut typed = false;
+        match receiver.recv_timeout(wait) {
+            Ok(input) => {
+                typed = matches!(input, Input::Keys(_));
+                ui.handle(input);
+                dirty = true;
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                if ui.running.is_some() || ui.busy.is_some() {
+                if !dirty && (ui.running.is_some() || ui.busy.is_some()) {
                     ui.frame += 1;
                 }
+                dirty = true;
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
         // Drain what is already queued before drawing (bursts of deltas).
         while let Ok(input) = receiver.try_recv() {
+            typed |= matches!(input, Input::Keys(_));
             ui.handle(input);
             if ui.quit {
                 break;
             }
         }
-        ui.redraw();
+        if typed || last_draw.elapsed() >= FRAME {
+            ui.redraw();
+            last_draw = Instant::now();
+            dirty = false;
+        }
     }
     if let Some(handle) = &ui.running {
         handle.abort();

@@ -14,8 +14,8 @@
 //!   the scrollback are cleared and every block is rendered again at the new width
 //!   (re-wrapping by the terminal would leave rows the renderer cannot count).
 
-use super::blocks::{Block, Look};
-use super::rows::{editor_rows, split_rows};
+use super::blocks::{fit_rows, Block, Look};
+use super::rows::editor_rows;
 use std::io::Write;
 
 /// Erases from the start of the cursor's row to the end of the screen, the cursor
@@ -131,8 +131,8 @@ impl Screen {
         // Commit what will not change.
         while self.committed_blocks < blocks.len() {
             let block = &mut blocks[self.committed_blocks];
-            let stable = fit_rows(block.stable_rows(&look), width);
-            for row in stable.iter().skip(self.committed_rows) {
+            let new = block.stable_rows(&look, self.committed_rows);
+            for row in &new {
                 self.buffer.push_str(row);
                 self.buffer.push_str("\r\n");
             }
@@ -140,16 +140,15 @@ impl Screen {
                 self.committed_blocks += 1;
                 self.committed_rows = 0;
             } else {
-                self.committed_rows = self.committed_rows.max(stable.len());
+                self.committed_rows += new.len();
                 break;
             }
         }
         // The live area: the rest of the live blocks, then the chrome.
         let mut content = Vec::new();
         for (i, block) in blocks[self.committed_blocks..].iter_mut().enumerate() {
-            let rows = fit_rows(block.rows(&look), width);
             let skip = if i == 0 { self.committed_rows } else { 0 };
-            content.extend(rows.into_iter().skip(skip));
+            content.extend(block.rows_from(&look, skip));
         }
         let above = fit_rows(chrome.above.clone(), width);
         let below = fit_rows(chrome.below.clone(), width);
@@ -225,14 +224,6 @@ impl Default for Screen {
     fn default() -> Self {
         Screen::new()
     }
-}
-
-/// Rows cut to the width (a guard: blocks already wrap their text).
-fn fit_rows(rows: Vec<String>, width: usize) -> Vec<String> {
-    if rows.iter().all(|r| visible_width(r) <= width) {
-        return rows;
-    }
-    rows.iter().flat_map(|r| split_rows(r, width)).collect()
 }
 
 /// The number of columns `text` shows, skipping ANSI escape sequences (CJK and
