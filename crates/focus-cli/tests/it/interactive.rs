@@ -862,9 +862,11 @@ fn the_conversation_is_shown_when_it_changes() {
     });
 }
 
-/// `/compact` shows the summary that replaced the history as a marked block.
+/// `/compact` runs in the background: a spinner and "Esc cancels" while the
+/// summary is written, the editor still takes keys, Esc cancels (the history is
+/// kept); a second `/compact` shows the summary as a marked block.
 #[test]
-fn compaction_shows_a_marked_summary() {
+fn compaction_runs_in_the_background_and_shows_a_marked_summary() {
     if !tmux_available() {
         return;
     }
@@ -878,6 +880,7 @@ fn compaction_shows_a_marked_summary() {
         r##"{"name":"c","steps":[
       {"reply":{"text":"a first answer"}},
       {"reply":{"text":"a second answer"}},
+      {"reply":{"text":"a slow summary that will be cancelled before it ends","chunkDelayMs":400}},
       {"reply":{"text":"Goal: greet\nthe summary of everything so far"}}]}"##,
     );
     s.write_models(&server.url());
@@ -890,11 +893,26 @@ fn compaction_shows_a_marked_summary() {
     pane.wait_for("the answer", "a second answer");
     pane.type_text("/compact");
     pane.keys(&["Enter"]);
+    pane.wait_for(
+        "the compaction notice",
+        "compacting the history… · Esc cancels",
+    );
+    pane.type_text("still typing");
+    pane.wait_for("keys taken while compacting", "› still typing");
+    pane.keys(&["Escape"]);
+    pane.wait_for(
+        "the cancellation",
+        "compaction cancelled; the history was kept in full",
+    );
+    pane.keys(&["C-c"]);
+    pane.type_text("/compact");
+    pane.keys(&["Enter"]);
     let screen = pane.wait_for("the summary block", "≡ summary of the earlier conversation");
     assert!(
         screen.contains("│ the summary of everything so far"),
         "{screen}"
     );
+    pane.wait_for("the report", "compacted: the context went from about");
 }
 
 /// The approval dialog: `n` asks for a reason typed apart from the editor's

@@ -100,19 +100,7 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
         }
         "/model" => model(ui, rest),
         "/thinking" => thinking(ui, rest),
-        "/compact" => {
-            ui.say(&ui.style().dim("compacting…"));
-            let instructions = (!rest.is_empty()).then_some(rest);
-            ui.engine().compact(instructions).map(|r| {
-                let note = format!(
-                    "compacted: about {} → {} tokens",
-                    r["tokensBefore"].as_u64().unwrap_or(0),
-                    r["tokensAfter"].as_u64().unwrap_or(0)
-                );
-                ui.show_summary();
-                ui.say(&note);
-            })
-        }
+        "/compact" => ui.start_compaction((!rest.is_empty()).then(|| rest.to_string())),
         "/tree" => tree(ui, rest),
         "/fork" => fork(ui, rest),
         "/new" => {

@@ -13,6 +13,7 @@
 
 pub mod blocks;
 pub mod commands;
+pub mod compacting;
 pub mod editor;
 pub mod footer;
 pub mod highlight;
@@ -58,6 +59,8 @@ pub enum Input {
     Finished(AgentEvent, Vec<Message>),
     /// A tool call waits for the user's decision.
     Approval(crate::approval::PendingApproval),
+    /// A `/compact` summary came back.
+    Compacted(compacting::Compacted),
 }
 
 /// Bracketed paste on (pasted text arrives marked, so its newlines do not
@@ -101,6 +104,8 @@ pub struct Ui<'a> {
     notice: Option<String>,
     /// Steering (false) and follow-up (true) messages not yet sent.
     queued: Vec<(bool, String)>,
+    /// A `/compact` running in the background: its cancel token.
+    compacting: Option<focus_core::cancel::CancelToken>,
     ctrl_c_armed: bool,
     recovery: OverflowRecovery,
     pending_prompts: VecDeque<Message>,
@@ -150,6 +155,7 @@ pub fn run(
         frame: 0,
         notice: None,
         queued: Vec::new(),
+        compacting: None,
         ctrl_c_armed: false,
         recovery: OverflowRecovery::new(),
         pending_prompts: prompts.into(),
@@ -296,6 +302,7 @@ impl Ui<'_> {
                 self.finished(history);
             }
             Input::Approval(pending) => self.approval = Some(pending),
+            Input::Compacted(done) => self.compacted(done),
         }
     }
 
@@ -317,6 +324,12 @@ impl Ui<'_> {
         }
         if key != Key::Ctrl('c') {
             self.ctrl_c_armed = false;
+        }
+        if self.compacting.is_some()
+            && matches!(keymap::action(&key), Action::Abort | Action::ClearAbortQuit)
+        {
+            self.cancel_compaction();
+            return;
         }
         match keymap::action(&key) {
             Action::Abort => {
@@ -384,6 +397,11 @@ impl Ui<'_> {
 
     fn submit(&mut self, text: String, follow_up: bool) {
         editor::append_history(&self.history_file, &text);
+        if self.compacting.is_some() {
+            self.notice = Some("wait: compacting the history… · Esc cancels".into());
+            self.editor.set_text(&text);
+            return;
+        }
         if text.trim_start().starts_with('/') && !text.trim_start().starts_with("//") {
             if self.running.is_some() {
                 self.notice = Some("commands wait until the agent is done (Esc aborts)".into());
