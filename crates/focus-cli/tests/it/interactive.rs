@@ -712,7 +712,13 @@ fn resizing_mid_stream_loses_and_doubles_nothing() {
     pane.keys(&["Enter"]);
     pane.wait_for("streaming", "l05w01");
     pane.resize(40, 30);
-    pane.wait_for("a redraw at 40 columns", "· 40×30 ·");
+    // At 40 columns the footer keeps the model and "Esc aborts" only (the rows
+    // tmux re-wrapped from the 120-column footer look otherwise).
+    pane.wait_until("a redraw at 40 columns", || {
+        pane.visible_screen()
+            .lines()
+            .any(|l| l.trim_end().ends_with("mock-openai/m1 · Esc aborts"))
+    });
     pane.resize(120, 30);
     pane.wait_for("a redraw at 120 columns", "· 120×30 ·");
     pane.wait_until("the end of the answer and idle", || {
@@ -994,7 +1000,11 @@ fn the_queue_and_the_notice_line() {
         screen.contains("○ mock-openai/m1") && !screen.contains("queued:")
     });
     pane.resize(30, 40);
-    pane.wait_for("a redraw at 30 columns", "30×40");
+    pane.wait_until("a redraw at 30 columns", || {
+        pane.visible_screen()
+            .lines()
+            .any(|l| l.trim_end() == "○ mock-openai/m1")
+    });
     pane.keys(&["C-c"]);
     let screen = pane.wait_for("the notice", "press Ctrl+C again to quit");
     let rows: Vec<&str> = screen.lines().collect();
@@ -1021,7 +1031,14 @@ fn thinking_toggles_and_the_footer_counts_the_session() {
       {"reply":{"text":"answer two","inputTokens":2000,"outputTokens":10}}]}"#,
     );
     s.write_models(&server.url());
+    std::fs::create_dir_all(s.work.join(".git")).unwrap();
+    std::fs::write(s.work.join(".git/HEAD"), "ref: refs/heads/topic-branch\n").unwrap();
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    let screen = pane.wait_for("the footer", "⎇ topic-branch");
+    assert!(
+        screen.contains(" · default · "),
+        "the permission mode: {screen}"
+    );
     pane.type_text("think");
     pane.keys(&["Enter"]);
     let screen = pane.wait_for("the answer", "answer one");

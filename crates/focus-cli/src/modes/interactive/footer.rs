@@ -5,6 +5,7 @@
 use crate::engine::Engine;
 use focus_core::message::Message;
 use focus_harness::session::EntryKind;
+use std::path::Path;
 
 /// Tokens and cost spent.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -66,4 +67,58 @@ pub fn context_tokens(history: &[Message]) -> u64 {
         })
         .find(|&used| used > 0)
         .unwrap_or(0)
+}
+
+/// The git branch checked out in `cwd` or a directory above it (`.git/HEAD`
+/// read directly: no process is started), or the short commit when detached.
+/// `None` outside a repository.
+pub fn git_branch(cwd: &Path) -> Option<String> {
+    for dir in cwd.ancestors() {
+        let git = dir.join(".git");
+        let head_file = if git.is_dir() {
+            git.join("HEAD")
+        } else if git.is_file() {
+            // A worktree or submodule: `gitdir: PATH`.
+            let text = std::fs::read_to_string(&git).ok()?;
+            let target = text.strip_prefix("gitdir:")?.trim();
+            dir.join(target).join("HEAD")
+        } else {
+            continue;
+        };
+        let head = std::fs::read_to_string(head_file).ok()?;
+        let head = head.trim();
+        let name = match head.strip_prefix("ref: refs/heads/") {
+            Some(branch) => branch.to_string(),
+            None => head.chars().take(8).collect(),
+        };
+        // A file's content: shown printable and short.
+        let name = crate::modes::print::clip(&name, 40);
+        return Some(name);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_branch_of_a_repository_and_a_worktree() {
+        let root = std::env::temp_dir().join(format!("focus-footer-{}", std::process::id()));
+        let repo = root.join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("src/deep")).unwrap();
+        std::fs::write(repo.join(".git/HEAD"), "ref: refs/heads/feature/x\n").unwrap();
+        assert_eq!(
+            git_branch(&repo.join("src/deep")).as_deref(),
+            Some("feature/x")
+        );
+        let worktree = root.join("wt");
+        std::fs::create_dir_all(root.join("gitdirs/wt")).unwrap();
+        std::fs::create_dir_all(&worktree).unwrap();
+        std::fs::write(worktree.join(".git"), "gitdir: ../gitdirs/wt\n").unwrap();
+        std::fs::write(root.join("gitdirs/wt/HEAD"), "0123456789abcdef\n").unwrap();
+        assert_eq!(git_branch(&worktree).as_deref(), Some("01234567"));
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }

@@ -106,6 +106,9 @@ pub struct Ui<'a> {
     queued: Vec<(bool, String)>,
     /// A `/compact` running in the background: its cancel token.
     compacting: Option<focus_core::cancel::CancelToken>,
+    /// The git branch of the working directory (read at start and after each
+    /// run: a tool may have switched it).
+    git_branch: Option<String>,
     ctrl_c_armed: bool,
     recovery: OverflowRecovery,
     pending_prompts: VecDeque<Message>,
@@ -156,6 +159,7 @@ pub fn run(
         notice: None,
         queued: Vec::new(),
         compacting: None,
+        git_branch: footer::git_branch(cwd),
         ctrl_c_armed: false,
         recovery: OverflowRecovery::new(),
         pending_prompts: prompts.into(),
@@ -446,6 +450,7 @@ impl Ui<'_> {
 
     fn finished(&mut self, history: Vec<Message>) {
         self.finish_streams();
+        self.git_branch = footer::git_branch(&self.cwd);
         self.running = None;
         self.waiting = false;
         self.busy = None;

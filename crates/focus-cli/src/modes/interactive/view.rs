@@ -222,26 +222,41 @@ impl Ui<'_> {
             "○".to_string()
         };
         let (width, height) = self.screen.size_now();
-        let mut text = format!(
-            "{mark} {}/{} · {}×{} · thinking {} · ↑{} ↓{} · ${:.3} · ctx {:.1}% of {}",
-            model.provider,
-            model.id,
-            width,
-            height,
-            self.engine.config.options.thinking.as_str(),
-            human(totals.input),
-            human(totals.output),
-            totals.cost,
-            percent,
-            human(model.context_window),
-        );
+        // (text, priority): what does not fit goes, lowest priority first.
+        let mut parts: Vec<(String, u8)> = vec![
+            (format!("{mark} {}/{}", model.provider, model.id), 9),
+            (format!("{width}×{height}"), 1),
+            (
+                format!("thinking {}", self.engine.config.options.thinking.as_str()),
+                5,
+            ),
+            (
+                format!(
+                    "↑{} ↓{} ${:.3}",
+                    human(totals.input),
+                    human(totals.output),
+                    totals.cost
+                ),
+                4,
+            ),
+            (
+                format!("ctx {percent:.1}% of {}", human(model.context_window)),
+                7,
+            ),
+        ];
+        if let Some(gate) = &self.engine.gatekeeper {
+            parts.push((gate.mode().as_str().to_string(), 3));
+        }
+        if let Some(branch) = &self.git_branch {
+            parts.push((format!("⎇ {branch}"), 2));
+        }
         if let Some(name) = self.engine.store.name() {
-            text.push_str(&format!(" · {}", reveal_hidden(&sanitize(name))));
+            parts.push((clip(&reveal_hidden(&sanitize(name)), 30), 2));
         }
         if self.running.is_some() {
-            text.push_str(" · Esc aborts");
+            parts.push(("Esc aborts".into(), 8));
         }
-        text
+        fit_parts(parts, width.saturating_sub(1))
     }
 
     /// The rows above the editor: the approval dialog, queued messages, the notice.
@@ -288,7 +303,7 @@ impl Ui<'_> {
 
     pub(super) fn redraw(&mut self) {
         let (width, _) = self.screen.size_now();
-        let footer = clip(&self.footer(), width.saturating_sub(1).max(10));
+        let footer = self.footer();
         let prompt = if self.denying { "reason› " } else { "› " };
         let text = if self.denying {
             self.reason.text()
@@ -324,6 +339,23 @@ impl Ui<'_> {
         self.screen.draw(&mut self.blocks, look, &chrome);
         self.screen.flush();
     }
+}
+
+/// Joins `parts` with ` · `, leaving out the lowest-priority ones until the
+/// line fits `width` columns (the last one left is clipped).
+fn fit_parts(mut parts: Vec<(String, u8)>, width: usize) -> String {
+    let join = |parts: &[(String, u8)]| {
+        parts
+            .iter()
+            .map(|(t, _)| t.as_str())
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    while parts.len() > 1 && text_width(&join(&parts)) > width {
+        let lowest = (0..parts.len()).min_by_key(|&i| parts[i].1).unwrap_or(0);
+        parts.remove(lowest);
+    }
+    clip(&join(&parts), width.max(10))
 }
 
 /// Splits `line` into pieces of at most `width` columns at spaces, keeping the
@@ -375,6 +407,24 @@ pub fn wrap_words(line: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_footer_drops_what_matters_least() {
+        let parts = || {
+            vec![
+                ("● model".to_string(), 9),
+                ("80×24".to_string(), 1),
+                ("ctx 1.0%".to_string(), 7),
+                ("Esc aborts".to_string(), 8),
+            ]
+        };
+        assert_eq!(
+            fit_parts(parts(), 80),
+            "● model · 80×24 · ctx 1.0% · Esc aborts"
+        );
+        assert_eq!(fit_parts(parts(), 32), "● model · ctx 1.0% · Esc aborts");
+        assert_eq!(fit_parts(parts(), 20), "● model · Esc aborts");
+    }
 
     #[test]
     fn words_wrap_at_spaces_and_long_words_are_cut() {
