@@ -905,6 +905,9 @@ fn compaction_runs_in_the_background_and_shows_a_marked_summary() {
     );
     pane.type_text("still typing");
     pane.wait_for("keys taken while compacting", "› still typing");
+    // Cancel once the summary request reached the model (else the next
+    // /compact would get the slow answer).
+    pane.wait_until("the summary request", || server.requests().len() >= 3);
     pane.keys(&["Escape"]);
     pane.wait_for(
         "the cancellation",

@@ -66,6 +66,9 @@ pub struct Block {
     pub expanded: bool,
 }
 
+/// The most bytes of a partial line a live block wraps at each frame.
+pub const PREVIEW_BYTES: usize = 16 * 1024;
+
 /// Streamed source text with the rows of its complete lines kept (rendered once
 /// per width: a long answer is not styled again at every frame).
 #[derive(Default)]
@@ -149,12 +152,26 @@ impl Streamed {
     }
 
     /// All rows: the complete lines and the rest after them (a table not yet
-    /// ended, the partial line).
-    fn all(&mut self, look: &Look, thinking: bool, skip: usize) -> Vec<String> {
+    /// ended, the partial line). For a `preview` (the live area, which shows a
+    /// tail at most a window high) a rest longer than [`PREVIEW_BYTES`] is cut to
+    /// its end: a line streamed without a newline is not wrapped whole again at
+    /// every frame.
+    fn all(&mut self, look: &Look, thinking: bool, skip: usize, preview: bool) -> Vec<String> {
         self.update(look, thinking);
         let mut rows = self.cache.get(skip..).unwrap_or_default().to_vec();
         let skip_more = skip.saturating_sub(self.cache.len());
-        let rest = &self.source[self.covered..];
+        let mut rest = &self.source[self.covered..];
+        let cut;
+        if preview && rest.len() > PREVIEW_BYTES {
+            let mut start = rest.len() - PREVIEW_BYTES;
+            while !rest.is_char_boundary(start) {
+                start += 1;
+            }
+            let tail = &rest[start..];
+            let word = tail.find([' ', '\n']).map_or(0, |i| i + 1);
+            cut = format!("… {}", &tail[word..]);
+            rest = &cut;
+        }
         if !rest.is_empty() {
             let mut markdown = self.markdown.clone();
             let lines: Vec<&str> = rest.split('\n').collect();
@@ -242,15 +259,16 @@ impl Block {
     /// The rows of the block from row `skip` on (a long answer is not copied
     /// whole at every frame); every row fits `look.width`.
     pub fn rows_from(&mut self, look: &Look, skip: usize) -> Vec<String> {
+        let preview = !self.finished;
         match &mut self.kind {
-            Kind::Answer(text) => text.all(look, false, skip),
+            Kind::Answer(text) => text.all(look, false, skip, preview),
             Kind::Thinking(text) if look.show_thinking => {
                 let mut rows = if skip == 0 {
                     vec![thinking_header(look)]
                 } else {
                     Vec::new()
                 };
-                rows.extend(text.all(look, true, skip.saturating_sub(1)));
+                rows.extend(text.all(look, true, skip.saturating_sub(1), preview));
                 rows
             }
             _ => {
@@ -281,11 +299,11 @@ impl Block {
                 }
                 rows
             }
-            Kind::Answer(text) => text.all(look, false, 0),
+            Kind::Answer(text) => text.all(look, false, 0, false),
             Kind::Thinking(text) => {
                 if look.show_thinking {
                     let mut rows = vec![thinking_header(look)];
-                    rows.extend(text.all(look, true, 0));
+                    rows.extend(text.all(look, true, 0, false));
                     rows
                 } else {
                     let count = text.text().chars().count();
@@ -377,6 +395,17 @@ mod tests {
             block.stable_rows(&look(40), 0),
             ["a   │ b", "────┼───", "1   │ 22", "333 │ 4", "after"]
         );
+    }
+
+    #[test]
+    fn a_huge_partial_line_is_previewed_by_its_end() {
+        let text = "word ".repeat(20_000);
+        let mut block = Block::live(Kind::Answer(Streamed::new(&text)));
+        let rows = block.rows_from(&look(80), 0);
+        assert!(rows.len() < 300, "{}", rows.len());
+        assert!(rows[0].starts_with("… word"));
+        block.finished = true;
+        assert!(block.rows_from(&look(80), 0).len() > 1000);
     }
 
     #[test]
