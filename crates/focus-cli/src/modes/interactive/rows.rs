@@ -143,6 +143,10 @@ pub fn editor_rows(
 /// styled marker). Styles open at a break are closed and reopened.
 pub fn wrap_styled(text: &str, width: usize, indent: &str) -> Vec<String> {
     let width = width.max(2);
+    if !text.contains("  ") && super::screen::visible_width(text) <= width {
+        // Fits as it is (most lines): no word splitting.
+        return vec![text.to_string()];
+    }
     let indent_width = super::screen::visible_width(indent);
     let mut rows: Vec<String> = Vec::new();
     let body = text.trim_start_matches(' ');

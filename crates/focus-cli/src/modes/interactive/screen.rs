@@ -229,6 +229,10 @@ impl Default for Screen {
 /// The number of columns `text` shows, skipping ANSI escape sequences (CJK and
 /// emoji take two columns, combining marks none).
 pub fn visible_width(text: &str) -> usize {
+    if text.is_ascii() && !text.contains('\x1b') {
+        // The common case, without a table lookup per character.
+        return text.bytes().filter(|b| (0x20..0x7f).contains(b)).count();
+    }
     let mut width = 0;
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
