@@ -619,9 +619,10 @@ fn duplicate_rows(capture: &str) -> Vec<String> {
     twice
 }
 
-/// A 200-line paste is sent; the scrollback holds the prompt once and no row
-/// twice (each redraw of a live area taller than the window copied it into the
-/// scrollback: ~1,900 duplicate rows).
+/// A 200-line paste shows as a marker in the editor and is sent whole; the
+/// scrollback holds the prompt once and no row twice (each redraw of a live
+/// area taller than the window copied it into the scrollback: ~1,900 duplicate
+/// rows).
 #[test]
 fn a_200_line_paste_reaches_the_scrollback_once() {
     if !tmux_available() {
@@ -633,7 +634,11 @@ fn a_200_line_paste_reaches_the_scrollback_once() {
     let pane = Pane::start_sized(&s, &["--model", "mock-openai/m1"], (80, 24));
     let text: String = (1..=200).map(|i| format!("pasted line {i:03}\n")).collect();
     pane.paste(&text);
-    pane.wait_for("the end of the paste in the editor", "pasted line 200");
+    // In the editor, the paste is a marker; it is expanded when sent.
+    pane.wait_for(
+        "the paste's marker in the editor",
+        "› [paste #1 +200 lines]",
+    );
     pane.type_text("end of prompt");
     pane.keys(&["Enter"]);
     pane.wait_for("the answer", "pasted text received");

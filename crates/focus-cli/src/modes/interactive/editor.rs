@@ -40,6 +40,19 @@ pub struct Editor {
     yanked: Option<(usize, usize, usize)>,
     /// States before each change (typing a run of characters is one change).
     undo: Vec<(Vec<char>, usize)>,
+    /// The text of each big paste, shown as `[paste #N +L lines]`.
+    pastes: Vec<String>,
+}
+
+/// A paste of more lines than this (or more bytes than [`PASTE_BYTES`]) shows as
+/// a marker in the editor.
+const PASTE_LINES: usize = 10;
+/// See [`PASTE_LINES`].
+const PASTE_BYTES: usize = 2000;
+
+/// The marker of paste `n` of `lines` lines.
+fn paste_marker(n: usize, lines: usize) -> String {
+    format!("[paste #{n} +{lines} lines]")
 }
 
 /// What the previous key did.
@@ -105,11 +118,19 @@ impl Editor {
             }
             Key::Paste(text) => {
                 self.save_undo();
-                let chars: Vec<char> = text
+                let clean: String = text
                     .chars()
                     .filter(|c| *c == '\n' || *c == '\t' || !c.is_control())
                     .collect();
-                self.insert(&chars);
+                let lines = clean.lines().count();
+                let shown = if lines > PASTE_LINES || clean.len() > PASTE_BYTES {
+                    // A big paste shows as a marker, expanded when sent.
+                    self.pastes.push(clean);
+                    paste_marker(self.pastes.len(), lines)
+                } else {
+                    clean
+                };
+                self.insert(&shown.chars().collect::<Vec<_>>());
             }
             Key::Newline => {
                 self.save_undo();
@@ -213,13 +234,26 @@ impl Editor {
         EditAction::None
     }
 
-    /// Empties the buffer and returns its text.
+    /// Empties the buffer and returns its text (paste markers expanded).
     pub fn take(&mut self) -> String {
-        let text = self.text();
+        let text = self.expand_pastes(&self.text());
         self.buffer.clear();
         self.cursor = 0;
         self.browsing = None;
         self.undo.clear();
+        self.pastes.clear();
+        text
+    }
+
+    /// `text` with each paste marker still whole replaced by its paste.
+    fn expand_pastes(&self, text: &str) -> String {
+        let mut text = text.to_string();
+        for (i, paste) in self.pastes.iter().enumerate() {
+            let marker = paste_marker(i + 1, paste.lines().count());
+            if let Some(at) = text.find(&marker) {
+                text.replace_range(at..at + marker.len(), paste);
+            }
+        }
         text
     }
 
@@ -532,6 +566,25 @@ mod tests {
         e.handle(&Key::Down);
         e.handle(&Key::Down);
         assert_eq!(e.text(), "dr");
+    }
+
+    #[test]
+    fn a_big_paste_is_a_marker_until_sent() {
+        let mut e = Editor::new(vec![]);
+        typed(&mut e, "look: ");
+        let paste: String = (1..=200).map(|i| format!("line {i}\n")).collect();
+        e.handle(&Key::Paste(paste.clone()));
+        assert_eq!(e.text(), "look: [paste #1 +200 lines]");
+        e.handle(&Key::Paste("two\nlines".into()));
+        assert_eq!(e.text(), "look: [paste #1 +200 lines]two\nlines");
+        assert_eq!(
+            e.handle(&Key::Enter),
+            EditAction::Submit(format!("look: {paste}two\nlines"))
+        );
+        // A marker the user broke stays as typed.
+        e.handle(&Key::Paste(paste));
+        e.handle(&Key::Backspace);
+        assert_eq!(e.take(), "[paste #1 +200 lines");
     }
 
     #[test]
