@@ -975,8 +975,8 @@ fn approvals_keep_the_draft_and_ctrl_c_aborts() {
 }
 
 /// Steering and follow-up messages wait in a visible queue (they overwrote each
-/// other in the footer); a notice has its own line above the editor, whole even
-/// in a narrow window.
+/// other in the footer) and Alt+Up takes them back to the editor; a notice has
+/// its own line above the editor, whole even in a narrow window.
 #[test]
 fn the_queue_and_the_notice_line() {
     if !tmux_available() {
@@ -986,7 +986,7 @@ fn the_queue_and_the_notice_line() {
     let server = mock(
         r#"{"name":"q","steps":[
       {"reply":{"text":"a slow answer with many words in it for sure","chunkDelayMs":300}},
-      {"reply":{"text":"second"}}, {"reply":{"text":"third"}}]}"#,
+      {"reply":{"text":"second"}}]}"#,
     );
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
@@ -1002,7 +1002,24 @@ fn the_queue_and_the_notice_line() {
         screen.contains("⧗ steering queued: steer me")
             && screen.contains("⧗ follow-up queued: follow me")
     });
-    pane.wait_for("the last answer", "third");
+    // Alt+Up takes them back into the editor, unsent.
+    pane.keys(&["M-Up"]);
+    pane.wait_until("the queue back in the editor", || {
+        let screen = pane.visible_screen();
+        screen.contains("› steer me")
+            && screen.contains("  follow me")
+            && !screen.contains("queued:")
+    });
+    pane.keys(&["C-c"]);
+    pane.type_text("steer again");
+    pane.keys(&["Enter"]);
+    pane.wait_for("queued again", "⧗ steering queued: steer again");
+    pane.wait_for("the last answer", "second");
+    let sent = server.requests()[1].body_text();
+    assert!(
+        sent.contains("steer again") && !sent.contains("follow me"),
+        "{sent}"
+    );
     pane.wait_until("the queue emptied", || {
         let screen = pane.visible_screen();
         screen.contains("○ mock-openai/m1") && !screen.contains("queued:")

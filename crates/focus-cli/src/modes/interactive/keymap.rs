@@ -31,6 +31,8 @@ pub enum Action {
     Complete,
     /// Older input or the line above.
     Up,
+    /// Queued messages back to the editor.
+    Unqueue,
     /// Newer input or the line below.
     Down,
     /// One character (grapheme cluster) left or right.
@@ -104,6 +106,11 @@ pub const KEYS: &[(&str, Action, &str)] = &[
     ),
     ("Down", Action::Down, "the line below, or newer input"),
     (
+        "Alt+Up",
+        Action::Unqueue,
+        "while the agent works: queued messages back to the editor, unsent",
+    ),
+    (
         "Left, Right, Ctrl+B, Ctrl+F",
         Action::Move,
         "move by character (a whole emoji or accented letter)",
@@ -163,6 +170,7 @@ pub fn action(key: &Key) -> Action {
         Key::Ctrl('o') => Action::Expand,
         Key::Tab => Action::Complete,
         Key::Up => Action::Up,
+        Key::AltUp => Action::Unqueue,
         Key::Down => Action::Down,
         Key::Left | Key::Right => Action::Move,
         Key::WordLeft | Key::WordRight => Action::MoveWord,
@@ -210,6 +218,7 @@ mod tests {
             "Ctrl+O" => b"\x0f",
             "Tab" => b"\t",
             "Up" => b"\x1b[A",
+            "Alt+Up" => b"\x1b[1;3A",
             "Down" => b"\x1b[B",
             "Left" => b"\x1b[D",
             "Right" => b"\x1b[C",
@@ -261,6 +270,7 @@ mod tests {
             Key::Esc,
             Key::Tab,
             Key::Up,
+            Key::AltUp,
             Key::Down,
             Key::Left,
             Key::WordLeft,

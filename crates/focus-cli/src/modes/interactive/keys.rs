@@ -27,6 +27,8 @@ pub enum Key {
     Right,
     /// Arrow up.
     Up,
+    /// Alt+Up: queued messages back to the editor.
+    AltUp,
     /// Arrow down.
     Down,
     /// Home / Ctrl+A.
@@ -213,6 +215,7 @@ fn decode_csi(bytes: &[u8]) -> Decoded {
         (b"", b'F') | (b"4", b'~') | (b"8", b'~') => Key::End,
         (b"3", b'~') => Key::Delete,
         (b"1;5", b'C') | (b"1;3", b'C') => Key::WordRight,
+        (b"1;3", b'A') => Key::AltUp,
         (b"1;5", b'D') | (b"1;3", b'D') => Key::WordLeft,
         (b"13;2", b'u') | (b"27;2;13", b'~') => Key::Newline,
         (b"13;3", b'u') | (b"27;3;13", b'~') => Key::AltEnter,

@@ -377,6 +377,7 @@ impl Ui<'_> {
                 });
             }
             Action::Redraw => self.screen.redraw_all(),
+            Action::Unqueue => self.unqueue(),
             Action::Expand => self.toggle_expanded(),
             Action::Complete => self.complete(),
             _ => match self.editor.handle(&key) {
@@ -385,6 +386,26 @@ impl Ui<'_> {
                 EditAction::FollowUp(text) => self.submit(text, true),
             },
         }
+    }
+
+    /// Alt+Up: the queued steering and follow-up messages leave the queue and
+    /// go back to the editor (before its draft), to edit or drop.
+    fn unqueue(&mut self) {
+        let Some(handle) = &self.running else {
+            return;
+        };
+        let queued: Vec<String> = handle.drain_queued().iter().map(message_text).collect();
+        self.queued.clear();
+        if queued.is_empty() {
+            self.notice = Some("nothing queued".into());
+            return;
+        }
+        let mut text = queued.join("\n");
+        if !self.editor.is_empty() {
+            text = format!("{}\n{}", text, self.editor.text());
+        }
+        self.editor.set_text(&text);
+        self.notice = Some("queued messages back in the editor (not sent)".into());
     }
 
     fn complete(&mut self) {
