@@ -408,6 +408,45 @@ mod tests {
         assert!(block.rows_from(&look(80), 0).len() > 1000);
     }
 
+    /// Model text in every kind of block reaches the screen without a single
+    /// escape or control character of its own.
+    #[test]
+    fn hostile_model_text_is_shown_not_obeyed() {
+        let evil =
+            "a\x1b[2Jb\x1b]52;c;ZXZpbA==\x07c\x1b]0;title\x07d\re\x08f\x1bPq\x1b\\g\u{9b}31m";
+        let args = focus_core::json_object! {"command" => evil, "content" => evil};
+        let mut tool = ToolBlock::new("id", evil, &args);
+        tool.progress(evil.to_string());
+        let mut blocks = vec![
+            Block::done(Kind::User {
+                text: evil.into(),
+                images: 0,
+            }),
+            Block::done(Kind::Answer(Streamed::new(&format!(
+                "{evil}\n| {evil} | x |\n```\n{evil}\n```"
+            )))),
+            Block::done(Kind::Thinking(Streamed::new(evil))),
+            Block::live(Kind::Tool(Box::new(tool))),
+            Block::done(Kind::Summary {
+                label: "summary".into(),
+                text: evil.into(),
+            }),
+        ];
+        let mut ended = ToolBlock::new("id2", "edit", &args);
+        let details = focus_core::json_object! {"diff" => format!("@@ -1 +1 @@\n-{evil}\n+{evil}")};
+        ended.end(evil.into(), details, false);
+        blocks.push(Block::done(Kind::Tool(Box::new(ended))));
+        for block in &mut blocks {
+            for row in block.rows_from(&look(40), 0) {
+                assert!(
+                    !row.chars()
+                        .any(|c| c.is_control() || ('\u{80}'..='\u{9f}').contains(&c)),
+                    "{row:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn a_long_line_wraps_to_the_width_and_escapes_are_removed() {
         let mut block = Block::done(Kind::Answer(Streamed::new(&"word \x1b[2J".repeat(40))));
