@@ -285,7 +285,10 @@ impl Block {
         let expanded = self.expanded;
         let finished = self.finished;
         match &mut self.kind {
-            Kind::Note(text) => text_rows(text, width),
+            Kind::Note(text) => text
+                .split('\n')
+                .flat_map(|line| wrap_styled(line, width, ""))
+                .collect(),
             Kind::User { text, images } => {
                 let mut shown = sanitize(text).replace('\n', "\n  ");
                 if *images > 0 {

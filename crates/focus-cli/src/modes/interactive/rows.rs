@@ -143,7 +143,7 @@ pub fn editor_rows(
 /// styled marker). Styles open at a break are closed and reopened.
 pub fn wrap_styled(text: &str, width: usize, indent: &str) -> Vec<String> {
     let width = width.max(2);
-    if !text.contains("  ") && super::screen::visible_width(text) <= width {
+    if super::screen::visible_width(text) <= width {
         // Fits as it is (most lines): no word splitting.
         return vec![text.to_string()];
     }
@@ -154,15 +154,27 @@ pub fn wrap_styled(text: &str, width: usize, indent: &str) -> Vec<String> {
     let mut row = " ".repeat(lead);
     let mut used = lead;
     let mut first = true;
-    for word in body.split(' ').filter(|w| !w.is_empty()) {
+    // Words with the run of spaces before each (kept inside a row: aligned
+    // columns stay aligned; dropped at a break).
+    let mut words: Vec<(usize, &str)> = Vec::new();
+    let mut gap = 0;
+    for word in body.split(' ') {
+        if word.is_empty() {
+            gap += 1;
+        } else {
+            words.push((gap + 1, word));
+            gap = 0;
+        }
+    }
+    for (spaces, word) in words {
         let w = super::screen::visible_width(word);
-        if !first && used + 1 + w > width {
+        if !first && used + spaces + w > width {
             rows.push(std::mem::take(&mut row));
             row.push_str(indent);
             used = indent_width;
         } else if !first {
-            row.push(' ');
-            used += 1;
+            row.push_str(&" ".repeat(spaces));
+            used += spaces;
         }
         first = false;
         if used + w > width {
@@ -238,14 +250,19 @@ mod tests {
     #[test]
     fn styled_text_wraps_on_what_shows() {
         // "**bold**" styled takes 4 columns, not 8: it fits.
-        let text = "a [1mbold[0m word";
+        let text = "a \x1b[1mbold\x1b[0m word";
         assert_eq!(wrap_styled(text, 11, ""), [text]);
         assert_eq!(
             wrap_styled("one two three four", 9, "  "),
             ["one two", "  three", "  four"]
         );
-        let rows = wrap_styled("[2mdim words go on[0m", 9, "");
-        assert_eq!(rows, ["[2mdim words[0m", "[2mgo on[0m"]);
+        // Runs of spaces inside a row stay (aligned columns); a break drops them.
+        assert_eq!(
+            wrap_styled("  /model     list the models", 22, ""),
+            ["  /model     list the", "models"]
+        );
+        let rows = wrap_styled("\x1b[2mdim words go on\x1b[0m", 9, "");
+        assert_eq!(rows, ["\x1b[2mdim words\x1b[0m", "\x1b[2mgo on\x1b[0m"]);
         for width in 4..20 {
             for row in wrap_styled("中文 and a verylongwordthatwillnotfit 🚀 x", width, " ") {
                 assert!(visible_width(&row) <= width, "{width}: {row:?}");
