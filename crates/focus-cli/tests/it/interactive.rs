@@ -1180,3 +1180,46 @@ fn markdown_tables_links_quotes_and_rules() {
     assert!(screen.contains("────────────"), "{screen}");
     assert!(!screen.contains("|---|"), "{screen}");
 }
+
+/// A retry wait shows on the notice line with a spinner and "Esc cancels"; Esc
+/// cancels it (the run ends, no second request) and no stale notice stays.
+#[test]
+fn a_retry_wait_is_shown_and_esc_cancels_it() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"overloaded","steps":[
+      {"error":{"status":529,"body":"{\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"}},
+      {"reply":{"text":"made it"}}]}"#,
+    );
+    s.write_models(&server.url());
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"retry":{"maxRetries":2,"baseDelayMs":20000}}"#,
+    )
+    .unwrap();
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("go");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("the retry notice", "(attempt 2/3)");
+    let rows: Vec<&str> = screen.lines().collect();
+    let notice = rows
+        .iter()
+        .rposition(|r| r.contains("(attempt 2/3)"))
+        .unwrap();
+    assert!(rows[notice].contains("Esc cancels"), "{screen}");
+    assert!(
+        rows[notice + 1].starts_with('›'),
+        "above the editor: {screen}"
+    );
+    pane.keys(&["Escape"]);
+    pane.wait_until("the run ended without a stale notice", || {
+        let screen = pane.visible_screen();
+        screen.contains("○ mock-openai/m1")
+            && !screen.contains("retrying")
+            && !screen.contains("aborting")
+    });
+    assert_eq!(server.requests().len(), 1);
+}
