@@ -433,7 +433,9 @@ fn resume_lists_sessions_and_opens_the_chosen_one() {
     pane.wait_for("list", "the first session");
     pane.type_text("1");
     pane.keys(&["Enter"]);
-    pane.wait_for("resumed", "continuing a session with 2 messages");
+    let screen = pane.wait_for("resumed", "continuing a session with 2 messages");
+    // The conversation itself is shown (it was not).
+    assert!(screen.contains("› the first session"), "{screen}");
 }
 
 impl Pane {

@@ -97,11 +97,13 @@ impl Screen {
     }
 
     /// Forgets the blocks committed so far (the transcript was replaced) and
-    /// redraws everything at the next frame.
+    /// redraws everything at the next frame (once a frame was drawn).
     pub fn restart(&mut self) {
         self.committed_blocks = 0;
         self.committed_rows = 0;
-        self.full = true;
+        // Before the first frame there is nothing of focus's to clear (what the
+        // shell printed above stays).
+        self.full = self.size != (0, 0);
     }
 
     /// How many blocks are in the scrollback for good (a block from there on may
