@@ -375,6 +375,40 @@ mod tests {
         out
     }
 
+    /// Whole real files of this repository (Rust, shell, TOML, JSON): every line
+    /// keeps its text exactly, and the files' keywords, strings and comments are
+    /// colored.
+    #[test]
+    fn real_files_keep_their_text() {
+        let files: &[(&str, &str, &str)] = &[
+            ("rust", include_str!("screen.rs"), "\x1b[35mfn\x1b[0m"),
+            (
+                "sh",
+                include_str!("../../../../../scripts/test"),
+                "\x1b[2m# ",
+            ),
+            (
+                "toml",
+                include_str!("../../../../../Cargo.toml"),
+                "\x1b[34m",
+            ),
+            (
+                "json",
+                include_str!("../../../../../fixtures/scenarios/one_tool_call.json"),
+                "\x1b[34m\"name\"\x1b[0m",
+            ),
+        ];
+        for (lang, text, expected) in files {
+            let mut all = String::new();
+            for line in text.lines() {
+                let out = highlight(line, Lang::from_fence(lang), Style::COLOR);
+                assert_eq!(plain(&out), line, "{lang}");
+                all.push_str(&out);
+            }
+            assert!(all.contains(expected), "{lang}: no {expected:?}");
+        }
+    }
+
     /// Lines from real files of each family: the text is kept exactly, and the
     /// parts that should be colored are.
     #[test]
