@@ -1225,3 +1225,40 @@ fn a_retry_wait_is_shown_and_esc_cancels_it() {
     });
     assert_eq!(server.requests().len(), 1);
 }
+
+/// Ctrl+G opens the draft in `$EDITOR` with the terminal to itself (focus
+/// reads no key meanwhile: the editor gets every one), and the edited text
+/// comes back into the editor.
+#[test]
+fn ctrl_g_edits_the_draft_in_the_external_editor() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let script = s.root.join("edit.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nprintf 'EDITOR-READY\\n'\nread line\nprintf '%s + %s' \"$(cat \"$1\")\" \"$line\" > \"$1\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let command = format!(
+        "unset VISUAL; export EDITOR='{}'; {}; echo FOCUS-EXITED-$?; sleep 30",
+        script.display(),
+        Pane::focus_command(&s, &[])
+    );
+    let pane = Pane::launch(&s, "g", &command);
+    pane.wait_for("the prompt", "›");
+    pane.type_text("draft");
+    pane.wait_for("the draft", "› draft");
+    pane.keys(&["C-g"]);
+    pane.wait_for("the external editor", "EDITOR-READY");
+    pane.type_text("from the editor");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the edited draft", "› draft + from the editor");
+    pane.keys(&["C-c"]);
+    pane.type_text("/quit");
+    pane.keys(&["Enter"]);
+    pane.wait_for("exit", "FOCUS-EXITED-0");
+}

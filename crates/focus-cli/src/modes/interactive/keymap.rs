@@ -25,6 +25,8 @@ pub enum Action {
     ToggleThinking,
     /// Redraw the whole screen.
     Redraw,
+    /// Edit the input in `$VISUAL` or `$EDITOR`.
+    ExternalEditor,
     /// Expand or collapse the last tool call or summary.
     Expand,
     /// Complete a command name.
@@ -93,6 +95,11 @@ pub const KEYS: &[(&str, Action, &str)] = &[
     ("Ctrl+Z", Action::Suspend, "stop focus; `fg` resumes it"),
     ("Ctrl+T", Action::ToggleThinking, "show or fold thinking"),
     ("Ctrl+L", Action::Redraw, "redraw the whole screen"),
+    (
+        "Ctrl+G",
+        Action::ExternalEditor,
+        "edit the input in `$VISUAL` or `$EDITOR` (else `vi`)",
+    ),
     (
         "Ctrl+O",
         Action::Expand,
@@ -167,6 +174,7 @@ pub fn action(key: &Key) -> Action {
         Key::Ctrl('z') => Action::Suspend,
         Key::Ctrl('t') => Action::ToggleThinking,
         Key::Ctrl('l') => Action::Redraw,
+        Key::Ctrl('g') => Action::ExternalEditor,
         Key::Ctrl('o') => Action::Expand,
         Key::Tab => Action::Complete,
         Key::Up => Action::Up,
@@ -215,6 +223,7 @@ mod tests {
             "Ctrl+Z" => b"\x1a",
             "Ctrl+T" => b"\x14",
             "Ctrl+L" => b"\x0c",
+            "Ctrl+G" => b"\x07",
             "Ctrl+O" => b"\x0f",
             "Tab" => b"\t",
             "Up" => b"\x1b[A",
@@ -281,7 +290,7 @@ mod tests {
             Key::Alt('y'),
         ]
         .into_iter()
-        .chain("cdztlowuky".chars().map(Key::Ctrl))
+        .chain("cdztlgowuky".chars().map(Key::Ctrl))
         {
             let action = action(&key);
             assert!(

@@ -15,6 +15,7 @@ pub mod blocks;
 pub mod commands;
 pub mod compacting;
 pub mod editor;
+pub mod external;
 pub mod footer;
 pub mod highlight;
 pub mod keymap;
@@ -51,6 +52,9 @@ use std::time::{Duration, Instant};
 pub enum Input {
     /// Bytes typed (or pasted).
     Keys(Vec<u8>),
+    /// Bytes that may hold a Ctrl+G: the reader waits for a word on its resume
+    /// channel before reading again ([`external`]).
+    KeysThenWait(Vec<u8>),
     /// stdin closed.
     Eof,
     /// An event of the running prompt.
@@ -67,9 +71,9 @@ pub enum Input {
 /// send), the kitty keyboard protocol's first level and xterm's modifyOtherKeys
 /// (so Shift+Enter differs from Enter where the terminal supports either;
 /// others ignore the requests).
-const KEYBOARD_ON: &str = "\x1b[?2004h\x1b[>1u\x1b[>4;1m";
+pub(crate) const KEYBOARD_ON: &str = "\x1b[?2004h\x1b[>1u\x1b[>4;1m";
 /// Everything [`KEYBOARD_ON`] asked for, undone.
-const KEYBOARD_OFF: &str = "\x1b[?2004l\x1b[<u\x1b[>4;0m";
+pub(crate) const KEYBOARD_OFF: &str = "\x1b[?2004l\x1b[<u\x1b[>4;0m";
 
 /// The shortest time between two frames while output streams.
 const FRAME: Duration = Duration::from_millis(16);
@@ -116,6 +120,8 @@ pub struct Ui<'a> {
     /// Typing a reason for a denial (in `reason`: the draft stays in `editor`).
     denying: bool,
     reason: Editor,
+    /// Lets the key reader read again after a [`Input::KeysThenWait`].
+    resume: mpsc::Sender<()>,
     inputs: SyncSender<Input>,
     quit: bool,
 }
@@ -137,7 +143,8 @@ pub fn run(
         }
     };
     let (sender, receiver) = inputs;
-    spawn_key_reader(sender.clone());
+    let (resume, resumed) = mpsc::channel();
+    spawn_key_reader(sender.clone(), resumed);
     let home = focus_harness::session::focus_home();
     let history_file = editor::history_path(&home);
     let mut ui = Ui {
@@ -166,6 +173,7 @@ pub fn run(
         approval: None,
         denying: false,
         reason: Editor::new(Vec::new()),
+        resume,
         inputs: sender,
         quit: false,
     };
@@ -187,7 +195,7 @@ pub fn run(
         let mut typed = false;
         match receiver.recv_timeout(wait) {
             Ok(input) => {
-                typed = matches!(input, Input::Keys(_));
+                typed = matches!(input, Input::Keys(_) | Input::KeysThenWait(_));
                 ui.handle(input);
                 dirty = true;
             }
@@ -201,7 +209,7 @@ pub fn run(
         }
         // Drain what is already queued before drawing (bursts of deltas).
         while let Ok(input) = receiver.try_recv() {
-            typed |= matches!(input, Input::Keys(_));
+            typed |= matches!(input, Input::Keys(_) | Input::KeysThenWait(_));
             ui.handle(input);
             if ui.quit {
                 break;
@@ -225,7 +233,7 @@ pub fn run(
 }
 
 /// Reads raw bytes from the terminal on its own thread.
-fn spawn_key_reader(sender: SyncSender<Input>) {
+fn spawn_key_reader(sender: SyncSender<Input>, resumed: Receiver<()>) {
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
         let mut buffer = [0u8; 4096];
@@ -236,7 +244,16 @@ fn spawn_key_reader(sender: SyncSender<Input>) {
                     return;
                 }
                 Ok(n) => {
-                    if sender.send(Input::Keys(buffer[..n].to_vec())).is_err() {
+                    let bytes = buffer[..n].to_vec();
+                    if external::needs_pause(&bytes) {
+                        // The UI may hand the terminal to another editor:
+                        // read nothing until it says so.
+                        if sender.send(Input::KeysThenWait(bytes)).is_err()
+                            || resumed.recv().is_err()
+                        {
+                            return;
+                        }
+                    } else if sender.send(Input::Keys(bytes)).is_err() {
                         return;
                     }
                 }
@@ -294,6 +311,10 @@ impl Ui<'_> {
                         return;
                     }
                 }
+            }
+            Input::KeysThenWait(bytes) => {
+                self.handle(Input::Keys(bytes));
+                let _ = self.resume.send(());
             }
             Input::Eof => self.quit = true,
             Input::Event(event) => {
@@ -377,6 +398,7 @@ impl Ui<'_> {
                 });
             }
             Action::Redraw => self.screen.redraw_all(),
+            Action::ExternalEditor => self.edit_externally(),
             Action::Unqueue => self.unqueue(),
             Action::Expand => self.toggle_expanded(),
             Action::Complete => self.complete(),
