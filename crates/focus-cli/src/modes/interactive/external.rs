@@ -34,14 +34,17 @@ impl Ui<'_> {
     /// trailing newline dropped). The file is private to the user and removed.
     pub(super) fn edit_externally(&mut self) {
         let dir = std::env::temp_dir();
-        let path = dir.join(format!("focus-draft-{}.md", std::process::id()));
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = dir.join(format!("focus-draft-{}-{nanos}.md", std::process::id()));
         let written = {
             use std::io::Write;
             use std::os::unix::fs::OpenOptionsExt;
+            // A new file only (never through a link someone left at that name).
             std::fs::OpenOptions::new()
                 .write(true)
-                .create(true)
-                .truncate(true)
+                .create_new(true)
                 .mode(0o600)
                 .open(&path)
                 .and_then(|mut f| f.write_all(self.editor.text().as_bytes()))
