@@ -212,9 +212,12 @@ fn carry_styles(rows: Vec<String>) -> Vec<String> {
         return rows;
     }
     let mut open: Vec<String> = Vec::new();
+    // A hyperlink open at a row's end is closed there and opened again too.
+    let mut link: Option<String> = None;
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
-        let mut fixed = open.concat();
+        let mut fixed = link.clone().unwrap_or_default();
+        fixed.push_str(&open.concat());
         fixed.push_str(&row);
         let mut chars = row.chars().peekable();
         while let Some(c) = chars.next() {
@@ -232,10 +235,25 @@ fn carry_styles(rows: Vec<String>) -> Vec<String> {
                 } else if sequence.ends_with('m') {
                     open.push(sequence);
                 }
+            } else if c == '\x1b' && chars.peek() == Some(&']') {
+                let mut sequence = String::from("\x1b");
+                for d in chars.by_ref() {
+                    sequence.push(d);
+                    if d == '\x07' || sequence.ends_with("\x1b\\") {
+                        break;
+                    }
+                }
+                if let Some(target) = sequence.strip_prefix("\x1b]8;") {
+                    let closes = target.starts_with(";\x07") || target.starts_with(";\x1b\\");
+                    link = if closes { None } else { Some(sequence) };
+                }
             }
         }
         if !open.is_empty() {
             fixed.push_str("\x1b[0m");
+        }
+        if link.is_some() {
+            fixed.push_str("\x1b]8;;\x1b\\");
         }
         out.push(fixed);
     }
@@ -268,6 +286,21 @@ mod tests {
                 assert!(visible_width(&row) <= width, "{width}: {row:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_link_broken_across_rows_is_closed_and_reopened() {
+        let open = "\x1b]8;;https://e.com\x1b\\";
+        let close = "\x1b]8;;\x1b\\";
+        let rows = wrap_styled(&format!("{open}two words{close} after"), 5, "");
+        assert_eq!(
+            rows,
+            [
+                format!("{open}two{close}"),
+                format!("{open}words{close}"),
+                "after".to_string()
+            ]
+        );
     }
 
     #[test]
