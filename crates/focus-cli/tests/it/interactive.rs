@@ -1262,3 +1262,36 @@ fn ctrl_g_edits_the_draft_in_the_external_editor() {
     pane.keys(&["Enter"]);
     pane.wait_for("exit", "FOCUS-EXITED-0");
 }
+
+/// A command longer than the dialog is printed whole in the conversation
+/// before it is approved (nothing to approve is hidden), and the dialog says so.
+#[test]
+fn a_long_command_to_approve_is_shown_whole() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let lines: Vec<String> = (1..=12).map(|i| format!("touch file-{i:02}.txt")).collect();
+    let command = lines.join("\\n");
+    let server = mock(&format!(
+        r#"{{"name":"l","steps":[
+      {{"reply":{{"toolCalls":[{{"name":"bash","arguments":{{"command":"{command}"}}}}]}}}},
+      {{"reply":{{"text":"done"}}}}]}}"#
+    ));
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("make twelve");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for(
+        "the dialog",
+        "more lines: the whole command is printed above",
+    );
+    for line in &lines {
+        assert!(screen.contains(line.as_str()), "{line}: {screen}");
+    }
+    pane.keys(&["n"]);
+    pane.type_text("no");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "done");
+    assert!(!s.work.join("file-01.txt").exists());
+}

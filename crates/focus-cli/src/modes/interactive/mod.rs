@@ -14,6 +14,7 @@
 pub mod blocks;
 pub mod commands;
 pub mod compacting;
+pub mod dialog;
 pub mod editor;
 pub mod external;
 pub mod footer;
@@ -326,7 +327,7 @@ impl Ui<'_> {
                 self.event(&end);
                 self.finished(history);
             }
-            Input::Approval(pending) => self.approval = Some(pending),
+            Input::Approval(pending) => self.approval_asked(pending),
             Input::Compacted(done) => self.compacted(done),
         }
     }
@@ -565,65 +566,6 @@ impl Ui<'_> {
             block.expanded = !block.expanded;
             self.screen.redraw_all();
         }
-    }
-
-    /// A key while an approval is asked: y, a, n (then a reason), Esc or Ctrl+C
-    /// (abort the run). The editor's draft is not touched: a reason is typed in an
-    /// editor of its own.
-    fn approval_key(&mut self, key: Key) {
-        let Some(request) = &self.approval else {
-            return;
-        };
-        use crate::approval::ApprovalAnswer;
-        let tool = focus_tools::output::sanitize(&request.request.tool_name).into_owned();
-        let (answer, note) = match key {
-            Key::Esc | Key::Ctrl('c') => {
-                request.answer(ApprovalAnswer::Deny(
-                    "The user aborted the run instead of answering. Do not retry.".into(),
-                ));
-                if let Some(handle) = &self.running {
-                    handle.abort();
-                }
-                self.approval = None;
-                self.denying = false;
-                self.reason.take();
-                self.note(self.style.red(&format!("✗ {tool}: not run (you aborted)")));
-                self.notice = Some("aborting…".into());
-                return;
-            }
-            _ if self.denying => {
-                if key == Key::Enter {
-                    let reason = self.reason.take();
-                    let shown = crate::modes::print::clip(&reason, 60);
-                    (
-                        ApprovalAnswer::Deny(reason),
-                        format!("✗ {tool}: denied ({shown})"),
-                    )
-                } else {
-                    self.reason.handle(&key);
-                    return;
-                }
-            }
-            Key::Char('y') | Key::Char('Y') => {
-                (ApprovalAnswer::AllowOnce, format!("✓ {tool}: allowed once"))
-            }
-            Key::Char('a') | Key::Char('A') => (
-                ApprovalAnswer::AllowAlways,
-                format!(
-                    "✓ {tool}: always allowed this session ({})",
-                    crate::modes::print::clip(&request.request.always_rule, 60)
-                ),
-            ),
-            Key::Char('n') | Key::Char('N') => {
-                self.denying = true;
-                return;
-            }
-            _ => return,
-        };
-        request.answer(answer);
-        self.approval = None;
-        self.denying = false;
-        self.note(self.style.dim(&note));
     }
 
     /// Puts text in the editor (used by /fork and /tree).

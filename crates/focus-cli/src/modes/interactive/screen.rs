@@ -112,6 +112,11 @@ impl Screen {
         self.committed_blocks
     }
 
+    /// How many rows of the first block not committed whole are committed.
+    pub fn committed_rows(&self) -> usize {
+        self.committed_rows
+    }
+
     /// Draws one frame into the buffer (see [`Screen::flush`]).
     pub fn draw(&mut self, blocks: &mut [Block], look: Look, chrome: &Chrome) {
         let (width, height) = (self.size_now)();

@@ -264,26 +264,7 @@ impl Ui<'_> {
         let style = self.style;
         let width = self.screen.size_now().0.saturating_sub(1).max(10);
         let mut rows = Vec::new();
-        if let Some(pending) = &self.approval {
-            let r = &pending.request;
-            rows.push(
-                style.yellow(&style.bold(&format!("? {} wants to run:", clip(&r.tool_name, 40)))),
-            );
-            for line in sanitize(&r.summary).lines().take(8) {
-                rows.push(format!("  {}", reveal_hidden(line)));
-            }
-            rows.push(style.dim(&format!("  ({})", clip(&r.reason, width))));
-            if self.denying {
-                rows.push(style.yellow(
-                    "  denied: type why (the model reads it), Enter sends it, Esc aborts the run",
-                ));
-            } else {
-                rows.push(style.yellow(&format!(
-                    "  [y] allow once  [a] always allow {} this session  [n] deny  · Esc or Ctrl+C aborts the run",
-                    clip(&r.always_rule, 40)
-                )));
-            }
-        }
+        rows.extend(self.dialog_rows(width));
         for (follow_up, text) in &self.queued {
             let what = if *follow_up { "follow-up" } else { "steering" };
             rows.push(style.dim(&format!(
