@@ -1,15 +1,18 @@
 //! Interactive mode: the terminal UI.
 //!
-//! One loop owns everything and waits on one channel fed by three sources: the
+//! One loop owns everything and waits on one channel fed by four sources: the
 //! stdin thread (raw key bytes), the forwarder of the running prompt's events,
-//! and approval requests from the gate. A 100 ms tick animates the spinner.
-//! Reading order: [`keys`] (bytes to keys), [`editor`] (the input line),
-//! [`markdown`] (styling answers), [`rows`] (lines to rows that fit), [`blocks`]
-//! and [`tool_view`] (the conversation as blocks), [`screen`] (the renderer),
-//! [`view`] (how events change the blocks, and the chrome), [`transcript`] (a
-//! saved conversation as blocks), [`footer`], [`commands`] (slash commands),
-//! then this file (the loop: keys, runs, approvals). docs/tui.md explains the
-//! renderer.
+//! approval requests from the gate, and a `/compact` running in the background.
+//! Frames are drawn at once after a key, at most every 16 ms while output
+//! streams, and every 100 ms for the spinner.
+//! Reading order: [`keys`] (bytes to keys) and [`keymap`] (keys to actions),
+//! [`editor`] (the input), [`markdown`] and [`highlight`] (styling answers),
+//! [`rows`] (lines to rows that fit), [`blocks`] and [`tool_view`] (the
+//! conversation as blocks), [`screen`] (the renderer), [`view`] (how events
+//! change the blocks, and the chrome), [`dialog`] (approvals), [`transcript`] (a
+//! saved conversation as blocks), [`footer`], [`compacting`], [`external`]
+//! (Ctrl+G), [`commands`] (slash commands), then this file (the loop, keys,
+//! runs). docs/tui.md explains the renderer.
 
 pub mod blocks;
 pub mod commands;
