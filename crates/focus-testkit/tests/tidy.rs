@@ -48,6 +48,10 @@ const PROCESS_HOMES: &[(&str, &str)] = &[
         "crates/focus-harness/src/session/lock.rs",
         "`kill -0` where /proc does not exist",
     ),
+    (
+        "crates/focus-cli/src/modes/interactive/external.rs",
+        "Ctrl+G: the user's $VISUAL or $EDITOR on the draft",
+    ),
 ];
 
 /// Where focus opens sockets, and why.

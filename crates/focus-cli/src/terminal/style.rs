@@ -1,25 +1,54 @@
-//! ANSI styles, switched off for `NO_COLOR` (<https://no-color.org>) and for output
-//! that is not a terminal, so pipes and files get plain text.
+//! ANSI styles: none for output that is not a terminal, so pipes and files get
+//! plain text; attributes without colors for `NO_COLOR` (<https://no-color.org>
+//! asks for no *color*: bold, dim and italic still tell a heading, thinking and a
+//! note apart).
 
 /// Which styles to emit on one stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Style {
-    /// Whether escape codes are written at all.
+    /// Whether escape codes are written at all (bold, dim, italic).
     pub enabled: bool,
+    /// Whether colors are written too.
+    pub color: bool,
 }
 
 impl Style {
-    /// Styles for descriptor `fd`: on when it is a terminal and `NO_COLOR` is unset
-    /// or empty.
+    /// Styles for descriptor `fd`: on when it is a terminal; colors too when
+    /// `NO_COLOR` is unset or empty.
     pub fn for_fd(fd: i32) -> Style {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let enabled = super::is_tty(fd);
         Style {
-            enabled: !no_color && super::is_tty(fd),
+            enabled,
+            color: enabled && !no_color,
         }
     }
 
     /// No styles at all.
-    pub const PLAIN: Style = Style { enabled: false };
+    pub const PLAIN: Style = Style {
+        enabled: false,
+        color: false,
+    };
+
+    /// Attributes and colors.
+    pub const COLOR: Style = Style {
+        enabled: true,
+        color: true,
+    };
+
+    /// Attributes only (`NO_COLOR` on a terminal).
+    pub const NO_COLOR: Style = Style {
+        enabled: true,
+        color: false,
+    };
+
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
 
     fn wrap(self, code: &str, text: &str) -> String {
         if self.enabled {
@@ -46,27 +75,37 @@ impl Style {
 
     /// Red (errors).
     pub fn red(self, text: &str) -> String {
-        self.wrap("31", text)
+        self.paint("31", text)
     }
 
     /// Green (success).
     pub fn green(self, text: &str) -> String {
-        self.wrap("32", text)
+        self.paint("32", text)
     }
 
     /// Yellow (warnings, approvals).
     pub fn yellow(self, text: &str) -> String {
-        self.wrap("33", text)
+        self.paint("33", text)
     }
 
     /// Blue (tool headers).
     pub fn blue(self, text: &str) -> String {
-        self.wrap("34", text)
+        self.paint("34", text)
     }
 
     /// Cyan (code).
     pub fn cyan(self, text: &str) -> String {
-        self.wrap("36", text)
+        self.paint("36", text)
+    }
+
+    /// Magenta (keywords in code).
+    pub fn magenta(self, text: &str) -> String {
+        self.paint("35", text)
+    }
+
+    /// Underlined (top headings, links).
+    pub fn underline(self, text: &str) -> String {
+        self.wrap("4", text)
     }
 
     /// The raw code to start a style, or "" when disabled (for streaming output
@@ -97,7 +136,8 @@ mod tests {
     fn plain_style_writes_no_escapes() {
         assert_eq!(Style::PLAIN.bold("x"), "x");
         assert_eq!(Style::PLAIN.start("1"), "");
-        let on = Style { enabled: true };
-        assert_eq!(on.red("e"), "\x1b[31me\x1b[0m");
+        assert_eq!(Style::COLOR.red("e"), "\x1b[31me\x1b[0m");
+        assert_eq!(Style::NO_COLOR.red("e"), "e");
+        assert_eq!(Style::NO_COLOR.bold("e"), "\x1b[1me\x1b[0m");
     }
 }

@@ -233,7 +233,7 @@ fn random_terminal_bytes_and_model_text_never_panic_the_ui_pieces() {
         let text = String::from_utf8_lossy(&bytes);
         let mut markdown = Markdown::new();
         for line in text.split('\n') {
-            for style in [Style::PLAIN, Style { enabled: true }] {
+            for style in [Style::PLAIN, Style::COLOR] {
                 let _ = markdown.line(line, style);
                 let _ = inline(line, style);
             }

@@ -46,6 +46,12 @@ impl Pane {
     /// ("server exited unexpectedly"). A failure is retried a few times for the same
     /// reason, and reported with tmux's own words.
     fn launch(s: &Sandbox, tag: &str, command: &str) -> Pane {
+        Pane::launch_sized(s, tag, command, (110, 40))
+    }
+
+    /// Like [`Pane::launch`], in a window of `(columns, rows)`.
+    fn launch_sized(s: &Sandbox, tag: &str, command: &str, size: (u16, u16)) -> Pane {
+        let (columns, rows) = (size.0.to_string(), size.1.to_string());
         static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let name = format!(
             "focus-it-{tag}{}-{}",
@@ -62,9 +68,9 @@ impl Pane {
                     "-s",
                     &name,
                     "-x",
-                    "110",
+                    &columns,
                     "-y",
-                    "40",
+                    &rows,
                     command,
                 ])
                 .output()
@@ -230,7 +236,7 @@ fn a_conversation_with_tools_commands_and_quit() {
     assert!(screen.contains("● bash echo hi-from-tool"), "{screen}");
     assert!(screen.contains("⎿ hi-from-tool"), "{screen}");
     assert!(
-        screen.contains("mock-openai/m1 · thinking off"),
+        screen.contains("mock-openai/m1 · 110×40 · thinking off"),
         "footer: {screen}"
     );
 
@@ -427,7 +433,9 @@ fn resume_lists_sessions_and_opens_the_chosen_one() {
     pane.wait_for("list", "the first session");
     pane.type_text("1");
     pane.keys(&["Enter"]);
-    pane.wait_for("resumed", "continuing a session with 2 messages");
+    let screen = pane.wait_for("resumed", "continuing a session with 2 messages");
+    // The conversation itself is shown (it was not).
+    assert!(screen.contains("› the first session"), "{screen}");
 }
 
 impl Pane {
@@ -462,7 +470,7 @@ fn slash_commands_do_what_they_say() {
     command("/permissions plan", "permission mode: plan");
     command(
         "/model mock-anthropic/m1",
-        "mock-anthropic/m1 · thinking high",
+        "mock-anthropic/m1 · 110×40 · thinking high",
     );
     command("/tree", "you: hello");
     let html = s.root.join("chat.html");
@@ -534,4 +542,756 @@ fn alt_enter_while_working_queues_a_follow_up() {
         .expect("first answer complete");
     let second = screen.find("› and then this").expect("follow-up shown");
     assert!(first < second, "{screen}");
+}
+
+impl Pane {
+    /// focus in a pane of `(columns, rows)`; returns once the editor prompt shows.
+    fn start_sized(s: &Sandbox, args: &[&str], size: (u16, u16)) -> Pane {
+        let command = format!(
+            "{}; echo FOCUS-EXITED-$?; sleep 30",
+            Pane::focus_command(s, args)
+        );
+        let pane = Pane::launch_sized(s, "z", &command, size);
+        pane.wait_for("the prompt", "›");
+        pane
+    }
+
+    /// Everything tmux keeps: the whole scrollback and the window.
+    fn scrollback(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.name, "-S", "-"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn resize(&self, columns: u16, rows: u16) {
+        assert!(Command::new("tmux")
+            .args([
+                "resize-window",
+                "-t",
+                &self.name,
+                "-x",
+                &columns.to_string(),
+                "-y",
+                &rows.to_string(),
+            ])
+            .status()
+            .unwrap()
+            .success());
+    }
+
+    /// Pastes `text` as a terminal does (bracketed, since focus asks for it).
+    fn paste(&self, text: &str) {
+        let buffer = format!("{}-paste", self.name);
+        let mut child = Command::new("tmux")
+            .args(["load-buffer", "-b", &buffer, "-"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        assert!(child.wait().unwrap().success());
+        assert!(Command::new("tmux")
+            .args(["paste-buffer", "-p", "-d", "-b", &buffer, "-t", &self.name])
+            .status()
+            .unwrap()
+            .success());
+    }
+}
+
+/// The non-blank rows of a capture that show more than once (the footer and the
+/// editor are left out: they are redrawn, and show once on the window anyway).
+fn duplicate_rows(capture: &str) -> Vec<String> {
+    let mut seen = std::collections::HashMap::new();
+    for row in capture.lines().map(str::trim_end).filter(|r| !r.is_empty()) {
+        *seen.entry(row.to_string()).or_insert(0usize) += 1;
+    }
+    let mut twice: Vec<String> = seen
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(row, n)| format!("{n}× {row:?}"))
+        .collect();
+    twice.sort();
+    twice
+}
+
+/// A 200-line paste shows as a marker in the editor and is sent whole; the
+/// scrollback holds the prompt once and no row twice (each redraw of a live
+/// area taller than the window copied it into the scrollback: ~1,900 duplicate
+/// rows).
+#[test]
+fn a_200_line_paste_reaches_the_scrollback_once() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"p","steps":[{"reply":{"text":"pasted text received"}}]}"#);
+    s.write_models(&server.url());
+    let pane = Pane::start_sized(&s, &["--model", "mock-openai/m1"], (80, 24));
+    let text: String = (1..=200).map(|i| format!("pasted line {i:03}\n")).collect();
+    pane.paste(&text);
+    // In the editor, the paste is a marker; it is expanded when sent.
+    pane.wait_for(
+        "the paste's marker in the editor",
+        "› [paste #1 +200 lines]",
+    );
+    pane.type_text("end of prompt");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "pasted text received");
+    pane.wait_for("idle", "○ mock-openai/m1");
+    let all = pane.scrollback();
+    assert_eq!(all.matches("› pasted line 001").count(), 1, "{all}");
+    for i in [2, 100, 199, 200] {
+        assert_eq!(
+            all.matches(&format!("pasted line {i:03}")).count(),
+            1,
+            "{i}: {all}"
+        );
+    }
+    assert_eq!(duplicate_rows(&all), Vec::<String>::new(), "{all}");
+    assert!(server.requests()[0].body_text().contains("pasted line 200"));
+}
+
+/// A 3.6 KB answer on one line, streamed into a 60×20 window: while it streams,
+/// the window shows its tail; afterwards the scrollback holds it once.
+#[test]
+fn a_long_single_line_answer_in_a_small_window() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let answer: Vec<String> = (1..=620).map(|i| format!("w{i:04}")).collect();
+    let answer = answer.join(" ");
+    assert!(answer.len() >= 3600);
+    let server = mock(&format!(
+        r#"{{"name":"l","steps":[{{"reply":{{"text":"{answer}","chunkDelayMs":5}}}}]}}"#
+    ));
+    s.write_models(&server.url());
+    let pane = Pane::start_sized(&s, &["--model", "mock-openai/m1"], (60, 20));
+    pane.type_text("tell me a long one");
+    pane.keys(&["Enter"]);
+    // Mid-stream, the window shows the tail of the growing line and the editor.
+    pane.wait_for("streaming", "w0300");
+    let visible = pane.visible_screen();
+    assert!(visible.contains("›"), "{visible}");
+    pane.wait_until("the end of the answer and idle", || {
+        let screen = pane.visible_screen();
+        screen.contains("w0620") && screen.contains("○ mock-openai/m1")
+    });
+    let all = pane.scrollback();
+    assert_eq!(all.matches("› tell me a long one").count(), 1, "{all}");
+    for word in ["w0001", "w0300", "w0620"] {
+        assert_eq!(all.matches(word).count(), 1, "{word}: {all}");
+    }
+    assert_eq!(duplicate_rows(&all), Vec::<String>::new(), "{all}");
+}
+
+/// The window goes 120 → 40 → 120 columns while an answer streams: every row is
+/// drawn again at the new width, nothing is lost and nothing is doubled.
+#[test]
+fn resizing_mid_stream_loses_and_doubles_nothing() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let lines: Vec<String> = (1..=40)
+        .map(|i| {
+            let words: Vec<String> = (1..=12).map(|j| format!("l{i:02}w{j:02}")).collect();
+            words.join(" ")
+        })
+        .collect();
+    let answer = lines.join("\\n");
+    let server = mock(&format!(
+        r#"{{"name":"r","steps":[{{"reply":{{"text":"first answer"}}}},{{"reply":{{"text":"{answer}","chunkDelayMs":25}}}}]}}"#
+    ));
+    s.write_models(&server.url());
+    let pane = Pane::start_sized(&s, &["--model", "mock-openai/m1"], (120, 30));
+    pane.type_text("warm up");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the first answer", "first answer");
+    pane.type_text("stream while I resize");
+    pane.keys(&["Enter"]);
+    pane.wait_for("streaming", "l05w01");
+    pane.resize(40, 30);
+    // At 40 columns the footer keeps the model and "Esc aborts" only (the rows
+    // tmux re-wrapped from the 120-column footer look otherwise).
+    pane.wait_until("a redraw at 40 columns", || {
+        pane.visible_screen()
+            .lines()
+            .any(|l| l.trim_end().ends_with("mock-openai/m1 · Esc aborts"))
+    });
+    pane.resize(120, 30);
+    pane.wait_for("a redraw at 120 columns", "· 120×30 ·");
+    pane.wait_until("the end of the answer and idle", || {
+        let screen = pane.visible_screen();
+        screen.contains("l40w12") && screen.contains("○ mock-openai/m1")
+    });
+    let all = pane.scrollback();
+    for prompt in ["› warm up", "› stream while I resize"] {
+        assert_eq!(all.matches(prompt).count(), 1, "{prompt}: {all}");
+    }
+    for i in 1..=40 {
+        let line = &lines[i - 1];
+        assert_eq!(all.matches(line.as_str()).count(), 1, "line {i}: {all}");
+    }
+    assert_eq!(duplicate_rows(&all), Vec::<String>::new(), "{all}");
+}
+
+/// Tool calls are blocks tied to their call: parallel results land under their
+/// own header (the slow first call's output under the first header though the
+/// second finished first), bash shows the tail with a count of earlier lines,
+/// edit a diff with line numbers, a failed call is marked with its reason, and
+/// Ctrl+O shows the last call in full.
+#[test]
+fn tool_calls_show_under_their_own_call() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    std::fs::write(s.work.join("notes.txt"), "alpha\nbeta\ngamma\n").unwrap();
+    let server = mock(
+        r#"{"name":"t","steps":[
+      {"reply":{"toolCalls":[
+        {"name":"bash","arguments":{"command":"sleep 1 && echo first-done"}},
+        {"name":"bash","arguments":{"command":"echo second-done"}}]}},
+      {"reply":{"toolCalls":[{"name":"edit","arguments":{"path":"notes.txt","edits":[{"oldText":"beta","newText":"BETA"}]}}]}},
+      {"reply":{"toolCalls":[{"name":"read","arguments":{"path":"missing.txt"}}]}},
+      {"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"seq 101 130"}}]}},
+      {"reply":{"text":"all tools done"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(
+        &s,
+        &[
+            "--model",
+            "mock-openai/m1",
+            "--permission-mode",
+            "accept-edits",
+        ],
+    );
+    pane.type_text("use your tools");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("the answer", "all tools done");
+    let rows: Vec<&str> = screen.lines().collect();
+    let at = |needle: &str| {
+        rows.iter()
+            .position(|r| r.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle:?} in:\n{screen}"))
+    };
+    let first = at("● bash sleep 1 && echo first-done");
+    assert!(rows[first + 1].contains("⎿ first-done"), "{screen}");
+    let second = at("● bash echo second-done");
+    assert!(
+        second > first + 1 && rows[second + 1].contains("⎿ second-done"),
+        "{screen}"
+    );
+    // Elapsed time on the header of the slow call.
+    assert!(rows[first].contains("s"), "{screen}");
+    // The edit: its diff with old and new line numbers.
+    at("● edit notes.txt");
+    assert!(screen.contains("   2      -beta"), "{screen}");
+    assert!(screen.contains("        2 +BETA"), "{screen}");
+    assert!(screen.contains("   1    1  alpha"), "{screen}");
+    // The failed read: marked, with its reason.
+    let read = at("✗ read missing.txt");
+    assert!(rows[read + 1].contains("⎿"), "{screen}");
+    // bash: the tail, with the count of what is above it.
+    assert!(screen.contains("… 25 earlier lines"), "{screen}");
+    assert!(screen.contains("130"), "{screen}");
+    assert!(!screen.contains("    101"), "{screen}");
+    pane.keys(&["C-o"]);
+    pane.wait_until("Ctrl+O showing all of bash's output", || {
+        let screen = pane.visible_screen();
+        screen.contains("  ⎿ 101") && !screen.contains("earlier lines")
+    });
+    pane.keys(&["C-o"]);
+    pane.wait_for("Ctrl+O folding it again", "… 25 earlier lines");
+}
+
+/// When the conversation changes under the user, it is shown: a session opened
+/// with `-c`, then `/tree N` (moved back: the later turn is gone from the
+/// window), `/resume N` and `/fork N`.
+#[test]
+fn the_conversation_is_shown_when_it_changes() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"h","steps":[
+      {"reply":{"text":"answer number one"}},
+      {"reply":{"text":"answer number two"}},
+      {"reply":{"text":"answer number three"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let models = ["--model", "mock-openai/m1"];
+    assert!(s
+        .run(&[&models[..], &["-p", "question one"]].concat(), "")
+        .status
+        .success());
+    let pane = Pane::start(&s, &[&models[..], &["-c"]].concat());
+    let screen = pane.wait_for("the earlier conversation", "answer number one");
+    assert!(screen.contains("› question one"), "{screen}");
+    pane.type_text("question two");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the second answer", "answer number two");
+    // Back to the first answer: the window shows the branch up to it.
+    pane.type_text("/tree 2");
+    pane.keys(&["Enter"]);
+    pane.wait_until("the tree move re-rendering the conversation", || {
+        let screen = pane.scrollback();
+        screen.contains("continuing from that entry")
+            && screen.contains("answer number one")
+            && !screen.contains("answer number two")
+    });
+    // A new session, then resuming the first one shows it again.
+    pane.type_text("/new");
+    pane.keys(&["Enter"]);
+    pane.wait_until("a new session with an empty window", || {
+        let screen = pane.scrollback();
+        screen.contains("new session started") && !screen.contains("answer number one")
+    });
+    pane.type_text("/resume 1");
+    pane.keys(&["Enter"]);
+    pane.wait_until("the resumed conversation", || {
+        let screen = pane.scrollback();
+        screen.contains("resumed") && screen.contains("answer number one")
+    });
+    // Forking before the first message: an empty conversation, the message back
+    // in the editor.
+    pane.type_text("/fork 1");
+    pane.keys(&["Enter"]);
+    pane.wait_until("the fork", || {
+        let screen = pane.scrollback();
+        screen.contains("forked into a new session")
+            && !screen.contains("answer number one")
+            && screen.contains("› question one")
+    });
+}
+
+/// `/compact` runs in the background: a spinner and "Esc cancels" while the
+/// summary is written, the editor still takes keys, Esc cancels (the history is
+/// kept); a second `/compact` shows the summary as a marked block.
+#[test]
+fn compaction_runs_in_the_background_and_shows_a_marked_summary() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"compaction":{"keepRecentTokens":1}}"#,
+    )
+    .unwrap();
+    let server = mock(
+        r##"{"name":"c","steps":[
+      {"reply":{"text":"a first answer"}},
+      {"reply":{"text":"a second answer"}},
+      {"reply":{"text":"a slow summary that will be cancelled before it ends","chunkDelayMs":400}},
+      {"reply":{"text":"Goal: greet\nthe summary of everything so far"}}]}"##,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("hello there");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "a first answer");
+    pane.type_text("and again");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "a second answer");
+    pane.type_text("/compact");
+    pane.keys(&["Enter"]);
+    pane.wait_for(
+        "the compaction notice",
+        "compacting the history… · Esc cancels",
+    );
+    pane.type_text("still typing");
+    pane.wait_for("keys taken while compacting", "› still typing");
+    // Cancel once the summary request reached the model (else the next
+    // /compact would get the slow answer).
+    pane.wait_until("the summary request", || server.requests().len() >= 3);
+    pane.keys(&["Escape"]);
+    pane.wait_for(
+        "the cancellation",
+        "compaction cancelled; the history was kept in full",
+    );
+    pane.keys(&["C-c"]);
+    pane.type_text("/compact");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("the summary block", "≡ summary of the earlier conversation");
+    assert!(
+        screen.contains("│ the summary of everything so far"),
+        "{screen}"
+    );
+    pane.wait_for("the report", "compacted: the context went from about");
+}
+
+/// The approval dialog: `n` asks for a reason typed apart from the editor's
+/// draft (which stays), and Ctrl+C at a second question aborts the run (it was
+/// ignored; Esc denied instead of aborting).
+#[test]
+fn approvals_keep_the_draft_and_ctrl_c_aborts() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"a","steps":[
+      {"reply":{"text":"let me make the files for you now","chunkDelayMs":150,
+                "toolCalls":[{"name":"bash","arguments":{"command":"touch one.txt"}}]}},
+      {"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"touch two.txt"}}]}},
+      {"reply":{"text":"never reached"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("make files");
+    pane.keys(&["Enter"]);
+    pane.wait_for("streaming", "let me");
+    pane.type_text("draft text");
+    pane.wait_for("the approval dialog", "[y] allow once");
+    let screen = pane.visible_screen();
+    assert!(screen.contains("touch one.txt"), "{screen}");
+    assert!(screen.contains("Esc or Ctrl+C aborts the run"), "{screen}");
+    pane.keys(&["n"]);
+    pane.wait_for("the reason prompt", "reason›");
+    pane.type_text("not now");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the denial", "✗ bash: denied (not now)");
+    pane.wait_until("the second question", || {
+        let screen = pane.visible_screen();
+        screen.contains("touch two.txt") && screen.contains("[y] allow once")
+    });
+    pane.keys(&["C-c"]);
+    pane.wait_for("the abort", "✗ bash: not run (you aborted)");
+    pane.wait_for("idle", "○ mock-openai/m1");
+    // The draft is still in the editor, untouched.
+    pane.wait_for("the draft", "› draft text");
+    assert!(!s.work.join("one.txt").exists() && !s.work.join("two.txt").exists());
+    assert!(server.requests()[1].body_text().contains("not now"));
+    assert_eq!(server.requests().len(), 2, "the run stopped at the abort");
+}
+
+/// Steering and follow-up messages wait in a visible queue (they overwrote each
+/// other in the footer) and Alt+Up takes them back to the editor; a notice has
+/// its own line above the editor, whole even in a narrow window.
+#[test]
+fn the_queue_and_the_notice_line() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"q","steps":[
+      {"reply":{"text":"a slow answer with many words in it for sure","chunkDelayMs":300}},
+      {"reply":{"text":"second"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("start");
+    pane.keys(&["Enter"]);
+    pane.wait_for("streaming", "Esc aborts");
+    pane.type_text("steer me");
+    pane.keys(&["Enter"]);
+    pane.type_text("follow me");
+    pane.keys(&["M-Enter"]);
+    pane.wait_until("both queued messages shown", || {
+        let screen = pane.visible_screen();
+        screen.contains("⧗ steering queued: steer me")
+            && screen.contains("⧗ follow-up queued: follow me")
+    });
+    // Alt+Up takes them back into the editor, unsent.
+    pane.keys(&["M-Up"]);
+    pane.wait_until("the queue back in the editor", || {
+        let screen = pane.visible_screen();
+        screen.contains("› steer me")
+            && screen.contains("  follow me")
+            && !screen.contains("queued:")
+    });
+    pane.keys(&["C-c"]);
+    pane.type_text("steer again");
+    pane.keys(&["Enter"]);
+    pane.wait_for("queued again", "⧗ steering queued: steer again");
+    pane.wait_for("the last answer", "second");
+    let sent = server.requests()[1].body_text();
+    assert!(
+        sent.contains("steer again") && !sent.contains("follow me"),
+        "{sent}"
+    );
+    pane.wait_until("the queue emptied", || {
+        let screen = pane.visible_screen();
+        screen.contains("○ mock-openai/m1") && !screen.contains("queued:")
+    });
+    pane.resize(30, 40);
+    pane.wait_until("a redraw at 30 columns", || {
+        pane.visible_screen()
+            .lines()
+            .any(|l| l.trim_end() == "○ mock-openai/m1")
+    });
+    pane.keys(&["C-c"]);
+    let screen = pane.wait_for("the notice", "press Ctrl+C again to quit");
+    let rows: Vec<&str> = screen.lines().collect();
+    let notice = rows
+        .iter()
+        .rposition(|r| r.contains("press Ctrl+C again to quit"))
+        .unwrap();
+    assert!(rows[notice + 1].starts_with('›'), "{screen}");
+}
+
+/// Thinking is marked without colors (NO_COLOR is set in these tests) and
+/// Ctrl+T folds and shows it again, as its hint says; the footer's totals count
+/// the whole session (they dropped after /tree) and the context use has a
+/// decimal.
+#[test]
+fn thinking_toggles_and_the_footer_counts_the_session() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"k","steps":[
+      {"reply":{"thinking":"a deep thought here","text":"answer one","inputTokens":1000,"outputTokens":10}},
+      {"reply":{"text":"answer two","inputTokens":2000,"outputTokens":10}}]}"#,
+    );
+    s.write_models(&server.url());
+    std::fs::create_dir_all(s.work.join(".git")).unwrap();
+    std::fs::write(s.work.join(".git/HEAD"), "ref: refs/heads/topic-branch\n").unwrap();
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    let screen = pane.wait_for("the footer", "⎇ topic-branch");
+    assert!(
+        screen.contains(" · default · "),
+        "the permission mode: {screen}"
+    );
+    pane.type_text("think");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("the answer", "answer one");
+    assert!(screen.contains("┊ a deep thought here"), "{screen}");
+    pane.keys(&["C-t"]);
+    pane.wait_until("thinking folded", || {
+        let screen = pane.visible_screen();
+        screen.contains("∴ thought for 19 characters (Ctrl+T shows thinking)")
+            && !screen.contains("a deep thought")
+    });
+    pane.keys(&["C-t"]);
+    pane.wait_for("thinking shown again", "┊ a deep thought here");
+    pane.type_text("more");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the second answer", "answer two");
+    pane.wait_for("the totals", "↑3.0k ↓20");
+    assert!(pane.visible_screen().contains("ctx 2.0% of 100.0k"));
+    pane.type_text("/tree 2");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the move", "continuing from that entry");
+    pane.wait_for("the totals kept", "↑3.0k ↓20");
+}
+
+/// The editor: a family emoji is one Left press (it took five), Shift+Enter
+/// makes a new line once tmux passes modified keys (`extended-keys on`: focus
+/// asks for modifyOtherKeys), Ctrl+W cuts and Ctrl+Y pastes back, Ctrl+_ undoes.
+#[test]
+fn the_editor_moves_by_cluster_and_has_a_kill_ring() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let pane = Pane::start(&s, &[]);
+    assert!(Command::new("tmux")
+        .args(["set-option", "-s", "-t", &pane.name, "extended-keys", "on"])
+        .status()
+        .unwrap()
+        .success());
+    pane.type_text("ab👨‍👩‍👧");
+    pane.keys(&["Left"]);
+    pane.type_text("x");
+    pane.wait_for("x before the emoji", "› abx👨‍👩‍👧");
+    pane.keys(&["S-Enter"]);
+    pane.type_text("second line");
+    pane.wait_for("the second line", "  second line👨‍👩‍👧");
+    pane.keys(&["C-w"]);
+    pane.wait_until("the word cut", || {
+        let screen = pane.visible_screen();
+        screen.contains("  second 👨‍👩‍👧") || screen.contains("  second👨‍👩‍👧")
+    });
+    pane.keys(&["End", "C-y"]);
+    pane.wait_for("the word pasted at the end", "👨‍👩‍👧line");
+    pane.keys(&["C-_"]);
+    pane.wait_until("the paste undone", || {
+        !pane.visible_screen().contains("👨‍👩‍👧line")
+    });
+    pane.keys(&["C-c"]);
+    pane.wait_until("the editor cleared", || {
+        !pane.visible_screen().contains("second")
+    });
+    pane.type_text("/quit");
+    pane.keys(&["Enter"]);
+    pane.wait_for("exit", "FOCUS-EXITED-0");
+}
+
+/// Markdown in the real binary: a table laid out with column widths, a link as
+/// `text (url)` (tmux: no OSC 8), a block quote, a rule, a list wrapped on what
+/// shows, code cut rather than wrapped.
+#[test]
+fn markdown_tables_links_quotes_and_rules() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let answer = [
+        "# Report",
+        "| file | lines |",
+        "|---|---:|",
+        "| main.rs | 120 |",
+        "| **lib.rs** | 8 |",
+        "",
+        "See [the guide](https://example.com/guide) and *mind* this:",
+        "> quoted advice",
+        "---",
+        "```rust",
+        "fn main() {}",
+        "```",
+        "done-marker",
+    ]
+    .join("\\n");
+    let server = mock(&format!(
+        r#"{{"name":"m","steps":[{{"reply":{{"text":"{answer}","chunkDelayMs":5}}}}]}}"#
+    ));
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("format it");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("the answer", "done-marker");
+    for row in [
+        "file    │ lines",
+        "────────┼──────",
+        "main.rs │ 120",
+        "lib.rs  │ 8",
+        "See the guide (https://example.com/guide) and mind this:",
+        "│ quoted advice",
+        "┌─ rust",
+        "│ fn main() {}",
+    ] {
+        assert!(
+            screen.lines().any(|l| l.trim_end() == row),
+            "no row {row:?} in:\n{screen}"
+        );
+    }
+    assert!(screen.contains("────────────"), "{screen}");
+    assert!(!screen.contains("|---|"), "{screen}");
+}
+
+/// A retry wait shows on the notice line with a spinner and "Esc cancels"; Esc
+/// cancels it (the run ends, no second request) and no stale notice stays.
+#[test]
+fn a_retry_wait_is_shown_and_esc_cancels_it() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"overloaded","steps":[
+      {"error":{"status":529,"body":"{\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"}},
+      {"reply":{"text":"made it"}}]}"#,
+    );
+    s.write_models(&server.url());
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"retry":{"maxRetries":2,"baseDelayMs":20000}}"#,
+    )
+    .unwrap();
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("go");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("the retry notice", "(attempt 2/3)");
+    let rows: Vec<&str> = screen.lines().collect();
+    let notice = rows
+        .iter()
+        .rposition(|r| r.contains("(attempt 2/3)"))
+        .unwrap();
+    assert!(rows[notice].contains("Esc cancels"), "{screen}");
+    assert!(
+        rows[notice + 1].starts_with('›'),
+        "above the editor: {screen}"
+    );
+    pane.keys(&["Escape"]);
+    pane.wait_until("the run ended without a stale notice", || {
+        let screen = pane.visible_screen();
+        screen.contains("○ mock-openai/m1")
+            && !screen.contains("retrying")
+            && !screen.contains("aborting")
+    });
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// Ctrl+G opens the draft in `$EDITOR` with the terminal to itself (focus
+/// reads no key meanwhile: the editor gets every one), and the edited text
+/// comes back into the editor.
+#[test]
+fn ctrl_g_edits_the_draft_in_the_external_editor() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let script = s.root.join("edit.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nprintf 'EDITOR-READY\\n'\nread line\nprintf '%s + %s' \"$(cat \"$1\")\" \"$line\" > \"$1\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let command = format!(
+        "unset VISUAL; export EDITOR='{}'; {}; echo FOCUS-EXITED-$?; sleep 30",
+        script.display(),
+        Pane::focus_command(&s, &[])
+    );
+    let pane = Pane::launch(&s, "g", &command);
+    pane.wait_for("the prompt", "›");
+    pane.type_text("draft");
+    pane.wait_for("the draft", "› draft");
+    pane.keys(&["C-g"]);
+    pane.wait_for("the external editor", "EDITOR-READY");
+    pane.type_text("from the editor");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the edited draft", "› draft + from the editor");
+    pane.keys(&["C-c"]);
+    pane.type_text("/quit");
+    pane.keys(&["Enter"]);
+    pane.wait_for("exit", "FOCUS-EXITED-0");
+}
+
+/// A command longer than the dialog is printed whole in the conversation
+/// before it is approved (nothing to approve is hidden), and the dialog says so.
+#[test]
+fn a_long_command_to_approve_is_shown_whole() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let lines: Vec<String> = (1..=12).map(|i| format!("touch file-{i:02}.txt")).collect();
+    let command = lines.join("\\n");
+    let server = mock(&format!(
+        r#"{{"name":"l","steps":[
+      {{"reply":{{"toolCalls":[{{"name":"bash","arguments":{{"command":"{command}"}}}}]}}}},
+      {{"reply":{{"text":"done"}}}}]}}"#
+    ));
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("make twelve");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for(
+        "the dialog",
+        "more lines: the whole command is printed above",
+    );
+    for line in &lines {
+        assert!(screen.contains(line.as_str()), "{line}: {screen}");
+    }
+    pane.keys(&["n"]);
+    pane.type_text("no");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "done");
+    assert!(!s.work.join("file-01.txt").exists());
 }

@@ -100,25 +100,15 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
         }
         "/model" => model(ui, rest),
         "/thinking" => thinking(ui, rest),
-        "/compact" => {
-            ui.say(&ui.style().dim("compacting…"));
-            let instructions = (!rest.is_empty()).then_some(rest);
-            ui.engine().compact(instructions).map(|r| {
-                let note = format!(
-                    "compacted: about {} → {} tokens",
-                    r["tokensBefore"].as_u64().unwrap_or(0),
-                    r["tokensAfter"].as_u64().unwrap_or(0)
-                );
-                ui.say(&note);
-            })
-        }
+        "/compact" => ui.start_compaction((!rest.is_empty()).then(|| rest.to_string())),
         "/tree" => tree(ui, rest),
         "/fork" => fork(ui, rest),
         "/new" => {
             let cwd = ui.cwd().to_path_buf();
-            ui.engine()
-                .new_session(&cwd)
-                .map(|_| ui.say("new session started"))
+            ui.engine().new_session(&cwd).map(|_| {
+                ui.show_history();
+                ui.say("new session started")
+            })
         }
         "/resume" => resume(ui, rest),
         "/name" => {
@@ -155,12 +145,10 @@ fn help(ui: &mut Ui<'_>) {
     for (name, description) in COMMANDS {
         text.push_str(&format!("  {name:<13} {description}\n"));
     }
-    text.push_str(
-        "Keys:\n  Enter send (while the agent works: steer) · Alt+Enter queue a follow-up\n  \
-         Shift+Enter, Ctrl+J or a trailing \\ new line · Esc abort · Ctrl+C clear/abort/quit\n  \
-         Up/Down history · Tab complete commands · Ctrl+T show/hide thinking · Ctrl+D quit\n  \
-         Ctrl+Z suspend (fg resumes)\n",
-    );
+    text.push_str("Keys:\n");
+    for (keys, _, what) in super::keymap::KEYS {
+        text.push_str(&format!("  {keys:<36} {what}\n"));
+    }
     ui.say(&text);
 }
 
@@ -305,9 +293,11 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
             }
         }
         ui.set_input(&text);
+        ui.show_history();
         ui.say("moved before that message; edit it and press Enter to branch");
     } else {
         engine.go_to_entry(&id)?;
+        ui.show_history();
         ui.say("continuing from that entry");
     }
     Ok(())
@@ -339,6 +329,7 @@ fn fork(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         .ok_or_else(|| format!("no message {n}; /fork lists them"))?;
     let text = ui.engine().fork(&id)?;
     ui.set_input(&text);
+    ui.show_history();
     let path = ui
         .engine()
         .store
@@ -370,6 +361,7 @@ fn resume(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let path = info.path.display().to_string();
     ui.engine().switch_session(&path, &cwd)?;
     let count = ui.engine().history.len();
+    ui.show_history();
     ui.say(&format!("resumed {path} ({count} messages)"));
     Ok(())
 }

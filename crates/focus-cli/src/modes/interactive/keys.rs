@@ -27,6 +27,8 @@ pub enum Key {
     Right,
     /// Arrow up.
     Up,
+    /// Alt+Up: queued messages back to the editor.
+    AltUp,
     /// Arrow down.
     Down,
     /// Home / Ctrl+A.
@@ -43,6 +45,10 @@ pub enum Key {
     Esc,
     /// Ctrl plus a letter not given its own variant (`'c'`, `'d'`, `'k'`, …).
     Ctrl(char),
+    /// Alt plus a character not given its own variant (`'d'`, `'y'`).
+    Alt(char),
+    /// Ctrl+_ (also Ctrl+- and Ctrl+/ in most terminals): undo.
+    Undo,
     /// Text pasted between bracketed-paste markers.
     Paste(String),
 }
@@ -126,6 +132,7 @@ fn decode_one(bytes: &[u8]) -> Decoded {
         b'\t' => Decoded::Key(Key::Tab, 1),
         0x7f | 0x08 => Decoded::Key(Key::Backspace, 1),
         0x01 => Decoded::Key(Key::Home, 1),
+        0x1f => Decoded::Key(Key::Undo, 1),
         0x05 => Decoded::Key(Key::End, 1),
         0x02 => Decoded::Key(Key::Left, 1),
         0x06 => Decoded::Key(Key::Right, 1),
@@ -173,6 +180,7 @@ fn decode_escape(bytes: &[u8]) -> Decoded {
         b'f' => Decoded::Key(Key::WordRight, 2),
         0x7f => Decoded::Key(Key::Ctrl('w'), 2),
         0x1b => Decoded::Key(Key::Esc, 1),
+        c if c.is_ascii_graphic() => Decoded::Key(Key::Alt(c as char), 2),
         _ => Decoded::Skip(2),
     }
 }
@@ -207,14 +215,64 @@ fn decode_csi(bytes: &[u8]) -> Decoded {
         (b"", b'F') | (b"4", b'~') | (b"8", b'~') => Key::End,
         (b"3", b'~') => Key::Delete,
         (b"1;5", b'C') | (b"1;3", b'C') => Key::WordRight,
+        (b"1;3", b'A') => Key::AltUp,
         (b"1;5", b'D') | (b"1;3", b'D') => Key::WordLeft,
         (b"13;2", b'u') | (b"27;2;13", b'~') => Key::Newline,
         (b"13;3", b'u') | (b"27;3;13", b'~') => Key::AltEnter,
         (b"13", b'u') => Key::Enter,
         (b"27", b'u') => Key::Esc,
+        (params, b'u') => match modified_key(params) {
+            Some(key) => key,
+            None => return Decoded::Skip(used),
+        },
+        (params, b'~') if params.starts_with(b"27;") => {
+            // modifyOtherKeys: 27;MODIFIERS;CODE~ (the same fields, swapped).
+            let text = String::from_utf8_lossy(&params[3..]).into_owned();
+            let swapped: Vec<&str> = text.split(';').rev().collect();
+            match modified_key(swapped.join(";").as_bytes()) {
+                Some(key) => key,
+                None => return Decoded::Skip(used),
+            }
+        }
         _ => return Decoded::Skip(used),
     };
     Decoded::Key(key, used)
+}
+
+/// A key of the kitty keyboard protocol or modifyOtherKeys: `CODE;MODIFIERS`
+/// (1 none, 2 Shift, 3 Alt, 5 Ctrl), as the key the plain encoding would give.
+fn modified_key(params: &[u8]) -> Option<Key> {
+    let text = std::str::from_utf8(params).ok()?;
+    let mut fields = text.split(';');
+    let code: u32 = fields.next()?.split(':').next()?.parse().ok()?;
+    let modifiers: u32 = fields
+        .next()
+        .map_or(Some(1), |m| m.split(':').next()?.parse().ok())?;
+    let c = char::from_u32(code)?;
+    Some(match (modifiers, c) {
+        (1 | 2, '\r') => {
+            if modifiers == 2 {
+                Key::Newline
+            } else {
+                Key::Enter
+            }
+        }
+        (3, '\r') => Key::AltEnter,
+        (1, '\t') => Key::Tab,
+        (1, '\x7f') => Key::Backspace,
+        (1, '\x1b') => Key::Esc,
+        (1 | 2, c) if !c.is_control() => Key::Char(c),
+        (3, 'b') => Key::WordLeft,
+        (3, 'f') => Key::WordRight,
+        (3, '\x7f') => Key::Ctrl('w'),
+        (3, c) if !c.is_control() => Key::Alt(c),
+        (5, '_' | '-' | '/') => Key::Undo,
+        (5, c) if c.is_ascii_lowercase() => match decode_one(&[c as u8 - b'a' + 1]) {
+            Decoded::Key(key, _) => key,
+            _ => return None,
+        },
+        _ => return None,
+    })
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -270,6 +328,21 @@ mod tests {
         assert_eq!(keys(&[b"\x1b\r"]), [Key::AltEnter]);
         assert_eq!(keys(&[b"\x1b[13;2u", b"\n"]), [Key::Newline, Key::Newline]);
         assert_eq!(keys(&[b"\x1b[27;2;13~"]), [Key::Newline]);
+        // The kitty protocol's and modifyOtherKeys' Ctrl and Alt letters.
+        assert_eq!(
+            keys(&[b"\x1b[99;5u\x1b[100;3u\x1b[27;5;97~\x1b[97u\x1b[95;5u"]),
+            [
+                Key::Ctrl('c'),
+                Key::Alt('d'),
+                Key::Home,
+                Key::Char('a'),
+                Key::Undo
+            ]
+        );
+        assert_eq!(
+            keys(&[b"\x1bd\x1by\x1f"]),
+            [Key::Alt('d'), Key::Alt('y'), Key::Undo]
+        );
     }
 
     #[test]

@@ -1,13 +1,23 @@
-//! Modest Markdown for a terminal, one complete line at a time (the answer streams,
-//! so a line is styled once its newline arrives): fenced code blocks in color,
-//! headings and `**bold**` in bold, `` `code` `` in color, list bullets as `•`.
+//! Markdown for a terminal, one complete line at a time (the answer streams, so a
+//! line is styled once its newline arrives), tables excepted (laid out once the
+//! table ends): headings by level, `**bold**`, `*italic*`, `` `code` ``,
+//! links (OSC 8 hyperlinks where the terminal shows them, else `text (url)`),
+//! bullet and numbered lists, block quotes, rules, tables with column widths, and
+//! fenced code with syntax highlighting ([`highlight`](super::highlight)).
+//! Wrapping counts what shows, not the markup.
 
+use super::highlight::{highlight, Lang};
+use super::rows::{split_rows, wrap_styled};
+use super::screen::visible_width;
 use crate::terminal::style::Style;
 
 /// Line-by-line Markdown styling with the code-fence state carried between lines.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Markdown {
-    in_code: bool,
+    /// Inside a fenced code block: its language and fence.
+    code: Option<(Lang, String)>,
+    /// Links as OSC 8 hyperlinks.
+    pub hyperlinks: bool,
 }
 
 impl Markdown {
@@ -18,62 +28,237 @@ impl Markdown {
 
     /// Whether the last line left a fenced code block open.
     pub fn in_code(&self) -> bool {
-        self.in_code
+        self.code.is_some()
     }
 
     /// Forgets the code-fence state (a new message starts).
     pub fn reset(&mut self) {
-        self.in_code = false;
+        self.code = None;
     }
 
-    /// Styles one complete line (without its newline).
+    /// Styles one complete line (without its newline), unwrapped.
     pub fn line(&mut self, line: &str, style: Style) -> String {
+        self.rows(line, style, usize::MAX / 4).join("\n")
+    }
+
+    /// Styles one complete line (not a table row) into rows of `width` columns.
+    pub fn rows(&mut self, line: &str, style: Style, width: usize) -> Vec<String> {
         let trimmed = line.trim_start();
-        if trimmed.starts_with("```") {
-            self.in_code = !self.in_code;
-            let lang = trimmed.trim_start_matches('`').trim();
-            return if self.in_code {
-                style.dim(&format!("┌─ {lang}"))
-            } else {
-                style.dim("└─")
-            };
+        if let Some((_, fence)) = &self.code {
+            if trimmed.starts_with(fence.as_str()) && trimmed.trim_matches(['`', '~']).is_empty() {
+                self.code = None;
+                return vec![style.dim("└─")];
+            }
+        } else if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            let fence: String = trimmed
+                .chars()
+                .take_while(|&c| c == '`' || c == '~')
+                .collect();
+            let info = trimmed[fence.len()..].trim();
+            self.code = Some((Lang::from_fence(info), fence));
+            return vec![style.dim(&format!("┌─ {info}"))];
         }
-        if self.in_code {
-            return format!("{} {}", style.dim("│"), style.cyan(line));
-        }
-        if let Some(heading) = heading_text(trimmed) {
-            return style.bold(heading);
+        if let Some((lang, _)) = &self.code {
+            // Code is cut, not word-wrapped.
+            let text = format!("{} {}", style.dim("│"), highlight(line, *lang, style));
+            return split_rows(&text, width);
         }
         let indent = &line[..line.len() - trimmed.len()];
-        for bullet in ["- ", "* ", "+ "] {
-            if let Some(rest) = trimmed.strip_prefix(bullet) {
-                return format!("{indent}• {}", inline(rest, style));
-            }
+        if let Some((level, text)) = heading(trimmed) {
+            let text = inline_with(text, style, self.hyperlinks);
+            let shown = match level {
+                1 => style.bold(&style.underline(&text)),
+                2 => style.bold(&text),
+                _ => style.bold(&style.italic(&text)),
+            };
+            return wrap_styled(&shown, width, "");
         }
-        inline(line, style)
+        if is_rule(trimmed) {
+            return vec![style.dim(&"─".repeat(width.min(60)))];
+        }
+        if let Some(quoted) = trimmed.strip_prefix('>') {
+            let marker = style.dim("│ ");
+            let text = inline_with(quoted.trim_start(), style, self.hyperlinks);
+            let first = format!("{indent}{marker}{}", style.italic(&text));
+            let lead = format!("{indent}{marker}");
+            return wrap_styled(&first, width, &lead);
+        }
+        if let Some((bullet, rest)) = list_item(trimmed) {
+            let first = format!(
+                "{indent}{bullet} {}",
+                inline_with(rest, style, self.hyperlinks)
+            );
+            let lead = " ".repeat(indent.len() + visible_width(&bullet) + 1);
+            return wrap_styled(&first, width, &lead);
+        }
+        wrap_styled(&inline_with(line, style, self.hyperlinks), width, "")
     }
 }
 
-/// The text of an ATX heading (`# Title` … `###### Title`).
-fn heading_text(line: &str) -> Option<&str> {
+/// The level and text of an ATX heading (`# Title` … `###### Title`).
+fn heading(line: &str) -> Option<(usize, &str)> {
     let hashes = line.bytes().take_while(|&b| b == b'#').count();
     if (1..=6).contains(&hashes) && line[hashes..].starts_with(' ') {
-        Some(line[hashes..].trim())
+        Some((hashes, line[hashes..].trim()))
     } else {
         None
     }
 }
 
-/// `**bold**` and `` `code` `` inside a line; unmatched markers stay as typed.
+/// `---`, `***`, `___` (three or more, spaces allowed).
+fn is_rule(line: &str) -> bool {
+    let compact: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+    compact.len() >= 3
+        && ["-", "*", "_"]
+            .iter()
+            .any(|m| compact.chars().all(|c| c.to_string() == *m))
+}
+
+/// A list item's marker as shown (`•` for bullets, `3.` kept) and its text.
+fn list_item(line: &str) -> Option<(String, &str)> {
+    for bullet in ["- ", "* ", "+ "] {
+        if let Some(rest) = line.strip_prefix(bullet) {
+            return Some(("•".into(), rest));
+        }
+    }
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    if (1..=9).contains(&digits) {
+        let after = &line[digits..];
+        for end in [". ", ") "] {
+            if let Some(rest) = after.strip_prefix(end) {
+                return Some((line[..digits + 1].to_string(), rest));
+            }
+        }
+    }
+    None
+}
+
+/// Whether a line is a row of a table (`| a | b |`).
+pub fn is_table_row(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with('|') && t.len() > 1
+}
+
+/// Lays out a table's lines with column widths that fit `width` (cells cut
+/// with `…` when they must be), the header bold and ruled off.
+pub fn table(lines: &[&str], style: Style, width: usize, hyperlinks: bool) -> Vec<String> {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut header_rows = 0;
+    for line in lines {
+        let cells = split_cells(line);
+        if cells.iter().all(|c| {
+            let c = c.trim();
+            !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':' | ' '))
+        }) {
+            header_rows = rows.len();
+            continue;
+        }
+        rows.push(
+            cells
+                .iter()
+                .map(|c| inline_with(c.trim(), style, hyperlinks))
+                .collect(),
+        );
+    }
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    if columns == 0 {
+        return Vec::new();
+    }
+    let mut widths = vec![1usize; columns];
+    for row in &rows {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(visible_width(cell));
+        }
+    }
+    // Shrink the widest column until the table fits (" │ " between columns).
+    let room = width.saturating_sub(3 * (columns - 1)).max(columns);
+    while widths.iter().sum::<usize>() > room {
+        let widest = (0..columns).max_by_key(|&i| widths[i]).unwrap_or(0);
+        if widths[widest] <= 3 {
+            break;
+        }
+        widths[widest] -= 1;
+    }
+    let separator = style.dim(" │ ");
+    let mut out = Vec::new();
+    for (r, row) in rows.iter().enumerate() {
+        let mut cells = Vec::with_capacity(columns);
+        for (i, width) in widths.iter().enumerate() {
+            let cell = row.get(i).map_or("", String::as_str);
+            let fitted = fit_cell(cell, *width);
+            let pad = width.saturating_sub(visible_width(&fitted));
+            let fitted = if r < header_rows {
+                style.bold(&fitted)
+            } else {
+                fitted
+            };
+            cells.push(format!("{fitted}{}", " ".repeat(pad)));
+        }
+        out.push(cells.join(&separator).trim_end().to_string());
+        if r + 1 == header_rows {
+            let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+            out.push(style.dim(&rule.join("─┼─")));
+        }
+    }
+    out
+}
+
+/// A cell cut to `width` columns, with `…` when cut.
+fn fit_cell(cell: &str, width: usize) -> String {
+    if visible_width(cell) <= width {
+        return cell.to_string();
+    }
+    let mut row = split_rows(cell, width.saturating_sub(1).max(1))
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    row.push('…');
+    row
+}
+
+/// The cells of `| a | b |` (a `\|` stays in its cell).
+fn split_cells(line: &str) -> Vec<String> {
+    let t = line.trim();
+    let t = t.strip_prefix('|').unwrap_or(t);
+    let t = t.strip_suffix('|').unwrap_or(t);
+    let mut cells = vec![String::new()];
+    let mut escaped = false;
+    for c in t.chars() {
+        match c {
+            '|' if !escaped => cells.push(String::new()),
+            '\\' if !escaped => escaped = true,
+            _ => {
+                if escaped && c != '|' {
+                    cells.last_mut().unwrap_or(&mut String::new()).push('\\');
+                }
+                escaped = false;
+                if let Some(cell) = cells.last_mut() {
+                    cell.push(c);
+                }
+            }
+        }
+    }
+    cells
+}
+
+/// `**bold**`, `*italic*`/`_italic_`, `` `code` `` and `[links](url)` inside a
+/// line, links as `text (url)`; unmatched markers stay as typed.
 pub fn inline(text: &str, style: Style) -> String {
+    inline_with(text, style, false)
+}
+
+/// [`inline`], links as OSC 8 hyperlinks when `hyperlinks`.
+pub fn inline_with(text: &str, style: Style, hyperlinks: bool) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
+    let mut previous = ' ';
     while !rest.is_empty() {
         if let Some(after) = rest.strip_prefix("**") {
             if let Some(end) = after.find("**") {
                 if end > 0 {
-                    out.push_str(&style.bold(&after[..end]));
+                    out.push_str(&style.bold(&inline_with(&after[..end], style, hyperlinks)));
                     rest = &after[end + 2..];
+                    previous = '*';
                     continue;
                 }
             }
@@ -83,15 +268,83 @@ pub fn inline(text: &str, style: Style) -> String {
                 if end > 0 {
                     out.push_str(&style.cyan(&after[..end]));
                     rest = &after[end + 1..];
+                    previous = '`';
                     continue;
                 }
             }
         }
+        if let Some((text, used)) = italic(rest, previous) {
+            out.push_str(&style.italic(&inline_with(text, style, hyperlinks)));
+            rest = &rest[used..];
+            previous = '*';
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix('[') {
+            if let Some((label, url, used)) = link(after) {
+                let label = inline_with(label, style, hyperlinks);
+                if hyperlinks {
+                    out.push_str(&format!(
+                        "\x1b]8;;{url}\x1b\\{}\x1b]8;;\x1b\\",
+                        style.underline(&label)
+                    ));
+                } else if visible_width(&label) == url.chars().count() && label.contains(url) {
+                    out.push_str(&style.underline(&label));
+                } else {
+                    out.push_str(&format!(
+                        "{} {}",
+                        style.underline(&label),
+                        style.dim(&format!("({url})"))
+                    ));
+                }
+                rest = &after[used..];
+                previous = ')';
+                continue;
+            }
+        }
         let c = rest.chars().next().unwrap_or(' ');
         out.push(c);
+        previous = c;
         rest = &rest[c.len_utf8()..];
     }
     out
+}
+
+/// `*italic*` or `_italic_` at the start of `rest`: the marker opens only after
+/// a non-word character and before a non-space, and closes before a non-word
+/// character (so `a * b` and `snake_case` stay as typed). The text and the bytes
+/// used.
+fn italic(rest: &str, previous: char) -> Option<(&str, usize)> {
+    let marker = rest.chars().next().filter(|c| *c == '*' || *c == '_')?;
+    if previous.is_alphanumeric() {
+        return None;
+    }
+    let after = &rest[1..];
+    if !after.starts_with(|c: char| !c.is_whitespace() && c != marker) {
+        return None;
+    }
+    let end = after.find(marker)?;
+    let closes = after[end + 1..]
+        .chars()
+        .next()
+        .map_or(true, |c| !c.is_alphanumeric());
+    (closes && !after[..end].ends_with(' ')).then(|| (&after[..end], end + 2))
+}
+
+/// `label](url)` after a `[`: the label, the url and the bytes used. A url
+/// with spaces or control characters is not a link.
+fn link(after: &str) -> Option<(&str, &str, usize)> {
+    let close = after.find("](")?;
+    let label = &after[..close];
+    if label.contains(['[', ']']) {
+        return None;
+    }
+    let url_start = close + 2;
+    let url_len = after[url_start..].find(')')?;
+    let url = &after[url_start..url_start + url_len];
+    if url.is_empty() || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return None;
+    }
+    Some((label, url, url_start + url_len + 1))
 }
 
 #[cfg(test)]
@@ -104,16 +357,102 @@ mod tests {
         let mut md = Markdown::new();
         assert_eq!(md.line("## Title", plain), "Title");
         assert_eq!(md.line("  - item **b**", plain), "  • item b");
+        assert_eq!(md.line("3. third", plain), "3. third");
         assert_eq!(md.line("```rust", plain), "┌─ rust");
         assert_eq!(md.line("let **x** = 1;", plain), "│ let **x** = 1;");
         assert_eq!(md.line("```", plain), "└─");
         assert_eq!(md.line("use `x` and ** alone", plain), "use x and ** alone");
+        assert_eq!(md.line("> quoted *words*", plain), "│ quoted words");
+        assert_eq!(md.rows("---", plain, 10), ["──────────"]);
+        assert_eq!(md.line("a *b* c_d_e a * b", plain), "a b c_d_e a * b");
+        assert_eq!(
+            md.line("see [the docs](https://x.dev/a) now", plain),
+            "see the docs (https://x.dev/a) now"
+        );
     }
 
     #[test]
-    fn styled_bold_and_code() {
-        let on = Style { enabled: true };
+    fn styled_bold_italic_code_and_links() {
+        let on = Style::COLOR;
         assert_eq!(inline("a **b**", on), "a \x1b[1mb\x1b[0m");
         assert_eq!(inline("`c`", on), "\x1b[36mc\x1b[0m");
+        assert_eq!(inline("_i_", on), "\x1b[3mi\x1b[0m");
+        let linked = inline_with("[x](https://e.com)", on, true);
+        assert_eq!(
+            linked,
+            "\x1b]8;;https://e.com\x1b\\\x1b[4mx\x1b[0m\x1b]8;;\x1b\\"
+        );
+        assert_eq!(visible_width(&linked), 1);
+    }
+
+    /// Wrapping counts what shows: a line whose markup makes it longer than the
+    /// width fits once the markup is gone.
+    #[test]
+    fn wrapping_counts_what_shows() {
+        let mut md = Markdown::new();
+        let rows = md.rows("**bold** and **more bold**", Style::COLOR, 20);
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        let rows = md.rows("- a list item that wraps onto more rows", Style::PLAIN, 16);
+        assert_eq!(rows, ["• a list item", "  that wraps", "  onto more rows"]);
+    }
+
+    /// Random text through every path: nothing panics and no row is wider
+    /// than asked.
+    #[test]
+    fn random_text_never_panics_or_overflows() {
+        let alphabet: Vec<char> = "ab |*_`[]()#>-+1.~\\\n\t 你🚀é\u{301}\u{200d}\x1b:=\"'/"
+            .chars()
+            .collect();
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..2000 {
+            let len = next(60);
+            let text: String = (0..len).map(|_| alphabet[next(alphabet.len())]).collect();
+            let width = 4 + next(50);
+            let mut md = Markdown::new();
+            for line in text.split('\n') {
+                for style in [Style::PLAIN, Style::COLOR] {
+                    for row in md.rows(line, style, width) {
+                        assert!(visible_width(&row) <= width, "{width} {line:?}: {row:?}");
+                    }
+                }
+            }
+            let lines: Vec<&str> = text.split('\n').collect();
+            let _ = table(&lines, Style::COLOR, width, true);
+            for lang in ["rust", "py", "sh", "json", "yaml", "toml", "diff", "c"] {
+                let _ =
+                    super::super::highlight::highlight(&text, Lang::from_fence(lang), Style::COLOR);
+            }
+        }
+    }
+
+    #[test]
+    fn tables_get_column_widths() {
+        let lines = [
+            "| name | size |",
+            "|---|--:|",
+            "| a | 1 |",
+            "| longer **x** | 22 |",
+        ];
+        let out = table(&lines, Style::PLAIN, 80, false);
+        assert_eq!(
+            out,
+            [
+                "name     │ size",
+                "─────────┼─────",
+                "a        │ 1",
+                "longer x │ 22"
+            ]
+        );
+        // Too wide: cut to fit.
+        let wide = ["| aaaaaaaaaaaaaaaaaaaa | bbbbbbbbbbbbbbbbbbbb |"];
+        for row in table(&wide, Style::PLAIN, 20, false) {
+            assert!(visible_width(&row) <= 20, "{row}");
+        }
     }
 }

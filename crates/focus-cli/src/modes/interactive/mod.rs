@@ -1,46 +1,64 @@
 //! Interactive mode: the terminal UI.
 //!
-//! One loop owns everything and waits on one channel fed by three sources: the
+//! One loop owns everything and waits on one channel fed by four sources: the
 //! stdin thread (raw key bytes), the forwarder of the running prompt's events,
-//! and approval requests from the gate. A 100 ms tick animates the spinner.
-//! Reading order: [`keys`] (bytes to keys), [`editor`] (the input line),
-//! [`markdown`] (styling answers), [`screen`] (drawing), [`view`] (how events
-//! and the live area are shown), [`commands`] (slash commands), then this file
-//! (the loop: keys, runs, approvals).
+//! approval requests from the gate, and a `/compact` running in the background.
+//! Frames are drawn at once after a key, at most every 16 ms while output
+//! streams, and every 100 ms for the spinner.
+//! Reading order: [`keys`] (bytes to keys) and [`keymap`] (keys to actions),
+//! [`editor`] (the input), [`markdown`] and [`highlight`] (styling answers),
+//! [`rows`] (lines to rows that fit), [`blocks`] and [`tool_view`] (the
+//! conversation as blocks), [`screen`] (the renderer), [`view`] (how events
+//! change the blocks, and the chrome), [`dialog`] (approvals), [`transcript`] (a
+//! saved conversation as blocks), [`footer`], [`compacting`], [`external`]
+//! (Ctrl+G), [`commands`] (slash commands), then this file (the loop, keys,
+//! runs). docs/tui.md explains the renderer.
 
+pub mod blocks;
 pub mod commands;
+pub mod compacting;
+pub mod dialog;
 pub mod editor;
+pub mod external;
+pub mod footer;
+pub mod highlight;
+pub mod keymap;
 pub mod keys;
 pub mod markdown;
+pub mod rows;
 pub mod screen;
+pub mod tool_view;
+pub mod transcript;
 pub mod view;
 
 use crate::args::Args;
 use crate::choose::ModelChoice;
 use crate::engine::{AfterRun, Engine};
-use crate::modes::print::clip;
 use crate::terminal::raw::RawMode;
-use crate::terminal::reveal::reveal_hidden;
 use crate::terminal::style::Style;
 use crate::terminal::{STDIN, STDOUT};
+use blocks::{Block, Kind};
 use editor::{EditAction, Editor};
 use focus_core::agent::AgentHandle;
 use focus_core::event::AgentEvent;
 use focus_core::message::{now_ms, Content, Message, UserMessage};
 use focus_harness::compaction::OverflowRecovery;
+use keymap::Action;
 use keys::{Key, KeyDecoder};
-use markdown::Markdown;
 use screen::Screen;
 use std::collections::VecDeque;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What the loop waits for.
 pub enum Input {
     /// Bytes typed (or pasted).
     Keys(Vec<u8>),
+    /// Bytes that may hold a Ctrl+G: the reader waits for a word on its resume
+    /// channel before reading again ([`external`]).
+    KeysThenWait(Vec<u8>),
     /// stdin closed.
     Eof,
     /// An event of the running prompt.
@@ -49,17 +67,24 @@ pub enum Input {
     Finished(AgentEvent, Vec<Message>),
     /// A tool call waits for the user's decision.
     Approval(crate::approval::PendingApproval),
+    /// A `/compact` summary came back.
+    Compacted(compacting::Compacted),
 }
+
+/// Bracketed paste on (pasted text arrives marked, so its newlines do not
+/// send), the kitty keyboard protocol's first level and xterm's modifyOtherKeys
+/// (so Shift+Enter differs from Enter where the terminal supports either;
+/// others ignore the requests).
+pub(crate) const KEYBOARD_ON: &str = "\x1b[?2004h\x1b[>1u\x1b[>4;1m";
+/// Everything [`KEYBOARD_ON`] asked for, undone.
+pub(crate) const KEYBOARD_OFF: &str = "\x1b[?2004l\x1b[<u\x1b[>4;0m";
+
+/// The shortest time between two frames while output streams.
+const FRAME: Duration = Duration::from_millis(16);
+/// The spinner's step, and how often an idle screen looks at the window size.
+const TICK: Duration = Duration::from_millis(100);
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-
-/// Which kind of streamed text the partial line holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stream {
-    None,
-    Text,
-    Thinking,
-}
 
 /// The UI's state.
 pub struct Ui<'a> {
@@ -70,23 +95,37 @@ pub struct Ui<'a> {
     editor: Editor,
     decoder: KeyDecoder,
     history_file: PathBuf,
-    markdown: Markdown,
-    partial: String,
-    stream: Stream,
-    thinking_chars: usize,
+    /// The conversation as the screen shows it.
+    blocks: Vec<Block>,
+    /// The first blocks (the welcome), kept when the transcript is replaced.
+    welcome: String,
     show_thinking: bool,
-    /// The last line of a running tool's partial output, shown live.
-    tool_progress: Option<String>,
+    /// Links as OSC 8 hyperlinks ([`hyperlinks_supported`]).
+    hyperlinks: bool,
     running: Option<AgentHandle>,
     waiting: bool,
+    /// Something slow is going on outside a model call ("retrying"): the notice
+    /// spins.
+    busy: Option<&'static str>,
     frame: usize,
+    /// The notice line above the editor.
     notice: Option<String>,
+    /// Steering (false) and follow-up (true) messages not yet sent.
+    queued: Vec<(bool, String)>,
+    /// A `/compact` running in the background: its cancel token.
+    compacting: Option<focus_core::cancel::CancelToken>,
+    /// The git branch of the working directory (read at start and after each
+    /// run: a tool may have switched it).
+    git_branch: Option<String>,
     ctrl_c_armed: bool,
     recovery: OverflowRecovery,
     pending_prompts: VecDeque<Message>,
     approval: Option<crate::approval::PendingApproval>,
-    /// Typing a reason for a denial.
+    /// Typing a reason for a denial (in `reason`: the draft stays in `editor`).
     denying: bool,
+    reason: Editor,
+    /// Lets the key reader read again after a [`Input::KeysThenWait`].
+    resume: mpsc::Sender<()>,
     inputs: SyncSender<Input>,
     quit: bool,
 }
@@ -108,7 +147,8 @@ pub fn run(
         }
     };
     let (sender, receiver) = inputs;
-    spawn_key_reader(sender.clone());
+    let (resume, resumed) = mpsc::channel();
+    spawn_key_reader(sender.clone(), resumed);
     let home = focus_harness::session::focus_home();
     let history_file = editor::history_path(&home);
     let mut ui = Ui {
@@ -119,61 +159,85 @@ pub fn run(
         editor: Editor::new(editor::load_history(&history_file)),
         decoder: KeyDecoder::new(),
         history_file,
-        markdown: Markdown::new(),
-        partial: String::new(),
-        stream: Stream::None,
-        thinking_chars: 0,
+        blocks: Vec::new(),
+        welcome: String::new(),
         show_thinking: true,
-        tool_progress: None,
+        hyperlinks: hyperlinks_supported(),
         running: None,
         waiting: false,
+        busy: None,
         frame: 0,
         notice: None,
+        queued: Vec::new(),
+        compacting: None,
+        git_branch: footer::git_branch(cwd),
         ctrl_c_armed: false,
         recovery: OverflowRecovery::new(),
         pending_prompts: prompts.into(),
         approval: None,
         denying: false,
+        reason: Editor::new(Vec::new()),
+        resume,
         inputs: sender,
         quit: false,
     };
-    // Bracketed paste on: pasted text arrives marked, so its newlines do not submit.
-    ui.screen.permanent(&ui.welcome(choice));
-    out!("\x1b[?2004h");
+    ui.welcome = ui.welcome(choice);
+    ui.show_history();
+    out!("{KEYBOARD_ON}");
     ui.start_next_prompt();
     ui.redraw();
+    // Frames: at once after a key (the echo), at most every FRAME while output
+    // streams (a burst of deltas is one frame), every TICK for the spinner.
+    let mut last_draw = Instant::now();
+    let mut dirty = false;
     while !ui.quit {
-        match receiver.recv_timeout(Duration::from_millis(100)) {
-            Ok(input) => ui.handle(input),
+        let wait = if dirty {
+            FRAME.saturating_sub(last_draw.elapsed())
+        } else {
+            TICK
+        };
+        let mut typed = false;
+        match receiver.recv_timeout(wait) {
+            Ok(input) => {
+                typed = matches!(input, Input::Keys(_) | Input::KeysThenWait(_));
+                ui.handle(input);
+                dirty = true;
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                if ui.running.is_some() {
+                if !dirty && (ui.running.is_some() || ui.busy.is_some()) {
                     ui.frame += 1;
                 }
+                dirty = true;
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
         // Drain what is already queued before drawing (bursts of deltas).
         while let Ok(input) = receiver.try_recv() {
+            typed |= matches!(input, Input::Keys(_) | Input::KeysThenWait(_));
             ui.handle(input);
             if ui.quit {
                 break;
             }
         }
-        ui.redraw();
+        if typed || last_draw.elapsed() >= FRAME {
+            ui.redraw();
+            last_draw = Instant::now();
+            dirty = false;
+        }
     }
     if let Some(handle) = &ui.running {
         handle.abort();
     }
     ui.screen.finish();
     ui.screen.flush();
-    out!("\x1b[?2004l");
+    out!("{KEYBOARD_OFF}");
     drop(raw);
     outln!();
     0
 }
 
 /// Reads raw bytes from the terminal on its own thread.
-fn spawn_key_reader(sender: SyncSender<Input>) {
+fn spawn_key_reader(sender: SyncSender<Input>, resumed: Receiver<()>) {
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
         let mut buffer = [0u8; 4096];
@@ -184,7 +248,16 @@ fn spawn_key_reader(sender: SyncSender<Input>) {
                     return;
                 }
                 Ok(n) => {
-                    if sender.send(Input::Keys(buffer[..n].to_vec())).is_err() {
+                    let bytes = buffer[..n].to_vec();
+                    if external::needs_pause(&bytes) {
+                        // The UI may hand the terminal to another editor:
+                        // read nothing until it says so.
+                        if sender.send(Input::KeysThenWait(bytes)).is_err()
+                            || resumed.recv().is_err()
+                        {
+                            return;
+                        }
+                    } else if sender.send(Input::Keys(bytes)).is_err() {
                         return;
                     }
                 }
@@ -210,16 +283,26 @@ impl Ui<'_> {
             text.push_str(&self.style.yellow(&note));
             text.push('\n');
         }
-        if !self.engine.history.is_empty() {
-            text.push_str(&self.style.dim(&format!(
-                "continuing a session with {} messages\n",
-                self.engine.history.len()
-            )));
-        }
         text.push_str(&self.style.dim(
-            "Enter sends · Shift+Enter or \\ for a new line · Esc aborts · /help for commands\n",
+            "Enter sends · Shift+Enter or \\ for a new line · Esc aborts · /help for commands",
         ));
         text
+    }
+
+    /// Replaces the transcript by the welcome and the conversation in the engine
+    /// (a session opened, resumed, forked, or moved in its tree) and redraws all.
+    pub fn show_history(&mut self) {
+        self.blocks = vec![Block::done(Kind::Note(self.welcome.clone()))];
+        let history = transcript::history_blocks(&self.engine.history, self.style);
+        if !history.is_empty() {
+            self.blocks
+                .push(Block::done(Kind::Note(self.style.dim(&format!(
+                    "continuing a session with {} messages",
+                    self.engine.history.len()
+                )))));
+        }
+        self.blocks.extend(history);
+        self.screen.restart();
     }
 
     fn handle(&mut self, input: Input) {
@@ -233,6 +316,10 @@ impl Ui<'_> {
                     }
                 }
             }
+            Input::KeysThenWait(bytes) => {
+                self.handle(Input::Keys(bytes));
+                let _ = self.resume.send(());
+            }
             Input::Eof => self.quit = true,
             Input::Event(event) => {
                 self.engine.record(&event);
@@ -243,18 +330,8 @@ impl Ui<'_> {
                 self.event(&end);
                 self.finished(history);
             }
-            Input::Approval(pending) => {
-                self.flush_partial();
-                let r = &pending.request;
-                self.screen.permanent(&self.style.yellow(&format!(
-                    "? {} wants to run: {}\n  ({})\n  [y] allow once  [a] always allow {} this session  [n] deny and say why",
-                    reveal_hidden(&r.tool_name),
-                    reveal_hidden(&r.summary),
-                    reveal_hidden(&r.reason),
-                    reveal_hidden(&r.always_rule)
-                )));
-                self.approval = Some(pending);
-            }
+            Input::Approval(pending) => self.approval_asked(pending),
+            Input::Compacted(done) => self.compacted(done),
         }
     }
 
@@ -264,51 +341,27 @@ impl Ui<'_> {
     fn suspend(&mut self) {
         self.screen.finish();
         self.screen.flush();
-        out!("\x1b[?2004l");
+        out!("{KEYBOARD_OFF}");
         crate::terminal::raw::with_original_mode(crate::terminal::signals::stop_self);
-        out!("\x1b[?2004h");
+        out!("{KEYBOARD_ON}");
     }
 
     fn key(&mut self, key: Key) {
-        if let Some(request) = &self.approval {
-            if !self.denying {
-                let decision = match key {
-                    Key::Char('y') | Key::Char('Y') => {
-                        Some(crate::approval::ApprovalAnswer::AllowOnce)
-                    }
-                    Key::Char('a') | Key::Char('A') => {
-                        Some(crate::approval::ApprovalAnswer::AllowAlways)
-                    }
-                    Key::Char('n') | Key::Char('N') | Key::Esc => {
-                        self.denying = true;
-                        self.notice = Some("type why (the model reads it), then Enter".into());
-                        None
-                    }
-                    _ => None,
-                };
-                if let Some(decision) = decision {
-                    request.answer(decision);
-                    self.approval = None;
-                    self.notice = None;
-                }
-                return;
-            }
-            if key == Key::Enter {
-                let reason = self.editor.take();
-                request.answer(crate::approval::ApprovalAnswer::Deny(reason));
-                self.approval = None;
-                self.denying = false;
-                self.notice = None;
-                return;
-            }
-            self.editor.handle(&key);
+        if self.approval.is_some() {
+            self.approval_key(key);
             return;
         }
         if key != Key::Ctrl('c') {
             self.ctrl_c_armed = false;
         }
-        match key {
-            Key::Esc => {
+        if self.compacting.is_some()
+            && matches!(keymap::action(&key), Action::Abort | Action::ClearAbortQuit)
+        {
+            self.cancel_compaction();
+            return;
+        }
+        match keymap::action(&key) {
+            Action::Abort => {
                 if let Some(handle) = &self.running {
                     handle.abort();
                     // Queued messages go back to the editor rather than being lost.
@@ -321,10 +374,11 @@ impl Ui<'_> {
                         }
                         self.editor.set_text(&text);
                     }
+                    self.queued.clear();
                     self.notice = Some("aborting…".into());
                 }
             }
-            Key::Ctrl('c') => {
+            Action::ClearAbortQuit => {
                 if !self.editor.is_empty() {
                     self.editor.take();
                 } else if let Some(handle) = &self.running {
@@ -336,23 +390,48 @@ impl Ui<'_> {
                     self.notice = Some("press Ctrl+C again to quit".into());
                 }
             }
-            Key::Ctrl('d') if self.editor.is_empty() && self.running.is_none() => self.quit = true,
-            Key::Ctrl('z') => self.suspend(),
-            Key::Ctrl('t') => {
+            Action::Quit if self.editor.is_empty() && self.running.is_none() => self.quit = true,
+            Action::Suspend => self.suspend(),
+            Action::ToggleThinking => {
                 self.show_thinking = !self.show_thinking;
+                self.screen.redraw_all();
                 self.notice = Some(if self.show_thinking {
                     "thinking shown".into()
                 } else {
                     "thinking collapsed".into()
                 });
             }
-            Key::Tab => self.complete(),
-            other => match self.editor.handle(&other) {
+            Action::Redraw => self.screen.redraw_all(),
+            Action::ExternalEditor => self.edit_externally(),
+            Action::Unqueue => self.unqueue(),
+            Action::Expand => self.toggle_expanded(),
+            Action::Complete => self.complete(),
+            _ => match self.editor.handle(&key) {
                 EditAction::None => {}
                 EditAction::Submit(text) => self.submit(text, false),
                 EditAction::FollowUp(text) => self.submit(text, true),
             },
         }
+    }
+
+    /// Alt+Up: the queued steering and follow-up messages leave the queue and
+    /// go back to the editor (before its draft), to edit or drop.
+    fn unqueue(&mut self) {
+        let Some(handle) = &self.running else {
+            return;
+        };
+        let queued: Vec<String> = handle.drain_queued().iter().map(message_text).collect();
+        self.queued.clear();
+        if queued.is_empty() {
+            self.notice = Some("nothing queued".into());
+            return;
+        }
+        let mut text = queued.join("\n");
+        if !self.editor.is_empty() {
+            text = format!("{}\n{}", text, self.editor.text());
+        }
+        self.editor.set_text(&text);
+        self.notice = Some("queued messages back in the editor (not sent)".into());
     }
 
     fn complete(&mut self) {
@@ -369,6 +448,11 @@ impl Ui<'_> {
 
     fn submit(&mut self, text: String, follow_up: bool) {
         editor::append_history(&self.history_file, &text);
+        if self.compacting.is_some() {
+            self.notice = Some("wait: compacting the history… · Esc cancels".into());
+            self.editor.set_text(&text);
+            return;
+        }
         if text.trim_start().starts_with('/') && !text.trim_start().starts_with("//") {
             if self.running.is_some() {
                 self.notice = Some("commands wait until the agent is done (Esc aborts)".into());
@@ -382,11 +466,11 @@ impl Ui<'_> {
         match &self.running {
             Some(handle) if follow_up => {
                 handle.follow_up(message);
-                self.notice = Some(format!("follow-up queued: {}", clip(&text, 40)));
+                self.queued.push((true, text));
             }
             Some(handle) => {
                 handle.steer(message);
-                self.notice = Some(format!("steering queued: {}", clip(&text, 40)));
+                self.queued.push((false, text));
             }
             None => {
                 self.recovery = OverflowRecovery::new();
@@ -407,44 +491,85 @@ impl Ui<'_> {
         self.running = Some(run.handle.clone());
         self.waiting = true;
         self.notice = None;
+        self.ctrl_c_armed = false;
         crate::engine::follow_run(run, self.inputs.clone(), Input::Event, Input::Finished);
     }
 
     fn finished(&mut self, history: Vec<Message>) {
-        self.flush_partial();
+        self.finish_streams();
+        self.git_branch = footer::git_branch(&self.cwd);
         self.running = None;
         self.waiting = false;
+        self.busy = None;
+        self.queued.clear();
+        if self.notice.as_deref() == Some("aborting…") {
+            self.notice = None;
+        }
         self.engine.history = history;
         let style = self.style;
         let mut notes = Vec::new();
+        let mut compacted = false;
         let action = self.engine.after_run(&mut self.recovery, &mut |notice| {
+            compacted |= notice["type"].as_str() == Some("auto_compaction_end")
+                && notice["errorMessage"].as_str().is_none();
             notes.push(compaction_note(notice));
         });
         for note in notes.into_iter().flatten() {
-            self.screen.permanent(&style.dim(&note));
+            self.note(style.dim(&note));
+        }
+        if compacted {
+            self.show_summary();
         }
         match action {
             AfterRun::Retry => {
-                self.screen
-                    .permanent(&self.style.dim("context was too long: compacted, retrying"));
+                self.note(style.dim("context was too long: compacted, retrying"));
                 self.start(Vec::new());
                 return;
             }
-            AfterRun::GaveUp(note) => self.screen.permanent(&self.style.red(&note)),
-            AfterRun::Aborted => self
-                .screen
-                .permanent(&self.style.dim("compaction cancelled")),
+            AfterRun::GaveUp(note) => self.note(style.red(&note)),
+            AfterRun::Aborted => self.note(style.dim("compaction cancelled")),
             AfterRun::Done => {}
         }
         if let Some(warning) = self.engine.store_warning.take() {
-            self.screen.permanent(&self.style.yellow(&warning));
+            self.note(style.yellow(&warning));
         }
         self.start_next_prompt();
     }
 
-    /// Shows a permanent note (used by commands).
+    /// Shows a note in the conversation (used by commands; styled, sanitized).
     pub fn say(&mut self, text: &str) {
-        self.screen.permanent(text);
+        self.note(text.to_string());
+    }
+
+    /// Shows the summary a compaction just put at the start of the history, as a
+    /// marked block.
+    pub fn show_summary(&mut self) {
+        let summary = self.engine.history.iter().find_map(|m| match m {
+            Message::Custom(c) if c.role == "compactionSummary" => {
+                Some(c.raw["summary"].as_str().unwrap_or("").to_string())
+            }
+            _ => None,
+        });
+        if let Some(text) = summary {
+            self.blocks.push(Block::done(Kind::Summary {
+                label: "summary of the earlier conversation (compacted)".into(),
+                text,
+            }));
+        }
+    }
+
+    /// Ctrl+O: shows the last tool call or summary in full, or collapses it again
+    /// (everything is drawn again: the block may be in the scrollback).
+    fn toggle_expanded(&mut self) {
+        let last = self
+            .blocks
+            .iter_mut()
+            .rev()
+            .find(|b| matches!(b.kind, Kind::Tool(_) | Kind::Summary { .. }));
+        if let Some(block) = last {
+            block.expanded = !block.expanded;
+            self.screen.redraw_all();
+        }
     }
 
     /// Puts text in the editor (used by /fork and /tree).
@@ -471,6 +596,28 @@ impl Ui<'_> {
     pub fn request_quit(&mut self) {
         self.quit = true;
     }
+}
+
+/// Whether the terminal shows OSC 8 hyperlinks: known terminals that do
+/// (iTerm2, WezTerm, kitty, Ghostty, VS Code, Windows Terminal, VTE 0.50+),
+/// not inside tmux or screen (which may drop them), or `FOCUS_HYPERLINKS=1`
+/// (`0` turns them off). Elsewhere a link shows as `text (url)`.
+fn hyperlinks_supported() -> bool {
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    match var("FOCUS_HYPERLINKS").as_str() {
+        "1" => return true,
+        "0" => return false,
+        _ => {}
+    }
+    if !var("TMUX").is_empty() || var("TERM").starts_with("screen") {
+        return false;
+    }
+    matches!(
+        var("TERM_PROGRAM").as_str(),
+        "iTerm.app" | "WezTerm" | "vscode" | "ghostty"
+    ) || !var("KITTY_WINDOW_ID").is_empty()
+        || !var("WT_SESSION").is_empty()
+        || var("VTE_VERSION").parse::<u32>().is_ok_and(|v| v >= 5000)
 }
 
 /// One line for an automatic compaction notice.

@@ -1,118 +1,212 @@
-//! The terminal as two parts: permanent output that scrolls up (the conversation)
-//! and a *live area* redrawn at the bottom (the line being streamed, the status
-//! footer and the input editor). Each redraw moves the cursor back to the top of
-//! the live area, clears to the end of the screen and draws it again, so output
-//! can stream while the user types.
+//! The renderer: the conversation's blocks and the *chrome* (queued messages,
+//! the notice, the editor and the footer) on a terminal whose scrollback only
+//! grows. The model (docs/tui.md tells it at length):
+//!
+//! - Every row written fits the window ([`rows`](super::rows)): the renderer
+//!   wraps, never the terminal, so it always knows how many rows it drew.
+//! - *Committed* rows went to the scrollback for good: finished blocks, in order,
+//!   each exactly once, and the stable leading rows of the first live block.
+//! - The *live area* below them is redrawn at every frame: the rest of the live
+//!   blocks, then the chrome. It never takes more rows than the window has (a
+//!   long live block shows its tail), so moving up over it always stays on screen
+//!   and nothing of it is ever pushed into the scrollback half-drawn.
+//! - A change of the window's size, or Ctrl+L, redraws everything: the screen and
+//!   the scrollback are cleared and every block is rendered again at the new width
+//!   (re-wrapping by the terminal would leave rows the renderer cannot count).
 
-use crate::terminal::width::char_width;
+use super::blocks::{fit_rows, Block, Look};
+use super::rows::editor_rows;
 use std::io::Write;
 
 /// Erases from the start of the cursor's row to the end of the screen, the cursor
 /// staying where it is: the row by itself (`EL 2`), then everything from the next
-/// row down (`ED 0`, between a cursor save and restore). A plain `ED 0` from the
-/// row's start would do the same, except when the live area starts at the top of
-/// the window (a short window, a long input, a window just narrowed): there it
-/// clears the whole screen, and tmux (`scroll-on-clear`, on by default) then copies
-/// the screen into its history, so every redraw left a copy of the live area in
-/// the scrollback.
+/// row down (`ED 0`, between a cursor save and restore). A plain `ED 0` at the top
+/// left corner clears the whole screen, and tmux (`scroll-on-clear`, on by
+/// default) then copies the screen into its history.
 const ERASE_TO_END: &str = "\r\x1b[2K\x1b7\x1b[1B\r\x1b[J\x1b8";
 
-/// The bottom-of-screen drawing state.
+/// Clears the screen and the scrollback, cursor home (a full redraw).
+const CLEAR_ALL: &str = "\x1b[H\x1b[2J\x1b[3J";
+
+/// What is drawn below the conversation.
+pub struct Chrome {
+    /// Rows above the editor (queued messages, the notice, a dialog).
+    pub above: Vec<String>,
+    /// The editor's lines (prompt included) and the cursor `(line, column)`.
+    pub editor: Vec<String>,
+    /// Where the cursor stands in the editor: line and visible column.
+    pub cursor: (usize, usize),
+    /// Rows below the editor (the footer).
+    pub below: Vec<String>,
+}
+
+/// The terminal's state as the renderer left it.
 pub struct Screen {
-    /// What the live area holds now: the columns each visible character of each
-    /// line takes (empty when nothing is drawn), where the cursor was put,
-    /// `(line, column)`, and the terminal width it was drawn for.
-    live_lines: Vec<Vec<u8>>,
-    cursor: (usize, usize),
-    drawn_width: usize,
-    /// The terminal's width now (read at each erase: the window may have been
-    /// resized since the live area was drawn).
-    width_now: fn() -> usize,
+    /// The window size (columns, rows) the screen was drawn for.
+    size: (usize, usize),
+    /// Blocks committed whole, and rows of the next one already committed.
+    committed_blocks: usize,
+    committed_rows: usize,
+    /// Rows of the live area on screen, and the cursor's row among them.
+    live_rows: usize,
+    cursor_row: usize,
+    /// A full redraw is due.
+    full: bool,
+    size_now: fn() -> (usize, usize),
     buffer: String,
+}
+
+/// The window size of stdout's terminal (80×24 when unknown).
+pub fn window_size() -> (usize, usize) {
+    crate::terminal::ffi::window_size(crate::terminal::STDOUT)
+        .or_else(|| crate::terminal::ffi::window_size(crate::terminal::STDERR))
+        .map_or((80, 24), |(cols, rows)| {
+            (usize::from(cols), usize::from(rows).max(3))
+        })
 }
 
 impl Screen {
     /// A screen with nothing drawn yet, on the terminal of stdout.
     pub fn new() -> Screen {
-        Screen::with_width(crate::terminal::width)
+        Screen::with_size(window_size)
     }
 
-    /// A screen whose terminal width is read from `width_now`.
-    fn with_width(width_now: fn() -> usize) -> Screen {
+    /// A screen whose window size is read from `size_now`.
+    pub fn with_size(size_now: fn() -> (usize, usize)) -> Screen {
         Screen {
-            live_lines: Vec::new(),
-            cursor: (0, 0),
-            drawn_width: 80,
-            width_now,
+            size: (0, 0),
+            committed_blocks: 0,
+            committed_rows: 0,
+            live_rows: 0,
+            cursor_row: 0,
+            full: false,
+            size_now,
             buffer: String::new(),
         }
     }
 
-    /// Erases the live area (the cursor ends at its top-left).
-    ///
-    /// Where the live area's rows are depends on the window's width *now*. A
-    /// terminal whose window got narrower re-wraps the lines already on screen
-    /// (tmux, VTE, iTerm2, kitty, Alacritty and Windows Terminal do), so a line
-    /// drawn on one row may take three, and moving up by the rows it took when it
-    /// was drawn left the top of the old live area behind on every narrowing. A
-    /// window that got wider is the other way round: the cursor stays on its row
-    /// while the lines above it are joined (tmux), so the rows as drawn are the
-    /// ones to move over. Hence the narrower of the two widths. (A terminal that
-    /// does not re-wrap on narrowing, such as xterm, keeps the rows as drawn; there a
-    /// live line wider than the new window makes the erase start a row or two higher,
-    /// over the last lines of the conversation. Re-wrapping terminals are the common
-    /// case, tmux above all on the remote hosts focus is made for.)
-    fn clear_live(&mut self) {
-        if self.live_lines.is_empty() {
-            return;
-        }
-        let width = self.drawn_width.min((self.width_now)());
-        let (rows, (cursor_row, _)) = layout(&self.live_lines, self.cursor, width);
-        let below_cursor = rows - 1 - cursor_row.min(rows - 1);
-        if below_cursor > 0 {
-            self.buffer.push_str(&format!("\x1b[{below_cursor}B"));
-        }
-        if rows > 1 {
-            self.buffer.push_str(&format!("\x1b[{}A", rows - 1));
-        }
-        self.buffer.push_str(ERASE_TO_END);
-        self.live_lines.clear();
+    /// Asks for a full redraw at the next frame (Ctrl+L, a new transcript, a
+    /// block expanded).
+    pub fn redraw_all(&mut self) {
+        self.full = true;
     }
 
-    /// Prints `text` above the live area (a newline is added when missing); the
-    /// live area must be drawn again afterwards.
-    pub fn permanent(&mut self, text: &str) {
-        self.clear_live();
-        self.buffer.push_str(text);
-        if !text.ends_with('\n') {
-            self.buffer.push('\n');
-        }
+    /// The window size now.
+    pub fn size_now(&self) -> (usize, usize) {
+        (self.size_now)()
     }
 
-    /// Draws the live area: `lines` top to bottom, with the cursor put at
-    /// `(line index, column)`, for a terminal `width` columns wide.
-    pub fn draw_live(&mut self, lines: &[String], cursor: (usize, usize), width: usize) {
-        self.clear_live();
-        let mut drawn: Vec<Vec<u8>> = lines.iter().map(|l| char_widths(l)).collect();
-        if drawn.is_empty() {
-            drawn.push(Vec::new());
+    /// Forgets the blocks committed so far (the transcript was replaced) and
+    /// redraws everything at the next frame (once a frame was drawn).
+    pub fn restart(&mut self) {
+        self.committed_blocks = 0;
+        self.committed_rows = 0;
+        // Before the first frame there is nothing of focus's to clear (what the
+        // shell printed above stays).
+        self.full = self.size != (0, 0);
+    }
+
+    /// How many blocks are in the scrollback for good (a block from there on may
+    /// still be drawn in the live area).
+    pub fn committed_blocks(&self) -> usize {
+        self.committed_blocks
+    }
+
+    /// How many rows of the first block not committed whole are committed.
+    pub fn committed_rows(&self) -> usize {
+        self.committed_rows
+    }
+
+    /// Draws one frame into the buffer (see [`Screen::flush`]).
+    pub fn draw(&mut self, blocks: &mut [Block], look: Look, chrome: &Chrome) {
+        let (width, height) = (self.size_now)();
+        let look = Look { width, ..look };
+        if self.full || self.size != (width, height) {
+            // The first frame has nothing to clear: what the shell printed stays.
+            if self.size != (0, 0) || self.full {
+                self.buffer.push_str(CLEAR_ALL);
+            }
+            self.size = (width, height);
+            self.full = false;
+            self.committed_blocks = 0;
+            self.committed_rows = 0;
+        } else {
+            self.erase_live();
         }
-        let line = cursor.0.min(drawn.len() - 1);
-        let (rows, (cursor_row, cursor_col)) = layout(&drawn, (line, cursor.1), width);
-        self.buffer.push_str(&lines.join("\n"));
-        let up = rows - 1 - cursor_row.min(rows - 1);
+        self.live_rows = 0;
+        self.cursor_row = 0;
+        // Commit what will not change.
+        while self.committed_blocks < blocks.len() {
+            let block = &mut blocks[self.committed_blocks];
+            let new = block.stable_rows(&look, self.committed_rows);
+            for row in &new {
+                self.buffer.push_str(row);
+                self.buffer.push_str("\r\n");
+            }
+            if block.finished {
+                self.committed_blocks += 1;
+                self.committed_rows = 0;
+            } else {
+                self.committed_rows += new.len();
+                break;
+            }
+        }
+        // The live area: the rest of the live blocks, then the chrome.
+        let mut content = Vec::new();
+        for (i, block) in blocks[self.committed_blocks..].iter_mut().enumerate() {
+            let skip = if i == 0 { self.committed_rows } else { 0 };
+            content.extend(block.rows_from(&look, skip));
+        }
+        let above = fit_rows(chrome.above.clone(), width);
+        let below = fit_rows(chrome.below.clone(), width);
+        let (mut editor, (mut cursor_row, cursor_col)) =
+            editor_rows(&chrome.editor, chrome.cursor, width);
+        // The editor gets what the notice and footer leave, around the cursor.
+        let editor_room = height.saturating_sub(above.len() + below.len()).max(1);
+        if editor.len() > editor_room {
+            let start = (cursor_row + 1).saturating_sub(editor_room);
+            editor = editor[start..start + editor_room].to_vec();
+            cursor_row -= start;
+        }
+        let mut chrome_rows = above;
+        let editor_top = chrome_rows.len();
+        chrome_rows.extend(editor);
+        chrome_rows.extend(below);
+        chrome_rows.truncate(height);
+        let room = height - chrome_rows.len();
+        if content.len() > room {
+            content.drain(..content.len() - room);
+        }
+        let cursor_row = (content.len() + editor_top + cursor_row).min(height - 1);
+        let total = content.len() + chrome_rows.len();
+        let all: Vec<String> = content.into_iter().chain(chrome_rows).collect();
+        self.buffer.push_str(&all.join("\r\n"));
+        let up = total - 1 - cursor_row.min(total - 1);
         if up > 0 {
             self.buffer.push_str(&format!("\x1b[{up}A"));
         }
         self.buffer.push_str(&format!("\r\x1b[{}G", cursor_col + 1));
-        self.live_lines = drawn;
-        self.cursor = (line, cursor.1);
-        self.drawn_width = width;
+        self.live_rows = total;
+        self.cursor_row = cursor_row;
     }
 
-    /// Erases the live area for good (before exiting).
+    /// Erases the live area (the cursor ends at its top-left).
+    fn erase_live(&mut self) {
+        if self.live_rows == 0 {
+            return;
+        }
+        if self.cursor_row > 0 {
+            self.buffer.push_str(&format!("\x1b[{}A", self.cursor_row));
+        }
+        self.buffer.push_str(ERASE_TO_END);
+        self.live_rows = 0;
+        self.cursor_row = 0;
+    }
+
+    /// Erases the live area for good (before exiting or suspending); the next
+    /// frame draws it again.
     pub fn finish(&mut self) {
-        self.clear_live();
+        self.erase_live();
     }
 
     /// Writes what was drawn to the terminal.
@@ -125,6 +219,12 @@ impl Screen {
         let _ = out.flush();
         self.buffer.clear();
     }
+
+    /// What was drawn and not yet written (for tests).
+    #[cfg(test)]
+    fn take(&mut self) -> String {
+        std::mem::take(&mut self.buffer)
+    }
 }
 
 impl Default for Screen {
@@ -133,150 +233,158 @@ impl Default for Screen {
     }
 }
 
-/// The rows that lines (the columns of each visible character, as
-/// [`char_widths`] gives them) take at `width` columns, and the screen position
-/// `(row from the top, column)` of the cursor put at `(line, visible column)`.
-///
-/// The lines are laid out as a terminal wraps them: a character that does not fit
-/// in what is left of a row starts the next one, so a wide character never
-/// straddles a row end and the cell it did not fit in stays empty. (Counting
-/// columns and dividing by the width put the cursor one column off for every such
-/// gap, in Chinese or Japanese input longer than a row.) A cursor just past a full
-/// row shows on that row's last column, as the terminal shows it.
-fn layout(lines: &[Vec<u8>], cursor: (usize, usize), width: usize) -> (usize, (usize, usize)) {
-    let width = width.max(10);
-    let mut rows = 0;
-    let mut at = (0, 0);
-    for (index, widths) in lines.iter().enumerate() {
-        let (mut row, mut col, mut seen) = (0, 0, 0);
-        let mut place = |row: usize, col: usize, seen: usize| {
-            if index == cursor.0 && seen <= cursor.1 {
-                at = (rows + row, col.min(width - 1));
-            }
-        };
-        for &w in widths {
-            let w = usize::from(w);
-            if w == 0 {
-                continue;
-            }
-            if col + w > width {
-                row += 1;
-                col = 0;
-            }
-            place(row, col, seen);
-            col += w;
-            seen += w;
-        }
-        place(row, col, seen);
-        rows += row + 1;
-    }
-    (rows.max(1), at)
-}
-
 /// The number of columns `text` shows, skipping ANSI escape sequences (CJK and
-/// emoji take two columns, combining marks none: [`char_width`]).
+/// emoji take two columns, combining marks none).
 pub fn visible_width(text: &str) -> usize {
-    char_widths(text).iter().map(|&w| usize::from(w)).sum()
-}
-
-/// The columns each visible character of `text` takes, ANSI escape sequences
-/// skipped.
-fn char_widths(text: &str) -> Vec<u8> {
-    let mut widths = Vec::with_capacity(text.len());
+    if text.is_ascii() && !text.contains('\x1b') {
+        // The common case, without a table lookup per character.
+        return text.bytes().filter(|b| (0x20..0x7f).contains(b)).count();
+    }
+    let mut width = 0;
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         if c == '\x1b' {
-            // CSI: ESC [ ... final byte in @..~
-            if chars.next() == Some('[') {
-                for d in chars.by_ref() {
-                    if ('@'..='~').contains(&d) {
-                        break;
+            match chars.next() {
+                Some('[') => {
+                    for d in chars.by_ref() {
+                        if ('@'..='~').contains(&d) {
+                            break;
+                        }
                     }
                 }
+                Some(']') => {
+                    let mut last = ' ';
+                    for d in chars.by_ref() {
+                        if d == '\x07' || (last == '\x1b' && d == '\\') {
+                            break;
+                        }
+                        last = d;
+                    }
+                }
+                _ => {}
             }
             continue;
         }
-        widths.push(char_width(c) as u8);
+        width += crate::terminal::width::char_width(c);
     }
-    widths
+    width
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::modes::interactive::blocks::{Kind, Streamed};
+    use crate::terminal::style::Style;
+
+    fn look() -> Look {
+        Look {
+            width: 0,
+            style: Style::PLAIN,
+            show_thinking: true,
+            hyperlinks: false,
+        }
+    }
+
+    fn chrome(editor: &str) -> Chrome {
+        Chrome {
+            above: vec![],
+            editor: vec![format!("› {editor}")],
+            cursor: (0, 2 + editor.len()),
+            below: vec!["footer".into()],
+        }
+    }
+
+    /// The text a sequence of frames printed to the scrollback: everything before
+    /// each erase of the live area.
+    fn committed(out: &str) -> usize {
+        out.matches("\r\n").count()
+    }
 
     #[test]
     fn widths_skip_escapes() {
         assert_eq!(visible_width("\x1b[1mab\x1b[0mc"), 3);
         assert_eq!(visible_width("\x1b[2m你好\x1b[0m!"), 5);
+        assert_eq!(visible_width("\x1b]8;;http://x\x07link\x1b]8;;\x07"), 4);
     }
 
     #[test]
-    fn redraw_moves_back_over_the_live_area() {
-        let mut screen = Screen::with_width(|| 80);
-        screen.draw_live(&["status".into(), "› hi".into()], (1, 4), 80);
-        assert!(screen.buffer.ends_with("\r\x1b[5G"));
-        screen.buffer.clear();
-        screen.permanent("done");
-        assert_eq!(screen.buffer, format!("\x1b[1A{ERASE_TO_END}done\n"));
+    fn finished_blocks_are_committed_once() {
+        let mut screen = Screen::with_size(|| (40, 10));
+        let mut blocks = vec![Block::done(Kind::Note("hello".into()))];
+        screen.draw(&mut blocks, look(), &chrome(""));
+        let first = screen.take();
+        assert!(first.starts_with("hello\r\n› \r\nfooter"), "{first:?}");
+        screen.draw(&mut blocks, look(), &chrome("x"));
+        let second = screen.take();
+        assert!(!second.contains("hello"), "{second:?}");
+        // Up one row (the cursor is on the editor), erase, draw.
+        assert!(second.starts_with(&format!("{ERASE_TO_END}› x\r\nfooter\x1b[1A")));
     }
 
-    /// Drawn at 80 columns, erased at 40: the 70-column status line now takes two
-    /// rows and the editor line (cursor at column 50) two, so the erase goes down
-    /// none and up three.
     #[test]
-    fn erasing_after_the_window_narrowed_counts_the_rewrapped_rows() {
-        fn narrow() -> usize {
-            40
+    fn a_long_live_block_shows_its_tail_within_the_window() {
+        let mut screen = Screen::with_size(|| (20, 8));
+        let long = "word ".repeat(200);
+        let mut blocks = vec![Block::live(Kind::Answer(Streamed::new(&long)))];
+        screen.draw(&mut blocks, look(), &chrome(""));
+        assert_eq!(screen.live_rows, 8);
+        assert_eq!(committed(&screen.take()), 7);
+        // Finished: all of it goes to the scrollback, once.
+        blocks[0].finished = true;
+        screen.draw(&mut blocks, look(), &chrome(""));
+        let out = screen.take();
+        assert_eq!(out.matches("word").count(), 200, "{out:?}");
+        assert_eq!(screen.live_rows, 2);
+    }
+
+    #[test]
+    fn complete_lines_of_a_live_answer_are_committed_as_they_come() {
+        let mut screen = Screen::with_size(|| (40, 10));
+        let mut blocks = vec![Block::live(Kind::Answer(Streamed::new("one\ntw")))];
+        screen.draw(&mut blocks, look(), &chrome(""));
+        let out = screen.take();
+        assert!(out.starts_with("one\r\ntw\r\n"), "{out:?}");
+        if let Kind::Answer(text) = &mut blocks[0].kind {
+            text.push("o\nthree");
         }
-        let mut screen = Screen::with_width(narrow);
-        let status = "s".repeat(70);
-        let editor = format!("› {}", "e".repeat(58));
-        screen.draw_live(&[status, editor], (1, 50), 80);
-        screen.buffer.clear();
-        screen.finish();
-        assert_eq!(screen.buffer, format!("\x1b[3A{ERASE_TO_END}"));
+        screen.draw(&mut blocks, look(), &chrome(""));
+        let out = screen.take();
+        assert_eq!(out.matches("one").count(), 0, "{out:?}");
+        assert!(out.contains("two\r\nthree\r\n"), "{out:?}");
     }
 
-    /// Drawn at 40, erased at 80: the rows as drawn (two and two), up three.
     #[test]
-    fn erasing_after_the_window_widened_counts_the_rows_as_drawn() {
-        fn wide() -> usize {
-            80
+    fn a_new_size_redraws_everything() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static WIDTH_NOW: AtomicUsize = AtomicUsize::new(40);
+        fn size() -> (usize, usize) {
+            (WIDTH_NOW.load(Ordering::Relaxed), 10)
         }
-        let mut screen = Screen::with_width(wide);
-        let status = "s".repeat(70);
-        let editor = format!("› {}", "e".repeat(58));
-        screen.draw_live(&[status, editor], (1, 50), 40);
-        screen.buffer.clear();
-        screen.finish();
-        assert_eq!(screen.buffer, format!("\x1b[3A{ERASE_TO_END}"));
+        let mut screen = Screen::with_size(size);
+        let mut blocks = vec![Block::done(Kind::Note("a".repeat(30)))];
+        screen.draw(&mut blocks, look(), &chrome(""));
+        screen.take();
+        WIDTH_NOW.store(20, Ordering::Relaxed);
+        screen.draw(&mut blocks, look(), &chrome(""));
+        let out = screen.take();
+        assert!(out.starts_with(CLEAR_ALL), "{out:?}");
+        assert!(out.contains(&format!("{}\r\n{}\r\n", "a".repeat(20), "a".repeat(10))));
     }
 
     #[test]
-    fn the_cursor_row_and_the_rows_below_it() {
-        let ascii = |n: usize| vec![1u8; n];
-        let lines = [ascii(25), ascii(5), ascii(12)];
-        // At width 10 they take 3, 1 and 2 rows.
-        assert_eq!(layout(&lines, (0, 0), 10), (6, (0, 0)));
-        assert_eq!(layout(&lines, (0, 21), 10), (6, (2, 1)));
-        assert_eq!(layout(&lines, (2, 11), 10), (6, (5, 1)));
-        assert_eq!(layout(&lines, (1, 5), 10), (6, (3, 5)));
-        // A full row: the cursor after it shows on its last column.
-        assert_eq!(layout(&[ascii(10)], (0, 10), 10), (1, (0, 9)));
-        assert_eq!(layout(&[], (0, 0), 10), (1, (0, 0)));
-    }
-
-    /// "› a" then five ideographs at width 10: the fourth does not fit in the last
-    /// column of the first row and starts the second, so the text ends at column 4
-    /// of row 1 (dividing 13 columns by 10 said column 3).
-    #[test]
-    fn wide_characters_that_do_not_fit_start_the_next_row() {
-        let lines = [char_widths("› a你好世界啊")];
-        assert_eq!(lines[0].iter().map(|&w| usize::from(w)).sum::<usize>(), 13);
-        assert_eq!(layout(&lines, (0, 13), 10), (2, (1, 4)));
-        assert_eq!(layout(&lines, (0, 9), 10), (2, (1, 0)));
-        assert_eq!(layout(&lines, (0, 7), 10), (2, (0, 7)));
-        assert_eq!(char_widths("\x1b[1m你\x1b[0me\u{301}"), [2, 1, 0]);
+    fn a_tall_editor_keeps_the_cursor_row_on_screen() {
+        let mut screen = Screen::with_size(|| (40, 5));
+        let lines: Vec<String> = (0..30).map(|i| format!("line {i}")).collect();
+        let chrome = Chrome {
+            above: vec!["notice".into()],
+            editor: lines,
+            cursor: (29, 7),
+            below: vec!["footer".into()],
+        };
+        screen.draw(&mut [], look(), &chrome);
+        let out = screen.take();
+        assert_eq!(screen.live_rows, 5);
+        assert!(out.contains("line 29\r\nfooter"), "{out:?}");
+        assert!(!out.contains("line 10"), "{out:?}");
     }
 }

@@ -1,12 +1,14 @@
-//! How the UI shows things: each agent event as permanent output (user prompts,
-//! the streamed answer through [`Markdown`](super::markdown::Markdown), thinking,
-//! tool headers and result previews), and the live area (the partial line, a
-//! running tool's last output line, the footer and the editor).
+//! How the UI shows things: each agent event as a change to the conversation's
+//! blocks (a prompt, a streamed answer, thinking, a tool call and its result,
+//! notes), and the chrome below them (the queue, the notice or the approval
+//! dialog, the editor, the footer). [`Screen`](super::screen::Screen) draws both.
 
-use super::screen::visible_width;
-use super::{human, Stream, Ui, SPINNER};
-use crate::modes::print::{clip, end_reason_text, tool_summary};
-use crate::terminal;
+use super::blocks::{Block, Kind, Look, Streamed};
+use super::screen::{visible_width, Chrome};
+use super::tool_view::ToolBlock;
+use super::{human, Ui, SPINNER};
+use crate::modes::print::{clip, end_reason_text};
+use crate::terminal::reveal::reveal_hidden;
 use crate::terminal::width::{fit, text_width};
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::message::{Content, Message, StopReason};
@@ -21,33 +23,32 @@ impl Ui<'_> {
                 message: Message::User(u),
             } => {
                 let text: Vec<&str> = u.content.iter().filter_map(Content::as_text).collect();
+                let text = text.join("\n");
                 let images = u
                     .content
                     .iter()
                     .filter(|c| matches!(c, Content::Image { .. }))
                     .count();
-                let mut shown = format!("› {}", sanitize(&text.join("\n  ")));
-                if images > 0 {
-                    shown.push_str(&format!(" [{images} image(s)]"));
+                // A queued message reached the model: it leaves the queue.
+                if let Some(at) = self.queued.iter().position(|(_, q)| *q == text) {
+                    self.queued.remove(at);
                 }
-                self.screen
-                    .permanent(&format!("\n{}", self.style.bold(&shown)));
-            }
-            AgentEvent::MessageStart {
-                message: Message::Assistant(_),
-            } => {
-                self.markdown.reset();
+                self.blocks.push(Block::done(Kind::User { text, images }));
             }
             AgentEvent::MessageUpdate { event, .. } => self.stream_event(event),
             AgentEvent::AutoRetryStart { .. } => {
                 let line = crate::modes::print::retry_notice(event).unwrap_or_default();
                 self.notice = Some(format!("{line} · Esc cancels"));
+                self.busy = Some("retrying");
             }
-            AgentEvent::AutoRetryEnd { .. } => self.notice = None,
+            AgentEvent::AutoRetryEnd { .. } => {
+                self.notice = None;
+                self.busy = None;
+            }
             AgentEvent::MessageEnd {
                 message: Message::Assistant(m),
             } => {
-                self.flush_partial();
+                self.finish_streams();
                 match m.stop_reason {
                     StopReason::Error => {
                         let error = m
@@ -55,192 +56,154 @@ impl Ui<'_> {
                             .as_deref()
                             .unwrap_or("the model call failed");
                         // The provider's message comes from the network.
-                        self.screen
-                            .permanent(&self.style.red(&format!("error: {}", sanitize(error))));
+                        self.note(self.style.red(&format!("error: {}", sanitize(error))));
                     }
-                    StopReason::Aborted => self.screen.permanent(&self.style.dim("(aborted)")),
-                    StopReason::Length => self
-                        .screen
-                        .permanent(&self.style.yellow("(the answer hit the output token limit)")),
+                    StopReason::Aborted => self.note(self.style.dim("(aborted)")),
+                    StopReason::Length => {
+                        self.note(self.style.yellow("(the answer hit the output token limit)"))
+                    }
                     _ => {}
                 }
                 self.waiting = true;
             }
             AgentEvent::ToolExecutionStart {
-                tool_name, args, ..
+                call_id,
+                tool_name,
+                args,
             } => {
-                self.flush_partial();
-                self.screen.permanent(&format!(
-                    "{} {}",
-                    self.style.blue("●"),
-                    self.style.bold(&tool_summary(tool_name, args))
-                ));
+                self.finish_streams();
+                let block = ToolBlock::new(call_id, tool_name, args);
+                self.blocks.push(Block::live(Kind::Tool(Box::new(block))));
                 self.waiting = true;
             }
-            AgentEvent::ToolExecutionUpdate { partial, .. } => {
-                let text = partial.text_content();
-                self.tool_progress = text
-                    .lines()
-                    .rev()
-                    .find(|l| !l.trim().is_empty())
-                    .map(String::from);
+            AgentEvent::ToolExecutionUpdate {
+                call_id, partial, ..
+            } => {
+                if let Some(tool) = self.tool_block(call_id) {
+                    tool.progress(partial.text_content());
+                }
             }
-            AgentEvent::ToolExecutionEnd { output, .. } => {
-                self.tool_progress = None;
+            AgentEvent::ToolExecutionEnd {
+                call_id, output, ..
+            } => {
                 let text = output.text_content();
-                let lines: Vec<&str> = text.lines().collect();
-                let mut preview = String::new();
-                for line in lines.iter().take(3) {
-                    preview.push_str(&format!("  ⎿ {}\n", clip(line, 150)));
+                let (details, failed) = (output.details.clone(), output.is_error);
+                if let Some(tool) = self.tool_block(call_id) {
+                    tool.end(text, details, failed);
                 }
-                if lines.len() > 3 {
-                    preview.push_str(&format!("  ⎿ … {} more lines\n", lines.len() - 3));
+                if let Some(block) = self
+                    .blocks
+                    .iter_mut()
+                    .rev()
+                    .find(|b| matches!(&b.kind, Kind::Tool(t) if t.call_id == *call_id))
+                {
+                    block.finished = true;
                 }
-                if lines.is_empty() {
-                    preview.push_str("  ⎿ (no output)\n");
-                }
-                let styled = if output.is_error {
-                    self.style.red(preview.trim_end())
-                } else {
-                    self.style.dim(preview.trim_end())
-                };
-                self.screen.permanent(&styled);
             }
-            AgentEvent::AgentEnd { reason, .. } => match reason {
-                EndReason::Completed | EndReason::Aborted => {}
-                EndReason::Error(_) => {} // shown with the failed message
-                other => self
-                    .screen
-                    .permanent(&self.style.yellow(&end_reason_text(other))),
-            },
+            AgentEvent::AgentEnd { reason, .. } => {
+                // Whatever is still live (a call the abort interrupted) is done.
+                for block in self.blocks.iter_mut().filter(|b| !b.finished) {
+                    if let Kind::Tool(tool) = &mut block.kind {
+                        tool.end("(interrupted)".into(), Default::default(), true);
+                    }
+                    block.finished = true;
+                }
+                match reason {
+                    EndReason::Completed | EndReason::Aborted => {}
+                    EndReason::Error(_) => {} // shown with the failed message
+                    other => self.note(self.style.yellow(&end_reason_text(other))),
+                }
+            }
             _ => {}
         }
     }
 
+    /// The tool block of call `call_id`.
+    fn tool_block(&mut self, call_id: &str) -> Option<&mut ToolBlock> {
+        self.blocks
+            .iter_mut()
+            .rev()
+            .find_map(|b| match &mut b.kind {
+                Kind::Tool(tool) if tool.call_id == call_id => Some(tool.as_mut()),
+                _ => None,
+            })
+    }
+
     pub(super) fn stream_event(&mut self, event: &StreamEvent) {
         match event {
+            StreamEvent::TextStart { .. } => {
+                self.waiting = false;
+                self.streaming(false);
+            }
             StreamEvent::TextDelta { delta, .. } => {
                 self.waiting = false;
-                self.switch_stream(Stream::Text);
-                self.push_stream(delta);
+                self.streaming(false).push(delta);
             }
             StreamEvent::ThinkingStart { .. } => {
                 self.waiting = false;
-                self.switch_stream(Stream::Thinking);
-                self.thinking_chars = 0;
+                self.streaming(true);
             }
             StreamEvent::ThinkingDelta { delta, .. } => {
                 self.waiting = false;
-                self.switch_stream(Stream::Thinking);
-                self.thinking_chars += delta.chars().count();
-                if self.show_thinking {
-                    self.push_stream(delta);
-                }
+                self.streaming(true).push(delta);
             }
-            StreamEvent::ThinkingEnd { .. } => {
-                self.flush_partial();
-                if !self.show_thinking {
-                    self.screen.permanent(&self.style.dim(&format!(
-                        "∴ thought for {} characters (Ctrl+T shows thinking)",
-                        self.thinking_chars
-                    )));
-                }
-            }
-            StreamEvent::TextEnd { .. } => self.flush_partial(),
+            StreamEvent::TextEnd { .. } | StreamEvent::ThinkingEnd { .. } => self.finish_streams(),
             StreamEvent::ToolCallStart { .. } => self.waiting = false,
             _ => {}
         }
     }
 
-    pub(super) fn switch_stream(&mut self, kind: Stream) {
-        if self.stream != kind {
-            self.flush_partial();
-            self.stream = kind;
+    /// The live answer (or thinking) block at the end, started if there is none.
+    fn streaming(&mut self, thinking: bool) -> &mut Streamed {
+        let open = matches!(
+            self.blocks.last(),
+            Some(Block { kind: Kind::Answer(_), finished: false, .. }) if !thinking
+        ) || matches!(
+            self.blocks.last(),
+            Some(Block { kind: Kind::Thinking(_), finished: false, .. }) if thinking
+        );
+        if !open {
+            self.finish_streams();
+            let text = Streamed::new("");
+            self.blocks.push(Block::live(if thinking {
+                Kind::Thinking(text)
+            } else {
+                Kind::Answer(text)
+            }));
+        }
+        match self.blocks.last_mut().map(|b| &mut b.kind) {
+            Some(Kind::Answer(text) | Kind::Thinking(text)) => text,
+            _ => unreachable!("a streamed block was just made the last one"),
         }
     }
 
-    /// Adds streamed text; each completed line becomes permanent, styled.
-    pub(super) fn push_stream(&mut self, delta: &str) {
-        // Model text must not drive the terminal (nor, with a bare `\r` or a
-        // backspace, break the screen's count of the rows it drew).
-        self.partial.push_str(&sanitize(delta));
-        while let Some(newline) = self.partial.find('\n') {
-            let line: String = self.partial.drain(..=newline).collect();
-            let line = line.trim_end_matches('\n');
-            let styled = self.style_line(line);
-            self.screen.permanent(&styled);
-        }
-    }
-
-    /// Styles one complete line, wrapped at word boundaries to the terminal width
-    /// (code blocks are left to the terminal, so copying them keeps their lines).
-    pub(super) fn style_line(&mut self, line: &str) -> String {
-        let width = terminal::width().saturating_sub(1).max(20);
-        match self.stream {
-            Stream::Thinking => wrap_words(line, width)
-                .iter()
-                .map(|piece| self.style.dim(&self.style.italic(piece)))
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ if self.markdown.in_code() || line.trim_start().starts_with("```") => {
-                self.markdown.line(line, self.style)
-            }
-            _ => {
-                // Room for the bullet that replaces "- ": the same width.
-                let pieces = wrap_words(line, width);
-                let indent = " ".repeat(line.len() - line.trim_start().len() + 2);
-                let mut out = Vec::with_capacity(pieces.len());
-                for (i, piece) in pieces.iter().enumerate() {
-                    if i == 0 {
-                        out.push(self.markdown.line(piece, self.style));
-                    } else {
-                        let is_item = ["- ", "* ", "+ "]
-                            .iter()
-                            .any(|b| line.trim_start().starts_with(b));
-                        let lead = if is_item { indent.as_str() } else { "" };
-                        let styled = super::markdown::inline(piece, self.style);
-                        out.push(format!("{lead}{styled}"));
-                    }
-                }
-                out.join("\n")
+    /// Finishes the streamed blocks (an answer or thinking ended).
+    pub(super) fn finish_streams(&mut self) {
+        let from = self.screen.committed_blocks().min(self.blocks.len());
+        for block in &mut self.blocks[from..] {
+            if matches!(block.kind, Kind::Answer(_) | Kind::Thinking(_)) {
+                block.finished = true;
             }
         }
     }
 
-    /// Makes the partial line permanent.
-    pub(super) fn flush_partial(&mut self) {
-        if !self.partial.is_empty() {
-            let line = std::mem::take(&mut self.partial);
-            let styled = self.style_line(&line);
-            self.screen.permanent(&styled);
-        }
-        self.stream = Stream::None;
+    /// Adds a finished note (already styled; sanitized by the caller).
+    pub(super) fn note(&mut self, text: String) {
+        self.blocks.push(Block::done(Kind::Note(text)));
     }
 
     /// The footer: spinner or idle mark, model, thinking, tokens, cost, context use.
     pub(super) fn footer(&self) -> String {
         let model = self.engine.config.provider.model();
-        let (mut input, mut output, mut cost) = (0u64, 0u64, 0.0f64);
-        let mut context = 0u64;
-        for m in self.engine.history.iter().filter_map(Message::as_assistant) {
-            // Token counts come from servers and session files: saturate.
-            let u = &m.usage;
-            input = input.saturating_add(u.input).saturating_add(u.cache_read);
-            output = output.saturating_add(u.output);
-            cost += u.cost.total;
-            let used = [u.input, u.cache_read, u.cache_write, u.output]
-                .into_iter()
-                .fold(0u64, u64::saturating_add);
-            if used > 0 {
-                context = used;
-            }
-        }
-        let percent = context
-            .saturating_mul(100)
-            .checked_div(model.context_window)
-            .unwrap_or(0);
+        let totals = super::footer::session_totals(self.engine);
+        let context = super::footer::context_tokens(&self.engine.history);
+        let percent = if model.context_window > 0 {
+            context as f64 * 100.0 / model.context_window as f64
+        } else {
+            0.0
+        };
         let mark = if self.running.is_some() {
-            if self.waiting {
+            if self.waiting || self.busy.is_some() {
                 SPINNER[self.frame % SPINNER.len()].to_string()
             } else {
                 "●".to_string()
@@ -248,61 +211,122 @@ impl Ui<'_> {
         } else {
             "○".to_string()
         };
-        let mut text = format!(
-            "{mark} {}/{} · thinking {} · ↑{} ↓{} · ${:.3} · ctx {}%",
-            model.provider,
-            model.id,
-            self.engine.config.options.thinking.as_str(),
-            human(input),
-            human(output),
-            cost,
-            percent
-        );
+        let (width, height) = self.screen.size_now();
+        // (text, priority): what does not fit goes, lowest priority first.
+        let mut parts: Vec<(String, u8)> = vec![
+            (format!("{mark} {}/{}", model.provider, model.id), 9),
+            (format!("{width}×{height}"), 1),
+            (
+                format!("thinking {}", self.engine.config.options.thinking.as_str()),
+                5,
+            ),
+            (
+                format!(
+                    "↑{} ↓{} ${:.3}",
+                    human(totals.input),
+                    human(totals.output),
+                    totals.cost
+                ),
+                4,
+            ),
+            (
+                format!("ctx {percent:.1}% of {}", human(model.context_window)),
+                7,
+            ),
+        ];
+        if let Some(gate) = &self.engine.gatekeeper {
+            parts.push((gate.mode().as_str().to_string(), 3));
+        }
+        if let Some(branch) = &self.git_branch {
+            parts.push((format!("⎇ {branch}"), 2));
+        }
+        if let Some(name) = self.engine.store.name() {
+            parts.push((clip(&reveal_hidden(&sanitize(name)), 30), 2));
+        }
         if self.running.is_some() {
-            text.push_str(" · Esc aborts");
+            parts.push(("Esc aborts".into(), 8));
+        }
+        fit_parts(parts, width.saturating_sub(1))
+    }
+
+    /// The rows above the editor: the approval dialog, queued messages, the notice.
+    fn above_editor(&self) -> Vec<String> {
+        let style = self.style;
+        let width = self.screen.size_now().0.saturating_sub(1).max(10);
+        let mut rows = Vec::new();
+        rows.extend(self.dialog_rows(width));
+        for (follow_up, text) in &self.queued {
+            let what = if *follow_up { "follow-up" } else { "steering" };
+            rows.push(style.dim(&format!(
+                "  ⧗ {what} queued: {}",
+                clip(text, width.saturating_sub(24).max(10))
+            )));
         }
         if let Some(notice) = &self.notice {
-            text.push_str(" · ");
-            text.push_str(notice);
+            let spin = match self.busy {
+                Some(_) => format!("{} ", SPINNER[self.frame % SPINNER.len()]),
+                None => String::new(),
+            };
+            rows.push(style.yellow(&format!("{spin}{notice}")));
         }
-        text
+        rows
     }
 
     pub(super) fn redraw(&mut self) {
-        let width = terminal::width();
-        let mut lines = Vec::new();
-        if !self.partial.is_empty() {
-            let partial = match self.stream {
-                Stream::Thinking => self.style.dim(&self.partial),
-                _ => self.partial.clone(),
-            };
-            lines.push(partial);
-        }
-        if let Some(progress) = &self.tool_progress {
-            let line = format!("  ⎿ {}", clip(progress, width.saturating_sub(6).max(10)));
-            lines.push(self.style.dim(&line));
-        }
-        let footer = clip(&self.footer(), width.saturating_sub(1).max(10));
-        lines.push(self.style.dim(&footer));
-        let prompt = if self.approval.is_some() {
-            "reason› "
+        let (width, _) = self.screen.size_now();
+        let footer = self.footer();
+        let prompt = if self.denying { "reason› " } else { "› " };
+        let text = if self.denying {
+            self.reason.text()
         } else {
-            "› "
+            self.editor.text()
         };
-        let text = self.editor.text();
-        let before_cursor: String = text.chars().take(self.editor.cursor()).collect();
+        let cursor = if self.denying {
+            self.reason.cursor()
+        } else {
+            self.editor.cursor()
+        };
+        let before_cursor: String = text.chars().take(cursor).collect();
         let cursor_line = before_cursor.matches('\n').count();
         let cursor_col =
             visible_width(prompt) + before_cursor.rsplit('\n').next().map_or(0, text_width);
-        let first_editor_line = lines.len();
-        for (i, line) in text.split('\n').enumerate() {
-            let lead = if i == 0 { prompt } else { "  " };
-            lines.push(format!("{lead}{line}"));
-        }
-        self.screen
-            .draw_live(&lines, (first_editor_line + cursor_line, cursor_col), width);
+        let editor = text
+            .split('\n')
+            .enumerate()
+            .map(|(i, line)| format!("{}{line}", if i == 0 { prompt } else { "  " }))
+            .collect();
+        let chrome = Chrome {
+            above: self.above_editor(),
+            editor,
+            cursor: (cursor_line, cursor_col),
+            below: vec![self.style.dim(&footer)],
+        };
+        let look = Look {
+            width,
+            style: self.style,
+            show_thinking: self.show_thinking,
+            hyperlinks: self.hyperlinks,
+        };
+        self.screen.draw(&mut self.blocks, look, &chrome);
         self.screen.flush();
     }
+}
+
+/// Joins `parts` with ` · `, leaving out the lowest-priority ones until the
+/// line fits `width` columns (the last one left is clipped).
+fn fit_parts(mut parts: Vec<(String, u8)>, width: usize) -> String {
+    let join = |parts: &[(String, u8)]| {
+        parts
+            .iter()
+            .map(|(t, _)| t.as_str())
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    while parts.len() > 1 && text_width(&join(&parts)) > width {
+        let lowest = (0..parts.len()).min_by_key(|&i| parts[i].1).unwrap_or(0);
+        parts.remove(lowest);
+    }
+    clip(&join(&parts), width.max(10))
 }
 
 /// Splits `line` into pieces of at most `width` columns at spaces, keeping the
@@ -354,6 +378,24 @@ pub fn wrap_words(line: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_footer_drops_what_matters_least() {
+        let parts = || {
+            vec![
+                ("● model".to_string(), 9),
+                ("80×24".to_string(), 1),
+                ("ctx 1.0%".to_string(), 7),
+                ("Esc aborts".to_string(), 8),
+            ]
+        };
+        assert_eq!(
+            fit_parts(parts(), 80),
+            "● model · 80×24 · ctx 1.0% · Esc aborts"
+        );
+        assert_eq!(fit_parts(parts(), 32), "● model · ctx 1.0% · Esc aborts");
+        assert_eq!(fit_parts(parts(), 20), "● model · Esc aborts");
+    }
 
     #[test]
     fn words_wrap_at_spaces_and_long_words_are_cut() {

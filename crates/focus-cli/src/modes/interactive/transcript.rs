@@ -1,0 +1,114 @@
+//! A saved conversation as blocks, for when it changes under the user: a
+//! session opened with `-c`, `-r` or `--session`, `/resume`, `/tree`, `/fork`.
+//! Tool results go under their calls; summaries (compaction, a left branch) are
+//! marked blocks.
+
+use super::blocks::{Block, Kind, Streamed};
+use super::tool_view::ToolBlock;
+use crate::terminal::style::Style;
+use focus_core::message::{Content, Message, StopReason};
+use std::collections::HashMap;
+
+/// The blocks of `history`, all finished.
+pub fn history_blocks(history: &[Message], style: Style) -> Vec<Block> {
+    let mut results = HashMap::new();
+    for message in history {
+        if let Message::ToolResult(r) = message {
+            let text: Vec<&str> = r.content.iter().filter_map(Content::as_text).collect();
+            results.insert(
+                r.tool_call_id.to_string(),
+                (text.join("\n"), r.details.clone(), r.is_error),
+            );
+        }
+    }
+    let mut blocks = Vec::new();
+    for message in history {
+        match message {
+            Message::User(u) => {
+                let text: Vec<&str> = u.content.iter().filter_map(Content::as_text).collect();
+                let images = u
+                    .content
+                    .iter()
+                    .filter(|c| matches!(c, Content::Image { .. }))
+                    .count();
+                blocks.push(Block::done(Kind::User {
+                    text: text.join("\n"),
+                    images,
+                }));
+            }
+            Message::Assistant(a) => {
+                for content in &a.content {
+                    match content {
+                        Content::Text { text, .. } if !text.trim().is_empty() => {
+                            blocks.push(Block::done(Kind::Answer(Streamed::new(text))));
+                        }
+                        Content::Thinking {
+                            thinking,
+                            redacted: false,
+                            ..
+                        } if !thinking.trim().is_empty() => {
+                            blocks.push(Block::done(Kind::Thinking(Streamed::new(thinking))));
+                        }
+                        Content::ToolCall(call) => {
+                            let result = results.remove(call.id.as_str());
+                            let block =
+                                ToolBlock::ended(&call.id, &call.name, &call.arguments, result);
+                            blocks.push(Block::done(Kind::Tool(Box::new(block))));
+                        }
+                        _ => {}
+                    }
+                }
+                match a.stop_reason {
+                    StopReason::Error => {
+                        let error = a
+                            .error_message
+                            .as_deref()
+                            .unwrap_or("the model call failed");
+                        let error = focus_tools::output::sanitize(error);
+                        blocks.push(Block::done(Kind::Note(
+                            style.red(&format!("error: {error}")),
+                        )));
+                    }
+                    StopReason::Aborted => {
+                        blocks.push(Block::done(Kind::Note(style.dim("(aborted)"))));
+                    }
+                    _ => {}
+                }
+            }
+            Message::ToolResult(_) => {}
+            Message::Custom(c) => {
+                let label = match c.role.as_str() {
+                    "compactionSummary" => "summary of the earlier conversation (compacted)",
+                    "branchSummary" => "summary of a branch left behind",
+                    _ => continue,
+                };
+                let text = c.raw["summary"].as_str().unwrap_or("").to_string();
+                blocks.push(Block::done(Kind::Summary {
+                    label: label.into(),
+                    text,
+                }));
+            }
+        }
+    }
+    blocks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modes::interactive::blocks::Look;
+    use focus_core::message::UserMessage;
+
+    #[test]
+    fn a_history_becomes_blocks() {
+        let history = vec![Message::User(UserMessage::text("hi there", 0))];
+        let mut blocks = history_blocks(&history, Style::PLAIN);
+        let look = Look {
+            width: 40,
+            style: Style::PLAIN,
+            show_thinking: true,
+            hyperlinks: false,
+        };
+        assert_eq!(blocks[0].rows(&look), ["", "› hi there"]);
+    }
+}
