@@ -106,7 +106,7 @@ fn one_run(run: usize, signal: &str, number: i32, delay: Duration, rpc: bool, se
     );
     // Nothing focus started is still running.
     wait_until(&format!("{what}: the tool's processes ending"), || {
-        processes_with(&marker).is_empty()
+        !process_running(&marker)
     });
     // The session on disk is a valid history, and focus goes on from it.
     for file in s.session_files() {
@@ -137,19 +137,4 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
         assert!(Instant::now() < deadline, "{what}: did not happen");
         std::thread::sleep(Duration::from_millis(10));
     }
-}
-
-/// The pids of processes whose command line contains `needle`.
-fn processes_with(needle: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmdline).contains(needle) {
-            found.push(pid);
-        }
-    }
-    found
 }

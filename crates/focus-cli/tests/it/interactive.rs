@@ -1295,3 +1295,43 @@ fn a_long_command_to_approve_is_shown_whole() {
     pane.wait_for("the answer", "done");
     assert!(!s.work.join("file-01.txt").exists());
 }
+
+/// Closing the terminal window (SIGHUP) or SIGTERM while a tool runs: focus
+/// aborts the prompt, kills the tool's process group, answers the call in the
+/// session and exits with 128 + the signal's number.
+#[test]
+fn hangup_while_a_tool_runs_leaves_nothing_behind() {
+    if !tmux_available() {
+        return;
+    }
+    for (signal, number) in [("HUP", 1), ("TERM", 15)] {
+        let s = Sandbox::new();
+        let marker = format!("tui-hangup-marker-{}-{signal}", std::process::id());
+        let server = mock(&format!(
+            r#"{{"name":"h","steps":[
+          {{"reply":{{"toolCalls":[{{"name":"bash","arguments":{{"command":"exec -a {marker} sleep 60"}}}}]}}}},
+          {{"reply":{{"text":"not reached"}}}}]}}"#
+        ));
+        s.write_models(&server.url());
+        let pane = Pane::start(
+            &s,
+            &["--model", "mock-openai/m1", "--permission-mode", "auto"],
+        );
+        let pid = pane.focus_pid();
+        pane.type_text("wait for it");
+        pane.keys(&["Enter"]);
+        pane.wait_until("the tool running", || process_running(&marker));
+        assert!(Command::new("kill")
+            .args([&format!("-{signal}"), &pid.to_string()])
+            .status()
+            .unwrap()
+            .success());
+        pane.wait_for("focus exiting", &format!("FOCUS-EXITED-{}", 128 + number));
+        pane.wait_until("the tool's process ending", || !process_running(&marker));
+        let session = std::fs::read_to_string(&s.session_files()[0]).unwrap();
+        assert!(
+            session.contains(r#""role":"toolResult""#),
+            "SIG{signal}: the call was answered in the session: {session}"
+        );
+    }
+}

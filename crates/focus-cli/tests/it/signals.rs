@@ -72,7 +72,7 @@ fn termination_signals_stop_the_rpc_server_cleanly() {
         });
         // The sleep has started (its process carries the marker).
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-        while !running(&marker) {
+        while !process_running(&marker) {
             assert!(
                 std::time::Instant::now() < deadline,
                 "the tool never started"
@@ -81,7 +81,7 @@ fn termination_signals_stop_the_rpc_server_cleanly() {
         }
         assert_eq!(rpc.signal(signal), Some(128 + number), "SIG{signal}");
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-        while running(&marker) {
+        while process_running(&marker) {
             assert!(
                 std::time::Instant::now() < deadline,
                 "SIG{signal}: the tool's process was left running"
@@ -94,16 +94,4 @@ fn termination_signals_stop_the_rpc_server_cleanly() {
             "SIG{signal}: the call was answered in the session: {session}"
         );
     }
-}
-
-/// Whether a process whose command line holds `needle` runs.
-fn running(needle: &str) -> bool {
-    std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .any(|entry| {
-            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-            String::from_utf8_lossy(&cmdline).contains(needle)
-        })
 }

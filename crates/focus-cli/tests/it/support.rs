@@ -345,3 +345,16 @@ impl Drop for RpcClient {
 pub fn file_contains(path: &Path, needle: &str) -> bool {
     std::fs::read_to_string(path).is_ok_and(|t| t.contains(needle))
 }
+
+/// Whether a process whose command line holds `needle` runs (tests name a tool's
+/// process after a marker with `exec -a` to find one left behind).
+pub fn process_running(needle: &str) -> bool {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|entry| {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).contains(needle)
+        })
+}

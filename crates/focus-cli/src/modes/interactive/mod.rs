@@ -190,7 +190,12 @@ pub fn run(
     // streams (a burst of deltas is one frame), every TICK for the spinner.
     let mut last_draw = Instant::now();
     let mut dirty = false;
-    while !ui.quit {
+    // SIGTERM, SIGHUP (the terminal window closed) and SIGQUIT end focus cleanly:
+    // seen within a TICK, they stop the loop like a quit, and the running prompt
+    // is finished below (aborted, every tool call answered, the session written).
+    crate::terminal::signals::catch_interrupts();
+    let signals_before = crate::terminal::signals::interrupts();
+    while !ui.quit && crate::terminal::signals::interrupts() == signals_before {
         let wait = if dirty {
             FRAME.saturating_sub(last_draw.elapsed())
         } else {
@@ -225,16 +230,22 @@ pub fn run(
             dirty = false;
         }
     }
-    if let Some(handle) = &ui.running {
-        handle.abort();
-    }
+    let signalled = crate::terminal::signals::interrupts() > signals_before;
+    ui.stop_running_prompt(&receiver);
     ui.screen.finish();
     ui.screen.flush();
     out!("{KEYBOARD_OFF}");
     drop(raw);
     outln!();
-    0
+    if signalled {
+        crate::stopped_exit_code()
+    } else {
+        0
+    }
 }
+
+/// How long focus, quitting, waits for an aborted prompt to end.
+const STOP_LIMIT: Duration = Duration::from_secs(5);
 
 /// Reads raw bytes from the terminal on its own thread.
 fn spawn_key_reader(sender: SyncSender<Input>, resumed: Receiver<()>) {
@@ -303,6 +314,39 @@ impl Ui<'_> {
         }
         self.blocks.extend(history);
         self.screen.restart();
+    }
+
+    /// Quitting (or stopped by a signal) while a prompt runs: aborts it and waits
+    /// (at most [`STOP_LIMIT`]) for its end, recording its last events, so its
+    /// tools' process groups are killed and every tool call is answered in the
+    /// session. An approval still asked for is denied.
+    fn stop_running_prompt(&mut self, inputs: &Receiver<Input>) {
+        let Some(handle) = self.running.take() else {
+            return;
+        };
+        handle.abort();
+        let deny = |pending: crate::approval::PendingApproval| {
+            pending.answer(crate::approval::ApprovalAnswer::Deny(
+                "focus is quitting. Do not retry it.".into(),
+            ))
+        };
+        if let Some(pending) = self.approval.take() {
+            deny(pending);
+        }
+        let deadline = Instant::now() + STOP_LIMIT;
+        while Instant::now() < deadline {
+            match inputs.recv_timeout(Duration::from_millis(50)) {
+                Ok(Input::Event(event)) => self.engine.record(&event),
+                Ok(Input::Finished(end, history)) => {
+                    self.engine.record(&end);
+                    self.engine.history = history;
+                    return;
+                }
+                Ok(Input::Approval(pending)) => deny(pending),
+                Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+        }
     }
 
     fn handle(&mut self, input: Input) {
