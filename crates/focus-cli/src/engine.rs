@@ -158,6 +158,16 @@ impl Engine {
         if let Some(message) = self.store_warning.take() {
             on_notice(&json_object! {"type" => "warning", "message" => message});
         }
+        // An MCP server that died mid-run is told at once, not at the next prompt.
+        for warning in self
+            .mcp
+            .as_ref()
+            .map(McpManager::take_warnings)
+            .unwrap_or_default()
+        {
+            let message = format!("MCP: {warning}");
+            on_notice(&json_object! {"type" => "warning", "message" => message});
+        }
     }
 
     /// Takes the history back from a finished run.

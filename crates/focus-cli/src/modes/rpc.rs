@@ -189,6 +189,9 @@ pub fn run(
             Input::Event(event) => {
                 server.engine.record(&event);
                 write_event(&mut lines, &event);
+                server
+                    .engine
+                    .pass_on_warning(&mut |notice| write_line(notice));
             }
             Input::Finished(end, history) => {
                 server.engine.record(&end);

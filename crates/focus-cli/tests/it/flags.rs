@@ -489,3 +489,60 @@ fn mcp_servers_over_http_work_end_to_end() {
         "the tool's answer reached the model: {second}"
     );
 }
+
+/// An MCP server that dies in the middle of a run is reported at once, as a
+/// warning line before the run ends, not at the next prompt.
+#[test]
+fn an_mcp_server_that_dies_mid_run_is_reported_at_once() {
+    let s = Sandbox::new();
+    let script = s.root.join("dying_mcp.sh");
+    // The fake server, except that a call makes it exit.
+    std::fs::write(
+        &script,
+        FAKE_MCP.replace(
+            r#"*'"tools/call"'*) echo"#,
+            r#"*'"tools/call"'*) exit 3; echo"#,
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        s.home.join("settings.json"),
+        format!(
+            r#"{{"mcpServers":{{"fake":{{"command":"bash","args":["{}"]}}}}}}"#,
+            script.display()
+        ),
+    )
+    .unwrap();
+    let server = mock(
+        r#"{"name":"m","steps":[
+      {"reply":{"toolCalls":[{"name":"fake__echo_back","arguments":{"text":"x"}}]}},
+      {"reply":{"text":"done"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let out = s.run(
+        &[
+            "--mode",
+            "json",
+            "--permission-mode",
+            "auto",
+            "--model",
+            "mock-openai/m1",
+            "go",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_lines(&stdout(&out));
+    let warning = events
+        .iter()
+        .position(|e| {
+            e["type"].as_str() == Some("warning")
+                && e["message"].as_str().is_some_and(|m| m.contains("MCP"))
+        })
+        .unwrap_or_else(|| panic!("no MCP warning: {}", stdout(&out)));
+    let end = events
+        .iter()
+        .position(|e| e["type"].as_str() == Some("agent_end"))
+        .unwrap();
+    assert!(warning < end, "the warning came before the run ended");
+}
