@@ -593,25 +593,36 @@ impl Engine {
 /// stays flat.
 pub const INPUT_QUEUE_CAPACITY: usize = 1024;
 
+/// The most events forwarded as one input by [`follow_run`].
+const FORWARD_BATCH: usize = 256;
+
 /// Follows `run` to its end on a thread of its own, for the modes that keep
-/// reading input while the agent works: every event but the last goes to `inputs`
-/// as `event(…)` (until nobody listens), then the final `AgentEnd` and the history
+/// reading input while the agent works: the events but the last go to `inputs`
+/// as `events(…)`, in batches of what has arrived meanwhile (a streamed answer is
+/// tens of thousands of deltas; one wake-up of the mode per batch, not per delta),
+/// until nobody listens; then the final `AgentEnd` and the history
 /// ([`AgentRun::join`]) as `finished(…)`. A run that closed its events without an
 /// `AgentEnd` (a bug) is reported as one that ended with an error.
 pub fn follow_run<T: Send + 'static>(
     run: AgentRun,
     inputs: std::sync::mpsc::SyncSender<T>,
-    event: fn(AgentEvent) -> T,
+    events: fn(Vec<AgentEvent>) -> T,
     finished: fn(AgentEvent, Vec<Message>) -> T,
 ) {
     std::thread::spawn(move || {
         let mut end = None;
-        for next in run.events.iter() {
-            if matches!(next, AgentEvent::AgentEnd { .. }) {
-                end = Some(next);
-                continue;
+        while let Ok(first) = run.events.recv() {
+            let mut batch = vec![first];
+            while batch.len() < FORWARD_BATCH {
+                match run.events.try_recv() {
+                    Ok(next) => batch.push(next),
+                    Err(_) => break,
+                }
             }
-            if inputs.send(event(next)).is_err() {
+            if matches!(batch.last(), Some(AgentEvent::AgentEnd { .. })) {
+                end = batch.pop();
+            }
+            if !batch.is_empty() && inputs.send(events(batch)).is_err() {
                 return;
             }
         }

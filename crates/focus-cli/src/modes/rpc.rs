@@ -55,8 +55,8 @@ pub enum Input {
     Oversized(usize),
     /// stdin closed.
     Eof,
-    /// An event of the running prompt.
-    Event(AgentEvent),
+    /// Events of the running prompt, in order (forwarded in batches).
+    Events(Vec<AgentEvent>),
     /// The running prompt ended: its `agent_end` event and the full history,
     /// delivered together so the server is idle once a client sees `agent_end`.
     Finished(AgentEvent, Vec<Message>),
@@ -174,7 +174,8 @@ pub fn run(
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
-        let step_ended = matches!(input, Input::Event(AgentEvent::TurnEnd { .. }));
+        let step_ended = matches!(&input, Input::Events(events)
+            if events.iter().any(|e| matches!(e, AgentEvent::TurnEnd { .. })));
         match input {
             Input::Line(line) => server.handle_line(&line),
             Input::Oversized(n) => write_line(&error_response(
@@ -186,12 +187,14 @@ pub fn run(
                 eof = Some(std::time::Instant::now());
                 server.end_of_input();
             }
-            Input::Event(event) => {
-                server.engine.record(&event);
-                write_event(&mut lines, &event);
-                server
-                    .engine
-                    .pass_on_warning(&mut |notice| write_line(notice));
+            Input::Events(events) => {
+                for event in events {
+                    server.engine.record(&event);
+                    write_event(&mut lines, &event);
+                    server
+                        .engine
+                        .pass_on_warning(&mut |notice| write_line(notice));
+                }
             }
             Input::Finished(end, history) => {
                 server.engine.record(&end);
@@ -585,7 +588,7 @@ impl Server<'_> {
     fn start(&mut self, prompts: Vec<Message>) {
         let run = self.engine.spawn(prompts);
         self.running = Some(run.handle.clone());
-        crate::engine::follow_run(run, self.inputs.clone(), Input::Event, Input::Finished);
+        crate::engine::follow_run(run, self.inputs.clone(), Input::Events, Input::Finished);
     }
 
     /// After a run: the automatic compaction, if the context needs it. While its

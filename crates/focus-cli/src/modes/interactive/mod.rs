@@ -61,8 +61,8 @@ pub enum Input {
     KeysThenWait(Vec<u8>),
     /// stdin closed.
     Eof,
-    /// An event of the running prompt.
-    Event(AgentEvent),
+    /// Events of the running prompt, in order (forwarded in batches).
+    Events(Vec<AgentEvent>),
     /// The running prompt ended: its `agent_end` event and the full history.
     Finished(AgentEvent, Vec<Message>),
     /// A tool call waits for the user's decision.
@@ -336,7 +336,7 @@ impl Ui<'_> {
         let deadline = Instant::now() + STOP_LIMIT;
         while Instant::now() < deadline {
             match inputs.recv_timeout(Duration::from_millis(50)) {
-                Ok(Input::Event(event)) => self.engine.record(&event),
+                Ok(Input::Events(events)) => events.iter().for_each(|e| self.engine.record(e)),
                 Ok(Input::Finished(end, history)) => {
                     self.engine.record(&end);
                     self.engine.history = history;
@@ -365,9 +365,11 @@ impl Ui<'_> {
                 let _ = self.resume.send(());
             }
             Input::Eof => self.quit = true,
-            Input::Event(event) => {
-                self.engine.record(&event);
-                self.event(&event);
+            Input::Events(events) => {
+                for event in events {
+                    self.engine.record(&event);
+                    self.event(&event);
+                }
             }
             Input::Finished(end, history) => {
                 self.engine.record(&end);
@@ -536,7 +538,7 @@ impl Ui<'_> {
         self.waiting = true;
         self.notice = None;
         self.ctrl_c_armed = false;
-        crate::engine::follow_run(run, self.inputs.clone(), Input::Event, Input::Finished);
+        crate::engine::follow_run(run, self.inputs.clone(), Input::Events, Input::Finished);
     }
 
     fn finished(&mut self, history: Vec<Message>) {
