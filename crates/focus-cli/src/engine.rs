@@ -513,6 +513,14 @@ impl Engine {
             self.store.dir(),
         )?;
         self.store_warning = store.take_load_warning();
+        if let Some(gate) = &self.gatekeeper {
+            // Claude Code's `/resume`.
+            gate.set_session(store.id(), store.path());
+            let failures = gate.session_start("resume");
+            if !failures.is_empty() {
+                self.store_warning = Some(failures.join("; "));
+            }
+        }
         self.store = store;
         self.history = history;
         Ok(())

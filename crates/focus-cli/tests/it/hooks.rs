@@ -129,15 +129,24 @@ fn user_prompt_submit_block_json_and_other_failures_refuse_too() {
 
 #[test]
 fn user_prompt_submit_stdout_is_added_to_the_prompt() {
-    let s = Sandbox::new();
-    let (command, _) = hook(&s, "ups", "echo 'current branch: feature-x'");
-    settings(&s, &[("UserPromptSubmit", &command)]);
-    let server = mock(ANSWERS);
-    let out = print(&s, &server.url(), "what branch?");
-    assert!(out.status.success(), "{}", stderr(&out));
-    let body = server.requests()[0].body_text();
-    assert!(body.contains("what branch?"), "{body}");
-    assert!(body.contains("current branch: feature-x"), "{body}");
+    for body in [
+        "echo 'current branch: feature-x'",
+        r#"echo '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"current branch: feature-x"}}'"#,
+    ] {
+        let s = Sandbox::new();
+        let (command, _) = hook(&s, "ups", body);
+        settings(&s, &[("UserPromptSubmit", &command)]);
+        let server = mock(ANSWERS);
+        let out = print(&s, &server.url(), "what branch?");
+        assert!(out.status.success(), "{}", stderr(&out));
+        let sent = server.requests()[0].body_text();
+        assert!(sent.contains("what branch?"), "{sent}");
+        assert!(sent.contains("current branch: feature-x"), "{sent}");
+        assert!(
+            !sent.contains("hookSpecificOutput"),
+            "JSON is read, not pasted: {sent}"
+        );
+    }
 }
 
 #[test]
@@ -207,6 +216,29 @@ fn session_start_context_reaches_the_first_prompt_and_session_end_runs_at_exit()
     assert_eq!(ended[0]["hook_event_name"].as_str(), Some("SessionEnd"));
     assert_eq!(ended[0]["reason"].as_str(), Some("other"));
     assert_eq!(ended[0]["session_id"], started[0]["session_id"]);
+}
+
+#[test]
+fn a_new_session_ends_the_old_one_and_starts_again_with_source_clear() {
+    let s = Sandbox::new();
+    let (start, start_log) = hook(&s, "start", "exit 0");
+    let (end, end_log) = hook(&s, "end", "exit 0");
+    settings(&s, &[("SessionStart", &start), ("SessionEnd", &end)]);
+    let server = mock(ANSWERS);
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    rpc.call(1, r#"{"id":1,"type":"new_session"}"#);
+    assert_eq!(rpc.close(), 0);
+    let started = logged(&start_log);
+    let sources: Vec<_> = started.iter().map(|v| v["source"].as_str()).collect();
+    assert_eq!(sources, [Some("startup"), Some("clear")]);
+    let ended = logged(&end_log);
+    let reasons: Vec<_> = ended.iter().map(|v| v["reason"].as_str()).collect();
+    assert_eq!(reasons, [Some("clear"), Some("other")]);
+    // Each end names the session it ends.
+    assert_eq!(ended[0]["session_id"], started[0]["session_id"]);
+    assert_eq!(ended[1]["session_id"], started[1]["session_id"]);
+    assert_ne!(started[0]["session_id"], started[1]["session_id"]);
 }
 
 #[test]

@@ -143,7 +143,12 @@ impl Run<'_> {
                 }
                 continue;
             }
-            match self.stop_hook(continuations) {
+            let go_on = self.stop_hook(continuations);
+            // An abort while the hook ran wins; its message is not queued.
+            if self.handle.cancel_token().is_cancelled() {
+                return EndReason::Aborted;
+            }
+            match go_on {
                 Some(message) => {
                     continuations += 1;
                     incoming.push(message);
