@@ -291,3 +291,41 @@ fn cap(mut text: String) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdout_is_context_unless_it_is_a_decision() {
+        assert_eq!(read_stdout("  \n"), (None, None));
+        assert_eq!(
+            read_stdout("branch main\n"),
+            (Some("branch main".into()), None)
+        );
+        // Text that only looks like JSON is context as it is.
+        assert_eq!(read_stdout("{not json"), (Some("{not json".into()), None));
+        assert_eq!(
+            read_stdout(r#"{"decision":"block","reason":"no"}"#),
+            (None, Some("no".into()))
+        );
+        assert_eq!(
+            read_stdout(r#"{"continue":false,"stopReason":"halt"}"#),
+            (None, Some("halt".into()))
+        );
+        assert_eq!(
+            read_stdout(r#"{"hookSpecificOutput":{"additionalContext":"ctx"}}"#),
+            (Some("ctx".into()), None)
+        );
+        assert_eq!(read_stdout(r#"{"suppressOutput":true}"#), (None, None));
+    }
+
+    #[test]
+    fn long_context_is_capped_at_a_character_boundary() {
+        let capped = cap("é".repeat(MAX_HOOK_OUTPUT));
+        assert!(capped.ends_with("[hook output truncated]"));
+        assert!(capped.len() < MAX_HOOK_OUTPUT + 40);
+        assert_eq!(claude_mode_name("accept-edits"), "acceptEdits");
+        assert_eq!(claude_mode_name("plan"), "plan");
+    }
+}
