@@ -128,6 +128,35 @@ fn user_prompt_submit_block_json_and_other_failures_refuse_too() {
 }
 
 #[test]
+fn user_prompt_submit_refusal_reaches_an_rpc_client_and_the_next_prompt_goes_through() {
+    let s = Sandbox::new();
+    let (command, _) = hook(
+        &s,
+        "ups",
+        r#"case "$input" in *password*) echo 'no passwords' >&2; exit 2;; esac"#,
+    );
+    settings(&s, &[("UserPromptSubmit", &command)]);
+    let server = mock(ANSWERS);
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    rpc.call(
+        1,
+        r#"{"id":1,"type":"prompt","message":"my password is x"}"#,
+    );
+    let end = rpc.agent_end();
+    assert_eq!(end["reason"].as_str(), Some("error"), "{end:?}");
+    assert!(end["errorMessage"]
+        .as_str()
+        .is_some_and(|m| m.contains("no passwords")));
+    assert!(server.requests().is_empty());
+    rpc.call(2, r#"{"id":2,"type":"prompt","message":"hello"}"#);
+    rpc.agent_end();
+    assert_eq!(server.requests().len(), 1);
+    assert!(!server.requests()[0].body_text().contains("password"));
+    assert_eq!(rpc.close(), 0);
+}
+
+#[test]
 fn user_prompt_submit_stdout_is_added_to_the_prompt() {
     for body in [
         "echo 'current branch: feature-x'",
