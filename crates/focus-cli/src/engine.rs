@@ -146,11 +146,19 @@ impl Engine {
         }
     }
 
-    /// Keeps the session in step with one event: every finished message is appended.
+    /// Keeps the session in step with one event: every finished message is appended;
+    /// at the run's end, hook failures become the warning.
     pub fn record(&mut self, event: &AgentEvent) {
         if let AgentEvent::MessageEnd { message } = event {
             if let Err(error) = self.store.append_message(message) {
                 self.store_warning = Some(format!("could not save the session: {error}"));
+            }
+        }
+        // A hook that failed during the run (a Stop hook) is told once, at its end.
+        if let (AgentEvent::AgentEnd { .. }, Some(gate)) = (event, &self.gatekeeper) {
+            let failures = gate.take_hook_failures();
+            if !failures.is_empty() {
+                self.store_warning = Some(failures.join("; "));
             }
         }
     }

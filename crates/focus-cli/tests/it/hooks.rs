@@ -226,6 +226,24 @@ fn a_stop_hook_that_always_blocks_is_cut_off() {
 }
 
 #[test]
+fn a_crashing_stop_hook_lets_the_agent_stop_with_a_warning() {
+    let s = Sandbox::new();
+    let (command, log) = hook(&s, "stop", "echo 'stop hook broke' >&2; exit 1");
+    settings(&s, &[("Stop", &command)]);
+    let server = mock(ANSWERS);
+    let out = print(&s, &server.url(), "go");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(server.requests().len(), 1);
+    assert_eq!(logged(&log).len(), 1);
+    assert!(
+        stderr(&out).contains("Stop hook failed (exit 1"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("stop hook broke"), "{}", stderr(&out));
+}
+
+#[test]
 fn session_start_context_reaches_the_first_prompt_and_session_end_runs_at_exit() {
     let s = Sandbox::new();
     let (start, start_log) = hook(&s, "start", "echo 'house rule: tabs'");

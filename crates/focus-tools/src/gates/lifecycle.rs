@@ -112,16 +112,26 @@ impl Gatekeeper {
     /// because of a Stop hook.
     pub fn stop(&self, active: bool) -> Option<String> {
         let fields = json_object! {"stop_hook_active" => active};
-        let reasons: Vec<String> = self
-            .run_event(HookEvent::Stop, "", fields)
-            .into_iter()
-            .filter_map(|(_, run)| match run.code {
-                Some(0) => json_block_reason(&run.stdout),
-                Some(2) => Some(nonempty(run.stderr.trim())),
-                _ => None,
-            })
-            .collect();
+        let mut reasons = Vec::new();
+        for (hook, run) in self.run_event(HookEvent::Stop, "", fields) {
+            match run.code {
+                Some(0) => reasons.extend(json_block_reason(&run.stdout)),
+                Some(2) => reasons.push(nonempty(run.stderr.trim())),
+                _ => super::lock(&self.hook_failures).push(format!(
+                    "Stop hook failed ({}, command `{}`), so the agent stopped: {}",
+                    run.ending,
+                    hook.command,
+                    nonempty(&run.output)
+                )),
+            }
+        }
         (!reasons.is_empty()).then(|| cap(format!("Stop hook feedback:\n{}", reasons.join("\n"))))
+    }
+
+    /// The hook failures nothing stopped for since the last call (a `Stop` hook
+    /// that crashed), one line each, for the user.
+    pub fn take_hook_failures(&self) -> Vec<String> {
+        std::mem::take(&mut *super::lock(&self.hook_failures))
     }
 
     /// Runs the `SessionStart` hooks (`source`: `startup`, `resume` or `clear`);

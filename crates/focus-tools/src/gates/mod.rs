@@ -76,6 +76,9 @@ pub struct Gatekeeper {
     session: Mutex<lifecycle::SessionRef>,
     /// What `SessionStart` hooks printed, waiting for the first prompt.
     start_context: Mutex<Option<String>>,
+    /// Hooks that failed where nothing stops for it (a `Stop` hook that crashed),
+    /// one line each, until the front end takes them.
+    hook_failures: Mutex<Vec<String>>,
 }
 
 impl Gatekeeper {
@@ -95,6 +98,7 @@ impl Gatekeeper {
             cwd,
             session: Mutex::new(lifecycle::SessionRef::default()),
             start_context: Mutex::new(None),
+            hook_failures: Mutex::new(Vec::new()),
         }
     }
 
