@@ -89,6 +89,10 @@ impl Engine {
     /// tool list is rebuilt first; MCP warnings become the store warning.
     pub fn spawn(&mut self, prompts: Vec<Message>) -> AgentRun {
         self.refresh_mcp_tools();
+        if let Some(gate) = &self.gatekeeper {
+            // The session may have changed since the last run (`/new`, a fork).
+            gate.set_session(self.store.id(), self.store.path());
+        }
         let mut config = self.config.clone();
         if let Some(source) = self.prompt.clone() {
             let specs: Vec<_> = config.tools.iter().map(|t| t.spec()).collect();
@@ -142,11 +146,19 @@ impl Engine {
         }
     }
 
-    /// Keeps the session in step with one event: every finished message is appended.
+    /// Keeps the session in step with one event: every finished message is appended;
+    /// at the run's end, hook failures become the warning.
     pub fn record(&mut self, event: &AgentEvent) {
         if let AgentEvent::MessageEnd { message } = event {
             if let Err(error) = self.store.append_message(message) {
                 self.store_warning = Some(format!("could not save the session: {error}"));
+            }
+        }
+        // A hook that failed during the run (a Stop hook) is told once, at its end.
+        if let (AgentEvent::AgentEnd { .. }, Some(gate)) = (event, &self.gatekeeper) {
+            let failures = gate.take_hook_failures();
+            if !failures.is_empty() {
+                self.store_warning = Some(failures.join("; "));
             }
         }
     }
@@ -341,6 +353,9 @@ impl Engine {
         retry: impl FnOnce(&mut Engine) -> bool,
     ) -> Result<bool, String> {
         notify(&json_object! {"type" => "auto_compaction_start", "reason" => reason});
+        if let Some(gate) = &self.gatekeeper {
+            gate.pre_compact("auto", None);
+        }
         // The summary is a model call that can take a minute: `watch` may cancel
         // it, as an abort would a run.
         let compacted = watching(|cancel| self.compact_with(None, cancel), watch);
@@ -391,6 +406,15 @@ impl Engine {
     }
 }
 
+impl Drop for Engine {
+    /// The conversation is over: the `SessionEnd` hooks run (reason `other`).
+    fn drop(&mut self) {
+        if let Some(gate) = &self.gatekeeper {
+            gate.session_end("other");
+        }
+    }
+}
+
 /// What to do after a run ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AfterRun {
@@ -436,6 +460,9 @@ impl Engine {
     /// Compacts the history now (the `/compact` and RPC `compact` commands), with
     /// optional extra instructions for the summary; returns the result as JSON.
     pub fn compact(&mut self, instructions: Option<&str>) -> Result<Value, String> {
+        if let Some(gate) = &self.gatekeeper {
+            gate.pre_compact("manual", instructions);
+        }
         let compacted = self.compact_with(instructions, &CancelToken::new());
         if compacted.is_ok() {
             self.compaction_failures = 0;
@@ -479,6 +506,15 @@ impl Engine {
         };
         let (mut store, history) = Store::open(&request, cwd, self.store.dir())?;
         self.store_warning = store.take_load_warning();
+        if let Some(gate) = &self.gatekeeper {
+            // Claude Code's `/clear`: the old session ends, a new one starts.
+            gate.session_end("clear");
+            gate.set_session(store.id(), store.path());
+            let failures = gate.session_start("clear");
+            if !failures.is_empty() {
+                self.store_warning = Some(failures.join("; "));
+            }
+        }
         self.store = store;
         self.history = history;
         Ok(())
@@ -495,6 +531,14 @@ impl Engine {
             self.store.dir(),
         )?;
         self.store_warning = store.take_load_warning();
+        if let Some(gate) = &self.gatekeeper {
+            // Claude Code's `/resume`.
+            gate.set_session(store.id(), store.path());
+            let failures = gate.session_start("resume");
+            if !failures.is_empty() {
+                self.store_warning = Some(failures.join("; "));
+            }
+        }
         self.store = store;
         self.history = history;
         Ok(())

@@ -202,6 +202,12 @@ pub fn build_engine(
         errln!("focus: {warning}");
     }
     config.gate = Some(gatekeeper.clone());
+    config.prompt_hooks = Some(gatekeeper.clone());
+    gatekeeper.set_session(store.id(), store.path());
+    let source = if is_new_session { "startup" } else { "resume" };
+    for failure in gatekeeper.session_start(source) {
+        errln!("focus: {failure}");
+    }
     let prompt = seams::PromptSource {
         cwd: cwd.to_path_buf(),
         replace,

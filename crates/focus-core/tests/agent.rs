@@ -932,3 +932,75 @@ fn the_system_prompt_is_rebuilt_before_every_model_call() {
         .collect();
     assert_eq!(prompts, ["prompt #1", "prompt #2"]);
 }
+
+/// Prompt hooks for the tests: refuse prompts containing `secret`, add `ctx` to
+/// the others, and ask to go on at every stop (counting the calls).
+struct TestPromptHooks {
+    stops: AtomicUsize,
+}
+
+impl focus_core::agent::PromptHooks for TestPromptHooks {
+    fn before_prompt(&self, prompt: &Message) -> Result<Option<String>, String> {
+        let text = match prompt {
+            Message::User(u) => u.content.iter().filter_map(Content::as_text).collect(),
+            _ => String::new(),
+        };
+        if text.contains("secret") {
+            return Err("no secrets".into());
+        }
+        Ok(Some("ctx".into()))
+    }
+
+    fn before_stop(&self, _history: &[Message], continuations: u32) -> Option<String> {
+        assert_eq!(
+            self.stops.fetch_add(1, Ordering::SeqCst),
+            continuations as usize
+        );
+        Some(format!("keep going {continuations}"))
+    }
+}
+
+#[test]
+fn prompt_hooks_refuse_add_context_and_keep_going_at_most_three_times() {
+    let hooks = Arc::new(TestPromptHooks {
+        stops: AtomicUsize::new(0),
+    });
+    // Refused: nothing reaches the provider.
+    let provider = Arc::new(ScriptedProvider::new(vec![Reply::text("never")]));
+    let mut cfg = config(&provider, vec![]);
+    cfg.prompt_hooks = Some(hooks.clone());
+    let out = run(cfg, vec![], vec![user("my secret")]);
+    assert_eq!(out.reason, EndReason::Error("no secrets".into()));
+    assert!(provider.requests().is_empty());
+    assert!(out.history.is_empty());
+    assert_eq!(hooks.stops.load(Ordering::SeqCst), 0);
+
+    // Allowed: the context is added; each stop goes on, three times at most.
+    let provider = Arc::new(ScriptedProvider::new(
+        (0..5).map(|i| Reply::text(&format!("a{i}"))).collect(),
+    ));
+    let mut cfg = config(&provider, vec![]);
+    cfg.prompt_hooks = Some(hooks.clone());
+    let out = run(cfg, vec![], vec![user("hello")]);
+    assert_eq!(out.reason, EndReason::Completed);
+    assert_eq!(provider.requests().len(), 4);
+    assert_eq!(hooks.stops.load(Ordering::SeqCst), 3);
+    let Message::User(first) = &out.history[0] else {
+        panic!("not a user message")
+    };
+    let texts: Vec<&str> = first.content.iter().filter_map(Content::as_text).collect();
+    assert_eq!(texts, ["hello", "ctx"]);
+    assert_eq!(
+        roles(&out.history),
+        [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant"
+        ]
+    );
+}

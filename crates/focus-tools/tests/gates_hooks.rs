@@ -5,7 +5,7 @@ mod gates_support;
 
 use focus_core::json::parse_str;
 use focus_core::tool::{GateDecision, ToolGate, ToolOutput};
-use focus_tools::gates::hooks::HookConfig;
+use focus_tools::gates::hooks::{HookConfig, HookEvent};
 use focus_tools::gates::{Gatekeeper, Mode, NonInteractiveApprover};
 use gates_support::*;
 use std::path::Path;
@@ -244,17 +244,39 @@ fn permission_runs_before_hooks() {
 #[test]
 fn hook_settings_errors_name_the_key() {
     let err = |text: &str| HookConfig::from_json(&parse_str(text).unwrap()).unwrap_err();
-    // An event focus does not know, or does not run, is a warning, never a
-    // refusal to start: Claude Code's settings load as they are.
+    // An event focus does not know, or that never fires (no subagents), is a
+    // warning, never a refusal to start: Claude Code's settings load as they are.
     let loaded = HookConfig::from_json(
-        &parse_str(r#"{"hooks": {"PreToolUze": [], "Stop": [{"hooks": [{"command": "x"}]}]}}"#)
-            .unwrap(),
+        &parse_str(
+            r#"{"hooks": {"PreToolUze": [], "SubagentStop": [{"hooks": [{"command": "x"}]}]}}"#,
+        )
+        .unwrap(),
     )
     .unwrap();
     assert!(loaded.hooks.is_empty());
     assert_eq!(loaded.warnings.len(), 2, "{:?}", loaded.warnings);
     assert!(loaded.warnings[0].contains("hooks.PreToolUze: unknown hook event"));
-    assert!(loaded.warnings[1].contains("hooks.Stop: a Claude Code hook event focus does not run"));
+    assert!(loaded.warnings[1].contains("hooks.SubagentStop: focus has no subagents"));
+    // Every other Claude Code event is read and kept, matcher or not.
+    let all = HookConfig::from_json(
+        &parse_str(
+            r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"command": "a"}]}],
+            "Stop": [{"hooks": [{"command": "b"}]}],
+            "SessionStart": [{"matcher": "startup", "hooks": [{"command": "c"}]}],
+            "SessionEnd": [{"hooks": [{"command": "d"}]}],
+            "PreCompact": [{"matcher": "manual", "hooks": [{"command": "e"}]}],
+            "Notification": [{"hooks": [{"command": "f"}]}]}}"#,
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert!(all.warnings.is_empty(), "{:?}", all.warnings);
+    assert_eq!(all.hooks.len(), 6);
+    assert_eq!(all.matching(HookEvent::SessionStart, "startup").count(), 1);
+    assert_eq!(all.matching(HookEvent::SessionStart, "resume").count(), 0);
+    assert_eq!(all.matching(HookEvent::PreCompact, "auto").count(), 0);
+    // Claude Code ignores the matcher of UserPromptSubmit and Stop.
+    assert_eq!(all.matching(HookEvent::Stop, "anything").count(), 1);
     assert!(
         err(r#"{"hooks": {"PreToolUse": [{"matcher": "x", "hooks": [{"command": ""}]}]}}"#)
             .contains("hooks.PreToolUse[0].hooks[0].command")

@@ -5,6 +5,7 @@ mod choice;
 mod crash;
 mod export;
 mod flags;
+mod hooks;
 mod hostile;
 mod interactive;
 mod keys;

@@ -19,6 +19,26 @@ pub type ConvertToLlm = dyn Fn(&[Message]) -> Vec<Message> + Send + Sync;
 /// Builds the system prompt for one model call (see [`AgentConfig::system_prompt_source`]).
 pub type SystemPromptSource = dyn Fn() -> String + Send + Sync;
 
+/// What a front end runs around prompts (Claude Code's `UserPromptSubmit` and
+/// `Stop` hooks). The loop calls it; what it runs is the front end's business.
+pub trait PromptHooks: Send + Sync {
+    /// Called with each user prompt before it is delivered (the first prompts,
+    /// follow-ups, steering). `Err(reason)`: the prompt is refused and the run ends
+    /// with that reason, nothing sent. `Ok(Some(text))`: `text` is added to the
+    /// prompt as an extra text block (context for the model).
+    fn before_prompt(&self, prompt: &Message) -> Result<Option<String>, String>;
+    /// Called when the run would end because the model answered without tools.
+    /// `continuations` is how many times this was answered with `Some` for the
+    /// current prompt. `Some(text)`: the run goes on with `text` as a new user
+    /// message. At most [`MAX_STOP_CONTINUATIONS`] times per prompt.
+    fn before_stop(&self, history: &[Message], continuations: u32) -> Option<String>;
+}
+
+/// How many times [`PromptHooks::before_stop`] may keep one prompt's run going;
+/// after that the run ends whatever it answers (a guard against a hook that
+/// always says "continue").
+pub const MAX_STOP_CONTINUATIONS: u32 = 3;
+
 /// The default round-trip limit of [`AgentConfig::new`]: generous, it only catches a
 /// model stuck in a loop.
 pub const DEFAULT_MAX_TURNS: usize = 200;
@@ -53,6 +73,8 @@ pub struct AgentConfig {
     pub transform_context: Option<Arc<TransformContext>>,
     /// Converts the history for the model; default: drop `Message::Custom`.
     pub convert_to_llm: Option<Arc<ConvertToLlm>>,
+    /// Runs around prompts (refuse, add context, keep going); see [`PromptHooks`].
+    pub prompt_hooks: Option<Arc<dyn PromptHooks>>,
 }
 
 impl AgentConfig {
@@ -70,6 +92,7 @@ impl AgentConfig {
             max_failed_turns: DEFAULT_MAX_FAILED_TURNS,
             transform_context: None,
             convert_to_llm: None,
+            prompt_hooks: None,
         }
     }
 }

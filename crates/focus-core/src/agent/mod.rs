@@ -38,7 +38,10 @@ pub mod testing;
 
 use std::thread::JoinHandle;
 
-pub use config::{AgentConfig, ConvertToLlm, SystemPromptSource, TransformContext};
+pub use config::{
+    AgentConfig, ConvertToLlm, PromptHooks, SystemPromptSource, TransformContext,
+    MAX_STOP_CONTINUATIONS,
+};
 pub use handle::AgentHandle;
 pub use invariants::{check_event_grammar, check_history, repair_history};
 pub use queue::{event_queue, EventReceiver, EventSender};

@@ -87,6 +87,11 @@ impl Run<'_> {
             return EndReason::Error(why);
         }
         let mut incoming = prompts; // delivered at the start of the next turn
+        if let Err(why) = self.check_prompts(&mut incoming) {
+            return EndReason::Error(why);
+        }
+        // Times a Stop hook kept the current prompt going.
+        let mut continuations = 0;
         loop {
             // One prompt: the limits count per prompt, so a follow-up starts afresh.
             let (mut turns, mut failed_streak) = (0, 0);
@@ -100,7 +105,12 @@ impl Run<'_> {
                 }
                 // Steering is read here, after the previous tool batch finished in
                 // full and before the next model call: no call is ever skipped.
-                incoming.extend(self.handle.take_steering());
+                let mut steering = self.handle.take_steering();
+                if let Err(why) = self.check_prompts(&mut steering) {
+                    self.handle.requeue_follow_ups(incoming);
+                    return EndReason::Error(why);
+                }
+                incoming.extend(steering);
                 let (assistant, results) = self.turn(std::mem::take(&mut incoming));
                 turns += 1;
                 match assistant.stop_reason {
@@ -126,10 +136,64 @@ impl Run<'_> {
                 return EndReason::Aborted;
             }
             incoming = self.handle.take_follow_ups();
-            if incoming.is_empty() {
-                return EndReason::Completed;
+            if !incoming.is_empty() {
+                continuations = 0;
+                if let Err(why) = self.check_prompts(&mut incoming) {
+                    return EndReason::Error(why);
+                }
+                continue;
+            }
+            let go_on = self.stop_hook(continuations);
+            // An abort while the hook ran wins; its message is not queued.
+            if self.handle.cancel_token().is_cancelled() {
+                return EndReason::Aborted;
+            }
+            match go_on {
+                Some(message) => {
+                    continuations += 1;
+                    incoming.push(message);
+                }
+                None => return EndReason::Completed,
             }
         }
+    }
+
+    /// Passes each user prompt in `prompts` through [`PromptHooks::before_prompt`]:
+    /// context it returns is added to the prompt; a refusal is the run's error.
+    fn check_prompts(&self, prompts: &mut [Message]) -> Result<(), String> {
+        let Some(hooks) = &self.config.prompt_hooks else {
+            return Ok(());
+        };
+        for prompt in prompts.iter_mut() {
+            if !matches!(prompt, Message::User(_)) {
+                continue;
+            }
+            let added = catch_unwind(AssertUnwindSafe(|| hooks.before_prompt(prompt)))
+                .unwrap_or_else(|panic| Err(panic_text(&*panic)))?;
+            if let (Some(text), Message::User(user)) = (added, prompt) {
+                user.content.push(crate::message::Content::text(text));
+            }
+        }
+        Ok(())
+    }
+
+    /// Asks [`PromptHooks::before_stop`] whether the run goes on; the message to
+    /// deliver when it does (never more than [`super::MAX_STOP_CONTINUATIONS`]
+    /// times per prompt).
+    fn stop_hook(&self, continuations: u32) -> Option<Message> {
+        let hooks = self.config.prompt_hooks.as_ref()?;
+        if continuations >= super::MAX_STOP_CONTINUATIONS {
+            return None;
+        }
+        let text = catch_unwind(AssertUnwindSafe(|| {
+            hooks.before_stop(&self.history, continuations)
+        }))
+        .ok()
+        .flatten()?;
+        Some(Message::User(crate::message::UserMessage::text(
+            text,
+            crate::message::now_ms(),
+        )))
     }
 
     /// Whether the run must stop instead of starting another turn.

@@ -1,5 +1,7 @@
-//! User hooks: shell commands from settings run before and after tool calls, as in
-//! Claude Code.
+//! User hooks: shell commands from settings run at Claude Code's hook events. This
+//! file reads the settings, runs one hook, and runs the tool-call events
+//! (`PreToolUse`, `PostToolUse`); the other events are in
+//! [`lifecycle`](super::lifecycle).
 //!
 //! ```json
 //! "hooks": {
@@ -36,22 +38,64 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-/// When a hook runs.
+/// When a hook runs (Claude Code's event names; see `docs/permissions.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HookEvent {
     /// Before a call; may block it.
     PreToolUse,
     /// After a call; may add to its output.
     PostToolUse,
+    /// Before a user prompt is sent; may refuse it or add context.
+    UserPromptSubmit,
+    /// When the agent would stop; may make it go on.
+    Stop,
+    /// When a session starts (or is resumed, or replaced by `/new`); may add context.
+    SessionStart,
+    /// When a session ends (focus exits, or `/new`); output ignored.
+    SessionEnd,
+    /// Before a compaction; output ignored.
+    PreCompact,
+    /// When focus waits for the user to approve a call; output ignored.
+    Notification,
 }
 
 impl HookEvent {
+    /// Every event focus runs.
+    pub const ALL: [HookEvent; 8] = [
+        HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
+        HookEvent::UserPromptSubmit,
+        HookEvent::Stop,
+        HookEvent::SessionStart,
+        HookEvent::SessionEnd,
+        HookEvent::PreCompact,
+        HookEvent::Notification,
+    ];
+
     /// The settings spelling.
     pub fn as_str(self) -> &'static str {
         match self {
             HookEvent::PreToolUse => "PreToolUse",
             HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::Stop => "Stop",
+            HookEvent::SessionStart => "SessionStart",
+            HookEvent::SessionEnd => "SessionEnd",
+            HookEvent::PreCompact => "PreCompact",
+            HookEvent::Notification => "Notification",
         }
+    }
+
+    /// The event spelled `name` in settings.
+    pub fn parse(name: &str) -> Option<HookEvent> {
+        HookEvent::ALL.into_iter().find(|e| e.as_str() == name)
+    }
+
+    /// Whether a group's `matcher` means something for this event (a tool name, a
+    /// session start's `source`, a compaction's `trigger`, …). For the others
+    /// (`UserPromptSubmit`, `Stop`) it is ignored, as in Claude Code.
+    pub fn uses_matcher(self) -> bool {
+        !matches!(self, HookEvent::UserPromptSubmit | HookEvent::Stop)
     }
 }
 
@@ -72,7 +116,7 @@ pub struct Hook {
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Longest hook output kept in a reason or appended to a result.
-const MAX_HOOK_OUTPUT: usize = 10_000;
+pub(crate) const MAX_HOOK_OUTPUT: usize = 10_000;
 
 impl Hook {
     /// Whether the hook applies to `tool_name`.
@@ -82,18 +126,10 @@ impl Hook {
     }
 }
 
-/// Claude Code's hook events that focus accepts in settings but does not run
-/// (yet): a settings file written for Claude Code loads, with a warning naming
-/// each, instead of being refused.
-pub const NOT_RUN_EVENTS: [&str; 7] = [
-    "UserPromptSubmit",
-    "Stop",
-    "SubagentStop",
-    "SessionStart",
-    "SessionEnd",
-    "PreCompact",
-    "Notification",
-];
+/// Claude Code's hook events that focus accepts in settings but does not run: a
+/// settings file written for Claude Code loads, with a warning naming each,
+/// instead of being refused. `SubagentStop` never fires: focus has no subagents.
+pub const NOT_RUN_EVENTS: [&str; 1] = ["SubagentStop"];
 
 /// All configured hooks.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -118,18 +154,19 @@ impl HookConfig {
             .as_object()
             .ok_or_else(|| format!("`hooks` must be an object, found {}", hooks.type_name()))?;
         for (event_name, groups) in events.iter() {
-            let event = match event_name {
-                "PreToolUse" => HookEvent::PreToolUse,
-                "PostToolUse" => HookEvent::PostToolUse,
-                known if NOT_RUN_EVENTS.contains(&known) => {
+            let event = match HookEvent::parse(event_name) {
+                Some(event) => event,
+                None if NOT_RUN_EVENTS.contains(&event_name) => {
                     config.warnings.push(format!(
-                        "hooks.{known}: a Claude Code hook event focus does not run; its hooks are ignored (focus runs PreToolUse and PostToolUse)"
+                        "hooks.{event_name}: focus has no subagents, so this Claude Code hook event never fires; its hooks are ignored"
                     ));
                     continue;
                 }
-                other => {
+                None => {
+                    let known: Vec<&str> = HookEvent::ALL.iter().map(|e| e.as_str()).collect();
                     config.warnings.push(format!(
-                        "hooks.{other}: unknown hook event, ignored (focus runs PreToolUse and PostToolUse)"
+                        "hooks.{event_name}: unknown hook event, ignored (focus runs {})",
+                        known.join(", ")
                     ));
                     continue;
                 }
@@ -177,15 +214,16 @@ impl HookConfig {
         Ok(config)
     }
 
-    /// The hooks for `event` that match `tool_name`.
+    /// The hooks for `event` that match `subject` (a tool name, a session start's
+    /// `source`, …; ignored for events without a matcher).
     pub fn matching<'a>(
         &'a self,
         event: HookEvent,
-        tool_name: &'a str,
+        subject: &'a str,
     ) -> impl Iterator<Item = &'a Hook> + 'a {
         self.hooks
             .iter()
-            .filter(move |h| h.event == event && h.matches(tool_name))
+            .filter(move |h| h.event == event && (!event.uses_matcher() || h.matches(subject)))
     }
 }
 
@@ -249,6 +287,10 @@ pub struct HookRun {
     pub output: String,
     /// Its standard output alone (for a JSON decision).
     pub stdout: String,
+    /// Its standard error alone (Claude Code's exit-2 feedback).
+    pub stderr: String,
+    /// Its exit code, when it exited.
+    pub code: Option<i32>,
 }
 
 /// Runs `hook` with `input` (the call as JSON) on standard input, in `cwd`.
@@ -267,6 +309,8 @@ pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path) -> HookRun {
             ending: "not started".to_string(),
             output: e,
             stdout: String::new(),
+            stderr: String::new(),
+            code: None,
         };
     }
     let stdin = input.to_json_string();
@@ -276,6 +320,8 @@ pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path) -> HookRun {
             ending: "failed to start".to_string(),
             output: e,
             stdout: String::new(),
+            stderr: String::new(),
+            code: None,
         },
         Ok(finished) => describe(finished, hook.timeout),
     }
@@ -308,11 +354,17 @@ fn describe(finished: Finished, timeout: Duration) -> HookRun {
         },
         None => (false, "killed".to_string()),
     };
+    let code = match (finished.timed_out, finished.status) {
+        (false, Some(status)) => status.code(),
+        _ => None,
+    };
     HookRun {
         ok,
         ending,
         output,
         stdout: finished.stdout,
+        stderr: finished.stderr,
+        code,
     }
 }
 
@@ -375,7 +427,7 @@ pub fn run_pre_tool_use(
 /// A block decision printed as JSON by a hook that exited 0, in either of Claude
 /// Code's forms: `{"decision": "block", "reason": "…"}` or
 /// `{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "…"}}`.
-fn json_block_reason(stdout: &str) -> Option<String> {
+pub(crate) fn json_block_reason(stdout: &str) -> Option<String> {
     let text = stdout.trim();
     if !text.starts_with('{') {
         return None;

@@ -9,6 +9,10 @@
 //! 2. **PreToolUse hooks** ([`hooks`]): may veto the call;
 //! 3. after the call, **PostToolUse hooks** may add to its output.
 //!
+//! It also runs Claude Code's other hook events ([`lifecycle`]): around prompts
+//! (`UserPromptSubmit`, `Stop`, as the loop's `PromptHooks`), at the session's start
+//! and end, before a compaction, and when an approval waits (`Notification`).
+//!
 //! Tool lists may advertise more than is allowed; the check happens here, on every
 //! call, because a model may call a tool it saw earlier.
 
@@ -16,6 +20,7 @@ pub mod approval_queue;
 pub mod child;
 pub mod hooks;
 pub mod judge;
+pub mod lifecycle;
 pub mod long_options;
 pub mod permission;
 pub mod readonly_programs;
@@ -67,6 +72,13 @@ pub struct Gatekeeper {
     /// One approval prompt at a time, even when calls are gated in parallel.
     asking: Mutex<()>,
     cwd: PathBuf,
+    /// The session the hooks describe.
+    session: Mutex<lifecycle::SessionRef>,
+    /// What `SessionStart` hooks printed, waiting for the first prompt.
+    start_context: Mutex<Option<String>>,
+    /// Hooks that failed where nothing stops for it (a `Stop` hook that crashed),
+    /// one line each, until the front end takes them.
+    hook_failures: Mutex<Vec<String>>,
 }
 
 impl Gatekeeper {
@@ -84,6 +96,9 @@ impl Gatekeeper {
             session_allow: Mutex::new(Vec::new()),
             asking: Mutex::new(()),
             cwd,
+            session: Mutex::new(lifecycle::SessionRef::default()),
+            start_context: Mutex::new(None),
+            hook_failures: Mutex::new(Vec::new()),
         }
     }
 
@@ -160,6 +175,12 @@ impl Gatekeeper {
             reason,
             always_rule: always_rule.to_string(),
         };
+        if self.approver.waits() {
+            self.notify(&format!(
+                "focus needs your permission to use {}",
+                tool.name()
+            ));
+        }
         match self.approver.ask(&request) {
             ApprovalAnswer::AllowOnce => Ok(()),
             ApprovalAnswer::AllowAlways => {
@@ -168,6 +189,35 @@ impl Gatekeeper {
             }
             ApprovalAnswer::Deny(reason) => Err(permission::denied_message(tool.name(), &reason)),
         }
+    }
+}
+
+impl Gatekeeper {
+    /// A tool hook's input: the call ([`hooks::hook_input`]) and Claude Code's
+    /// common fields (session, permission mode, `tool_use_id`).
+    fn tool_hook_input(
+        &self,
+        event: HookEvent,
+        call: &ToolCall,
+        tool: &dyn Tool,
+        response: Option<(&str, bool)>,
+    ) -> Value {
+        let mut input = hooks::hook_input(
+            event,
+            tool.name(),
+            &call.arguments,
+            &call.id,
+            &self.cwd,
+            response,
+        );
+        let common = self.event_input(event);
+        if let (Some(object), Some(common)) = (input.as_object_mut(), common.as_object()) {
+            for (key, value) in common.iter() {
+                object.insert(key, value.clone());
+            }
+            object.insert("tool_use_id", call.id.to_string());
+        }
+        input
     }
 }
 
@@ -190,14 +240,7 @@ impl ToolGate for Gatekeeper {
         {
             return GateDecision::Allow;
         }
-        let input = hooks::hook_input(
-            HookEvent::PreToolUse,
-            tool.name(),
-            &call.arguments,
-            &call.id,
-            &self.cwd,
-            None,
-        );
+        let input = self.tool_hook_input(HookEvent::PreToolUse, call, tool, None);
         match hooks::run_pre_tool_use(&self.config.hooks, tool.name(), &input, &self.cwd) {
             Ok(()) => GateDecision::Allow,
             Err(reason) => GateDecision::Block(reason),
@@ -223,12 +266,10 @@ impl ToolGate for Gatekeeper {
             return output;
         }
         let text = output.text_content();
-        let input = hooks::hook_input(
+        let input = self.tool_hook_input(
             HookEvent::PostToolUse,
-            tool.name(),
-            &call.arguments,
-            &call.id,
-            &self.cwd,
+            call,
+            tool,
             Some((&text, output.is_error)),
         );
         let appended = hooks::run_post_tool_use(&self.config.hooks, tool.name(), &input, &self.cwd);

@@ -376,6 +376,12 @@ pub enum ApprovalAnswer {
 pub trait Approver: Send + Sync {
     /// Answers one request.
     fn ask(&self, request: &ApprovalRequest) -> ApprovalAnswer;
+
+    /// Whether `ask` waits for a person (a `Notification` hook announces it);
+    /// false for an approver that answers at once.
+    fn waits(&self) -> bool {
+        true
+    }
 }
 
 /// The approver for print and JSON modes: nobody is there to ask, so every request
@@ -384,6 +390,10 @@ pub trait Approver: Send + Sync {
 pub struct NonInteractiveApprover;
 
 impl Approver for NonInteractiveApprover {
+    fn waits(&self) -> bool {
+        false
+    }
+
     fn ask(&self, request: &ApprovalRequest) -> ApprovalAnswer {
         ApprovalAnswer::Deny(format!(
             "`{}` needs the user's approval ({}), but focus is running non-interactively. \
