@@ -195,6 +195,9 @@ pub fn build_engine(
             ThinkingLevel::Off
         });
     config.options.session_id = Some(store.id().to_string()).filter(|s| !s.is_empty());
+    // pi's delivery modes for queued messages (focus's default: all at once).
+    config.steering_mode = settings.steering_mode.unwrap_or_default();
+    config.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
     config.convert_to_llm = Some(std::sync::Arc::new(focus_harness::session::convert_to_llm));
     let gatekeeper = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
         .map_err(SetupError::usage)?;

@@ -1004,3 +1004,35 @@ fn prompt_hooks_refuse_add_context_and_keep_going_at_most_three_times() {
         ]
     );
 }
+
+#[test]
+fn follow_ups_are_delivered_all_at_once_or_one_at_a_time() {
+    use focus_core::agent::QueueMode;
+    for (mode, calls) in [(QueueMode::All, 2), (QueueMode::OneAtATime, 3)] {
+        let provider = Arc::new(ScriptedProvider::new(vec![
+            Reply::text("one"),
+            Reply::text("two"),
+            Reply::text("three"),
+        ]));
+        let mut cfg = config(&provider, vec![]);
+        cfg.follow_up_mode = mode;
+        let handle = AgentHandle::new();
+        handle.follow_up(user("first follow-up"));
+        handle.follow_up(user("second follow-up"));
+        let history = run_agent(&cfg, Vec::new(), vec![user("go")], &handle, &|_| {});
+        assert_eq!(provider.requests().len(), calls, "{mode:?}");
+        // Every follow-up reached the model, in order.
+        let texts: Vec<String> = history
+            .iter()
+            .filter_map(|m| match m {
+                Message::User(u) => Some(u.content[0].as_text().unwrap_or("").to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            ["go", "first follow-up", "second follow-up"],
+            "{mode:?}"
+        );
+    }
+}

@@ -9,6 +9,7 @@
 //! (`permissions`, `permissionMode`, `hooks`, `mcpServers`, `sandbox`) are kept raw for them.
 
 use crate::compaction::CompactionSettings;
+use focus_core::agent::QueueMode;
 use focus_core::json::{self, Object, Value};
 use focus_core::provider::ThinkingLevel;
 use std::fmt;
@@ -41,6 +42,11 @@ pub struct Settings {
     /// `retry.{enabled, maxRetries, baseDelayMs, maxDelayMs}` (pi's keys): how a
     /// model call that failed before answering is retried.
     pub retry: RetrySettings,
+    /// `steeringMode`: how queued steering messages are delivered (pi's key;
+    /// `None`: all at once).
+    pub steering_mode: Option<QueueMode>,
+    /// `followUpMode`: how queued follow-up messages are delivered.
+    pub follow_up_mode: Option<QueueMode>,
     /// `toolDeadlineSeconds`: how long one tool call may run before it is
     /// cancelled; `None` means the tools' default.
     pub tool_deadline_seconds: Option<u64>,
@@ -219,6 +225,11 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     bad(key, "a positive integer", v)
                 }
             }
+            "steeringMode" | "followUpMode" => {
+                if v.as_str().and_then(QueueMode::parse).is_none() {
+                    bad(key, "\"all\" or \"one-at-a-time\"", v)
+                }
+            }
             "defaultThinkingLevel" => {
                 if v.as_str().and_then(ThinkingLevel::parse).is_none() {
                     bad(key, "one of off, minimal, low, medium, high, xhigh", v)
@@ -296,6 +307,8 @@ fn from_merged(merged: Value) -> Settings {
                 .collect()
         }),
         shell_path: string("shellPath"),
+        steering_mode: merged["steeringMode"].as_str().and_then(QueueMode::parse),
+        follow_up_mode: merged["followUpMode"].as_str().and_then(QueueMode::parse),
         retry: {
             let (retry, defaults) = (&merged["retry"], RetrySettings::default());
             RetrySettings {

@@ -651,6 +651,8 @@ impl Server<'_> {
             "thinkingLevel" => self.engine.config.options.thinking.as_str(),
             "isStreaming" => self.running.is_some(),
             "isCompacting" => false,
+            "steeringMode" => queue_mode(self.engine.config.steering_mode),
+            "followUpMode" => queue_mode(self.engine.config.follow_up_mode),
             "autoCompactionEnabled" => self.engine.compaction.enabled,
             "sessionFile" => self.engine.store.path().map(|p| p.display().to_string()),
             "sessionId" => Some(self.engine.store.id()).filter(|s| !s.is_empty()),
@@ -751,6 +753,14 @@ fn user_message(c: &Value) -> Result<Message, String> {
         content,
         timestamp: now_ms(),
     }))
+}
+
+/// pi's spelling of a queue mode.
+fn queue_mode(mode: focus_core::agent::QueueMode) -> &'static str {
+    match mode {
+        focus_core::agent::QueueMode::All => "all",
+        focus_core::agent::QueueMode::OneAtATime => "one-at-a-time",
+    }
 }
 
 /// A model as JSON (pi's field names).

@@ -550,3 +550,32 @@ fn navigate_tree_summarizes_the_branch_left_and_labels_come_and_go() {
     let session = std::fs::read_to_string(&s.session_files()[0]).unwrap();
     assert!(session.contains(r#""type":"branch_summary""#), "{session}");
 }
+
+/// pi's steeringMode and followUpMode settings are read (and shown by get_state).
+#[test]
+fn pi_queue_modes_are_read_from_settings() {
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"q","steps":[{"reply":{"text":"ok"}}]}"#);
+    s.write_models(&server.url());
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"followUpMode":"one-at-a-time"}"#,
+    )
+    .unwrap();
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    let state = rpc.call(1, r#"{"id":1,"type":"get_state"}"#);
+    assert_eq!(
+        state["data"]["followUpMode"].as_str(),
+        Some("one-at-a-time")
+    );
+    assert_eq!(state["data"]["steeringMode"].as_str(), Some("all"));
+    assert_eq!(rpc.close(), 0);
+    std::fs::write(s.home.join("settings.json"), r#"{"steeringMode":"some"}"#).unwrap();
+    let out = s.run(&["-p", "--model", "mock-openai/m1", "hi"], "");
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains(r#"steeringMode: expected "all" or "one-at-a-time""#),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -39,6 +39,29 @@ pub trait PromptHooks: Send + Sync {
 /// always says "continue").
 pub const MAX_STOP_CONTINUATIONS: u32 = 3;
 
+/// How a queue of steering or follow-up messages is delivered (pi's
+/// `steeringMode`/`followUpMode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum QueueMode {
+    /// Everything queued, together, at the next delivery point.
+    #[default]
+    All,
+    /// The oldest message only; the rest wait for the next turn (steering) or
+    /// the next time the agent would stop (follow-ups).
+    OneAtATime,
+}
+
+impl QueueMode {
+    /// Parses pi's spelling: `all` or `one-at-a-time`.
+    pub fn parse(text: &str) -> Option<QueueMode> {
+        match text {
+            "all" => Some(QueueMode::All),
+            "one-at-a-time" => Some(QueueMode::OneAtATime),
+            _ => None,
+        }
+    }
+}
+
 /// The default round-trip limit of [`AgentConfig::new`]: generous, it only catches a
 /// model stuck in a loop.
 pub const DEFAULT_MAX_TURNS: usize = 200;
@@ -69,6 +92,10 @@ pub struct AgentConfig {
     pub max_turns: usize,
     /// Circuit breaker: consecutive turns whose tool calls all failed; 0 = off.
     pub max_failed_turns: usize,
+    /// How queued steering messages are delivered.
+    pub steering_mode: QueueMode,
+    /// How queued follow-up messages are delivered.
+    pub follow_up_mode: QueueMode,
     /// Runs before each model call (compaction/pruning); see [`TransformContext`].
     pub transform_context: Option<Arc<TransformContext>>,
     /// Converts the history for the model; default: drop `Message::Custom`.
@@ -90,6 +117,8 @@ impl AgentConfig {
             gate: None,
             max_turns: DEFAULT_MAX_TURNS,
             max_failed_turns: DEFAULT_MAX_FAILED_TURNS,
+            steering_mode: QueueMode::All,
+            follow_up_mode: QueueMode::All,
             transform_context: None,
             convert_to_llm: None,
             prompt_hooks: None,

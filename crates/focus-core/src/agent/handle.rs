@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use super::config::QueueMode;
 use crate::cancel::CancelToken;
 use crate::message::Message;
 
@@ -81,14 +82,14 @@ impl AgentHandle {
         !self.queues().steering.is_empty()
     }
 
-    /// Takes all queued steering messages.
-    pub(crate) fn take_steering(&self) -> Vec<Message> {
-        self.queues().steering.drain(..).collect()
+    /// Takes the queued steering messages: all, or only the oldest.
+    pub(crate) fn take_steering(&self, mode: QueueMode) -> Vec<Message> {
+        take(&mut self.queues().steering, mode)
     }
 
-    /// Takes all queued follow-up messages.
-    pub(crate) fn take_follow_ups(&self) -> Vec<Message> {
-        self.queues().follow_ups.drain(..).collect()
+    /// Takes the queued follow-up messages: all, or only the oldest.
+    pub(crate) fn take_follow_ups(&self, mode: QueueMode) -> Vec<Message> {
+        take(&mut self.queues().follow_ups, mode)
     }
 
     /// Puts undelivered follow-ups (or prompts) back at the front of the follow-up
@@ -107,6 +108,14 @@ impl AgentHandle {
             .queues
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// The messages a queue hands over at one poll (see [`QueueMode`]).
+fn take(queue: &mut VecDeque<Message>, mode: QueueMode) -> Vec<Message> {
+    match mode {
+        QueueMode::All => queue.drain(..).collect(),
+        QueueMode::OneAtATime => queue.pop_front().into_iter().collect(),
     }
 }
 

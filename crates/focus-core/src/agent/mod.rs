@@ -39,7 +39,7 @@ pub mod testing;
 use std::thread::JoinHandle;
 
 pub use config::{
-    AgentConfig, ConvertToLlm, PromptHooks, SystemPromptSource, TransformContext,
+    AgentConfig, ConvertToLlm, PromptHooks, QueueMode, SystemPromptSource, TransformContext,
     MAX_STOP_CONTINUATIONS,
 };
 pub use handle::AgentHandle;

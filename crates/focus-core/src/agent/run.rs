@@ -105,7 +105,7 @@ impl Run<'_> {
                 }
                 // Steering is read here, after the previous tool batch finished in
                 // full and before the next model call: no call is ever skipped.
-                let mut steering = self.handle.take_steering();
+                let mut steering = self.handle.take_steering(self.config.steering_mode);
                 if let Err(why) = self.check_prompts(&mut steering) {
                     self.handle.requeue_follow_ups(incoming);
                     return EndReason::Error(why);
@@ -135,7 +135,7 @@ impl Run<'_> {
             if self.handle.cancel_token().is_cancelled() {
                 return EndReason::Aborted;
             }
-            incoming = self.handle.take_follow_ups();
+            incoming = self.handle.take_follow_ups(self.config.follow_up_mode);
             if !incoming.is_empty() {
                 continuations = 0;
                 if let Err(why) = self.check_prompts(&mut incoming) {
