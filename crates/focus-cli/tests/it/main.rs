@@ -7,6 +7,7 @@ mod export;
 mod flags;
 mod hostile;
 mod interactive;
+mod interactive_pickers;
 mod keys;
 mod modes;
 mod robustness;

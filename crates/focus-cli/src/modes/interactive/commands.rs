@@ -1,6 +1,7 @@
-//! Slash commands of the interactive mode, with Tab completion. Commands that
-//! choose something (`/tree`, `/fork`, `/resume`, `/model`) list numbered choices
-//! when called bare and act on `/command N`.
+//! Slash commands of the interactive mode, with Tab completion. `/model` bare
+//! opens the model picker ([`super::pickers`]); the other commands that choose
+//! something (`/tree`, `/fork`, `/resume`) list numbered choices when called
+//! bare and act on `/command N`.
 
 use super::Ui;
 use crate::choose::{ModelChoice, ModelSource};
@@ -13,7 +14,7 @@ use std::path::Path;
 
 /// Every command with a one-line description.
 pub const COMMANDS: &[(&str, &str)] = &[
-    ("/model", "list models, or switch: /model provider/id"),
+    ("/model", "pick a model, or switch: /model provider/id"),
     (
         "/thinking",
         "show or set the thinking level: /thinking high",
@@ -45,6 +46,12 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("/help", "commands and keys"),
     ("/quit", "leave focus (also /exit, Ctrl+D)"),
 ];
+
+/// Whether command `name` does nothing useful without an argument (the
+/// command menu completes it rather than running it).
+pub fn needs_argument(name: &str) -> bool {
+    name == "/name"
+}
 
 /// The result of completing a partial command.
 #[derive(Debug, PartialEq, Eq)]
@@ -153,29 +160,10 @@ fn help(ui: &mut Ui<'_>) {
 }
 
 fn model(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
-    let registry = seams::registry()?;
     if rest.is_empty() {
-        let current = ui.engine().config.provider.model().clone();
-        let keyed: Vec<String> = seams::keyed_providers(&registry)
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect();
-        let mut text = format!("current: {}/{}\n", current.provider, current.id);
-        let models = seams::list_models(&registry, None);
-        let usable: Vec<_> = models
-            .iter()
-            .filter(|m| keyed.contains(&m.provider) || m.provider == crate::demo::DEMO_PROVIDER)
-            .collect();
-        if usable.len() <= 1 {
-            text.push_str("no provider has an API key set; set one (e.g. ANTHROPIC_API_KEY) or add models.json\n");
-        }
-        for m in usable.iter().take(30) {
-            text.push_str(&format!("  {}/{}\n", m.provider, m.id));
-        }
-        text.push_str("switch with /model provider/id");
-        ui.say(&text);
-        return Ok(());
+        return ui.open_model_picker();
     }
+    let registry = seams::registry()?;
     let (provider, id) = match rest.split_once('/') {
         Some((p, m)) if registry.provider(p).is_some() || p == crate::demo::DEMO_PROVIDER => (p, m),
         _ => ("", rest),
@@ -193,7 +181,11 @@ fn model(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let built = seams::build_provider(&choice, &registry, &retry)?;
     let info = built.model().clone();
     ui.engine().switch_model(built);
-    ui.say(&format!("model: {}/{}", info.provider, info.id));
+    // Model ids can come from models.json or a local server: shown printable.
+    ui.say(&focus_tools::output::sanitize(&format!(
+        "model: {}/{}",
+        info.provider, info.id
+    )));
     Ok(())
 }
 

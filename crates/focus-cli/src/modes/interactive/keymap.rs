@@ -31,6 +31,8 @@ pub enum Action {
     Expand,
     /// Complete a command name.
     Complete,
+    /// In a picker: a page up or down.
+    Page,
     /// Older input or the line above.
     Up,
     /// Queued messages back to the editor.
@@ -84,7 +86,7 @@ pub const KEYS: &[(&str, Action, &str)] = &[
     (
         "Esc",
         Action::Abort,
-        "abort the run (queued messages return to the editor); in an approval: abort the run",
+        "abort the run (queued messages return to the editor); in an approval: abort the run; in a picker: close it",
     ),
     (
         "Ctrl+C",
@@ -105,7 +107,26 @@ pub const KEYS: &[(&str, Action, &str)] = &[
         Action::Expand,
         "expand or collapse the last tool call or summary",
     ),
-    ("Tab", Action::Complete, "complete a command name"),
+    (
+        "Tab",
+        Action::Complete,
+        "complete a command name; in a picker: put the entry in the input",
+    ),
+    (
+        "/",
+        Action::Insert,
+        "on an empty input: the command menu (type to filter, Enter runs)",
+    ),
+    (
+        "@",
+        Action::Insert,
+        "at the start or after a space: pick a project file to attach",
+    ),
+    (
+        "PageUp, PageDown",
+        Action::Page,
+        "in a picker: a page up or down (Up and Down: one entry)",
+    ),
     (
         "Up",
         Action::Up,
@@ -177,6 +198,7 @@ pub fn action(key: &Key) -> Action {
         Key::Ctrl('g') => Action::ExternalEditor,
         Key::Ctrl('o') => Action::Expand,
         Key::Tab => Action::Complete,
+        Key::PageUp | Key::PageDown => Action::Page,
         Key::Up => Action::Up,
         Key::AltUp => Action::Unqueue,
         Key::Down => Action::Down,
@@ -226,6 +248,10 @@ mod tests {
             "Ctrl+G" => b"\x07",
             "Ctrl+O" => b"\x0f",
             "Tab" => b"\t",
+            "/" => b"/",
+            "@" => b"@",
+            "PageUp" => b"\x1b[5~",
+            "PageDown" => b"\x1b[6~",
             "Up" => b"\x1b[A",
             "Alt+Up" => b"\x1b[1;3A",
             "Down" => b"\x1b[B",
@@ -278,6 +304,8 @@ mod tests {
             Key::Newline,
             Key::Esc,
             Key::Tab,
+            Key::PageUp,
+            Key::Char('/'),
             Key::Up,
             Key::AltUp,
             Key::Down,

@@ -1,0 +1,286 @@
+//! The pickers the UI opens ([`Picker`] does the filtering and drawing):
+//!
+//! - `/` on an empty input: the command menu, with each command's line; the
+//!   input after `/` is the query; Enter runs the command (one that needs an
+//!   argument is completed instead), Tab completes it;
+//! - `@` at the start of the input or after a space: the project's files
+//!   (`.gitignore` respected: focus-tools' walker), the input after `@` is the
+//!   query; Enter or Tab put `@path ` in its place, and when the message is sent
+//!   the file is attached as `focus @FILE` attaches it (text inline, images as
+//!   images);
+//! - `/model` without an argument: the models usable now (provider/id, context
+//!   window, price), typed into the picker itself; Enter switches (recorded in
+//!   the session, as `/model provider/id`).
+//!
+//! A picker following the input closes when the input no longer has its `/` or
+//! `@` before the cursor, or the query holds a space.
+
+use super::commands::{self, COMMANDS};
+use super::keys::Key;
+use super::picker::{Item, Outcome, Picker};
+use super::{human, Ui};
+use crate::seams;
+use focus_core::message::Content;
+use focus_tools::output::sanitize;
+use focus_tools::walk::{walk, Flow};
+use std::path::Path;
+
+/// The most files the `@` picker lists.
+pub const MAX_FILES: usize = 100_000;
+/// The most rows a picker takes.
+const MAX_ROWS: usize = 12;
+
+/// What an open picker chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// A slash command (query: the input after `/`).
+    Command,
+    /// A project file (query: the input after `@`).
+    File,
+    /// A model (query typed into the picker).
+    Model,
+}
+
+/// An open picker and what it is for.
+#[derive(Debug)]
+pub struct Popup {
+    picker: Picker,
+    purpose: Purpose,
+    /// Where its `/` or `@` stands in the input (a character index); `None`
+    /// for a picker with a query of its own.
+    anchor: Option<usize>,
+}
+
+impl Ui<'_> {
+    /// A key the open picker takes (moving, choosing, closing, or its own
+    /// query's typing); `false` lets the key go on to the editor.
+    pub(super) fn picker_key(&mut self, key: &Key) -> bool {
+        let Some(popup) = &mut self.popup else {
+            return false;
+        };
+        let purpose = popup.purpose;
+        match popup.picker.key(key) {
+            Outcome::Moved => true,
+            Outcome::Cancelled => {
+                self.popup = None;
+                true
+            }
+            Outcome::Chosen(_) | Outcome::Completed(_) => {
+                let label = popup.picker.selected().map(|i| i.label.clone());
+                let anchor = popup.anchor;
+                self.popup = None;
+                if let Some(label) = label {
+                    self.picked(purpose, anchor, &label, *key == Key::Tab);
+                }
+                true
+            }
+            Outcome::NoMatch => {
+                // A command no entry matches (`/exit`, a typo) is sent as
+                // typed: the command runner names what is wrong.
+                self.popup = None;
+                purpose != Purpose::Command
+            }
+            Outcome::Other if popup.anchor.is_none() => {
+                if *key == Key::Ctrl('c') {
+                    self.popup = None;
+                } else {
+                    popup.picker.type_key(key);
+                }
+                true
+            }
+            Outcome::Other => false,
+        }
+    }
+
+    /// After a key: the open picker follows the input (or closes), and a `/`
+    /// or `@` just typed opens one.
+    pub(super) fn after_key(&mut self, key: &Key) {
+        let text: Vec<char> = self.editor.text().chars().collect();
+        let cursor = self.editor.cursor().min(text.len());
+        if let Some(popup) = &mut self.popup {
+            let Some(anchor) = popup.anchor else {
+                return;
+            };
+            let trigger = if popup.purpose == Purpose::Command {
+                '/'
+            } else {
+                '@'
+            };
+            let query: String = text
+                .get(anchor + 1..cursor)
+                .map(|q| q.iter().collect())
+                .unwrap_or_default();
+            if cursor <= anchor
+                || text.get(anchor) != Some(&trigger)
+                || query.chars().any(char::is_whitespace)
+            {
+                self.popup = None;
+            } else {
+                popup.picker.set_query(&query);
+                if popup.purpose == Purpose::Command {
+                    popup.picker.select_label(&format!("/{query}"));
+                }
+            }
+            return;
+        }
+        match key {
+            Key::Char('/') if text == ['/'] => self.open_command_menu(),
+            Key::Char('@')
+                if cursor >= 1
+                    && text[cursor - 1] == '@'
+                    && (cursor == 1 || text[cursor - 2].is_whitespace()) =>
+            {
+                self.open_file_picker(cursor - 1)
+            }
+            _ => {}
+        }
+    }
+
+    /// The open picker's rows, at most `room` of them (and [`MAX_ROWS`]).
+    pub(super) fn picker_rows(&mut self, width: usize, room: usize) -> Vec<String> {
+        let style = self.style;
+        match &mut self.popup {
+            Some(popup) => popup.picker.rows(width, room.min(MAX_ROWS), style),
+            None => Vec::new(),
+        }
+    }
+
+    fn open_command_menu(&mut self) {
+        let items = COMMANDS
+            .iter()
+            .map(|(name, what)| Item::new(*name, *what))
+            .collect();
+        self.popup = Some(Popup {
+            picker: Picker::new("commands", items),
+            purpose: Purpose::Command,
+            anchor: Some(0),
+        });
+    }
+
+    fn open_file_picker(&mut self, anchor: usize) {
+        let files = project_files(&self.cwd);
+        if files.is_empty() {
+            self.notice = Some("no files here to attach".into());
+            return;
+        }
+        let items = files.into_iter().map(|f| Item::new(f, "")).collect();
+        self.popup = Some(Popup {
+            picker: Picker::new("files", items),
+            purpose: Purpose::File,
+            anchor: Some(anchor),
+        });
+    }
+
+    /// `/model` without an argument: the picker over the models usable now,
+    /// the current one selected.
+    pub fn open_model_picker(&mut self) -> Result<(), String> {
+        let registry = seams::registry()?;
+        let keyed: Vec<String> = seams::keyed_providers(&registry)
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        let items: Vec<Item> = seams::list_models(&registry, None)
+            .into_iter()
+            .filter(|m| keyed.contains(&m.provider) || m.provider == crate::demo::DEMO_PROVIDER)
+            .map(|m| {
+                let mut detail = format!("ctx {}", human(m.context_window));
+                if m.price.input > 0.0 || m.price.output > 0.0 {
+                    detail.push_str(&format!(" · ${}/${} per M", m.price.input, m.price.output));
+                }
+                Item::new(format!("{}/{}", m.provider, m.id), detail)
+            })
+            .collect();
+        if items.len() <= 1 {
+            self.say(&self.style.dim(
+                "no provider has an API key set; set one (e.g. ANTHROPIC_API_KEY) or add models.json",
+            ));
+        }
+        let current = self.engine.config.provider.model();
+        let current = format!("{}/{}", current.provider, current.id);
+        let mut picker = Picker::new("models", items);
+        picker.select_label(&current);
+        self.popup = Some(Popup {
+            picker,
+            purpose: Purpose::Model,
+            anchor: None,
+        });
+        Ok(())
+    }
+
+    /// Acts on a choice: `tab` when it was Tab (complete) rather than Enter.
+    fn picked(&mut self, purpose: Purpose, anchor: Option<usize>, label: &str, tab: bool) {
+        match purpose {
+            Purpose::Command if tab || commands::needs_argument(label) => {
+                self.editor.set_text(&format!("{label} "));
+            }
+            Purpose::Command => {
+                self.editor.take();
+                self.submit(label.to_string(), false);
+            }
+            Purpose::File => {
+                let start = anchor.unwrap_or(0);
+                let end = self.editor.cursor();
+                self.editor.replace_range(start, end, &format!("@{label} "));
+                self.attached.push(label.to_string());
+            }
+            Purpose::Model => commands::run(self, &format!("/model {label}")),
+        }
+    }
+
+    /// The files picked with `@` that the text still names (`@path`), read as
+    /// `focus @FILE` reads them; the list of picked files is emptied.
+    pub(super) fn take_attachments(&mut self, text: &str) -> Result<Vec<Content>, String> {
+        let picked = std::mem::take(&mut self.attached);
+        let mut content = Vec::new();
+        let mut done: Vec<&str> = Vec::new();
+        for path in &picked {
+            if done.contains(&path.as_str()) || !text.contains(&format!("@{path}")) {
+                continue;
+            }
+            done.push(path);
+            // Relative, as `focus @src/x.rs` names it to the model (focus's
+            // working directory is the process's).
+            let file = crate::input::attach_file(Path::new(path))
+                .map_err(|e| sanitize(&e).into_owned())?;
+            content.push(file);
+        }
+        Ok(content)
+    }
+}
+
+/// The files under `root` (relative, `/`-separated), `.gitignore` respected,
+/// at most [`MAX_FILES`].
+pub fn project_files(root: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    walk(root, true, &mut |entry| {
+        if !entry.is_dir {
+            files.push(entry.rel.clone());
+        }
+        if files.len() >= MAX_FILES {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    });
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_files_leave_out_what_git_ignores() {
+        let root = std::env::temp_dir().join(format!("focus-pickers-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(root.join("target")).unwrap();
+        std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
+        std::fs::write(root.join("src/main.rs"), "fn main() {}").unwrap();
+        std::fs::write(root.join("target/out.bin"), "x").unwrap();
+        let files = project_files(&root);
+        let _ = std::fs::remove_dir_all(&root);
+        assert!(files.contains(&"src/main.rs".to_string()), "{files:?}");
+        assert!(!files.iter().any(|f| f.starts_with("target")), "{files:?}");
+    }
+}
