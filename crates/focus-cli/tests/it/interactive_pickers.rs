@@ -261,3 +261,33 @@ fn model_opens_a_picker_and_switching_is_recorded() {
     });
     assert!(pane.visible_screen().contains("mock-anthropic/m1 · 110×40"));
 }
+
+/// /session, /export, /name and /help run while the agent works (the history
+/// still holds nothing: proof it ran before the run ended); others wait.
+#[test]
+fn reading_commands_run_while_the_agent_works() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"slow","steps":[
+      {"reply":{"text":"a slow answer with many words in it and then some more","chunkDelayMs":300}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("go");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the run", "Esc aborts");
+    pane.type_text("/sess");
+    pane.keys(&["Enter"]);
+    pane.wait_for("session info during the run", "messages: 0 (0 yours");
+    pane.type_text("/name busy-run");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the name during the run", "session named \"busy-run\"");
+    pane.type_text("/thinking high");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the notice", "this command waits until the agent is done");
+    assert!(pane.visible_screen().contains("› /thinking high"));
+    pane.wait_for("the answer", "and then some more");
+}

@@ -53,6 +53,13 @@ pub fn needs_argument(name: &str) -> bool {
     name == "/name"
 }
 
+/// Whether command line `line` may run while the agent works: it only reads
+/// the session, or names it (nothing the running prompt depends on).
+pub fn safe_while_running(line: &str) -> bool {
+    let name = line.split_whitespace().next().unwrap_or("");
+    matches!(name, "/session" | "/export" | "/name" | "/help")
+}
+
 /// The result of completing a partial command.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Completion {
@@ -414,6 +421,10 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        assert!(safe_while_running("/session"));
+        assert!(safe_while_running("/name x"));
+        assert!(!safe_while_running("/model"));
+        assert!(!safe_while_running("/compact now"));
         match complete("/") {
             Completion::Many(_, names) => assert_eq!(names.len(), COMMANDS.len() + 1),
             other => panic!("{other:?}"),

@@ -19,68 +19,110 @@ const GAP: i64 = 1;
 /// The score of `query` against `candidate`, `None` when the query's characters
 /// do not all appear in order. An empty query matches everything with 0.
 pub fn score(query: &str, candidate: &str) -> Option<i64> {
-    let query: Vec<char> = query.chars().map(fold).collect();
-    if query.is_empty() {
-        return Some(0);
-    }
-    let text: Vec<char> = candidate.chars().collect();
-    let lower: Vec<char> = text.iter().map(|&c| fold(c)).collect();
-    if !is_subsequence(&query, &lower) {
-        return None;
-    }
-    let bonus: Vec<i64> = (0..text.len())
-        .map(|j| if word_start(&text, j) { WORD_START } else { 0 })
-        .collect();
-    // best[j]: the best score of the query so far with its last character
-    // matched at j (None: cannot end there).
-    let mut best: Vec<Option<i64>> = lower
-        .iter()
-        .enumerate()
-        .map(|(j, &c)| (c == query[0]).then(|| MATCH + bonus[j] - GAP * j.min(8) as i64))
-        .collect();
-    for &q in &query[1..] {
-        let mut next = vec![None; text.len()];
-        // The best of best[k] + GAP * k over k < j - 1 (a gap before j).
-        let mut gapped: Option<i64> = None;
-        for j in 1..text.len() {
-            if j >= 2 {
-                if let Some(s) = best[j - 2] {
-                    let value = s + GAP * (j - 2) as i64;
-                    gapped = Some(gapped.map_or(value, |g: i64| g.max(value)));
-                }
-            }
-            if lower[j] != q {
-                continue;
-            }
-            let after_gap = gapped.map(|g| g - GAP * (j - 1) as i64 + bonus[j]);
-            let contiguous = best[j - 1].map(|s| s + CONTIGUOUS + bonus[j].min(CONTIGUOUS));
-            next[j] = match (after_gap, contiguous) {
-                (Some(a), Some(b)) => Some(a.max(b) + MATCH),
-                (Some(a), None) | (None, Some(a)) => Some(a + MATCH),
-                (None, None) => None,
-            };
-        }
-        best = next;
-    }
-    best.into_iter().flatten().max()
+    Matcher::new(query).score(candidate)
 }
 
 /// The indices of the `candidates` matching `query`, best first (ties: shorter
 /// first, then in the given order). An empty query keeps the given order.
 pub fn rank<S: AsRef<str>>(query: &str, candidates: &[S]) -> Vec<usize> {
+    rank_among(query, candidates, 0..candidates.len())
+}
+
+/// Like [`rank`], looking only at the candidates at `among` (a picker narrowing
+/// its last matches when the query grows).
+pub fn rank_among<S: AsRef<str>>(
+    query: &str,
+    candidates: &[S],
+    among: impl Iterator<Item = usize>,
+) -> Vec<usize> {
     if query.is_empty() {
-        return (0..candidates.len()).collect();
+        return among.collect();
     }
-    let mut scored: Vec<(i64, usize, usize)> = candidates
-        .iter()
-        .enumerate()
-        .filter_map(|(i, c)| {
-            let c = c.as_ref();
-            score(query, c).map(|s| (s, c.chars().count(), i))
+    let mut matcher = Matcher::new(query);
+    let mut scored: Vec<(i64, usize, usize)> = among
+        .filter_map(|i| {
+            let c = candidates[i].as_ref();
+            matcher.score(c).map(|s| (s, c.len(), i))
         })
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    scored.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
     scored.into_iter().map(|(_, _, i)| i).collect()
+}
+
+/// A query ready to score many candidates, reusing its buffers.
+struct Matcher {
+    query: Vec<char>,
+    text: Vec<char>,
+    best: Vec<Option<i64>>,
+    next: Vec<Option<i64>>,
+}
+
+impl Matcher {
+    fn new(query: &str) -> Matcher {
+        Matcher {
+            query: query.chars().map(fold).collect(),
+            text: Vec::new(),
+            best: Vec::new(),
+            next: Vec::new(),
+        }
+    }
+
+    fn score(&mut self, candidate: &str) -> Option<i64> {
+        let query = &self.query;
+        if query.is_empty() {
+            return Some(0);
+        }
+        // The cheap test first: most candidates fail it.
+        let mut wanted = 0;
+        for c in candidate.chars() {
+            if fold(c) == query[wanted] {
+                wanted += 1;
+                if wanted == query.len() {
+                    break;
+                }
+            }
+        }
+        if wanted < query.len() {
+            return None;
+        }
+        self.text.clear();
+        self.text.extend(candidate.chars());
+        let text = &self.text;
+        let bonus = |j: usize| if word_start(text, j) { WORD_START } else { 0 };
+        // best[j]: the best score of the query so far with its last character
+        // matched at j (None: cannot end there).
+        self.best.clear();
+        self.best.extend(text.iter().enumerate().map(|(j, &c)| {
+            (fold(c) == query[0]).then(|| MATCH + bonus(j) - GAP * j.min(8) as i64)
+        }));
+        for &q in &query[1..] {
+            self.next.clear();
+            self.next.resize(text.len(), None);
+            // The best of best[k] + GAP * k over k < j - 1 (a gap before j).
+            let mut gapped: Option<i64> = None;
+            for (j, &c) in text.iter().enumerate().skip(1) {
+                if j >= 2 {
+                    if let Some(s) = self.best[j - 2] {
+                        let value = s + GAP * (j - 2) as i64;
+                        gapped = Some(gapped.map_or(value, |g: i64| g.max(value)));
+                    }
+                }
+                if fold(c) != q {
+                    continue;
+                }
+                let bonus = bonus(j);
+                let after_gap = gapped.map(|g| g - GAP * (j - 1) as i64 + bonus);
+                let contiguous = self.best[j - 1].map(|s| s + CONTIGUOUS + bonus.min(CONTIGUOUS));
+                self.next[j] = match (after_gap, contiguous) {
+                    (Some(a), Some(b)) => Some(a.max(b) + MATCH),
+                    (Some(a), None) | (None, Some(a)) => Some(a + MATCH),
+                    (None, None) => None,
+                };
+            }
+            std::mem::swap(&mut self.best, &mut self.next);
+        }
+        self.best.iter().flatten().copied().max()
+    }
 }
 
 /// A character compared without case.
@@ -94,17 +136,6 @@ fn fold(c: char) -> char {
             _ => c,
         }
     }
-}
-
-/// Whether `query` appears in `text` in order (the cheap test before scoring).
-fn is_subsequence(query: &[char], text: &[char]) -> bool {
-    let mut wanted = query.iter().peekable();
-    for c in text {
-        if wanted.peek() == Some(&c) {
-            wanted.next();
-        }
-    }
-    wanted.peek().is_none()
 }
 
 /// Whether position `j` of `text` starts a word.

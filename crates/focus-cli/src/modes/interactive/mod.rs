@@ -519,8 +519,11 @@ impl Ui<'_> {
             return;
         }
         if text.trim_start().starts_with('/') && !text.trim_start().starts_with("//") {
-            if self.running.is_some() {
-                self.notice = Some("commands wait until the agent is done (Esc aborts)".into());
+            if self.running.is_some() && !commands::safe_while_running(text.trim()) {
+                self.notice = Some(
+                    "this command waits until the agent is done (Esc aborts); /session, /export, /name and /help run now"
+                        .into(),
+                );
                 self.editor.set_text(&text);
                 return;
             }

@@ -89,8 +89,20 @@ impl Picker {
 
     /// Filters by a new query (the selection goes back to the best match).
     pub fn set_query(&mut self, query: &str) {
-        if query != self.query {
-            self.query = query.to_string();
+        if query == self.query {
+            return;
+        }
+        // A longer query matches a subset of what the shorter one matched:
+        // only those are scored again.
+        let narrowing = !self.query.is_empty() && query.starts_with(self.query.as_str());
+        self.query = query.to_string();
+        if narrowing {
+            let labels: Vec<&str> = self.items.iter().map(|i| i.label.as_str()).collect();
+            let previous = std::mem::take(&mut self.matches);
+            self.matches = fuzzy::rank_among(&self.query, &labels, previous.into_iter());
+            self.selected = 0;
+            self.top = 0;
+        } else {
             self.refilter();
         }
     }
@@ -250,6 +262,28 @@ mod tests {
         assert_eq!(p.match_count(), 0);
         assert_eq!(p.key(&Key::Enter), Outcome::NoMatch);
         assert!(!p.type_key(&Key::Up));
+    }
+
+    #[test]
+    fn narrowing_a_query_finds_what_a_fresh_filter_finds() {
+        let items: Vec<Item> = [
+            "src/main.rs",
+            "src/mod.rs",
+            "docs/model.md",
+            "Makefile",
+            "m",
+        ]
+        .iter()
+        .map(|l| Item::new(*l, ""))
+        .collect();
+        let mut typed = Picker::new("files", items.clone());
+        for query in ["m", "mo", "mod", "mod."] {
+            typed.set_query(query);
+            let mut fresh = Picker::new("files", items.clone());
+            fresh.set_query(query);
+            assert_eq!(typed.matches, fresh.matches, "{query}");
+        }
+        assert_eq!(typed.match_count(), 2);
     }
 
     #[test]
