@@ -482,16 +482,27 @@ fn slash_commands_do_what_they_say() {
         "/model mock-anthropic/m1",
         "mock-anthropic/m1 · 110×40 · thinking high",
     );
-    command("/tree", "you: hello");
+    // Bare, the choosing commands open a picker (tests/it/interactive_pickers.rs);
+    // Esc closes it.
+    let close_picker = || {
+        pane.keys(&["Escape"]);
+        pane.wait_until("the picker closing", || {
+            !pane.visible_screen().contains("❯ ")
+        });
+    };
+    command("/tree", "* you: hello");
+    close_picker();
     let html = s.root.join("chat.html");
     command(&format!("/export {}", html.display()), "exported to");
     assert!(file_contains(&html, "first reply"));
-    command("/fork", "/fork N starts a new session");
+    command("/fork", "your messages (Enter");
+    close_picker();
     command("/fork 1", "forked into a new session");
     pane.wait_for("the forked message in the editor", "› hello");
     pane.keys(&["C-u"]);
     command("/new", "new session started");
-    command("/resume", "open one with /resume N");
+    command("/resume", "recent sessions (Enter opens one)");
+    close_picker();
     command("/nonsense", "unknown command /nonsense");
     // (The fork and the new session have no entries yet, so no files.)
     let file = s

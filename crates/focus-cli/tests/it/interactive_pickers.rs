@@ -291,3 +291,56 @@ fn reading_commands_run_while_the_agent_works() {
     assert!(pane.visible_screen().contains("› /thinking high"));
     pane.wait_for("the answer", "and then some more");
 }
+
+/// `/tree`, `/fork` and `/resume` bare open pickers; the choice does what
+/// `/tree N`, `/fork N` and `/resume N` do.
+#[test]
+fn tree_fork_and_resume_choose_with_the_picker() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"c","steps":[{"reply":{"text":"first reply"}},{"reply":{"text":"second reply"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    for (prompt, answer) in [
+        ("alpha question", "first reply"),
+        ("beta question", "second reply"),
+    ] {
+        pane.type_text(prompt);
+        pane.keys(&["Enter"]);
+        pane.wait_for("the answer", answer);
+    }
+
+    // The tree: the current entry selected; typing filters; Enter moves there.
+    pane.type_text("/tree");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the tree picker", "❯ * ai : second reply");
+    pane.type_text("beta");
+    pane.wait_for("the filtered tree", "❯ * you: beta question");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the move", "moved before that message");
+    pane.wait_for("the message back in the editor", "› beta question");
+    pane.keys(&["C-u"]);
+
+    // Fork: your messages on this branch.
+    pane.type_text("/fork");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the fork picker", "❯ alpha question");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the fork", "forked into a new session");
+    pane.wait_for("the forked message in the editor", "› alpha question");
+    pane.keys(&["C-u"]);
+
+    // Resume: the recent sessions with their age and size.
+    pane.type_text("/resume");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("the resume picker", "recent sessions");
+    assert!(screen.contains("msgs"), "{screen}");
+    pane.type_text("alpha");
+    pane.wait_for("the filtered sessions", "❯ alpha question");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the session resumed", "(4 messages)");
+}

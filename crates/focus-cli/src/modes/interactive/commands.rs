@@ -1,8 +1,9 @@
-//! Slash commands of the interactive mode, with Tab completion. `/model` bare
-//! opens the model picker ([`super::pickers`]); the other commands that choose
-//! something (`/tree`, `/fork`, `/resume`) list numbered choices when called
-//! bare and act on `/command N`.
+//! Slash commands of the interactive mode, with Tab completion. Commands that
+//! choose something (`/model`, `/tree`, `/fork`, `/resume`) open a picker
+//! ([`super::pickers`]) when called bare, and act on `/model provider/id` or
+//! `/command N` (the picker's choice runs that).
 
+use super::picker::Item;
 use super::Ui;
 use crate::choose::{ModelChoice, ModelSource};
 use crate::seams;
@@ -25,14 +26,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "/tree",
-        "list this session's entries; /tree N continues from entry N",
+        "pick an entry of this session to continue from (/tree N)",
     ),
     (
         "/fork",
-        "list your messages; /fork N starts a new session before message N",
+        "pick a message of yours to start a new session before (/fork N)",
     ),
     ("/new", "start a new session"),
-    ("/resume", "list recent sessions; /resume N opens one"),
+    ("/resume", "pick a recent session to open (/resume N)"),
     ("/name", "name this session: /name NAME"),
     (
         "/session",
@@ -250,17 +251,22 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         return Err("this session has no messages yet".into());
     }
     if rest.is_empty() {
-        let mut text = String::from("session tree (* = current branch):\n");
-        for (i, (_, depth, on_branch, preview, is_user)) in entries.iter().enumerate() {
-            let indent = "  ".repeat((*depth).min(10));
-            let who = if *is_user { "you" } else { "ai " };
-            let mark = if *on_branch { "*" } else { " " };
-            text.push_str(&format!("{mark}{:>3}. {indent}{who}: {preview}\n", i + 1));
-        }
-        text.push_str(
-            "continue from an entry with /tree N (a message of yours goes back to the editor)",
+        let items = entries
+            .iter()
+            .map(|(_, depth, on_branch, preview, is_user)| {
+                let indent = "  ".repeat((*depth).min(10));
+                let who = if *is_user { "you" } else { "ai " };
+                let mark = if *on_branch { "*" } else { " " };
+                Item::new(format!("{mark} {indent}{who}: {preview}"), "")
+            })
+            .collect();
+        let current = entries.iter().rposition(|e| e.2);
+        ui.open_numbered(
+            "session tree (* = current branch; Enter continues from there)",
+            "/tree",
+            items,
+            current,
         );
-        ui.say(&text);
         return Ok(());
     }
     let n: usize = rest
@@ -311,12 +317,13 @@ fn fork(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         return Err("nothing to fork from: send a message first".into());
     }
     if rest.is_empty() {
-        let mut text = String::from("your messages on this branch:\n");
-        for (i, (_, _, _, preview, _)) in users.iter().enumerate() {
-            text.push_str(&format!("{:>3}. {preview}\n", i + 1));
-        }
-        text.push_str("/fork N starts a new session just before message N");
-        ui.say(&text);
+        let items = users.iter().map(|e| Item::new(e.3.clone(), "")).collect();
+        ui.open_numbered(
+            "your messages (Enter: a new session before it)",
+            "/fork",
+            items,
+            Some(users.len() - 1),
+        );
         return Ok(());
     }
     let n: usize = rest
@@ -347,8 +354,20 @@ fn resume(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         return Err("no saved sessions for this directory".into());
     }
     if rest.is_empty() {
-        ui.say(&super::super::resume::format_list(&sessions));
-        ui.say("open one with /resume N");
+        let now = focus_core::message::now_ms() as i64;
+        let items = sessions
+            .iter()
+            .map(|s| {
+                let title = s.name.clone().unwrap_or_else(|| s.first_message.clone());
+                let detail = format!(
+                    "{} · {} msgs",
+                    super::pickers::ago(now - s.modified_ms),
+                    s.message_count
+                );
+                Item::new(title, detail)
+            })
+            .collect();
+        ui.open_numbered("recent sessions (Enter opens one)", "/resume", items, None);
         return Ok(());
     }
     let n: usize = rest

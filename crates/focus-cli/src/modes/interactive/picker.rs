@@ -118,6 +118,13 @@ impl Picker {
         }
     }
 
+    /// Selects the entry at `index` of the items, if it matches.
+    pub fn select_index(&mut self, index: usize) {
+        if let Some(at) = self.matches.iter().position(|&i| i == index) {
+            self.selected = at;
+        }
+    }
+
     /// How many entries match.
     pub fn match_count(&self) -> usize {
         self.matches.len()
@@ -307,6 +314,8 @@ mod tests {
         assert_eq!(p.key(&Key::Tab), Outcome::Completed(24));
         assert_eq!(p.key(&Key::Esc), Outcome::Cancelled);
         assert_eq!(p.key(&Key::Char('x')), Outcome::Other);
+        p.select_index(3);
+        assert_eq!(p.selected().unwrap().label, "item-03");
     }
 
     #[test]

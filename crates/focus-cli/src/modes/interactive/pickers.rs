@@ -10,7 +10,10 @@
 //!   images);
 //! - `/model` without an argument: the models usable now (provider/id, context
 //!   window, price), typed into the picker itself; Enter switches (recorded in
-//!   the session, as `/model provider/id`).
+//!   the session, as `/model provider/id`);
+//! - `/tree`, `/fork` and `/resume` without an argument: their entries, your
+//!   messages, the recent sessions; Enter acts as `/tree N`, `/fork N`,
+//!   `/resume N` do.
 //!
 //! A picker following the input closes when the input no longer has its `/` or
 //! `@` before the cursor, or the query holds a space.
@@ -39,6 +42,9 @@ pub enum Purpose {
     File,
     /// A model (query typed into the picker).
     Model,
+    /// Entry N of a numbered command's list (`/tree`, `/fork`, `/resume`):
+    /// Enter runs `command N`.
+    Numbered(&'static str),
 }
 
 /// An open picker and what it is for.
@@ -65,12 +71,12 @@ impl Ui<'_> {
                 self.popup = None;
                 true
             }
-            Outcome::Chosen(_) | Outcome::Completed(_) => {
+            Outcome::Chosen(index) | Outcome::Completed(index) => {
                 let label = popup.picker.selected().map(|i| i.label.clone());
                 let anchor = popup.anchor;
                 self.popup = None;
                 if let Some(label) = label {
-                    self.picked(purpose, anchor, &label, *key == Key::Tab);
+                    self.picked(purpose, anchor, (index, &label), *key == Key::Tab);
                 }
                 true
             }
@@ -207,8 +213,35 @@ impl Ui<'_> {
         Ok(())
     }
 
-    /// Acts on a choice: `tab` when it was Tab (complete) rather than Enter.
-    fn picked(&mut self, purpose: Purpose, anchor: Option<usize>, label: &str, tab: bool) {
+    /// A picker over a numbered command's list (`command N` runs entry N),
+    /// entry `selected` selected.
+    pub fn open_numbered(
+        &mut self,
+        title: &str,
+        command: &'static str,
+        items: Vec<Item>,
+        selected: Option<usize>,
+    ) {
+        let mut picker = Picker::new(title, items);
+        if let Some(index) = selected {
+            picker.select_index(index);
+        }
+        self.popup = Some(Popup {
+            picker,
+            purpose: Purpose::Numbered(command),
+            anchor: None,
+        });
+    }
+
+    /// Acts on a choice, entry `index` labelled `label`: `tab` when it was Tab
+    /// (complete) rather than Enter.
+    fn picked(
+        &mut self,
+        purpose: Purpose,
+        anchor: Option<usize>,
+        (index, label): (usize, &str),
+        tab: bool,
+    ) {
         match purpose {
             Purpose::Command if tab || commands::needs_argument(label) => {
                 self.editor.set_text(&format!("{label} "));
@@ -224,6 +257,7 @@ impl Ui<'_> {
                 self.attached.push(label.to_string());
             }
             Purpose::Model => commands::run(self, &format!("/model {label}")),
+            Purpose::Numbered(command) => commands::run(self, &format!("{command} {}", index + 1)),
         }
     }
 
@@ -248,6 +282,17 @@ impl Ui<'_> {
     }
 }
 
+/// `90_000` ms → `1m ago` (a session's age in the `/resume` picker).
+pub fn ago(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    match s {
+        0..60 => format!("{s}s ago"),
+        60..3600 => format!("{}m ago", s / 60),
+        3600..86_400 => format!("{}h ago", s / 3600),
+        _ => format!("{}d ago", s / 86_400),
+    }
+}
+
 /// The files under `root` (relative, `/`-separated), `.gitignore` respected,
 /// at most [`MAX_FILES`].
 pub fn project_files(root: &Path) -> Vec<String> {
@@ -268,6 +313,14 @@ pub fn project_files(root: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ages_read_as_people_say_them() {
+        assert_eq!(ago(-5), "0s ago");
+        assert_eq!(ago(90_000), "1m ago");
+        assert_eq!(ago(7_200_000), "2h ago");
+        assert_eq!(ago(3 * 86_400_000), "3d ago");
+    }
 
     #[test]
     fn project_files_leave_out_what_git_ignores() {
