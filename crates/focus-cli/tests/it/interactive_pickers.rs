@@ -344,3 +344,47 @@ fn tree_fork_and_resume_choose_with_the_picker() {
     pane.keys(&["Enter"]);
     pane.wait_for("the session resumed", "(4 messages)");
 }
+
+/// Shift+Tab steps through the thinking levels, Ctrl+P through the usable
+/// models; both show in the footer and are recorded in the session.
+#[test]
+fn shift_tab_and_ctrl_p_cycle_thinking_and_models() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"c","steps":[{"reply":{"text":"first reply"}},{"reply":{"text":"second reply"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("hello");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "first reply");
+    pane.keys(&["BTab"]);
+    pane.wait_for(
+        "the next level",
+        "mock-openai/m1 · 110×40 · thinking minimal",
+    );
+    pane.keys(&["BTab"]);
+    pane.wait_for("the level after", "thinking low ·");
+    pane.keys(&["C-p"]);
+    let screen = pane.wait_for("the next model", "model: mock-responses/m1");
+    assert!(
+        screen.contains("mock-responses/m1 · 110×40 · thinking low"),
+        "{screen}"
+    );
+    pane.type_text("again");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the second answer", "second reply");
+    let file = s.session_files().into_iter().next().unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let last = |kind: &str| {
+        text.lines()
+            .rfind(|l| l.contains(&format!("\"{kind}\"")))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(last("model_change").contains("mock-responses"), "{text}");
+    assert!(last("thinking_level_change").contains("\"low\""), "{text}");
+}

@@ -33,6 +33,10 @@ pub enum Action {
     Complete,
     /// In a picker: a page up or down.
     Page,
+    /// The next thinking level.
+    CycleThinking,
+    /// The next usable model.
+    CycleModel,
     /// Older input or the line above.
     Up,
     /// Queued messages back to the editor.
@@ -96,6 +100,16 @@ pub const KEYS: &[(&str, Action, &str)] = &[
     ("Ctrl+D", Action::Quit, "quit (on an empty input)"),
     ("Ctrl+Z", Action::Suspend, "stop focus; `fg` resumes it"),
     ("Ctrl+T", Action::ToggleThinking, "show or fold thinking"),
+    (
+        "Shift+Tab",
+        Action::CycleThinking,
+        "next thinking level (off … xhigh; recorded in the session)",
+    ),
+    (
+        "Ctrl+P",
+        Action::CycleModel,
+        "next usable model, as the `/model` picker lists them (recorded in the session)",
+    ),
     ("Ctrl+L", Action::Redraw, "redraw the whole screen"),
     (
         "Ctrl+G",
@@ -198,6 +212,8 @@ pub fn action(key: &Key) -> Action {
         Key::Ctrl('g') => Action::ExternalEditor,
         Key::Ctrl('o') => Action::Expand,
         Key::Tab => Action::Complete,
+        Key::BackTab => Action::CycleThinking,
+        Key::Ctrl('p') => Action::CycleModel,
         Key::PageUp | Key::PageDown => Action::Page,
         Key::Up => Action::Up,
         Key::AltUp => Action::Unqueue,
@@ -248,6 +264,8 @@ mod tests {
             "Ctrl+G" => b"\x07",
             "Ctrl+O" => b"\x0f",
             "Tab" => b"\t",
+            "Shift+Tab" => b"\x1b[Z",
+            "Ctrl+P" => b"\x10",
             "/" => b"/",
             "@" => b"@",
             "PageUp" => b"\x1b[5~",
@@ -305,6 +323,7 @@ mod tests {
             Key::Esc,
             Key::Tab,
             Key::PageUp,
+            Key::BackTab,
             Key::Char('/'),
             Key::Up,
             Key::AltUp,
@@ -318,7 +337,7 @@ mod tests {
             Key::Alt('y'),
         ]
         .into_iter()
-        .chain("cdztlgowuky".chars().map(Key::Ctrl))
+        .chain("cdztlgowukyp".chars().map(Key::Ctrl))
         {
             let action = action(&key);
             assert!(

@@ -45,6 +45,8 @@ pub enum Key {
     PageDown,
     /// Tab.
     Tab,
+    /// Shift+Tab.
+    BackTab,
     /// Escape.
     Esc,
     /// Ctrl plus a letter not given its own variant (`'c'`, `'d'`, `'k'`, …).
@@ -218,6 +220,7 @@ fn decode_csi(bytes: &[u8]) -> Decoded {
         (b"", b'H') | (b"1", b'~') | (b"7", b'~') => Key::Home,
         (b"", b'F') | (b"4", b'~') | (b"8", b'~') => Key::End,
         (b"3", b'~') => Key::Delete,
+        (b"", b'Z') => Key::BackTab,
         (b"5", b'~') => Key::PageUp,
         (b"6", b'~') => Key::PageDown,
         (b"1;5", b'C') | (b"1;3", b'C') => Key::WordRight,

@@ -471,6 +471,8 @@ impl Ui<'_> {
             Action::Unqueue => self.unqueue(),
             Action::Expand => self.toggle_expanded(),
             Action::Complete => self.complete(),
+            Action::CycleThinking => self.cycle_thinking(),
+            Action::CycleModel => self.cycle_model(),
             _ => match self.editor.handle(&key) {
                 EditAction::None => {}
                 EditAction::Submit(text) => self.submit(text, false),

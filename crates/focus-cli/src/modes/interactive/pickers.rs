@@ -15,6 +15,9 @@
 //!   messages, the recent sessions; Enter acts as `/tree N`, `/fork N`,
 //!   `/resume N` do.
 //!
+//! Ctrl+P steps to the next model of the `/model` list, Shift+Tab to the next
+//! thinking level (both recorded, as the commands do).
+//!
 //! A picker following the input closes when the input no longer has its `/` or
 //! `@` before the cursor, or the query holds a space.
 
@@ -24,6 +27,7 @@ use super::picker::{Item, Outcome, Picker};
 use super::{human, Ui};
 use crate::seams;
 use focus_core::message::Content;
+use focus_core::provider::{ModelInfo, ThinkingLevel};
 use focus_tools::output::sanitize;
 use focus_tools::walk::{walk, Flow};
 use std::path::Path;
@@ -180,14 +184,8 @@ impl Ui<'_> {
     /// `/model` without an argument: the picker over the models usable now,
     /// the current one selected.
     pub fn open_model_picker(&mut self) -> Result<(), String> {
-        let registry = seams::registry()?;
-        let keyed: Vec<String> = seams::keyed_providers(&registry)
+        let items: Vec<Item> = usable_models()?
             .into_iter()
-            .map(|(p, _)| p)
-            .collect();
-        let items: Vec<Item> = seams::list_models(&registry, None)
-            .into_iter()
-            .filter(|m| keyed.contains(&m.provider) || m.provider == crate::demo::DEMO_PROVIDER)
             .map(|m| {
                 let mut detail = format!("ctx {}", human(m.context_window));
                 if m.price.input > 0.0 || m.price.output > 0.0 {
@@ -231,6 +229,51 @@ impl Ui<'_> {
             purpose: Purpose::Numbered(command),
             anchor: None,
         });
+    }
+
+    /// Shift+Tab: the next thinking level (after `xhigh`, `off`), recorded.
+    pub(super) fn cycle_thinking(&mut self) {
+        if self.running.is_some() {
+            self.notice = Some("the thinking level changes when the agent is done".into());
+            return;
+        }
+        let levels = ThinkingLevel::ALL;
+        let now = self.engine.config.options.thinking;
+        let at = levels.iter().position(|l| *l == now).unwrap_or(0);
+        let next = levels[(at + 1) % levels.len()];
+        self.engine.set_thinking(next);
+        self.notice = Some(format!("thinking: {}", next.as_str()));
+    }
+
+    /// Ctrl+P: the next model of the `/model` picker's list, switched to as
+    /// `/model provider/id` does (recorded).
+    pub(super) fn cycle_model(&mut self) {
+        if self.running.is_some() {
+            self.notice = Some("the model changes when the agent is done".into());
+            return;
+        }
+        let labels: Vec<String> = match usable_models() {
+            Ok(models) => models
+                .iter()
+                .map(|m| format!("{}/{}", m.provider, m.id))
+                .collect(),
+            Err(error) => {
+                self.notice = Some(sanitize(&error).into_owned());
+                return;
+            }
+        };
+        let current = self.engine.config.provider.model();
+        let current = format!("{}/{}", current.provider, current.id);
+        let next = match labels.iter().position(|l| *l == current) {
+            Some(at) => &labels[(at + 1) % labels.len()],
+            None => match labels.first() {
+                Some(first) => first,
+                None => return,
+            },
+        };
+        if *next != current {
+            commands::run(self, &format!("/model {next}"));
+        }
     }
 
     /// Acts on a choice, entry `index` labelled `label`: `tab` when it was Tab
@@ -280,6 +323,19 @@ impl Ui<'_> {
         }
         Ok(content)
     }
+}
+
+/// The models usable now: those of providers with an API key, and the demo.
+fn usable_models() -> Result<Vec<ModelInfo>, String> {
+    let registry = seams::registry()?;
+    let keyed: Vec<String> = seams::keyed_providers(&registry)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    Ok(seams::list_models(&registry, None)
+        .into_iter()
+        .filter(|m| keyed.contains(&m.provider) || m.provider == crate::demo::DEMO_PROVIDER)
+        .collect())
 }
 
 /// `90_000` ms → `1m ago` (a session's age in the `/resume` picker).
