@@ -157,6 +157,16 @@ fn at_searches_the_project_files_and_attaches_the_chosen_one() {
     );
 
     // `@` inside a word (an e-mail address) opens nothing; Esc closes a picker.
+    // A name holding an escape is never put in the input.
+    pane.type_text("@evil");
+    pane.wait_for("the picker", "❯ evilred.txt");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the refusal", "holds control characters");
+    let styled = pane.styled_screen();
+    assert!(!styled.contains("31m"), "{styled}");
+    assert!(pane.visible_screen().contains("› @evil"));
+    pane.keys(&["C-u"]);
+
     pane.type_text("mail me@");
     pane.wait_for("the typed text", "› mail me@");
     assert!(!pane.visible_screen().contains("files ·"));

@@ -293,6 +293,13 @@ impl Ui<'_> {
                 self.editor.take();
                 self.submit(label.to_string(), false);
             }
+            Purpose::File if label.chars().any(char::is_control) => {
+                // The input shows what it holds: a name with escape sequences
+                // cannot go there (the picker showed it made printable).
+                self.notice = Some(
+                    "that file's name holds control characters: it cannot be put in the input; ask the model to read it".into(),
+                );
+            }
             Purpose::File => {
                 let start = anchor.unwrap_or(0);
                 let end = self.editor.cursor();
