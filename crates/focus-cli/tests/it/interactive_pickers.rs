@@ -398,3 +398,33 @@ fn shift_tab_and_ctrl_p_cycle_thinking_and_models() {
     assert!(last("model_change").contains("mock-responses"), "{text}");
     assert!(last("thinking_level_change").contains("\"low\""), "{text}");
 }
+
+/// A picked file that cannot be read when the message is sent: the error names
+/// it, the message stays in the editor with its pick, and sending again (the
+/// file back) attaches it.
+#[test]
+fn a_picked_file_gone_before_sending_keeps_the_message() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"c","steps":[{"reply":{"text":"got it"}}]}"#);
+    s.write_models(&server.url());
+    let file = s.work.join("notes.txt");
+    std::fs::write(&file, "NOTES-BODY-7\n").unwrap();
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("@notes");
+    pane.wait_for("the picker", "❯ notes.txt");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the path", "› @notes.txt");
+    std::fs::remove_file(&file).unwrap();
+    pane.type_text("read");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the error", "cannot attach @notes.txt");
+    assert!(pane.visible_screen().contains("› @notes.txt read"));
+    assert!(server.requests().is_empty());
+    std::fs::write(&file, "NOTES-BODY-7\n").unwrap();
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "got it");
+    assert!(server.requests()[0].body_text().contains("NOTES-BODY-7"));
+}

@@ -306,7 +306,7 @@ impl Ui<'_> {
             text.push('\n');
         }
         text.push_str(&self.style.dim(
-            "Enter sends · Shift+Enter or \\ for a new line · Esc aborts · /help for commands",
+            "Enter sends · Shift+Enter or \\ for a new line · Esc aborts · /help · type / for commands, @ for a file",
         ));
         text
     }

@@ -312,7 +312,8 @@ impl Ui<'_> {
     }
 
     /// The files picked with `@` that the text still names (`@path`), read as
-    /// `focus @FILE` reads them; the list of picked files is emptied.
+    /// `focus @FILE` reads them; the list of picked files is emptied (kept
+    /// when one cannot be read: the message returns to the editor).
     pub(super) fn take_attachments(&mut self, text: &str) -> Result<Vec<Content>, String> {
         let picked = std::mem::take(&mut self.attached);
         let mut content = Vec::new();
@@ -324,9 +325,14 @@ impl Ui<'_> {
             done.push(path);
             // Relative, as `focus @src/x.rs` names it to the model (focus's
             // working directory is the process's).
-            let file = crate::input::attach_file(Path::new(path))
-                .map_err(|e| sanitize(&e).into_owned())?;
-            content.push(file);
+            match crate::input::attach_file(Path::new(path)) {
+                Ok(file) => content.push(file),
+                Err(error) => {
+                    // The message goes back to the editor: its picks stay.
+                    self.attached = picked.clone();
+                    return Err(sanitize(&error).into_owned());
+                }
+            }
         }
         Ok(content)
     }
