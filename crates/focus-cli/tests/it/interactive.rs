@@ -7,11 +7,11 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// A tmux session running focus; killed on drop.
-struct Pane {
+pub(crate) struct Pane {
     name: String,
 }
 
-fn tmux_available() -> bool {
+pub(crate) fn tmux_available() -> bool {
     let ok = Command::new("tmux")
         .arg("-V")
         .output()
@@ -27,7 +27,7 @@ fn tmux_available() -> bool {
 
 impl Pane {
     /// The shell command that runs focus in the sandbox, offline, with `args`.
-    fn focus_command(s: &Sandbox, args: &[&str]) -> String {
+    pub(crate) fn focus_command(s: &Sandbox, args: &[&str]) -> String {
         let mut command = format!(
             "cd '{}' && env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u GEMINI_API_KEY -u OLLAMA_HOST FOCUS_HOME='{}' HOME='{}' FOCUS_OFFLINE=1 NO_COLOR=1 '{}'",
             s.work.display(), s.home.display(), s.root.display(), FOCUS
@@ -45,12 +45,12 @@ impl Pane {
     /// starting at once each try to start one, and the losers of that race fail
     /// ("server exited unexpectedly"). A failure is retried a few times for the same
     /// reason, and reported with tmux's own words.
-    fn launch(s: &Sandbox, tag: &str, command: &str) -> Pane {
+    pub(crate) fn launch(s: &Sandbox, tag: &str, command: &str) -> Pane {
         Pane::launch_sized(s, tag, command, (110, 40))
     }
 
     /// Like [`Pane::launch`], in a window of `(columns, rows)`.
-    fn launch_sized(s: &Sandbox, tag: &str, command: &str, size: (u16, u16)) -> Pane {
+    pub(crate) fn launch_sized(s: &Sandbox, tag: &str, command: &str, size: (u16, u16)) -> Pane {
         let (columns, rows) = (size.0.to_string(), size.1.to_string());
         static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let name = format!(
@@ -86,7 +86,7 @@ impl Pane {
 
     /// focus in a pane, its exit status printed after it; returns once the
     /// editor prompt shows.
-    fn start(s: &Sandbox, args: &[&str]) -> Pane {
+    pub(crate) fn start(s: &Sandbox, args: &[&str]) -> Pane {
         let command = format!(
             "{}; echo FOCUS-EXITED-$?; sleep 30",
             Pane::focus_command(s, args)
@@ -99,7 +99,7 @@ impl Pane {
     /// Like [`Pane::start`], but focus is started from an interactive bash, as a
     /// job of a shell with job control (so Ctrl+Z can stop it and `fg` resume it).
     /// (No exit status is printed: the shell would print it when the job stops.)
-    fn start_in_job_shell(s: &Sandbox, args: &[&str]) -> Pane {
+    pub(crate) fn start_in_job_shell(s: &Sandbox, args: &[&str]) -> Pane {
         let pane = Pane::launch(s, "j", "bash --norc --noprofile -i");
         pane.type_text(&Pane::focus_command(s, args));
         pane.keys(&["Enter"]);
@@ -107,13 +107,13 @@ impl Pane {
         pane
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", &self.name];
         args.extend_from_slice(keys);
         assert!(Command::new("tmux").args(&args).status().unwrap().success());
     }
 
-    fn type_text(&self, text: &str) {
+    pub(crate) fn type_text(&self, text: &str) {
         assert!(Command::new("tmux")
             .args(["send-keys", "-t", &self.name, "-l", text])
             .status()
@@ -122,7 +122,7 @@ impl Pane {
     }
 
     /// The process id of focus in the pane: the child of the pane's shell.
-    fn focus_pid(&self) -> u32 {
+    pub(crate) fn focus_pid(&self) -> u32 {
         let out = Command::new("tmux")
             .args(["display-message", "-p", "-t", &self.name, "#{pane_pid}"])
             .output()
@@ -143,7 +143,7 @@ impl Pane {
     }
 
     /// The state letter of process `pid` (`S` sleeping, `T` stopped, …).
-    fn process_state(pid: u32) -> char {
+    pub(crate) fn process_state(pid: u32) -> char {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
         stat.rfind(')')
             .and_then(|i| stat[i + 2..].chars().next())
@@ -151,7 +151,7 @@ impl Pane {
     }
 
     /// The cursor's column (0-based), as tmux sees it.
-    fn cursor_column(&self) -> usize {
+    pub(crate) fn cursor_column(&self) -> usize {
         let out = Command::new("tmux")
             .args(["display-message", "-p", "-t", &self.name, "#{cursor_x}"])
             .output()
@@ -160,7 +160,7 @@ impl Pane {
     }
 
     /// Waits until `done` holds (15 s at most); panics naming `what`, with the screen.
-    fn wait_until(&self, what: &str, mut done: impl FnMut() -> bool) {
+    pub(crate) fn wait_until(&self, what: &str, mut done: impl FnMut() -> bool) {
         let deadline = Instant::now() + Duration::from_secs(15);
         while !done() {
             if Instant::now() > deadline {
@@ -174,14 +174,14 @@ impl Pane {
     }
 
     /// Waits until the cursor stands in `column`.
-    fn wait_for_cursor(&self, column: usize) {
+    pub(crate) fn wait_for_cursor(&self, column: usize) {
         self.wait_until(&format!("the cursor reaching column {column}"), || {
             self.cursor_column() == column
         });
     }
 
     /// The visible window only (no scrollback).
-    fn visible_screen(&self) -> String {
+    pub(crate) fn visible_screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["capture-pane", "-p", "-t", &self.name])
             .output()
@@ -189,7 +189,17 @@ impl Pane {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn screen(&self) -> String {
+    /// The visible window with its colors and attributes as escape sequences
+    /// (`capture-pane -e`): what focus made the terminal do, not only the text.
+    pub(crate) fn styled_screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-e", "-t", &self.name])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    pub(crate) fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["capture-pane", "-p", "-t", &self.name, "-S", "-200"])
             .output()
@@ -197,7 +207,7 @@ impl Pane {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn wait_for(&self, what: &str, needle: &str) -> String {
+    pub(crate) fn wait_for(&self, what: &str, needle: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
             let screen = self.screen();
@@ -472,16 +482,27 @@ fn slash_commands_do_what_they_say() {
         "/model mock-anthropic/m1",
         "mock-anthropic/m1 · 110×40 · thinking high",
     );
-    command("/tree", "you: hello");
+    // Bare, the choosing commands open a picker (tests/it/interactive_pickers.rs);
+    // Esc closes it.
+    let close_picker = || {
+        pane.keys(&["Escape"]);
+        pane.wait_until("the picker closing", || {
+            !pane.visible_screen().contains("❯ ")
+        });
+    };
+    command("/tree", "* you: hello");
+    close_picker();
     let html = s.root.join("chat.html");
     command(&format!("/export {}", html.display()), "exported to");
     assert!(file_contains(&html, "first reply"));
-    command("/fork", "/fork N starts a new session");
+    command("/fork", "your messages (Enter");
+    close_picker();
     command("/fork 1", "forked into a new session");
     pane.wait_for("the forked message in the editor", "› hello");
     pane.keys(&["C-u"]);
     command("/new", "new session started");
-    command("/resume", "open one with /resume N");
+    command("/resume", "recent sessions (Enter opens one)");
+    close_picker();
     command("/nonsense", "unknown command /nonsense");
     // (The fork and the new session have no entries yet, so no files.)
     let file = s

@@ -1,7 +1,9 @@
 //! Slash commands of the interactive mode, with Tab completion. Commands that
-//! choose something (`/tree`, `/fork`, `/resume`, `/model`) list numbered choices
-//! when called bare and act on `/command N`.
+//! choose something (`/model`, `/tree`, `/fork`, `/resume`) open a picker
+//! ([`super::pickers`]) when called bare, and act on `/model provider/id` or
+//! `/command N` (the picker's choice runs that).
 
+use super::picker::Item;
 use super::Ui;
 use crate::choose::{ModelChoice, ModelSource};
 use crate::seams;
@@ -13,7 +15,7 @@ use std::path::Path;
 
 /// Every command with a one-line description.
 pub const COMMANDS: &[(&str, &str)] = &[
-    ("/model", "list models, or switch: /model provider/id"),
+    ("/model", "pick a model, or switch: /model provider/id"),
     (
         "/thinking",
         "show or set the thinking level: /thinking high",
@@ -24,14 +26,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "/tree",
-        "list this session's entries; /tree N continues from entry N",
+        "pick an entry of this session to continue from (/tree N)",
     ),
     (
         "/fork",
-        "list your messages; /fork N starts a new session before message N",
+        "pick a message of yours to start a new session before (/fork N)",
     ),
     ("/new", "start a new session"),
-    ("/resume", "list recent sessions; /resume N opens one"),
+    ("/resume", "pick a recent session to open (/resume N)"),
     ("/name", "name this session: /name NAME"),
     (
         "/session",
@@ -45,6 +47,19 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("/help", "commands and keys"),
     ("/quit", "leave focus (also /exit, Ctrl+D)"),
 ];
+
+/// Whether command `name` does nothing useful without an argument (the
+/// command menu completes it rather than running it).
+pub fn needs_argument(name: &str) -> bool {
+    name == "/name"
+}
+
+/// Whether command line `line` may run while the agent works: it only reads
+/// the session, or names it (nothing the running prompt depends on).
+pub fn safe_while_running(line: &str) -> bool {
+    let name = line.split_whitespace().next().unwrap_or("");
+    matches!(name, "/session" | "/export" | "/name" | "/help")
+}
 
 /// The result of completing a partial command.
 #[derive(Debug, PartialEq, Eq)]
@@ -153,29 +168,10 @@ fn help(ui: &mut Ui<'_>) {
 }
 
 fn model(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
-    let registry = seams::registry()?;
     if rest.is_empty() {
-        let current = ui.engine().config.provider.model().clone();
-        let keyed: Vec<String> = seams::keyed_providers(&registry)
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect();
-        let mut text = format!("current: {}/{}\n", current.provider, current.id);
-        let models = seams::list_models(&registry, None);
-        let usable: Vec<_> = models
-            .iter()
-            .filter(|m| keyed.contains(&m.provider) || m.provider == crate::demo::DEMO_PROVIDER)
-            .collect();
-        if usable.len() <= 1 {
-            text.push_str("no provider has an API key set; set one (e.g. ANTHROPIC_API_KEY) or add models.json\n");
-        }
-        for m in usable.iter().take(30) {
-            text.push_str(&format!("  {}/{}\n", m.provider, m.id));
-        }
-        text.push_str("switch with /model provider/id");
-        ui.say(&text);
-        return Ok(());
+        return ui.open_model_picker();
     }
+    let registry = seams::registry()?;
     let (provider, id) = match rest.split_once('/') {
         Some((p, m)) if registry.provider(p).is_some() || p == crate::demo::DEMO_PROVIDER => (p, m),
         _ => ("", rest),
@@ -193,7 +189,11 @@ fn model(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let built = seams::build_provider(&choice, &registry, &retry)?;
     let info = built.model().clone();
     ui.engine().switch_model(built);
-    ui.say(&format!("model: {}/{}", info.provider, info.id));
+    // Model ids can come from models.json or a local server: shown printable.
+    ui.say(&focus_tools::output::sanitize(&format!(
+        "model: {}/{}",
+        info.provider, info.id
+    )));
     Ok(())
 }
 
@@ -251,17 +251,22 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         return Err("this session has no messages yet".into());
     }
     if rest.is_empty() {
-        let mut text = String::from("session tree (* = current branch):\n");
-        for (i, (_, depth, on_branch, preview, is_user)) in entries.iter().enumerate() {
-            let indent = "  ".repeat((*depth).min(10));
-            let who = if *is_user { "you" } else { "ai " };
-            let mark = if *on_branch { "*" } else { " " };
-            text.push_str(&format!("{mark}{:>3}. {indent}{who}: {preview}\n", i + 1));
-        }
-        text.push_str(
-            "continue from an entry with /tree N (a message of yours goes back to the editor)",
+        let items = entries
+            .iter()
+            .map(|(_, depth, on_branch, preview, is_user)| {
+                let indent = "  ".repeat((*depth).min(10));
+                let who = if *is_user { "you" } else { "ai " };
+                let mark = if *on_branch { "*" } else { " " };
+                Item::new(format!("{mark} {indent}{who}: {preview}"), "")
+            })
+            .collect();
+        let current = entries.iter().rposition(|e| e.2);
+        ui.open_numbered(
+            "session tree (* = current branch; Enter continues from there)",
+            "/tree",
+            items,
+            current,
         );
-        ui.say(&text);
         return Ok(());
     }
     let n: usize = rest
@@ -312,12 +317,13 @@ fn fork(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         return Err("nothing to fork from: send a message first".into());
     }
     if rest.is_empty() {
-        let mut text = String::from("your messages on this branch:\n");
-        for (i, (_, _, _, preview, _)) in users.iter().enumerate() {
-            text.push_str(&format!("{:>3}. {preview}\n", i + 1));
-        }
-        text.push_str("/fork N starts a new session just before message N");
-        ui.say(&text);
+        let items = users.iter().map(|e| Item::new(e.3.clone(), "")).collect();
+        ui.open_numbered(
+            "your messages (Enter: a new session before it)",
+            "/fork",
+            items,
+            Some(users.len() - 1),
+        );
         return Ok(());
     }
     let n: usize = rest
@@ -348,8 +354,20 @@ fn resume(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         return Err("no saved sessions for this directory".into());
     }
     if rest.is_empty() {
-        ui.say(&super::super::resume::format_list(&sessions));
-        ui.say("open one with /resume N");
+        let now = focus_core::message::now_ms() as i64;
+        let items = sessions
+            .iter()
+            .map(|s| {
+                let title = s.name.clone().unwrap_or_else(|| s.first_message.clone());
+                let detail = format!(
+                    "{} · {} msgs",
+                    super::pickers::ago(now - s.modified_ms),
+                    s.message_count
+                );
+                Item::new(title, detail)
+            })
+            .collect();
+        ui.open_numbered("recent sessions (Enter opens one)", "/resume", items, None);
         return Ok(());
     }
     let n: usize = rest
@@ -422,6 +440,10 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        assert!(safe_while_running("/session"));
+        assert!(safe_while_running("/name x"));
+        assert!(!safe_while_running("/model"));
+        assert!(!safe_while_running("/compact now"));
         match complete("/") {
             Completion::Many(_, names) => assert_eq!(names.len(), COMMANDS.len() + 1),
             other => panic!("{other:?}"),

@@ -97,6 +97,19 @@ impl Editor {
         self.browsing = None;
     }
 
+    /// Replaces the characters `start..end` (clamped to the text) by `text`,
+    /// the cursor after it: a picker's choice taking the place of what was typed
+    /// to find it. One undo step.
+    pub fn replace_range(&mut self, start: usize, end: usize, text: &str) {
+        self.save_undo();
+        let end = end.min(self.buffer.len());
+        let start = start.min(end);
+        let chars: Vec<char> = text.chars().collect();
+        self.buffer.splice(start..end, chars.iter().copied());
+        self.cursor = start + chars.len();
+        self.browsing = None;
+    }
+
     /// Whether the buffer is empty.
     pub fn is_empty(&self) -> bool {
         self.buffer.is_empty()
@@ -518,6 +531,19 @@ mod tests {
         for c in text.chars() {
             editor.handle(&Key::Char(c));
         }
+    }
+
+    #[test]
+    fn a_range_is_replaced_with_the_cursor_after_it() {
+        let mut e = Editor::new(Vec::new());
+        typed(&mut e, "see @ma and more");
+        e.replace_range(4, 7, "@src/main.rs ");
+        assert_eq!(e.text(), "see @src/main.rs  and more");
+        assert_eq!(e.cursor(), 17);
+        e.replace_range(100, 200, "!");
+        assert_eq!(e.text(), "see @src/main.rs  and more!");
+        e.handle(&Key::Undo);
+        assert_eq!(e.text(), "see @src/main.rs  and more");
     }
 
     #[test]

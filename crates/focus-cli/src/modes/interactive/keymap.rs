@@ -31,6 +31,12 @@ pub enum Action {
     Expand,
     /// Complete a command name.
     Complete,
+    /// In a picker: a page up or down.
+    Page,
+    /// The next thinking level.
+    CycleThinking,
+    /// The next usable model.
+    CycleModel,
     /// Older input or the line above.
     Up,
     /// Queued messages back to the editor.
@@ -84,7 +90,7 @@ pub const KEYS: &[(&str, Action, &str)] = &[
     (
         "Esc",
         Action::Abort,
-        "abort the run (queued messages return to the editor); in an approval: abort the run",
+        "abort the run (queued messages return to the editor); in an approval: abort the run; in a picker: close it",
     ),
     (
         "Ctrl+C",
@@ -94,6 +100,16 @@ pub const KEYS: &[(&str, Action, &str)] = &[
     ("Ctrl+D", Action::Quit, "quit (on an empty input)"),
     ("Ctrl+Z", Action::Suspend, "stop focus; `fg` resumes it"),
     ("Ctrl+T", Action::ToggleThinking, "show or fold thinking"),
+    (
+        "Shift+Tab",
+        Action::CycleThinking,
+        "next thinking level (off … xhigh; recorded in the session)",
+    ),
+    (
+        "Ctrl+P",
+        Action::CycleModel,
+        "next usable model, as the `/model` picker lists them (recorded in the session)",
+    ),
     ("Ctrl+L", Action::Redraw, "redraw the whole screen"),
     (
         "Ctrl+G",
@@ -105,7 +121,26 @@ pub const KEYS: &[(&str, Action, &str)] = &[
         Action::Expand,
         "expand or collapse the last tool call or summary",
     ),
-    ("Tab", Action::Complete, "complete a command name"),
+    (
+        "Tab",
+        Action::Complete,
+        "complete a command name; in a picker: put the entry in the input",
+    ),
+    (
+        "/",
+        Action::Insert,
+        "on an empty input: the command menu (type to filter, Enter runs)",
+    ),
+    (
+        "@",
+        Action::Insert,
+        "at the start or after a space: pick a project file to attach",
+    ),
+    (
+        "PageUp, PageDown",
+        Action::Page,
+        "in a picker: a page up or down (Up and Down: one entry)",
+    ),
     (
         "Up",
         Action::Up,
@@ -177,6 +212,9 @@ pub fn action(key: &Key) -> Action {
         Key::Ctrl('g') => Action::ExternalEditor,
         Key::Ctrl('o') => Action::Expand,
         Key::Tab => Action::Complete,
+        Key::BackTab => Action::CycleThinking,
+        Key::Ctrl('p') => Action::CycleModel,
+        Key::PageUp | Key::PageDown => Action::Page,
         Key::Up => Action::Up,
         Key::AltUp => Action::Unqueue,
         Key::Down => Action::Down,
@@ -226,6 +264,12 @@ mod tests {
             "Ctrl+G" => b"\x07",
             "Ctrl+O" => b"\x0f",
             "Tab" => b"\t",
+            "Shift+Tab" => b"\x1b[Z",
+            "Ctrl+P" => b"\x10",
+            "/" => b"/",
+            "@" => b"@",
+            "PageUp" => b"\x1b[5~",
+            "PageDown" => b"\x1b[6~",
             "Up" => b"\x1b[A",
             "Alt+Up" => b"\x1b[1;3A",
             "Down" => b"\x1b[B",
@@ -278,6 +322,9 @@ mod tests {
             Key::Newline,
             Key::Esc,
             Key::Tab,
+            Key::PageUp,
+            Key::BackTab,
+            Key::Char('/'),
             Key::Up,
             Key::AltUp,
             Key::Down,
@@ -290,7 +337,7 @@ mod tests {
             Key::Alt('y'),
         ]
         .into_iter()
-        .chain("cdztlgowuky".chars().map(Key::Ctrl))
+        .chain("cdztlgowukyp".chars().map(Key::Ctrl))
         {
             let action = action(&key);
             assert!(

@@ -39,8 +39,14 @@ pub enum Key {
     WordLeft,
     /// Ctrl+Right / Alt+F.
     WordRight,
+    /// Page Up.
+    PageUp,
+    /// Page Down.
+    PageDown,
     /// Tab.
     Tab,
+    /// Shift+Tab.
+    BackTab,
     /// Escape.
     Esc,
     /// Ctrl plus a letter not given its own variant (`'c'`, `'d'`, `'k'`, …).
@@ -214,6 +220,9 @@ fn decode_csi(bytes: &[u8]) -> Decoded {
         (b"", b'H') | (b"1", b'~') | (b"7", b'~') => Key::Home,
         (b"", b'F') | (b"4", b'~') | (b"8", b'~') => Key::End,
         (b"3", b'~') => Key::Delete,
+        (b"", b'Z') => Key::BackTab,
+        (b"5", b'~') => Key::PageUp,
+        (b"6", b'~') => Key::PageDown,
         (b"1;5", b'C') | (b"1;3", b'C') => Key::WordRight,
         (b"1;3", b'A') => Key::AltUp,
         (b"1;5", b'D') | (b"1;3", b'D') => Key::WordLeft,

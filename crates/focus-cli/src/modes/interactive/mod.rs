@@ -11,8 +11,10 @@
 //! conversation as blocks), [`screen`] (the renderer), [`view`] (how events
 //! change the blocks, and the chrome), [`dialog`] (approvals), [`transcript`] (a
 //! saved conversation as blocks), [`footer`], [`compacting`], [`external`]
-//! (Ctrl+G), [`commands`] (slash commands), then this file (the loop, keys,
-//! runs). docs/tui.md explains the renderer.
+//! (Ctrl+G), [`commands`] (slash commands), [`fuzzy`] and [`picker`] (a list
+//! filtered as you type) with [`pickers`] (the command menu, `@` files,
+//! `/model`), then this file (the loop, keys, runs). docs/tui.md explains the
+//! renderer.
 
 pub mod blocks;
 pub mod commands;
@@ -21,10 +23,13 @@ pub mod dialog;
 pub mod editor;
 pub mod external;
 pub mod footer;
+pub mod fuzzy;
 pub mod highlight;
 pub mod keymap;
 pub mod keys;
 pub mod markdown;
+pub mod picker;
+pub mod pickers;
 pub mod rows;
 pub mod screen;
 pub mod tool_view;
@@ -124,6 +129,10 @@ pub struct Ui<'a> {
     /// Typing a reason for a denial (in `reason`: the draft stays in `editor`).
     denying: bool,
     reason: Editor,
+    /// The open picker (command menu, `@` files, models).
+    popup: Option<pickers::Popup>,
+    /// Files picked with `@` since the last message was sent.
+    attached: Vec<String>,
     /// Lets the key reader read again after a [`Input::KeysThenWait`].
     resume: mpsc::Sender<()>,
     inputs: SyncSender<Input>,
@@ -177,6 +186,8 @@ pub fn run(
         approval: None,
         denying: false,
         reason: Editor::new(Vec::new()),
+        popup: None,
+        attached: Vec::new(),
         resume,
         inputs: sender,
         quit: false,
@@ -295,7 +306,7 @@ impl Ui<'_> {
             text.push('\n');
         }
         text.push_str(&self.style.dim(
-            "Enter sends · Shift+Enter or \\ for a new line · Esc aborts · /help for commands",
+            "Enter sends · Shift+Enter or \\ for a new line · Esc aborts · /help · type / for commands, @ for a file",
         ));
         text
     }
@@ -400,6 +411,16 @@ impl Ui<'_> {
         if key != Key::Ctrl('c') {
             self.ctrl_c_armed = false;
         }
+        if self.picker_key(&key) {
+            return;
+        }
+        self.key_action(&key);
+        self.after_key(&key);
+    }
+
+    /// What a key does outside an approval and a picker.
+    fn key_action(&mut self, key: &Key) {
+        let key = key.clone();
         if self.compacting.is_some()
             && matches!(keymap::action(&key), Action::Abort | Action::ClearAbortQuit)
         {
@@ -452,6 +473,8 @@ impl Ui<'_> {
             Action::Unqueue => self.unqueue(),
             Action::Expand => self.toggle_expanded(),
             Action::Complete => self.complete(),
+            Action::CycleThinking => self.cycle_thinking(),
+            Action::CycleModel => self.cycle_model(),
             _ => match self.editor.handle(&key) {
                 EditAction::None => {}
                 EditAction::Submit(text) => self.submit(text, false),
@@ -500,15 +523,35 @@ impl Ui<'_> {
             return;
         }
         if text.trim_start().starts_with('/') && !text.trim_start().starts_with("//") {
-            if self.running.is_some() {
-                self.notice = Some("commands wait until the agent is done (Esc aborts)".into());
+            if self.running.is_some() && !commands::safe_while_running(text.trim()) {
+                self.notice = Some(
+                    "this command waits until the agent is done (Esc aborts); /session, /export, /name and /help run now"
+                        .into(),
+                );
                 self.editor.set_text(&text);
                 return;
             }
             commands::run(self, text.trim());
             return;
         }
-        let message = Message::User(UserMessage::text(text.clone(), now_ms()));
+        let files = match self.take_attachments(&text) {
+            Ok(files) => files,
+            Err(error) => {
+                self.note(self.style.red(&error));
+                self.editor.set_text(&text);
+                return;
+            }
+        };
+        // Attached files come first, as with `focus @FILE message`.
+        let mut content = files;
+        content.push(Content::text(text.clone()));
+        let message = Message::User(UserMessage {
+            content,
+            timestamp: now_ms(),
+        });
+        // The queue shows a message until it reaches the model, compared by
+        // its text as the event has it.
+        let text = message_text(&message);
         match &self.running {
             Some(handle) if follow_up => {
                 handle.follow_up(message);

@@ -295,9 +295,15 @@ impl Ui<'_> {
             .enumerate()
             .map(|(i, line)| format!("{}{line}", if i == 0 { prompt } else { "  " }))
             .collect();
+        let mut above = self.above_editor();
+        // A picker sits right above the editor, in what the window has left.
+        let (_, height) = self.screen.size_now();
+        let editor_rows: Vec<String> = editor;
+        let room = height.saturating_sub(above.len() + editor_rows.len() + 3);
+        above.extend(self.picker_rows(width.saturating_sub(1), room));
         let chrome = Chrome {
-            above: self.above_editor(),
-            editor,
+            above,
+            editor: editor_rows,
             cursor: (cursor_line, cursor_col),
             below: vec![self.style.dim(&footer)],
         };

@@ -1,0 +1,351 @@
+//! A picker: a list of entries filtered by a fuzzy query ([`super::fuzzy`]),
+//! one of them selected, shown above the editor in a few rows. It knows nothing
+//! of what its entries are: the UI ([`super::pickers`]) gives it labels, asks
+//! it for its rows, and acts on what [`Picker::key`] says was chosen.
+//!
+//! Keys: Up and Down move by one (wrapping around), PageUp and PageDown by
+//! the rows shown, Enter chooses, Tab completes (the UI decides what that
+//! means), Esc closes. Everything shown is made printable: labels may be file
+//! names or model ids, which can hold escape sequences.
+
+use super::fuzzy;
+use super::keys::Key;
+use crate::modes::print::clip;
+use crate::terminal::style::Style;
+use crate::terminal::width::text_width;
+
+/// One entry: what is matched and shown, and a dim note after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// Matched against the query and shown.
+    pub label: String,
+    /// Shown dim after the label (not matched).
+    pub detail: String,
+}
+
+impl Item {
+    /// An entry with a label and a detail.
+    pub fn new(label: impl Into<String>, detail: impl Into<String>) -> Item {
+        Item {
+            label: label.into(),
+            detail: detail.into(),
+        }
+    }
+}
+
+/// What a key did to the picker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The picker used the key (moved); it stays open.
+    Moved,
+    /// Enter on an entry: its index in the items.
+    Chosen(usize),
+    /// Tab on an entry: its index in the items.
+    Completed(usize),
+    /// Enter or Tab with nothing matching.
+    NoMatch,
+    /// Esc: close it.
+    Cancelled,
+    /// Not a picker key: the caller handles it (typing, editing).
+    Other,
+}
+
+/// A list filtered as you type.
+#[derive(Debug)]
+pub struct Picker {
+    title: String,
+    items: Vec<Item>,
+    query: String,
+    /// Indices into `items`, best match first.
+    matches: Vec<usize>,
+    /// Index into `matches`.
+    selected: usize,
+    /// The first match shown.
+    top: usize,
+    /// How many entries the last [`Picker::rows`] showed (a page).
+    page: usize,
+}
+
+impl Picker {
+    /// A picker over `items`, everything matching.
+    pub fn new(title: impl Into<String>, items: Vec<Item>) -> Picker {
+        let mut picker = Picker {
+            title: title.into(),
+            matches: Vec::new(),
+            items,
+            query: String::new(),
+            selected: 0,
+            top: 0,
+            page: 8,
+        };
+        picker.refilter();
+        picker
+    }
+
+    /// The query.
+    pub fn query(&self) -> &str {
+        &self.query
+    }
+
+    /// Filters by a new query (the selection goes back to the best match).
+    pub fn set_query(&mut self, query: &str) {
+        if query == self.query {
+            return;
+        }
+        // A longer query matches a subset of what the shorter one matched:
+        // only those are scored again.
+        let narrowing = !self.query.is_empty() && query.starts_with(self.query.as_str());
+        self.query = query.to_string();
+        if narrowing {
+            let labels: Vec<&str> = self.items.iter().map(|i| i.label.as_str()).collect();
+            let previous = std::mem::take(&mut self.matches);
+            self.matches = fuzzy::rank_among(&self.query, &labels, previous.into_iter());
+            self.selected = 0;
+            self.top = 0;
+        } else {
+            self.refilter();
+        }
+    }
+
+    /// Selects the entry labelled `label`, if it matches (the view follows).
+    pub fn select_label(&mut self, label: &str) {
+        if let Some(at) = self
+            .matches
+            .iter()
+            .position(|&i| self.items[i].label == label)
+        {
+            self.selected = at;
+        }
+    }
+
+    /// Selects the entry at `index` of the items, if it matches.
+    pub fn select_index(&mut self, index: usize) {
+        if let Some(at) = self.matches.iter().position(|&i| i == index) {
+            self.selected = at;
+        }
+    }
+
+    /// How many entries match.
+    pub fn match_count(&self) -> usize {
+        self.matches.len()
+    }
+
+    /// The selected entry.
+    pub fn selected(&self) -> Option<&Item> {
+        self.matches.get(self.selected).map(|&i| &self.items[i])
+    }
+
+    fn refilter(&mut self) {
+        let labels: Vec<&str> = self.items.iter().map(|i| i.label.as_str()).collect();
+        self.matches = fuzzy::rank(&self.query, &labels);
+        self.selected = 0;
+        self.top = 0;
+    }
+
+    /// Applies a navigation key; see [`Outcome`].
+    pub fn key(&mut self, key: &Key) -> Outcome {
+        let count = self.matches.len();
+        let page = self.page.max(1);
+        match key {
+            Key::Up if count > 0 => self.selected = (self.selected + count - 1) % count,
+            Key::Down if count > 0 => self.selected = (self.selected + 1) % count,
+            Key::PageUp => self.selected = self.selected.saturating_sub(page),
+            Key::PageDown if count > 0 => self.selected = (self.selected + page).min(count - 1),
+            Key::Up | Key::Down | Key::PageDown => {}
+            Key::Enter | Key::Tab => {
+                return match self.matches.get(self.selected) {
+                    Some(&i) if *key == Key::Enter => Outcome::Chosen(i),
+                    Some(&i) => Outcome::Completed(i),
+                    None => Outcome::NoMatch,
+                }
+            }
+            Key::Esc => return Outcome::Cancelled,
+            _ => return Outcome::Other,
+        }
+        Outcome::Moved
+    }
+
+    /// Edits the query with a typed key (for a picker with no input of its own
+    /// to follow); whether the key was one.
+    pub fn type_key(&mut self, key: &Key) -> bool {
+        let mut query = self.query.clone();
+        match key {
+            Key::Char(c) => query.push(*c),
+            Key::Paste(text) => query.extend(text.chars().filter(|c| !c.is_control())),
+            Key::Backspace => {
+                query.pop();
+            }
+            Key::Ctrl('u') => query.clear(),
+            _ => return false,
+        }
+        self.set_query(&query);
+        true
+    }
+
+    /// The picker's rows for a window `width` columns wide, at most `max_rows`
+    /// (at least two: the title and one entry): a title with the query and the
+    /// count, then the entries in view, the selected one marked `❯`.
+    pub fn rows(&mut self, width: usize, max_rows: usize, style: Style) -> Vec<String> {
+        let shown = max_rows.max(2) - 1;
+        self.page = shown;
+        if self.selected < self.top {
+            self.top = self.selected;
+        }
+        if self.selected >= self.top + shown {
+            self.top = self.selected + 1 - shown;
+        }
+        let width = width.max(12);
+        let count = if self.matches.len() == self.items.len() {
+            format!("{}", self.items.len())
+        } else {
+            format!("{} of {}", self.matches.len(), self.items.len())
+        };
+        let query = if self.query.is_empty() {
+            String::new()
+        } else {
+            format!(" “{}”", self.query)
+        };
+        let title = format!(
+            "{}{query} · {count} · ↑↓ PgUp PgDn · Enter · Tab · Esc",
+            self.title
+        );
+        // (`clip` adds its `…` after the columns it is given.)
+        let mut rows = vec![style.bold(&clip(&title, width - 1))];
+        if self.matches.is_empty() {
+            rows.push(style.dim("  (nothing matches)"));
+            return rows;
+        }
+        for (at, &i) in self.matches.iter().enumerate().skip(self.top).take(shown) {
+            let item = &self.items[i];
+            let mark = if at == self.selected { "❯ " } else { "  " };
+            let label = clip(&item.label, width - 3);
+            let used = 2 + text_width(&label);
+            let mut row = format!("{mark}{label}");
+            if !item.detail.is_empty() && used + 4 < width {
+                let detail = clip(&item.detail, width - used - 3);
+                row = format!("{row}  {}", style.dim(&detail));
+            }
+            rows.push(if at == self.selected {
+                style.bold(&row)
+            } else {
+                row
+            });
+        }
+        rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn picker(n: usize) -> Picker {
+        let items = (0..n)
+            .map(|i| Item::new(format!("item-{i:02}"), format!("#{i}")))
+            .collect();
+        Picker::new("things", items)
+    }
+
+    #[test]
+    fn typing_filters_and_the_best_match_comes_first() {
+        let mut p = Picker::new(
+            "files",
+            vec![
+                Item::new("src/main.rs", ""),
+                Item::new("docs/manual.md", ""),
+                Item::new("Makefile", ""),
+            ],
+        );
+        assert_eq!(p.match_count(), 3);
+        p.set_query("man");
+        assert_eq!(p.match_count(), 2);
+        assert_eq!(p.selected().unwrap().label, "docs/manual.md");
+        // "man." : the run "n." of "main.rs" outweighs the longer run of "manual".
+        assert!(p.type_key(&Key::Char('.')));
+        assert_eq!(p.query(), "man.");
+        assert_eq!(p.selected().unwrap().label, "src/main.rs");
+        assert!(p.type_key(&Key::Backspace));
+        assert!(p.type_key(&Key::Char('z')));
+        assert_eq!(p.match_count(), 0);
+        assert_eq!(p.key(&Key::Enter), Outcome::NoMatch);
+        assert!(!p.type_key(&Key::Up));
+    }
+
+    #[test]
+    fn narrowing_a_query_finds_what_a_fresh_filter_finds() {
+        let items: Vec<Item> = [
+            "src/main.rs",
+            "src/mod.rs",
+            "docs/model.md",
+            "Makefile",
+            "m",
+        ]
+        .iter()
+        .map(|l| Item::new(*l, ""))
+        .collect();
+        let mut typed = Picker::new("files", items.clone());
+        for query in ["m", "mo", "mod", "mod."] {
+            typed.set_query(query);
+            let mut fresh = Picker::new("files", items.clone());
+            fresh.set_query(query);
+            assert_eq!(typed.matches, fresh.matches, "{query}");
+        }
+        assert_eq!(typed.match_count(), 2);
+    }
+
+    #[test]
+    fn arrows_wrap_and_pages_stop_at_the_ends() {
+        let mut p = picker(30);
+        let style = Style::PLAIN;
+        p.rows(80, 6, style); // 5 entries a page
+        assert_eq!(p.key(&Key::Up), Outcome::Moved);
+        assert_eq!(p.selected().unwrap().label, "item-29");
+        assert_eq!(p.key(&Key::Down), Outcome::Moved);
+        assert_eq!(p.selected().unwrap().label, "item-00");
+        p.key(&Key::PageDown);
+        assert_eq!(p.selected().unwrap().label, "item-05");
+        for _ in 0..10 {
+            p.key(&Key::PageDown);
+        }
+        assert_eq!(p.selected().unwrap().label, "item-29");
+        p.key(&Key::PageUp);
+        assert_eq!(p.selected().unwrap().label, "item-24");
+        assert_eq!(p.key(&Key::Enter), Outcome::Chosen(24));
+        assert_eq!(p.key(&Key::Tab), Outcome::Completed(24));
+        assert_eq!(p.key(&Key::Esc), Outcome::Cancelled);
+        assert_eq!(p.key(&Key::Char('x')), Outcome::Other);
+        p.select_index(3);
+        assert_eq!(p.selected().unwrap().label, "item-03");
+    }
+
+    #[test]
+    fn rows_fit_and_keep_the_selection_in_view() {
+        let mut p = picker(30);
+        let style = Style::PLAIN;
+        for _ in 0..12 {
+            p.key(&Key::Down);
+        }
+        let rows = p.rows(40, 5, style);
+        assert_eq!(rows.len(), 5);
+        assert!(rows[0].starts_with("things · 30"), "{rows:?}");
+        assert!(rows.iter().any(|r| r.starts_with("❯ item-12")), "{rows:?}");
+        for row in &rows {
+            assert!(text_width(row) <= 40, "{row:?}");
+        }
+        // At most two rows even when asked for fewer.
+        assert_eq!(p.rows(40, 0, style).len(), 2);
+    }
+
+    #[test]
+    fn labels_are_shown_printable() {
+        let mut p = Picker::new(
+            "files",
+            vec![Item::new("evil\x1b[2Jname\x07", "\x1b]0;t\x07")],
+        );
+        let rows = p.rows(60, 4, Style::PLAIN);
+        for row in &rows {
+            assert!(!row.contains('\x1b') && !row.contains('\x07'), "{row:?}");
+        }
+        assert!(rows[1].contains("evil"), "{rows:?}");
+    }
+}

@@ -1,0 +1,408 @@
+//! The pickers the UI opens ([`Picker`] does the filtering and drawing):
+//!
+//! - `/` on an empty input: the command menu, with each command's line; the
+//!   input after `/` is the query; Enter runs the command (one that needs an
+//!   argument is completed instead), Tab completes it;
+//! - `@` at the start of the input or after a space: the project's files
+//!   (`.gitignore` respected: focus-tools' walker), the input after `@` is the
+//!   query; Enter or Tab put `@path ` in its place, and when the message is sent
+//!   the file is attached as `focus @FILE` attaches it (text inline, images as
+//!   images);
+//! - `/model` without an argument: the models usable now (provider/id, context
+//!   window, price), typed into the picker itself; Enter switches (recorded in
+//!   the session, as `/model provider/id`);
+//! - `/tree`, `/fork` and `/resume` without an argument: their entries, your
+//!   messages, the recent sessions; Enter acts as `/tree N`, `/fork N`,
+//!   `/resume N` do.
+//!
+//! Ctrl+P steps to the next model of the `/model` list, Shift+Tab to the next
+//! thinking level (both recorded, as the commands do).
+//!
+//! A picker following the input closes when the input no longer has its `/` or
+//! `@` before the cursor, or the query holds a space.
+
+use super::commands::{self, COMMANDS};
+use super::keys::Key;
+use super::picker::{Item, Outcome, Picker};
+use super::{human, Ui};
+use crate::seams;
+use focus_core::message::Content;
+use focus_core::provider::{ModelInfo, ThinkingLevel};
+use focus_tools::output::sanitize;
+use focus_tools::walk::{walk, Flow};
+use std::path::Path;
+
+/// The most files the `@` picker lists.
+pub const MAX_FILES: usize = 100_000;
+/// The most rows a picker takes.
+const MAX_ROWS: usize = 12;
+
+/// What an open picker chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// A slash command (query: the input after `/`).
+    Command,
+    /// A project file (query: the input after `@`).
+    File,
+    /// A model (query typed into the picker).
+    Model,
+    /// Entry N of a numbered command's list (`/tree`, `/fork`, `/resume`):
+    /// Enter runs `command N`.
+    Numbered(&'static str),
+}
+
+/// An open picker and what it is for.
+#[derive(Debug)]
+pub struct Popup {
+    picker: Picker,
+    purpose: Purpose,
+    /// Where its `/` or `@` stands in the input (a character index); `None`
+    /// for a picker with a query of its own.
+    anchor: Option<usize>,
+}
+
+impl Ui<'_> {
+    /// A key the open picker takes (moving, choosing, closing, or its own
+    /// query's typing); `false` lets the key go on to the editor.
+    pub(super) fn picker_key(&mut self, key: &Key) -> bool {
+        let Some(popup) = &mut self.popup else {
+            return false;
+        };
+        let purpose = popup.purpose;
+        match popup.picker.key(key) {
+            Outcome::Moved => true,
+            Outcome::Cancelled => {
+                self.popup = None;
+                true
+            }
+            Outcome::Chosen(index) | Outcome::Completed(index) => {
+                let label = popup.picker.selected().map(|i| i.label.clone());
+                let anchor = popup.anchor;
+                self.popup = None;
+                if let Some(label) = label {
+                    self.picked(purpose, anchor, (index, &label), *key == Key::Tab);
+                }
+                true
+            }
+            Outcome::NoMatch => {
+                // A command no entry matches (`/exit`, a typo) is sent as
+                // typed: the command runner names what is wrong.
+                self.popup = None;
+                purpose != Purpose::Command
+            }
+            Outcome::Other if popup.anchor.is_none() => {
+                if *key == Key::Ctrl('c') {
+                    self.popup = None;
+                } else {
+                    popup.picker.type_key(key);
+                }
+                true
+            }
+            Outcome::Other => false,
+        }
+    }
+
+    /// After a key: the open picker follows the input (or closes), and a `/`
+    /// or `@` just typed opens one.
+    pub(super) fn after_key(&mut self, key: &Key) {
+        let text: Vec<char> = self.editor.text().chars().collect();
+        let cursor = self.editor.cursor().min(text.len());
+        if let Some(popup) = &mut self.popup {
+            let Some(anchor) = popup.anchor else {
+                return;
+            };
+            let trigger = if popup.purpose == Purpose::Command {
+                '/'
+            } else {
+                '@'
+            };
+            let query: String = text
+                .get(anchor + 1..cursor)
+                .map(|q| q.iter().collect())
+                .unwrap_or_default();
+            if cursor <= anchor
+                || text.get(anchor) != Some(&trigger)
+                || query.chars().any(char::is_whitespace)
+            {
+                self.popup = None;
+            } else {
+                popup.picker.set_query(&query);
+                if popup.purpose == Purpose::Command {
+                    popup.picker.select_label(&format!("/{query}"));
+                }
+            }
+            return;
+        }
+        match key {
+            Key::Char('/') if text == ['/'] => self.open_command_menu(),
+            Key::Char('@')
+                if cursor >= 1
+                    && text[cursor - 1] == '@'
+                    && (cursor == 1 || text[cursor - 2].is_whitespace()) =>
+            {
+                self.open_file_picker(cursor - 1)
+            }
+            _ => {}
+        }
+    }
+
+    /// The open picker's rows, at most `room` of them (and [`MAX_ROWS`]).
+    pub(super) fn picker_rows(&mut self, width: usize, room: usize) -> Vec<String> {
+        let style = self.style;
+        match &mut self.popup {
+            Some(popup) => popup.picker.rows(width, room.min(MAX_ROWS), style),
+            None => Vec::new(),
+        }
+    }
+
+    fn open_command_menu(&mut self) {
+        let items = COMMANDS
+            .iter()
+            .map(|(name, what)| Item::new(*name, *what))
+            .collect();
+        self.popup = Some(Popup {
+            picker: Picker::new("commands", items),
+            purpose: Purpose::Command,
+            anchor: Some(0),
+        });
+    }
+
+    fn open_file_picker(&mut self, anchor: usize) {
+        let files = project_files(&self.cwd);
+        if files.is_empty() {
+            self.notice = Some("no files here to attach".into());
+            return;
+        }
+        let items = files.into_iter().map(|f| Item::new(f, "")).collect();
+        self.popup = Some(Popup {
+            picker: Picker::new("files", items),
+            purpose: Purpose::File,
+            anchor: Some(anchor),
+        });
+    }
+
+    /// `/model` without an argument: the picker over the models usable now,
+    /// the current one selected.
+    pub fn open_model_picker(&mut self) -> Result<(), String> {
+        let items: Vec<Item> = usable_models()?
+            .into_iter()
+            .map(|m| {
+                let mut detail = format!("ctx {}", human(m.context_window));
+                if m.price.input > 0.0 || m.price.output > 0.0 {
+                    detail.push_str(&format!(" · ${}/${} per M", m.price.input, m.price.output));
+                }
+                Item::new(format!("{}/{}", m.provider, m.id), detail)
+            })
+            .collect();
+        if items.len() <= 1 {
+            self.say(&self.style.dim(
+                "no provider has an API key set; set one (e.g. ANTHROPIC_API_KEY) or add models.json",
+            ));
+        }
+        let current = self.engine.config.provider.model();
+        let current = format!("{}/{}", current.provider, current.id);
+        let mut picker = Picker::new("models", items);
+        picker.select_label(&current);
+        self.popup = Some(Popup {
+            picker,
+            purpose: Purpose::Model,
+            anchor: None,
+        });
+        Ok(())
+    }
+
+    /// A picker over a numbered command's list (`command N` runs entry N),
+    /// entry `selected` selected.
+    pub fn open_numbered(
+        &mut self,
+        title: &str,
+        command: &'static str,
+        items: Vec<Item>,
+        selected: Option<usize>,
+    ) {
+        let mut picker = Picker::new(title, items);
+        if let Some(index) = selected {
+            picker.select_index(index);
+        }
+        self.popup = Some(Popup {
+            picker,
+            purpose: Purpose::Numbered(command),
+            anchor: None,
+        });
+    }
+
+    /// Shift+Tab: the next thinking level (after `xhigh`, `off`), recorded.
+    pub(super) fn cycle_thinking(&mut self) {
+        if self.running.is_some() {
+            self.notice = Some("the thinking level changes when the agent is done".into());
+            return;
+        }
+        let levels = ThinkingLevel::ALL;
+        let now = self.engine.config.options.thinking;
+        let at = levels.iter().position(|l| *l == now).unwrap_or(0);
+        let next = levels[(at + 1) % levels.len()];
+        self.engine.set_thinking(next);
+        self.notice = Some(format!("thinking: {}", next.as_str()));
+    }
+
+    /// Ctrl+P: the next model of the `/model` picker's list, switched to as
+    /// `/model provider/id` does (recorded).
+    pub(super) fn cycle_model(&mut self) {
+        if self.running.is_some() {
+            self.notice = Some("the model changes when the agent is done".into());
+            return;
+        }
+        let labels: Vec<String> = match usable_models() {
+            Ok(models) => models
+                .iter()
+                .map(|m| format!("{}/{}", m.provider, m.id))
+                .collect(),
+            Err(error) => {
+                self.notice = Some(sanitize(&error).into_owned());
+                return;
+            }
+        };
+        let current = self.engine.config.provider.model();
+        let current = format!("{}/{}", current.provider, current.id);
+        let next = match labels.iter().position(|l| *l == current) {
+            Some(at) => &labels[(at + 1) % labels.len()],
+            None => match labels.first() {
+                Some(first) => first,
+                None => return,
+            },
+        };
+        if *next != current {
+            commands::run(self, &format!("/model {next}"));
+        }
+    }
+
+    /// Acts on a choice, entry `index` labelled `label`: `tab` when it was Tab
+    /// (complete) rather than Enter.
+    fn picked(
+        &mut self,
+        purpose: Purpose,
+        anchor: Option<usize>,
+        (index, label): (usize, &str),
+        tab: bool,
+    ) {
+        match purpose {
+            Purpose::Command if tab || commands::needs_argument(label) => {
+                self.editor.set_text(&format!("{label} "));
+            }
+            Purpose::Command => {
+                self.editor.take();
+                self.submit(label.to_string(), false);
+            }
+            Purpose::File if label.chars().any(char::is_control) => {
+                // The input shows what it holds: a name with escape sequences
+                // cannot go there (the picker showed it made printable).
+                self.notice = Some(
+                    "that file's name holds control characters: it cannot be put in the input; ask the model to read it".into(),
+                );
+            }
+            Purpose::File => {
+                let start = anchor.unwrap_or(0);
+                let end = self.editor.cursor();
+                self.editor.replace_range(start, end, &format!("@{label} "));
+                self.attached.push(label.to_string());
+            }
+            Purpose::Model => commands::run(self, &format!("/model {label}")),
+            Purpose::Numbered(command) => commands::run(self, &format!("{command} {}", index + 1)),
+        }
+    }
+
+    /// The files picked with `@` that the text still names (`@path`), read as
+    /// `focus @FILE` reads them; the list of picked files is emptied (kept
+    /// when one cannot be read: the message returns to the editor).
+    pub(super) fn take_attachments(&mut self, text: &str) -> Result<Vec<Content>, String> {
+        let picked = std::mem::take(&mut self.attached);
+        let mut content = Vec::new();
+        let mut done: Vec<&str> = Vec::new();
+        for path in &picked {
+            if done.contains(&path.as_str()) || !text.contains(&format!("@{path}")) {
+                continue;
+            }
+            done.push(path);
+            // Relative, as `focus @src/x.rs` names it to the model (focus's
+            // working directory is the process's).
+            match crate::input::attach_file(Path::new(path)) {
+                Ok(file) => content.push(file),
+                Err(error) => {
+                    // The message goes back to the editor: its picks stay.
+                    self.attached = picked.clone();
+                    return Err(sanitize(&error).into_owned());
+                }
+            }
+        }
+        Ok(content)
+    }
+}
+
+/// The models usable now: those of providers with an API key, and the demo.
+fn usable_models() -> Result<Vec<ModelInfo>, String> {
+    let registry = seams::registry()?;
+    let keyed: Vec<String> = seams::keyed_providers(&registry)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    Ok(seams::list_models(&registry, None)
+        .into_iter()
+        .filter(|m| keyed.contains(&m.provider) || m.provider == crate::demo::DEMO_PROVIDER)
+        .collect())
+}
+
+/// `90_000` ms → `1m ago` (a session's age in the `/resume` picker).
+pub fn ago(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    match s {
+        0..60 => format!("{s}s ago"),
+        60..3600 => format!("{}m ago", s / 60),
+        3600..86_400 => format!("{}h ago", s / 3600),
+        _ => format!("{}d ago", s / 86_400),
+    }
+}
+
+/// The files under `root` (relative, `/`-separated), `.gitignore` respected,
+/// at most [`MAX_FILES`].
+pub fn project_files(root: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    walk(root, true, &mut |entry| {
+        if !entry.is_dir {
+            files.push(entry.rel.clone());
+        }
+        if files.len() >= MAX_FILES {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    });
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_read_as_people_say_them() {
+        assert_eq!(ago(-5), "0s ago");
+        assert_eq!(ago(90_000), "1m ago");
+        assert_eq!(ago(7_200_000), "2h ago");
+        assert_eq!(ago(3 * 86_400_000), "3d ago");
+    }
+
+    #[test]
+    fn project_files_leave_out_what_git_ignores() {
+        let root = std::env::temp_dir().join(format!("focus-pickers-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(root.join("target")).unwrap();
+        std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
+        std::fs::write(root.join("src/main.rs"), "fn main() {}").unwrap();
+        std::fs::write(root.join("target/out.bin"), "x").unwrap();
+        let files = project_files(&root);
+        let _ = std::fs::remove_dir_all(&root);
+        assert!(files.contains(&"src/main.rs".to_string()), "{files:?}");
+        assert!(!files.iter().any(|f| f.starts_with("target")), "{files:?}");
+    }
+}
