@@ -343,6 +343,26 @@ impl Engine {
         AfterRun::Done
     }
 
+    /// Whether the context has passed the compaction threshold after a run that did
+    /// not overflow (an overflow is handled by [`Engine::after_run`], which compacts
+    /// and retries), and automatic compaction has not given up after failing.
+    pub fn wants_threshold_compaction(&self) -> bool {
+        let window = self.config.provider.model().context_window;
+        let overflowed = self
+            .history
+            .iter()
+            .rev()
+            .find_map(Message::as_assistant)
+            .is_some_and(|last| focus_core::overflow::is_context_overflow(last, window));
+        !overflowed
+            && self.compaction_failures < MAX_COMPACTION_FAILURES
+            && should_compact(
+                estimate_context_tokens(&self.history),
+                window,
+                &self.compaction,
+            )
+    }
+
     /// Compacts between the two announcements; `retry` says (after a successful
     /// compaction) whether the run will be retried.
     fn announced_compaction(

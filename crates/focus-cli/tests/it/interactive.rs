@@ -1356,3 +1356,43 @@ fn hangup_while_a_tool_runs_leaves_nothing_behind() {
         );
     }
 }
+
+/// The automatic compaction after a run (the context past the threshold) runs in
+/// the background too: the screen lives, Esc cancels it, and the history is kept.
+#[test]
+fn the_automatic_compaction_runs_in_the_background_and_esc_cancels_it() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    // The reserve is nearly the window: every run passes the threshold.
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"compaction":{"reserveTokens":99990,"keepRecentTokens":1}}"#,
+    )
+    .unwrap();
+    let server = mock(
+        r##"{"name":"a","steps":[
+      {"reply":{"text":"the only answer"}},
+      {"reply":{"text":"a slow summary that will be cancelled before it ends","chunkDelayMs":3000}}]}"##,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("hello there");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "the only answer");
+    pane.wait_for(
+        "the background compaction",
+        "compacting the history… · Esc cancels",
+    );
+    pane.type_text("still typing");
+    pane.wait_for("keys taken while compacting", "› still typing");
+    pane.wait_until("the summary request", || server.requests().len() >= 2);
+    pane.keys(&["Escape"]);
+    pane.wait_for(
+        "the cancellation",
+        "compaction cancelled; the history was kept in full",
+    );
+    let session = std::fs::read_to_string(&s.session_files()[0]).unwrap();
+    assert!(!session.contains(r#""type":"compaction""#), "{session}");
+}

@@ -6,17 +6,33 @@ use super::blocks::{Block, Kind};
 use super::{Input, Ui};
 use focus_core::cancel::CancelToken;
 use focus_harness::compaction::run::{compact, prepare_compaction, CompactionError};
-use focus_harness::compaction::tokens::estimate_context_tokens;
+use focus_harness::compaction::tokens::estimate_text_tokens;
 
 /// What the summarizing thread sends back.
 pub struct Compacted {
     /// The compaction entry to record, or why there is none.
     pub result: Result<focus_harness::session::CompactionEntry, CompactionError>,
-    /// The context's size before, as estimated when planning.
+    /// The context's size before, estimated from its texts.
     pub tokens_before: u64,
 }
 
 impl Ui<'_> {
+    /// Starts the automatic compaction after a run (the context passed the
+    /// threshold) in the background; whether it started. When it ends, the next
+    /// queued prompt goes (see [`Ui::compacted`]).
+    pub(super) fn start_auto_compaction(&mut self) -> bool {
+        if let Some(gate) = &self.engine.gatekeeper {
+            gate.pre_compact("auto", None);
+        }
+        match self.start_compaction(None) {
+            Ok(()) => {
+                self.auto_compacting = true;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// Starts compacting (`/compact [instructions]`).
     pub fn start_compaction(&mut self, instructions: Option<String>) -> Result<(), String> {
         if self.compacting.is_some() {
@@ -29,6 +45,9 @@ impl Ui<'_> {
         .ok_or_else(|| CompactionError::NothingToCompact.to_string())?;
         let provider = self.engine.config.provider.clone();
         let settings = self.engine.compaction;
+        // Counted from the texts, as the figure after will be (see the harness's
+        // `estimate_text_tokens`): the model's own count has no counterpart after.
+        let tokens_before = estimate_text_tokens(&self.engine.history);
         let cancel = CancelToken::new();
         let token = cancel.clone();
         let sender = self.inputs.clone();
@@ -42,7 +61,7 @@ impl Ui<'_> {
             );
             let _ = sender.send(Input::Compacted(Compacted {
                 result,
-                tokens_before: plan.tokens_before,
+                tokens_before,
             }));
         });
         self.compacting = Some(cancel);
@@ -64,6 +83,14 @@ impl Ui<'_> {
         self.compacting = None;
         self.busy = None;
         self.notice = None;
+        let automatic = std::mem::take(&mut self.auto_compacting);
+        // The automatic one counts toward the engine's stop after three failures.
+        match &done.result {
+            Ok(_) => self.engine.compaction_failures = 0,
+            Err(CompactionError::Cancelled) => {}
+            Err(_) if automatic => self.engine.compaction_failures += 1,
+            Err(_) => {}
+        }
         let style = self.style;
         let recorded = done.result.and_then(|entry| {
             self.engine
@@ -76,7 +103,7 @@ impl Ui<'_> {
             Ok(_) => {
                 self.engine.history = self.engine.store.context_messages();
                 self.show_summary();
-                let after = estimate_context_tokens(&self.engine.history);
+                let after = estimate_text_tokens(&self.engine.history);
                 self.blocks.push(Block::done(Kind::Note(style.dim(&format!(
                     "compacted: the context went from about {} to about {} tokens",
                     done.tokens_before, after
@@ -87,6 +114,9 @@ impl Ui<'_> {
                 self.blocks
                     .push(Block::done(Kind::Note(style.yellow(&text))));
             }
+        }
+        if automatic {
+            self.start_next_prompt();
         }
     }
 }

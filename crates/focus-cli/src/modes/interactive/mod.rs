@@ -119,6 +119,9 @@ pub struct Ui<'a> {
     queued: Vec<(bool, String)>,
     /// A `/compact` running in the background: its cancel token.
     compacting: Option<focus_core::cancel::CancelToken>,
+    /// The compaction running is the automatic one after a run (the next prompt
+    /// waits for it).
+    auto_compacting: bool,
     /// The git branch of the working directory (read at start and after each
     /// run: a tool may have switched it).
     git_branch: Option<String>,
@@ -179,6 +182,7 @@ pub fn run(
         notice: None,
         queued: Vec::new(),
         compacting: None,
+        auto_compacting: false,
         git_branch: footer::git_branch(cwd),
         ctrl_c_armed: false,
         recovery: OverflowRecovery::new(),
@@ -595,6 +599,12 @@ impl Ui<'_> {
             self.notice = None;
         }
         self.engine.history = history;
+        // A context past the threshold (but not an overflow, which must compact
+        // before the run goes on) is compacted in the background, like `/compact`:
+        // the screen lives, Esc cancels, the next prompt waits for it.
+        if self.engine.wants_threshold_compaction() && self.start_auto_compaction() {
+            return;
+        }
         let style = self.style;
         let mut notes = Vec::new();
         let mut compacted = false;
