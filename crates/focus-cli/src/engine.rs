@@ -651,14 +651,14 @@ impl Engine {
     }
 }
 
-/// How many inputs (keys, stdin lines, agent events) a mode's loop may have
-/// waiting. The threads that feed it wait when it is full: an agent streaming
+/// How many inputs (keys, stdin lines, batches of agent events) a mode's loop may
+/// have waiting. The threads that feed it wait when it is full: an agent streaming
 /// faster than the screen or the client can take it is slowed down, and memory
-/// stays flat.
-pub const INPUT_QUEUE_CAPACITY: usize = 1024;
+/// stays flat: at most this many batches of [`FORWARD_BATCH`] events wait.
+pub const INPUT_QUEUE_CAPACITY: usize = 64;
 
 /// The most events forwarded as one input by [`follow_run`].
-const FORWARD_BATCH: usize = 256;
+pub const FORWARD_BATCH: usize = 64;
 
 /// Follows `run` to its end on a thread of its own, for the modes that keep
 /// reading input while the agent works: the events but the last go to `inputs`
