@@ -48,6 +48,16 @@ pub fn read_prompt_from(input: impl Read, limit: u64) -> Result<Option<String>, 
     })
 }
 
+/// `/skill:name [args]` or `/template args` as the text it expands to (see
+/// `focus_harness::prompt::commands`), `None` for any other text.
+pub fn expand_typed_command(text: &str, cwd: &Path) -> Result<Option<String>, String> {
+    focus_harness::prompt::commands::expand_command(
+        text,
+        &focus_harness::session::focus_home(),
+        cwd,
+    )
+}
+
 /// One attached file as content blocks: an image block, or the text wrapped in a
 /// `<file name="…">` element so the model knows where it came from.
 pub fn attach_file(path: &Path) -> Result<Content, String> {

@@ -188,22 +188,34 @@ fn build_prompts(
     use focus_core::agent::run::empty_prompt;
     use focus_core::message::{now_ms, Message, UserMessage};
     let mut prompts = Vec::new();
-    let first = input::first_prompt_content(
-        args.messages.first().map(String::as_str),
-        &args.files,
-        piped,
-    )
-    .map_err(|message| setup::SetupError {
-        message,
-        usage: true,
-    })?;
+    // `/skill:name` and `/template args` expand as they do when typed.
+    let cwd = setup::current_dir()?;
+    let expand = |text: &str| -> Result<String, setup::SetupError> {
+        input::expand_typed_command(text, &cwd)
+            .map(|expanded| expanded.unwrap_or_else(|| text.to_string()))
+            .map_err(|message| setup::SetupError {
+                message,
+                usage: true,
+            })
+    };
+    let messages: Vec<String> = args
+        .messages
+        .iter()
+        .map(|m| expand(m))
+        .collect::<Result<_, _>>()?;
+    let first =
+        input::first_prompt_content(messages.first().map(String::as_str), &args.files, piped)
+            .map_err(|message| setup::SetupError {
+                message,
+                usage: true,
+            })?;
     if !first.is_empty() {
         prompts.push(Message::User(UserMessage {
             content: first,
             timestamp: now_ms(),
         }));
     }
-    for message in args.messages.iter().skip(1) {
+    for message in messages.iter().skip(1) {
         prompts.push(Message::User(UserMessage::text(message.as_str(), now_ms())));
     }
     // A message given but blank (`-p ""`, `-p "  "`): refused here, with the rule

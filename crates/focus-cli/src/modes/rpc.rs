@@ -730,6 +730,12 @@ fn user_message(c: &Value) -> Result<Message, String> {
     let text = c["message"]
         .as_str()
         .ok_or("missing \"message\" (the text to send)")?;
+    // `/skill:name` and `/template args` expand as they do when typed.
+    let expanded = match std::env::current_dir() {
+        Ok(cwd) => crate::input::expand_typed_command(text, &cwd)?,
+        Err(_) => None,
+    };
+    let text = expanded.as_deref().unwrap_or(text);
     let mut content = vec![Content::text(text)];
     let images = c["images"].as_array().map_or(0, Vec::len);
     if text.trim().is_empty() && images == 0 {

@@ -435,3 +435,55 @@ fn json_mode_prints_warnings_as_events() {
         "{warning:?}"
     );
 }
+
+/// pi's prompt templates and on-demand skills: `/name args` expands a template
+/// from prompts/, `/skill:name` loads the skill's SKILL.md; an unknown skill is
+/// refused with what is known.
+#[test]
+fn prompt_templates_and_skills_expand_before_sending() {
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"t","steps":[{"reply":{"text":"ok"}}]}"#);
+    s.write_models(&server.url());
+    std::fs::create_dir_all(s.home.join("prompts")).unwrap();
+    std::fs::write(
+        s.home.join("prompts/fix.md"),
+        "---\ndescription: Fix an issue\n---\nPlease fix issue $1 in $2.\n",
+    )
+    .unwrap();
+    let skill_dir = s.work.join(".focus/skills/review");
+    std::fs::create_dir_all(&skill_dir).unwrap();
+    std::fs::write(
+        skill_dir.join("SKILL.md"),
+        "---\nname: review\ndescription: Review code\n---\nRead every line twice (skill 5521).\n",
+    )
+    .unwrap();
+    let model = ["-p", "--no-session", "--model", "mock-openai/m1"];
+    let out = s.run(&[&model[..], &[r#"/fix 42 "the parser""#]].concat(), "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sent = server.requests()[0].body_text();
+    assert!(
+        sent.contains("Please fix issue 42 in the parser."),
+        "{sent}"
+    );
+    assert!(
+        !sent.contains("$1") && !sent.contains("description: Fix"),
+        "{sent}"
+    );
+
+    let out = s.run(&[&model[..], &["/skill:review src/lib.rs"]].concat(), "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sent = server.requests()[1].body_text();
+    assert!(
+        sent.contains("Read every line twice (skill 5521)."),
+        "{sent}"
+    );
+    assert!(sent.contains("src/lib.rs"), "{sent}");
+
+    let out = s.run(&[&model[..], &["/skill:nope"]].concat(), "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(r#"no skill named "nope" (known: review)"#),
+        "{}",
+        stderr(&out)
+    );
+}

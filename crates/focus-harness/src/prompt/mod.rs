@@ -6,6 +6,7 @@
 //! directory. Rebuilding each turn is cheap (a few small files) and means an edited
 //! `AGENTS.md` takes effect on the next turn.
 
+pub mod commands;
 pub mod context_files;
 pub mod skills;
 

@@ -526,6 +526,24 @@ impl Ui<'_> {
             self.editor.set_text(&text);
             return;
         }
+        // `/skill:name` and `/template args` are prompts, expanded before sending
+        // (a built-in command of the same name wins).
+        let word = text.split_whitespace().next().unwrap_or("");
+        let builtin = commands::COMMANDS.iter().any(|(name, _)| *name == word);
+        let expanded = if builtin {
+            Ok(None)
+        } else {
+            crate::input::expand_typed_command(&text, &self.cwd)
+        };
+        let text = match expanded {
+            Ok(Some(expanded)) => expanded,
+            Ok(None) => text,
+            Err(error) => {
+                self.note(self.style.red(&error));
+                self.editor.set_text(&text);
+                return;
+            }
+        };
         if text.trim_start().starts_with('/') && !text.trim_start().starts_with("//") {
             if self.running.is_some() && !commands::safe_while_running(text.trim()) {
                 self.notice = Some(
