@@ -202,6 +202,15 @@ impl StreamEvent {
     }
 }
 
+/// A retry's fields as pi's `auto_retry_start` spells them (the stream event and
+/// the agent event carry the same four).
+fn push_retry(o: &mut Object, attempt: u32, max_attempts: u32, delay_ms: u64, error: &str) {
+    o.push("attempt".into(), u64::from(attempt).into());
+    o.push("maxAttempts".into(), u64::from(max_attempts).into());
+    o.push("delayMs".into(), delay_ms.into());
+    o.push("errorMessage".into(), error.into());
+}
+
 impl ToJson for StreamEvent {
     /// The event's own fields (`type`, `contentIndex`, `delta`, `reason`), without the
     /// partial message; see [`crate::event_lines::EventLines`] for pi's full line.
@@ -215,12 +224,7 @@ impl ToJson for StreamEvent {
                 max_attempts,
                 delay_ms,
                 error,
-            } => {
-                o.push("attempt".into(), (*attempt as u64).into());
-                o.push("maxAttempts".into(), (*max_attempts as u64).into());
-                o.push("delayMs".into(), (*delay_ms).into());
-                o.push("errorMessage".into(), error.as_str().into());
-            }
+            } => push_retry(&mut o, *attempt, *max_attempts, *delay_ms, error),
             StreamEvent::TextStart { index }
             | StreamEvent::TextEnd { index }
             | StreamEvent::ThinkingStart { index }
@@ -314,12 +318,7 @@ impl ToJson for AgentEvent {
                 max_attempts,
                 delay_ms,
                 error_message,
-            } => {
-                o.push("attempt".into(), (*attempt as u64).into());
-                o.push("maxAttempts".into(), (*max_attempts as u64).into());
-                o.push("delayMs".into(), (*delay_ms).into());
-                o.push("errorMessage".into(), error_message.as_str().into());
-            }
+            } => push_retry(&mut o, *attempt, *max_attempts, *delay_ms, error_message),
             AgentEvent::AutoRetryEnd {
                 success,
                 attempt,
