@@ -5,7 +5,6 @@
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
-use focus_core::tool::{Tool, ToolContext, ToolOutput};
 use focus_tools::mcp::{HttpPost, HttpReply, McpManager, McpServerConfig, ServerState};
 use std::io::Cursor;
 use std::sync::{Arc, Mutex};
@@ -112,16 +111,8 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-fn run(tool: &dyn Tool, args: &str) -> ToolOutput {
-    let cancel = CancelToken::new();
-    let on_update = |_: ToolOutput| {};
-    let ctx = ToolContext {
-        call_id: "c",
-        cancel: &cancel,
-        on_update: &on_update,
-    };
-    tool.execute(&parse_str(args).unwrap(), &ctx)
-}
+mod mcp_support;
+use mcp_support::run;
 
 #[test]
 fn talks_to_an_http_server() {

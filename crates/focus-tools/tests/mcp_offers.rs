@@ -5,7 +5,7 @@
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
-use focus_core::tool::{Tool, ToolContext, ToolOutput};
+use focus_core::tool::{Tool, ToolOutput};
 use focus_tools::mcp::{HttpPost, HttpReply, McpManager, McpServerConfig, ServerState};
 use std::io::Cursor;
 use std::sync::Arc;
@@ -90,19 +90,15 @@ impl HttpPost for Library {
     }
 }
 
+mod mcp_support;
+
+/// Calls the tool `name` of `tools` with `args`.
 fn run(tools: &[Arc<dyn Tool>], name: &str, args: &str) -> ToolOutput {
     let tool = tools
         .iter()
         .find(|t| t.name() == name)
         .unwrap_or_else(|| panic!("no tool {name}"));
-    let cancel = CancelToken::new();
-    let on_update = |_: ToolOutput| {};
-    let ctx = ToolContext {
-        call_id: "c",
-        cancel: &cancel,
-        on_update: &on_update,
-    };
-    tool.execute(&parse_str(args).unwrap(), &ctx)
+    mcp_support::run(&**tool, args)
 }
 
 #[test]
