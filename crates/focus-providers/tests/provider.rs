@@ -4,7 +4,9 @@
 
 use focus_core::cancel::CancelToken;
 use focus_core::message::{AssistantMessage, Message, StopReason, UserMessage};
-use focus_core::provider::{ModelInfo, ModelRequest, Provider, RequestOptions, StreamEvent};
+use focus_core::provider::{
+    ModelInfo, ModelRequest, Provider, RequestOptions, StreamEvent, StreamSink,
+};
 use focus_providers::{is_context_overflow, ApiKey, HttpProvider, RetryPolicy};
 use focus_transport::replay::{ReplayResponse, ReplayTransport};
 use focus_transport::TransportError;
@@ -97,6 +99,23 @@ fn run(responses: Vec<ReplayResponse>) -> Run {
     run_with(responses, fast(), &CancelToken::new())
 }
 
+/// Asks `provider` one "hi" with no system prompt and no tools.
+fn ask_hi(
+    provider: &HttpProvider,
+    cancel: &CancelToken,
+    sink: &mut StreamSink<'_>,
+) -> AssistantMessage {
+    let messages = vec![Message::User(UserMessage::text("hi", 0))];
+    let options = RequestOptions::default();
+    let request = ModelRequest {
+        system_prompt: "",
+        messages: &messages,
+        tools: &[],
+        options: &options,
+    };
+    provider.stream(&request, cancel, sink)
+}
+
 fn ok() -> ReplayResponse {
     ReplayResponse::sse(ANTHROPIC_OK.as_bytes().to_vec()).split_every(17)
 }
@@ -164,15 +183,7 @@ fn retries_are_reported_to_the_observer() {
         .with_retry_observer(Arc::new(move |attempt, _delay, why: &str| {
             log.lock().unwrap().push((attempt, why.to_string()));
         }));
-    let messages = vec![Message::User(UserMessage::text("hi", 0))];
-    let options = RequestOptions::default();
-    let request = ModelRequest {
-        system_prompt: "",
-        messages: &messages,
-        tools: &[],
-        options: &options,
-    };
-    let m = provider.stream(&request, &CancelToken::new(), &mut |_, _| {});
+    let m = ask_hi(&provider, &CancelToken::new(), &mut |_, _| {});
     assert_eq!(m.text(), "Hello");
     assert_eq!(
         *seen.lock().unwrap(),
@@ -327,14 +338,6 @@ fn cancel_during_backoff_wakes_at_once() {
 fn cancel_mid_stream_keeps_what_arrived() {
     let transport = Arc::new(ReplayTransport::new(vec![ok()]));
     let provider = HttpProvider::new(model(), None, transport.clone()).with_retry(fast());
-    let messages = vec![Message::User(UserMessage::text("hi", 0))];
-    let options = RequestOptions::default();
-    let request = ModelRequest {
-        system_prompt: "",
-        messages: &messages,
-        tools: &[],
-        options: &options,
-    };
     let cancel = CancelToken::new();
     let trigger = cancel.clone();
     let mut sink = |e: &StreamEvent, _: &AssistantMessage| {
@@ -342,7 +345,7 @@ fn cancel_mid_stream_keeps_what_arrived() {
             trigger.cancel();
         }
     };
-    let m = provider.stream(&request, &cancel, &mut sink);
+    let m = ask_hi(&provider, &cancel, &mut sink);
     assert_eq!(m.stop_reason, StopReason::Aborted);
     assert_eq!(m.text(), "Hello");
     assert_eq!(transport.requests().len(), 1);
@@ -403,14 +406,6 @@ event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"authentication_err
         body.as_bytes().to_vec(),
     )]));
     let provider = HttpProvider::new(model(), Some(ApiKey::new("sk-test-secret")), transport);
-    let messages = vec![Message::User(UserMessage::text("hi", 0))];
-    let options = RequestOptions::default();
-    let request = ModelRequest {
-        system_prompt: "",
-        messages: &messages,
-        tools: &[],
-        options: &options,
-    };
     let mut leaked = false;
     let mut sink = |_: &StreamEvent, m: &AssistantMessage| {
         leaked |= m
@@ -418,7 +413,7 @@ event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"authentication_err
             .as_deref()
             .is_some_and(|e| e.contains("sk-test-secret"));
     };
-    let m = provider.stream(&request, &CancelToken::new(), &mut sink);
+    let m = ask_hi(&provider, &CancelToken::new(), &mut sink);
     assert!(!leaked);
     assert_eq!(
         m.error_message.as_deref(),
@@ -455,15 +450,7 @@ fn an_endless_line_is_an_error_not_a_memory_exhaustion() {
     ] {
         let provider =
             HttpProvider::new(model(), None, Arc::new(EndlessLine(prefix))).with_retry(fast());
-        let messages = vec![Message::User(UserMessage::text("hi", 0))];
-        let options = RequestOptions::default();
-        let request = ModelRequest {
-            system_prompt: "",
-            messages: &messages,
-            tools: &[],
-            options: &options,
-        };
-        let m = provider.stream(&request, &CancelToken::new(), &mut |_, _| {});
+        let m = ask_hi(&provider, &CancelToken::new(), &mut |_, _| {});
         assert_eq!(m.stop_reason, StopReason::Error);
         let error = m.error_message.unwrap_or_default();
         assert!(error.contains("MiB without completing an event"), "{error}");
