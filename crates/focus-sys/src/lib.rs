@@ -5,7 +5,8 @@
 //! safe function, with the constants and struct layouts of every target written
 //! out under `cfg`:
 //!
-//! - [`process`]: signalling a whole process group (`kill(-pgid, SIGKILL)`);
+//! - [`process`]: children run to a deadline in their own process group
+//!   ([`process::Job::run_with_deadline`]), killed as a group (`kill(-pgid, SIGKILL)`);
 //! - [`terminal`]: `isatty`, `tcgetattr`/`tcsetattr` (raw mode), the window size;
 //! - [`signals`]: Ctrl+C counting, stopping ourselves on Ctrl+Z, and recording
 //!   SIGTERM, SIGHUP and SIGQUIT so a caller can treat them as an abort;

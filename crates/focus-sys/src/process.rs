@@ -1,16 +1,71 @@
-//! Killing a whole process group.
+//! Child processes that must never hang focus: a deadline, a process group,
+//! output drained on threads, and a reaped child whatever happened.
 //!
-//! A command such as `npm test` or `make -j` forks children, which fork their
-//! own; `cmd &` leaves a background process behind. Killing only the shell
-//! would orphan all of them, still running and still holding the output pipe.
-//! So focus starts each child as the leader of a new process group (std's
-//! `CommandExt::process_group(0)`, which calls `setpgid` in the child before
-//! `exec`), everything it starts inherits the group, and a timeout or an abort
-//! sends SIGKILL to the whole group at once with `kill(-pgid, SIGKILL)`.
+//! Every process focus starts on someone's behalf (the bash tool, a user hook,
+//! an `!command` API key, an MCP server) can misbehave: loop forever, fork a
+//! tree of children, leave a daemon behind holding its output pipe, print
+//! gigabytes, never read its input. [`Job::run_with_deadline`] is the one
+//! place that waits for such a child, and each of its steps is there for one
+//! of those failures.
+//!
+//! **A process group.** A command such as `npm test` or `make -j` forks
+//! children, which fork their own; `cmd &` leaves a background process behind.
+//! Killing only the shell would orphan all of them, still running and still
+//! holding the output pipe. So the child is started as the leader of a new
+//! process group (std's `CommandExt::process_group(0)`, which calls `setpgid`
+//! in the child before `exec`), everything it starts inherits the group, and a
+//! timeout sends SIGKILL to the whole group at once with `kill(-pgid, SIGKILL)`
+//! ([`kill_group`]). The one exception is a helper that must talk to the
+//! terminal (a password prompt behind an `!command` key): a process in a
+//! background group that reads the terminal is stopped by SIGTTIN and would sit
+//! there until the deadline, so [`Job::in_our_group`] keeps it in focus's group
+//! and a timeout kills only the child itself.
+//!
+//! **Output drained on threads.** A pipe holds 64 KiB on Linux (less
+//! elsewhere). A child that writes more than that to a pipe nobody reads
+//! blocks in `write`, and a parent that waits for it to exit before reading
+//! waits forever: the classic pipe deadlock. Reading stdout and then stderr in
+//! turn is no better (the child blocks on a full stderr while we wait on
+//! stdout). So each stream gets its own reader thread from the moment the child
+//! starts, keeping at most [`Job::keep`] bytes and handing every chunk to
+//! [`Job::on_output`] as it arrives. Input is the mirror image: it is written
+//! by its own thread, so a child that never reads stdin cannot block us, and
+//! that thread's end closes the pipe, which the child sees as end of input.
+//!
+//! **Polling, not blocking.** std's `Child::wait` has no timeout, so the
+//! waiting thread polls `try_wait` every few milliseconds, asking the caller's
+//! check in between (an abort, or streaming partial output to a user
+//! interface). The poll costs nothing measurable and keeps this std-only.
+//!
+//! **Kill order.** At the deadline (or on a cancel) the group is killed first,
+//! so no grandchild outlives the shell; then the child itself, in case it left
+//! the group (`setsid`) or was never put in one; then it is reaped. When the
+//! child exits by itself, whatever it left in its group is killed too, unless
+//! the caller asked to leave background processes running
+//! ([`Job::leave_background`]: the bash tool's `server &`).
+//!
+//! **Reaping.** Every child is waited for, so none stays a zombie, and a pid
+//! is never signalled after it was reaped: std's `Child::kill` sends nothing
+//! once it has seen the status, and a group id cannot be reused while the group
+//! still has members. [`kill_and_reap`] is the same step for a long-lived child
+//! (an MCP server) that has no deadline but must go when focus says so.
+//!
+//! **A bounded drain.** Once the child is gone its output pipes normally close
+//! at once. A grandchild that escaped the group (or that the caller left
+//! running) may keep them open, so the readers are waited for only briefly
+//! ([`Job::grace`]); after that the result is returned with what arrived, and
+//! the reader threads keep draining in the background (so the straggler never
+//! blocks on a full pipe) without passing anything on.
 //!
 //! std has no call for signalling a group, so `kill(2)` is declared here from
 //! the C library std already links, wrapped in [`kill_group`]: the arguments
 //! are plain integers and the call has no memory effects on this process.
+
+mod deadline;
+
+pub use deadline::{Ending, Job, OnOutput, Outcome};
+
+use std::process::{Child, Command};
 
 /// SIGKILL: 9 on every Unix focus builds for (Linux, macOS, the BSDs).
 const SIGKILL: i32 = 9;
@@ -36,11 +91,28 @@ pub fn kill_group(pgid: u32) -> bool {
     unsafe { kill(target, SIGKILL) == 0 }
 }
 
+/// Kills `child`'s process group (if it leads one), then the child itself,
+/// then reaps it. Errors are ignored: the point is that nothing is left
+/// running and no zombie stays. A child that is not a group leader is safe to
+/// pass: no group can bear the id of a live process that does not lead it.
+pub fn kill_and_reap(child: &mut Child) {
+    kill_group(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// `sh -c script`: the POSIX shell, as hooks, `!command` keys and `$EDITOR`
+/// strings are run. Only built here; start it with [`Job`] or std.
+pub fn sh(script: &str) -> Command {
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(script);
+    command
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::process::CommandExt;
-    use std::process::Command;
 
     #[test]
     fn refuses_group_ids_with_special_meaning() {
@@ -61,5 +133,15 @@ mod tests {
         assert!(!status.success());
         // The group is gone once its only member was reaped.
         assert!(!kill_group(child.id()));
+    }
+
+    #[test]
+    fn kill_and_reap_ends_a_child_outside_any_group_of_its_own() {
+        let mut child = Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep starts");
+        kill_and_reap(&mut child);
+        assert!(child.try_wait().expect("status known").is_some());
     }
 }
