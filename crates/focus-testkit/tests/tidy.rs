@@ -16,15 +16,11 @@ use std::path::{Path, PathBuf};
 const PROCESS_HOMES: &[(&str, &str)] = &[
     (
         "crates/focus-sys/src/process.rs",
-        "children with a deadline, in their own process group",
+        "`sh -c` for hooks and `!command` keys, run to a deadline by `Job`",
     ),
     (
         "crates/focus-sys/src/secrets.rs",
         "focus restarting itself without the keys in its environment",
-    ),
-    (
-        "crates/focus-sys/src/landlock.rs",
-        "probing the kernel's Landlock support in a child",
     ),
     (
         "crates/focus-providers/src/curl.rs",
@@ -34,12 +30,7 @@ const PROCESS_HOMES: &[(&str, &str)] = &[
         "crates/focus-providers/src/curl/process.rs",
         "the curl transport: one curl per request",
     ),
-    (
-        "crates/focus-providers/src/registry.rs",
-        "an API key given as `!command` in models.json",
-    ),
     ("crates/focus-tools/src/bash.rs", "the bash tool"),
-    ("crates/focus-tools/src/gates/hooks.rs", "user hooks"),
     (
         "crates/focus-tools/src/mcp/server.rs",
         "MCP servers over stdio",

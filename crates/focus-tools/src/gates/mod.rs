@@ -17,7 +17,6 @@
 //! call, because a model may call a tool it saw earlier.
 
 pub mod approval_queue;
-pub mod child;
 pub mod hooks;
 pub mod judge;
 pub mod lifecycle;

@@ -9,10 +9,10 @@
 //! a tool error instead of a hang. Lines to the server go through one writer thread,
 //! so a server that stops reading its stdin cannot block a caller past its timeout.
 
-use crate::gates::child::kill_process_group;
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
+use focus_sys::process::kill_and_reap;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -105,7 +105,6 @@ pub struct Connection {
     /// `Some(reason)` once the server is gone.
     closed: Mutex<Option<String>>,
     child: Mutex<Option<Child>>,
-    pid: u32,
     log: Option<Mutex<File>>,
 }
 
@@ -126,7 +125,6 @@ impl Connection {
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             closed: Mutex::new(None),
-            pid: child.id(),
             child: Mutex::new(Some(child)),
             log: log.map(Mutex::new),
         });
@@ -226,10 +224,8 @@ impl Connection {
     /// Stops the server: closes its stdin, kills its process group, reaps it.
     pub fn shutdown(&self) {
         lock(&self.stdin).take();
-        kill_process_group(self.pid);
         if let Some(mut child) = lock(&self.child).take() {
-            let _ = child.kill();
-            let _ = child.wait();
+            kill_and_reap(&mut child);
         }
         self.close("shut down by focus");
     }
