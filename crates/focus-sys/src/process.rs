@@ -44,11 +44,16 @@
 //! the caller asked to leave background processes running
 //! ([`Job::leave_background`]: the bash tool's `server &`).
 //!
-//! **Reaping.** Every child is waited for, so none stays a zombie, and a pid
-//! is never signalled after it was reaped: std's `Child::kill` sends nothing
-//! once it has seen the status, and a group id cannot be reused while the group
-//! still has members. [`kill_and_reap`] is the same step for a long-lived child
-//! (an MCP server) that has no deadline but must go when focus says so.
+//! **Reaping.** Every child is waited for, so none stays a zombie. A pid is
+//! signalled only while it cannot name anyone else: an unreaped child holds
+//! its id even as a zombie, std's `Child::kill` sends nothing once it has seen
+//! the status, and a group id is not handed out again while the group has
+//! members. The one signal sent after a reap is the group kill of a child
+//! that exited by itself, sent at once: an empty group's id could in principle
+//! be reused, but not between two consecutive system calls of ours on systems
+//! that hand out ids in turn. [`kill_and_reap`] is the same step for a
+//! long-lived child (an MCP server, a curl) that has no deadline but must go
+//! when focus says so.
 //!
 //! **A bounded drain.** Once the child is gone its output pipes normally close
 //! at once. A grandchild that escaped the group (or that the caller left
@@ -92,13 +97,19 @@ pub fn kill_group(pgid: u32) -> bool {
 }
 
 /// Kills `child`'s process group (if it leads one), then the child itself,
-/// then reaps it. Errors are ignored: the point is that nothing is left
-/// running and no zombie stays. A child that is not a group leader is safe to
-/// pass: no group can bear the id of a live process that does not lead it.
+/// then reaps it; does nothing to a child already reaped, whose id may belong
+/// to another process by now. Errors are ignored: the point is that nothing
+/// is left running and no zombie stays. A child that is not a group leader is
+/// safe to pass: no group can bear the id of a live process that does not
+/// lead it.
 pub fn kill_and_reap(child: &mut Child) {
-    kill_group(child.id());
-    let _ = child.kill();
-    let _ = child.wait();
+    // Unreaped, even a child that has just exited holds its id as a zombie, so
+    // the group id below names its group or nobody.
+    if let Ok(None) = child.try_wait() {
+        kill_group(child.id());
+        let _ = child.kill();
+        let _ = child.wait();
+    }
 }
 
 /// `sh -c script`: the POSIX shell, as hooks, `!command` keys and `$EDITOR`

@@ -144,12 +144,10 @@ impl Drop for CurlProcess {
     }
 }
 
-/// SIGKILL (a no-op once the process was reaped: std then knows its status and
-/// sends nothing, so a recycled pid is never hit), then `wait` so no zombie stays.
+/// SIGKILL to curl's group (a no-op once the process was reaped, so a recycled
+/// pid is never hit), then `wait` so no zombie stays.
 fn kill_and_reap(child: &Mutex<Child>) {
-    let mut child = lock(child);
-    let _ = child.kill();
-    let _ = child.wait();
+    focus_sys::process::kill_and_reap(&mut lock(child));
 }
 
 /// Reads a stream to its end, keeping only the last [`STDERR_KEEP`] bytes.

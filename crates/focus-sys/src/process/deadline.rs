@@ -185,6 +185,7 @@ impl Job {
         let ending = loop {
             match child.try_wait() {
                 Ok(Some(status)) => {
+                    // At once: see the essay on reaping.
                     if self.kill_rest_on_exit {
                         kill_group(child.id());
                     }

@@ -12,7 +12,7 @@
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
-use focus_sys::process::kill_and_reap;
+use focus_sys::process::{kill_and_reap, kill_group};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -310,6 +310,9 @@ impl Connection {
         };
         for _ in 0..20 {
             if let Ok(Some(status)) = child.try_wait() {
+                // What it left in its group goes with it, at once (after this
+                // reap, its id may in time name another process).
+                kill_group(child.id());
                 return format!("{reason}; it exited with {status}");
             }
             thread::sleep(Duration::from_millis(5));
