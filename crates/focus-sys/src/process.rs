@@ -70,10 +70,8 @@ mod deadline;
 
 pub use deadline::{Ending, Job, OnOutput, Outcome};
 
+use crate::signals::SIGKILL;
 use std::process::{Child, Command};
-
-/// SIGKILL: 9 on every Unix focus builds for (Linux, macOS, the BSDs).
-const SIGKILL: i32 = 9;
 
 extern "C" {
     /// `int kill(pid_t pid, int sig)`; `pid_t` is 32 bits on every supported
