@@ -27,13 +27,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use focus_core::json::Value;
+use focus_core::json_object;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
-use focus_core::{json_array, json_object};
 use focus_sys::process::{self, Job};
 
 use crate::args;
 use crate::output::{self, MAX_BYTES, MAX_LINES};
 use crate::sandbox::Sandbox;
+use crate::schema;
 use spill::{SpillFile, Spilled};
 
 /// Timeout when the model gives none, in seconds.
@@ -96,20 +97,17 @@ impl Tool for BashTool {
     }
 
     fn parameters(&self) -> Value {
-        json_object! {
-            "type" => "object",
-            "properties" => json_object! {
-                "command" => json_object! {
-                    "type" => "string",
-                    "description" => "The command to run",
-                },
-                "timeout" => json_object! {
-                    "type" => "number", "exclusiveMinimum" => 0,
-                    "description" => "Timeout in seconds (default 120)",
-                },
-            },
-            "required" => json_array!["command"],
-        }
+        let timeout = json_object! {
+            "type" => "number", "exclusiveMinimum" => 0,
+            "description" => "Timeout in seconds (default 120)",
+        };
+        schema::object(
+            [
+                ("command", schema::string("The command to run")),
+                ("timeout", timeout),
+            ],
+            &["command"],
+        )
     }
 
     fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
