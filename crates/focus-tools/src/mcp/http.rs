@@ -315,17 +315,7 @@ impl Inner {
         if message["id"].as_u64() != Some(id) {
             return None;
         }
-        Some(if message["error"].is_null() {
-            Ok(message["result"].clone())
-        } else {
-            Err(RpcError::Server {
-                code: message["error"]["code"].as_i64().unwrap_or(0),
-                message: message["error"]["message"]
-                    .as_str()
-                    .unwrap_or("(no message)")
-                    .to_string(),
-            })
-        })
+        Some(super::rpc::reply_of(message))
     }
 }
 

@@ -75,22 +75,21 @@ pub trait RpcChannel: Send + Sync {
     fn shutdown(&self);
 }
 
-impl RpcChannel for Connection {
-    fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: Option<&CancelToken>,
-    ) -> Reply {
-        Connection::request(self, method, params, timeout, cancel)
+/// The reply a JSON-RPC response carries: its `result`, or its `error` as
+/// [`RpcError::Server`] (whatever carried it: a line of stdio, an HTTP body, an
+/// SSE event).
+pub fn reply_of(response: &Value) -> Reply {
+    let error = &response["error"];
+    if error.is_null() {
+        return Ok(response["result"].clone());
     }
-    fn notify(&self, method: &str, params: Value) -> Result<(), String> {
-        Connection::notify(self, method, params)
-    }
-    fn shutdown(&self) {
-        Connection::shutdown(self)
-    }
+    Err(RpcError::Server {
+        code: error["code"].as_i64().unwrap_or(0),
+        message: error["message"]
+            .as_str()
+            .unwrap_or("(no message)")
+            .to_string(),
+    })
 }
 
 /// Longest line accepted from a server (a larger one is a protocol error).
@@ -150,68 +149,6 @@ impl Connection {
         lock(&self.closed).clone()
     }
 
-    /// Sends a request and waits for its result, at most `timeout`, returning early
-    /// if `cancel` fires. On timeout or cancel the server is told with
-    /// `notifications/cancelled`.
-    pub fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: Option<&CancelToken>,
-    ) -> Reply {
-        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
-        let (tx, rx) = mpsc::channel();
-        {
-            // Registering under the `closed` lock: a close either happened before
-            // (we fail now) or will see this request (and fail it).
-            let closed = lock(&self.closed);
-            if let Some(reason) = closed.as_ref() {
-                return Err(RpcError::Closed(reason.clone()));
-            }
-            lock(&self.pending).insert(id, tx.clone());
-        }
-        let message = json_object! {
-            "jsonrpc" => "2.0", "id" => id, "method" => method, "params" => params,
-        };
-        if let Err(e) = self.send(&message) {
-            // The pipe broke: the reader is about to see the end of the output and
-            // fail this request with the exit status, a better reason than EPIPE.
-            let reply = rx.recv_timeout(Duration::from_secs(1));
-            lock(&self.pending).remove(&id);
-            return match reply {
-                Ok(Err(closed @ RpcError::Closed(_))) => Err(closed),
-                _ => Err(RpcError::Closed(e)),
-            };
-        }
-        let _registration = cancel.map(|token| {
-            let tx = tx.clone();
-            token.on_cancel(move || {
-                let _ = tx.send(Err(RpcError::Cancelled));
-            })
-        });
-        let reply = rx
-            .recv_timeout(timeout)
-            .unwrap_or(Err(RpcError::Timeout(timeout)));
-        lock(&self.pending).remove(&id);
-        if let Err(RpcError::Timeout(_) | RpcError::Cancelled) = &reply {
-            let reason = match &reply {
-                Err(RpcError::Cancelled) => "cancelled by the user",
-                _ => "timed out",
-            };
-            let _ = self.notify(
-                "notifications/cancelled",
-                json_object! { "requestId" => id, "reason" => reason },
-            );
-        }
-        reply
-    }
-
-    /// Sends a notification (no answer expected).
-    pub fn notify(&self, method: &str, params: Value) -> Result<(), String> {
-        self.send(&json_object! { "jsonrpc" => "2.0", "method" => method, "params" => params })
-    }
-
     fn send(&self, message: &Value) -> Result<(), String> {
         let mut line = message.to_json_string().into_bytes();
         line.push(b'\n');
@@ -219,15 +156,6 @@ impl Connection {
         let pipe = stdin.as_ref().ok_or("the connection is shut down")?;
         pipe.send(line)
             .map_err(|_| "cannot write to the server: its input is closed".to_string())
-    }
-
-    /// Stops the server: closes its stdin, kills its process group, reaps it.
-    pub fn shutdown(&self) {
-        lock(&self.stdin).take();
-        if let Some(mut child) = lock(&self.child).take() {
-            kill_and_reap(&mut child);
-        }
-        self.close("shut down by focus");
     }
 
     fn read_loop(&self, stdout: ChildStdout, on_notification: &NotificationHandler) -> String {
@@ -283,19 +211,8 @@ impl Connection {
                     self.log_line("[focus] ignored a response with a non-numeric id");
                     return;
                 };
-                let reply = if message["error"].is_null() {
-                    Ok(message["result"].clone())
-                } else {
-                    Err(RpcError::Server {
-                        code: message["error"]["code"].as_i64().unwrap_or(0),
-                        message: message["error"]["message"]
-                            .as_str()
-                            .unwrap_or("(no message)")
-                            .to_string(),
-                    })
-                };
                 if let Some(tx) = lock(&self.pending).remove(&id) {
-                    let _ = tx.send(reply);
+                    let _ = tx.send(reply_of(&message));
                 }
             }
             (None, true) => self.log_line("[focus] ignored a message with neither method nor id"),
@@ -339,6 +256,75 @@ impl Connection {
         if let Some(log) = &self.log {
             let _ = writeln!(lock(log), "{line}");
         }
+    }
+}
+
+impl RpcChannel for Connection {
+    fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: Option<&CancelToken>,
+    ) -> Reply {
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let (tx, rx) = mpsc::channel();
+        {
+            // Registering under the `closed` lock: a close either happened before
+            // (we fail now) or will see this request (and fail it).
+            let closed = lock(&self.closed);
+            if let Some(reason) = closed.as_ref() {
+                return Err(RpcError::Closed(reason.clone()));
+            }
+            lock(&self.pending).insert(id, tx.clone());
+        }
+        let message = json_object! {
+            "jsonrpc" => "2.0", "id" => id, "method" => method, "params" => params,
+        };
+        if let Err(e) = self.send(&message) {
+            // The pipe broke: the reader is about to see the end of the output and
+            // fail this request with the exit status, a better reason than EPIPE.
+            let reply = rx.recv_timeout(Duration::from_secs(1));
+            lock(&self.pending).remove(&id);
+            return match reply {
+                Ok(Err(closed @ RpcError::Closed(_))) => Err(closed),
+                _ => Err(RpcError::Closed(e)),
+            };
+        }
+        let _registration = cancel.map(|token| {
+            let tx = tx.clone();
+            token.on_cancel(move || {
+                let _ = tx.send(Err(RpcError::Cancelled));
+            })
+        });
+        let reply = rx
+            .recv_timeout(timeout)
+            .unwrap_or(Err(RpcError::Timeout(timeout)));
+        lock(&self.pending).remove(&id);
+        if let Err(RpcError::Timeout(_) | RpcError::Cancelled) = &reply {
+            let reason = match &reply {
+                Err(RpcError::Cancelled) => "cancelled by the user",
+                _ => "timed out",
+            };
+            let _ = self.notify(
+                "notifications/cancelled",
+                json_object! { "requestId" => id, "reason" => reason },
+            );
+        }
+        reply
+    }
+
+    fn notify(&self, method: &str, params: Value) -> Result<(), String> {
+        self.send(&json_object! { "jsonrpc" => "2.0", "method" => method, "params" => params })
+    }
+
+    /// Stops the server: closes its stdin, kills its process group, reaps it.
+    fn shutdown(&self) {
+        lock(&self.stdin).take();
+        if let Some(mut child) = lock(&self.child).take() {
+            kill_and_reap(&mut child);
+        }
+        self.close("shut down by focus");
     }
 }
 
