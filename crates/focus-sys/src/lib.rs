@@ -12,6 +12,7 @@
 //!   SIGTERM, SIGHUP and SIGQUIT so a caller can treat them as an abort;
 //! - [`secrets`]: API keys moved out of the environment (and out of
 //!   `/proc/PID/environ`) by restarting without them, handing them over a pipe;
+//! - [`fs`]: open flags std does not name (`O_NONBLOCK`);
 //! - [`landlock`]: confining a child process's file system (and TCP) access with
 //!   Linux's Landlock, applied in the child between `fork` and `exec`.
 //!
@@ -51,6 +52,7 @@ compile_error!(
      and ioctl codes (from the platform's headers) before building focus here"
 );
 
+pub mod fs;
 pub mod landlock;
 pub mod process;
 pub mod secrets;
