@@ -94,6 +94,25 @@ pub fn kill_group(pgid: u32) -> bool {
     unsafe { kill(target, SIGKILL) == 0 }
 }
 
+/// Whether a process with id `pid` exists (`kill(pid, 0)`: no signal is sent,
+/// only the check). A process of another user exists too (the call then
+/// fails with `EPERM`, not `ESRCH`). Ids that mean a group to `kill` (0, and
+/// those past `i32::MAX`) are not processes.
+pub fn exists(pid: u32) -> bool {
+    if pid == 0 || pid > i32::MAX as u32 {
+        return false;
+    }
+    // SAFETY: kill(2) with signal 0 sends nothing and touches no memory of
+    // ours; a positive `pid` names one process.
+    if unsafe { kill(pid as i32, 0) } == 0 {
+        return true;
+    }
+    std::io::Error::last_os_error().raw_os_error() == Some(EPERM)
+}
+
+/// `EPERM`: 1 on every supported target.
+const EPERM: i32 = 1;
+
 /// Kills `child`'s process group (if it leads one), then the child itself,
 /// then reaps it; does nothing to a child already reaped, whose id may belong
 /// to another process by now. Errors are ignored: the point is that nothing
@@ -142,6 +161,20 @@ mod tests {
         assert!(!status.success());
         // The group is gone once its only member was reaped.
         assert!(!kill_group(child.id()));
+    }
+
+    #[test]
+    fn exists_sees_us_and_init_but_not_a_reaped_child() {
+        assert!(exists(std::process::id()));
+        assert!(
+            exists(1),
+            "init runs as another user: EPERM still means it exists"
+        );
+        assert!(!exists(0));
+        let mut child = Command::new("true").spawn().expect("true starts");
+        let pid = child.id();
+        child.wait().expect("reaped");
+        assert!(!exists(pid));
     }
 
     #[test]

@@ -36,10 +36,6 @@ const PROCESS_HOMES: &[(&str, &str)] = &[
         "MCP servers over stdio",
     ),
     (
-        "crates/focus-harness/src/session/lock.rs",
-        "`kill -0` where /proc does not exist",
-    ),
-    (
         "crates/focus-cli/src/modes/interactive/external.rs",
         "Ctrl+G: the user's $VISUAL or $EDITOR on the draft",
     ),
