@@ -7,8 +7,9 @@
 //! model can call), [`event`] (what the agent reports; [`event_lines`] prints it as pi's JSON lines), [`agent`] (the loop); [`overflow`]
 //! tells a context-overflow failure from others; [`scan`] is a
 //! byte-search helper the parser and the session reader share, [`shared_text`] the
-//! string type that lets copies of a message share its texts, and [`rng`] the seeded
-//! generator the workspace's property tests and benchmarks draw from.
+//! string type that lets copies of a message share its texts, [`sync`] the locks that
+//! survive a panic, and [`rng`] the seeded generator the workspace's property tests
+//! and benchmarks draw from.
 
 #![forbid(unsafe_code)]
 
@@ -23,4 +24,5 @@ pub mod provider;
 pub mod rng;
 pub mod scan;
 pub mod shared_text;
+pub mod sync;
 pub mod tool;

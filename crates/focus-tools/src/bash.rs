@@ -20,6 +20,7 @@
 
 pub mod spill;
 
+use focus_core::sync::lock;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -206,10 +207,6 @@ fn stream_update(captured: &Mutex<Captured>, ctx: &ToolContext<'_>) {
     let partial = output::truncate_tail(&output::sanitize(&tail), MAX_LINES, MAX_BYTES);
     let shown = crate::secret_env::redact(&partial.content).into_owned();
     (ctx.on_update)(ToolOutput::text(shown));
-}
-
-fn lock(captured: &Mutex<Captured>) -> std::sync::MutexGuard<'_, Captured> {
-    captured.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The shell to use: bash where it exists, else the POSIX `sh`.

@@ -10,6 +10,7 @@
 //! the token cannot reach. The bash tool is not wrapped: its deadline is its
 //! own `timeout` argument ([`crate::tool_with_limits`]).
 
+use focus_core::sync;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -108,7 +109,7 @@ impl Timer {
             .spawn(move || {
                 let until = Instant::now() + limit;
                 let (lock, wake) = &*shared;
-                let mut guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+                let mut guard = sync::lock(lock);
                 while !guard.stopped {
                     let now = Instant::now();
                     if now >= until {
@@ -131,7 +132,7 @@ impl Timer {
     fn stop(mut self) -> bool {
         let (lock, wake) = &*self.state;
         let fired = {
-            let mut guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+            let mut guard = sync::lock(lock);
             guard.stopped = true;
             guard.fired
         };

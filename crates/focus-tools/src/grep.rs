@@ -12,6 +12,7 @@
 //! handed out in order, every file handed out is finished, and the output takes
 //! the first `limit` matches of that ordered prefix.
 
+use focus_core::sync::lock;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -332,7 +333,7 @@ fn search_tree(
                 let mut buffer = Vec::new();
                 loop {
                     let next = {
-                        let guard = receiver.lock().unwrap_or_else(|p| p.into_inner());
+                        let guard = lock(&receiver);
                         if stop.load(Ordering::Relaxed) {
                             break;
                         }
@@ -358,10 +359,7 @@ fn search_tree(
                         {
                             stop.store(true, Ordering::Relaxed);
                         }
-                        results
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .insert(index, result);
+                        lock(results).insert(index, result);
                     }
                     if cancelled() {
                         stop.store(true, Ordering::Relaxed);

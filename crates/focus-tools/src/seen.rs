@@ -19,6 +19,7 @@
 //! never read has no record and is not checked (as in pi, `edit` may work
 //! blind; the exact-match rule still guards it).
 
+use focus_core::sync::lock;
 use std::collections::HashMap;
 use std::hash::Hasher;
 use std::os::unix::fs::MetadataExt;
@@ -125,7 +126,7 @@ pub fn record(path: &Path, seen: Seen) {
     let Ok(key) = std::fs::canonicalize(path) else {
         return;
     };
-    let mut guard = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+    let mut guard = lock(&SEEN);
     let map = guard.get_or_insert_with(HashMap::new);
     if map.len() >= MAX_FILES {
         map.clear();
@@ -136,7 +137,7 @@ pub fn record(path: &Path, seen: Seen) {
 /// What focus last recorded of the file at `path`, if anything.
 pub fn last_seen(path: &Path) -> Option<Seen> {
     let key = std::fs::canonicalize(path).ok()?;
-    let guard = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+    let guard = lock(&SEEN);
     guard.as_ref()?.get(&key).copied()
 }
 

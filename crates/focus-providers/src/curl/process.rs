@@ -14,12 +14,13 @@
 use super::exit_code::{error_for_exit, error_for_signal, redact};
 use super::temp_file::PrivateTempFile;
 use focus_core::cancel::{CancelRegistration, CancelToken};
+use focus_core::sync::lock;
 use focus_transport::TransportError;
 use std::io::{self, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 /// How much of curl's stderr is kept for error messages.
@@ -190,12 +191,6 @@ pub(super) fn cannot_start(program: &Path, error: &io::Error) -> TransportError 
         ),
         _ => format!("could not run `{shown}`: {error}"),
     })
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The response body: the bytes read past the head, then curl's stdout. At the

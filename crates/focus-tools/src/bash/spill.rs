@@ -17,6 +17,7 @@
 //!   a focus process that no longer runs (killed with SIGKILL) are swept the
 //!   next time a spill directory is created.
 
+use focus_core::sync::lock;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -120,7 +121,7 @@ impl SpillFile {
 /// This process's private spill directory, created (mode 0700) on first use;
 /// `None` when it cannot be created.
 pub fn spill_dir() -> Option<PathBuf> {
-    let mut dir = SPILL_DIR.lock().unwrap_or_else(|p| p.into_inner());
+    let mut dir = lock(&SPILL_DIR);
     if let Some(existing) = dir.as_ref().filter(|d| d.is_dir()) {
         return Some(existing.clone());
     }
@@ -134,7 +135,7 @@ pub fn spill_dir() -> Option<PathBuf> {
 /// Deletes this process's spill directory and everything in it (at exit).
 /// Does nothing when none was created.
 pub fn remove_spill_dir() {
-    let taken = SPILL_DIR.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let taken = lock(&SPILL_DIR).take();
     if let Some(dir) = taken {
         let _ = std::fs::remove_dir_all(dir);
     }

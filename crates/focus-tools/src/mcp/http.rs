@@ -18,6 +18,7 @@ use super::rpc::{NotificationHandler, Reply, RpcChannel, RpcError};
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
+use focus_core::sync::lock;
 use focus_transport::sse::EventReader;
 use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -317,8 +318,4 @@ impl Inner {
         }
         Some(super::rpc::reply_of(message))
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }

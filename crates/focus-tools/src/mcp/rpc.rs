@@ -12,6 +12,7 @@
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
+use focus_core::sync::lock;
 use focus_sys::process::{kill_and_reap, kill_group};
 use std::collections::HashMap;
 use std::fs::File;
@@ -356,8 +357,4 @@ fn clip(text: &str) -> String {
     } else {
         text.to_string()
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
