@@ -4,8 +4,9 @@
 //! std then answers every later `lock()` with an error. focus's shared state
 //! (callback lists, queues, registries of running servers) stays consistent
 //! between statements, so one panicking tool or callback must not disable the
-//! rest: every lock in the workspace is taken through these, which recover the
-//! guard from the poison.
+//! rest: locks are taken through these, which recover the guard from the
+//! poison. (focus-sys, which depends on nothing, and the waits on a `Condvar`
+//! recover the same way in place.)
 
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
