@@ -20,7 +20,6 @@
 
 pub mod spill;
 
-use focus_core::sync::lock;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use focus_core::json::Value;
 use focus_core::json_object;
+use focus_core::sync::lock;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
 use focus_sys::process::{self, Job};
 

@@ -10,13 +10,13 @@
 //! the token cannot reach. The bash tool is not wrapped: its deadline is its
 //! own `timeout` argument ([`crate::tool_with_limits`]).
 
-use focus_core::sync;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use focus_core::cancel::CancelToken;
 use focus_core::json::Value;
 use focus_core::provider::ToolSpec;
+use focus_core::sync;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
 
 /// The deadline of a call unless configured otherwise (`toolDeadlineSeconds`).

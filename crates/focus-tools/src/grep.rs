@@ -12,7 +12,6 @@
 //! handed out in order, every file handed out is finished, and the output takes
 //! the first `limit` matches of that ordered prefix.
 
-use focus_core::sync::lock;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -22,6 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use focus_core::json::Value;
 use focus_core::json_object;
+use focus_core::sync::lock;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
 
 use crate::args;

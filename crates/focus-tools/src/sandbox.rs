@@ -31,12 +31,12 @@
 
 pub mod settings;
 
-use focus_core::sync;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
+use focus_core::sync;
 use focus_sys::landlock::{Confinement, Rules};
 pub use settings::SandboxSettings;
 

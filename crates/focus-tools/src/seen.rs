@@ -19,13 +19,14 @@
 //! never read has no record and is not checked (as in pi, `edit` may work
 //! blind; the exact-match rule still guards it).
 
-use focus_core::sync::lock;
 use std::collections::HashMap;
 use std::hash::Hasher;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
+
+use focus_core::sync::lock;
 
 /// The files focus has seen, by canonical path.
 static SEEN: Mutex<Option<HashMap<PathBuf, Seen>>> = Mutex::new(None);

@@ -17,12 +17,13 @@
 //!   a focus process that no longer runs (killed with SIGKILL) are swept the
 //!   next time a spill directory is created.
 
-use focus_core::sync::lock;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+
+use focus_core::sync::lock;
 
 use crate::output::MAX_BYTES;
 
