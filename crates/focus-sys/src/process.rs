@@ -53,7 +53,7 @@
 //! be reused, but not between two consecutive system calls of ours on systems
 //! that hand out ids in turn. [`kill_and_reap`] is the same step for a
 //! long-lived child (an MCP server, a curl) that has no deadline but must go
-//! when focus says so.
+//! when focus says so, and [`reap_if_exited`] for one that ended by itself.
 //!
 //! **A bounded drain.** Once the child is gone its output pipes normally close
 //! at once. A grandchild that escaped the group (or that the caller left
@@ -71,7 +71,9 @@ mod deadline;
 pub use deadline::{Ending, Job, OnOutput, Outcome};
 
 use crate::signals::SIGKILL;
-use std::process::{Child, Command};
+use std::process::{Child, Command, ExitStatus};
+use std::thread;
+use std::time::{Duration, Instant};
 
 extern "C" {
     /// `int kill(pid_t pid, int sig)`; `pid_t` is 32 bits on every supported
@@ -129,6 +131,23 @@ pub fn kill_and_reap(child: &mut Child) {
     }
 }
 
+/// Waits up to `within` for `child` to exit by itself. If it does, reaps it,
+/// kills what it left in its group (at once: see the essay on reaping) and
+/// returns its status; a child still running is left alone (`None`).
+pub fn reap_if_exited(child: &mut Child, within: Duration) -> Option<ExitStatus> {
+    let until = Instant::now() + within;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                kill_group(child.id());
+                return Some(status);
+            }
+            Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(5)),
+            _ => return None,
+        }
+    }
+}
+
 /// `sh -c script`: the POSIX shell, as hooks, `!command` keys and `$EDITOR`
 /// strings are run. Only built here; start it with [`Job`] or std.
 pub fn sh(script: &str) -> Command {
@@ -175,6 +194,19 @@ mod tests {
         let pid = child.id();
         child.wait().expect("reaped");
         assert!(!exists(pid));
+    }
+
+    #[test]
+    fn reap_if_exited_takes_the_status_and_leaves_a_runner_alone() {
+        let mut done = sh("exit 3").process_group(0).spawn().expect("sh starts");
+        let status = reap_if_exited(&mut done, Duration::from_secs(5)).expect("exited");
+        assert_eq!(status.code(), Some(3));
+        let mut running = Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep starts");
+        assert!(reap_if_exited(&mut running, Duration::from_millis(20)).is_none());
+        kill_and_reap(&mut running);
     }
 
     #[test]

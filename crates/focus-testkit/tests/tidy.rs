@@ -4,11 +4,12 @@
 //! - `Cargo.lock` holds the workspace's own crates and nothing else: no crates.
 //! - Every Rust file opens with a `//!` comment saying what it is for.
 //! - Processes are started (`Command::new`) only in the files listed in
-//!   [`PROCESS_HOMES`], and sockets opened only in [`SOCKET_HOMES`]; a new place
-//!   must be added there, on purpose, with its reason.
+//!   [`PROCESS_HOMES`], waited for against a clock (`try_wait`) only in
+//!   [`CHILD_WAIT_HOMES`], and sockets opened only in [`SOCKET_HOMES`]; a new
+//!   place must be added there, on purpose, with its reason.
 //!
 //! Test code (`tests/`, `examples/`, and everything after a `#[cfg(test)]` line
-//! in a source file) is free to do either.
+//! in a source file) is free to do any of these.
 
 use std::path::{Path, PathBuf};
 
@@ -38,6 +39,19 @@ const PROCESS_HOMES: &[(&str, &str)] = &[
     (
         "crates/focus-cli/src/modes/interactive/external.rs",
         "Ctrl+G: the user's $VISUAL or $EDITOR on the draft",
+    ),
+];
+
+/// Where focus polls a child process, and why: one loop for "wait until a
+/// deadline, kill the group, reap".
+const CHILD_WAIT_HOMES: &[(&str, &str)] = &[
+    (
+        "crates/focus-sys/src/process.rs",
+        "kill_and_reap and reap_if_exited: a child that must go, or that ended",
+    ),
+    (
+        "crates/focus-sys/src/process/deadline.rs",
+        "Job::run_with_deadline: every child with a deadline",
     ),
 ];
 
@@ -159,6 +173,7 @@ fn processes_and_sockets_only_in_their_homes() {
         }
     };
     check(&["Command::new"], PROCESS_HOMES, "processes started");
+    check(&["try_wait"], CHILD_WAIT_HOMES, "children polled");
     check(
         &[
             "TcpStream",

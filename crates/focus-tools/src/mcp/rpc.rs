@@ -13,7 +13,7 @@ use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
 use focus_core::sync::lock;
-use focus_sys::process::{kill_and_reap, kill_group};
+use focus_sys::process::{kill_and_reap, reap_if_exited};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -226,16 +226,10 @@ impl Connection {
         let Some(child) = child.as_mut() else {
             return reason;
         };
-        for _ in 0..20 {
-            if let Ok(Some(status)) = child.try_wait() {
-                // What it left in its group goes with it, at once (after this
-                // reap, its id may in time name another process).
-                kill_group(child.id());
-                return format!("{reason}; it exited with {status}");
-            }
-            thread::sleep(Duration::from_millis(5));
+        match reap_if_exited(child, Duration::from_millis(100)) {
+            Some(status) => format!("{reason}; it exited with {status}"),
+            None => reason,
         }
-        reason
     }
 
     /// Records why the connection is gone (the first reason wins).
