@@ -67,11 +67,13 @@
 //! are plain integers and the call has no memory effects on this process.
 
 mod deadline;
+mod shell;
 
 pub use deadline::{Ending, Job, OnOutput, Outcome};
+pub use shell::{bash, bash_or_sh, sh};
 
 use crate::signals::SIGKILL;
-use std::process::{Child, Command, ExitStatus};
+use std::process::{Child, ExitStatus};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -148,18 +150,11 @@ pub fn reap_if_exited(child: &mut Child, within: Duration) -> Option<ExitStatus>
     }
 }
 
-/// `sh -c script`: the POSIX shell, as hooks, `!command` keys and `$EDITOR`
-/// strings are run. Only built here; start it with [`Job`] or std.
-pub fn sh(script: &str) -> Command {
-    let mut command = Command::new("sh");
-    command.arg("-c").arg(script);
-    command
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::process::CommandExt;
+    use std::process::Command;
 
     #[test]
     fn refuses_group_ids_with_special_meaning() {

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 /// Where focus starts processes, and why.
 const PROCESS_HOMES: &[(&str, &str)] = &[
     (
-        "crates/focus-sys/src/process.rs",
-        "`sh -c` for hooks and `!command` keys, run to a deadline by `Job`",
+        "crates/focus-sys/src/process/shell.rs",
+        "`sh -c` and `bash -c`: hooks, `!command` keys and the bash tool",
     ),
     (
         "crates/focus-sys/src/secrets.rs",
@@ -31,7 +31,6 @@ const PROCESS_HOMES: &[(&str, &str)] = &[
         "crates/focus-providers/src/curl/process.rs",
         "the curl transport: one curl per request",
     ),
-    ("crates/focus-tools/src/bash.rs", "the bash tool"),
     (
         "crates/focus-tools/src/mcp/server.rs",
         "MCP servers over stdio",

@@ -22,7 +22,6 @@ pub mod spill;
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -209,17 +208,6 @@ fn stream_update(captured: &Mutex<Captured>, ctx: &ToolContext<'_>) {
     (ctx.on_update)(ToolOutput::text(shown));
 }
 
-/// The shell to use: bash where it exists, else the POSIX `sh`.
-fn shell() -> &'static str {
-    if Path::new("/bin/bash").exists() {
-        "/bin/bash"
-    } else if Path::new("/usr/bin/bash").exists() {
-        "/usr/bin/bash"
-    } else {
-        "sh"
-    }
-}
-
 /// How the command ended.
 enum Ending {
     Exited(Option<i32>, Option<i32>),
@@ -258,13 +246,12 @@ pub fn run_command_in(
             cwd.display()
         ));
     }
-    let script = format!("exec 2>&1\n{command}");
-    let mut command = Command::new(shell());
+    let mut command = process::bash(&format!("exec 2>&1\n{command}"));
     crate::secret_env::remove_secret_variables(&mut command);
     if let Err(e) = sandbox.confine(&mut command) {
         return ToolOutput::error(format!("{e}; the command was not run."));
     }
-    command.arg("-c").arg(script).current_dir(cwd);
+    command.current_dir(cwd);
     let captured = Arc::new(Mutex::new(Captured::new(spill_cap)));
     let sink = Arc::clone(&captured);
     let job = Job::new(command)
@@ -286,7 +273,9 @@ pub fn run_command_in(
         ControlFlow::Continue(())
     });
     let ending = match outcome.map(|outcome| outcome.ending) {
-        Err(e) => return ToolOutput::error(format!("Could not start {}: {e}.", shell())),
+        Err(e) => {
+            return ToolOutput::error(format!("Could not start {}: {e}.", process::bash_or_sh()))
+        }
         Ok(process::Ending::Exited(status)) => Ending::Exited(status.code(), status.signal()),
         Ok(process::Ending::TimedOut) => Ending::TimedOut,
         Ok(process::Ending::Cancelled) => Ending::Aborted,
