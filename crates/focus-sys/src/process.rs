@@ -21,7 +21,7 @@
 //! there until the deadline, so [`Job::in_our_group`] keeps it in focus's group
 //! and a timeout kills only the child itself.
 //!
-//! **Output drained on threads.** A pipe holds 64 KiB on Linux (less
+//! **Output drained on threads.** A pipe holds 64 KiB on Linux (often less
 //! elsewhere). A child that writes more than that to a pipe nobody reads
 //! blocks in `write`, and a parent that waits for it to exit before reading
 //! waits forever: the classic pipe deadlock. Reading stdout and then stderr in
@@ -63,8 +63,10 @@
 //! blocks on a full pipe) without passing anything on.
 //!
 //! std has no call for signalling a group, so `kill(2)` is declared here from
-//! the C library std already links, wrapped in [`kill_group`]: the arguments
-//! are plain integers and the call has no memory effects on this process.
+//! the C library std already links, once, wrapped in [`kill_group`] and in
+//! [`exists`] (signal 0: "is there such a process?"): the arguments are plain
+//! integers and the call has no memory effects on this process. The shells
+//! scripts run in are built in one place too ([`sh`], [`bash`]).
 
 mod deadline;
 mod shell;
