@@ -8,13 +8,15 @@
 //! tells a context-overflow failure from others; [`scan`] is a
 //! byte-search helper the parser and the session reader share, [`shared_text`] the
 //! string type that lets copies of a message share its texts, [`sync`] the locks that
-//! survive a panic, and [`rng`] the seeded generator the workspace's property tests
+//! survive a panic, [`char_boundary`] cuts text by bytes without splitting a
+//! character, and [`rng`] the seeded generator the workspace's property tests
 //! and benchmarks draw from.
 
 #![forbid(unsafe_code)]
 
 pub mod agent;
 pub mod cancel;
+pub mod char_boundary;
 pub mod event;
 pub mod event_lines;
 pub mod json;

@@ -31,6 +31,7 @@
 //!   result, headed by `[PostToolUse hook]`, or `[PostToolUse hook failed: exit N]`.
 
 use super::rules::glob_match;
+use focus_core::char_boundary;
 use focus_core::json::Value;
 use focus_core::json_object;
 use focus_sys::process::{self, Ending, Job, Outcome};
@@ -117,6 +118,16 @@ pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Longest hook output kept in a reason or appended to a result.
 pub(crate) const MAX_HOOK_OUTPUT: usize = 10_000;
+
+/// `text` cut to at most [`MAX_HOOK_OUTPUT`] bytes (at a character boundary),
+/// with a note when cut.
+pub(crate) fn cap_output(mut text: String) -> String {
+    if text.len() > MAX_HOOK_OUTPUT {
+        text.truncate(char_boundary::floor(&text, MAX_HOOK_OUTPUT));
+        text.push_str("\n[hook output truncated]");
+    }
+    text
+}
 
 impl Hook {
     /// Whether the hook applies to `tool_name`.
@@ -343,14 +354,7 @@ fn describe(finished: Outcome, timeout: Duration) -> HookRun {
             output.push_str(part);
         }
     }
-    if output.len() > MAX_HOOK_OUTPUT {
-        let mut cut = MAX_HOOK_OUTPUT;
-        while !output.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        output.truncate(cut);
-        output.push_str("\n[hook output truncated]");
-    }
+    let output = cap_output(output);
     let (ok, ending) = match &finished.ending {
         Ending::TimedOut => (false, format!("timed out after {}s", timeout.as_secs_f64())),
         Ending::Exited(status) if status.success() => (true, "exit 0".to_string()),
