@@ -9,7 +9,7 @@
 //! byte-search helper the parser and the session reader share, [`shared_text`] the
 //! string type that lets copies of a message share its texts, [`sync`] the locks that
 //! survive a panic, [`char_boundary`] cuts text by bytes without splitting a
-//! character, and [`rng`] the seeded generator the workspace's property tests
+//! character, [`civil_date`] turns dates into day counts and back, and [`rng`] the seeded generator the workspace's property tests
 //! and benchmarks draw from.
 
 #![forbid(unsafe_code)]
@@ -17,6 +17,7 @@
 pub mod agent;
 pub mod cancel;
 pub mod char_boundary;
+pub mod civil_date;
 pub mod event;
 pub mod event_lines;
 pub mod json;
