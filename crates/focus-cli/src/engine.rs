@@ -1,25 +1,32 @@
 //! [`Engine`]: one conversation, shared by every mode. It holds the agent's
-//! configuration, the history and the session, starts runs, and keeps the session
-//! file in step with the events (one entry per finished message, written before the
-//! next event is handled).
+//! configuration, the history and the session, and starts runs. The session file
+//! is kept in step by the run itself: its event observer appends each finished
+//! message on the loop's thread before any mode sees the event, so the session is
+//! whole whenever the loop compacts it between two model calls (the harness's
+//! `compaction_transform`), however far behind the screen or the client is.
 
 use crate::store::{SessionRequest, Store};
 use focus_core::agent::{spawn_agent, AgentConfig, AgentRun};
 use focus_core::cancel::CancelToken;
-use focus_core::event::{AgentEvent, EndReason};
+use focus_core::event::{AgentEvent, Compacted, EndReason};
+use focus_core::json::ToJson;
 use focus_core::json::Value;
 use focus_core::json_object;
 use focus_core::message::{Message, StopReason};
+use focus_core::sync::lock;
 use focus_core::tool::Tool;
+use focus_harness::compaction::in_run::{compaction_end, failure};
 use focus_harness::compaction::overflow::RECOVERY_FAILED;
 use focus_harness::compaction::{
-    compact_session, estimate_context_tokens, should_compact, CompactionSettings, OverflowAction,
-    OverflowRecovery,
+    compact, compaction_transform, estimate_context_tokens, prepare_compaction, record_compaction,
+    should_compact, CompactionError, CompactionSettings, InRunCompaction, OverflowAction,
+    OverflowRecovery, MAX_COMPACTION_FAILURES,
 };
 use focus_tools::gates::Gatekeeper;
 use focus_tools::mcp::McpManager;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A conversation: configuration, history, session.
 pub struct Engine {
@@ -27,8 +34,9 @@ pub struct Engine {
     pub config: AgentConfig,
     /// The messages so far (the current branch of the session).
     pub history: Vec<Message>,
-    /// Where finished messages go.
-    pub store: Store,
+    /// Where finished messages go; shared with the running loop, which writes
+    /// them (see the module's text).
+    pub session: SharedStore,
     /// When to compact automatically.
     pub compaction: CompactionSettings,
     /// A warning from the last session write or compaction, shown once by the mode.
@@ -47,14 +55,25 @@ pub struct Engine {
     /// What the system prompt is built from; each run rebuilds it before every
     /// model call. `None`: `config.system_prompt` as it is.
     pub prompt: Option<crate::seams::PromptSource>,
-    /// Automatic compactions that failed in a row; at
-    /// [`MAX_COMPACTION_FAILURES`] focus stops trying until one succeeds.
-    pub compaction_failures: u32,
+    /// Automatic compactions that failed in a row (after a run or inside one);
+    /// at [`MAX_COMPACTION_FAILURES`] focus stops trying until one succeeds.
+    pub compaction_failures: Arc<AtomicU32>,
+    /// Set by the last run when it compacted the session mid-run: the history
+    /// to go on from is then the session's context (see [`Engine::run_ended`]).
+    run_compacted: Arc<AtomicBool>,
 }
 
-/// After this many automatic compactions failed in a row, focus stops starting
-/// new ones (each costs a model call) and says so; `/compact` still works.
-pub const MAX_COMPACTION_FAILURES: u32 = 3;
+/// The conversation's session, shared between the mode's thread and a running
+/// loop (whose observer writes each finished message).
+pub struct SharedStore(Arc<Mutex<Store>>);
+
+impl SharedStore {
+    /// The session, locked for a moment: a running loop writes to it too, so do
+    /// not hold it across anything slow.
+    pub fn lock(&self) -> MutexGuard<'_, Store> {
+        lock(&self.0)
+    }
+}
 
 /// How a run ended, as the modes need it.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,7 +90,7 @@ impl Engine {
         Engine {
             config,
             history,
-            store,
+            session: SharedStore(Arc::new(Mutex::new(store))),
             compaction: CompactionSettings::default(),
             store_warning: None,
             gatekeeper: None,
@@ -80,7 +99,8 @@ impl Engine {
             mcp_generation: 0,
             retry: focus_providers::RetryPolicy::default(),
             prompt: None,
-            compaction_failures: 0,
+            compaction_failures: Arc::new(AtomicU32::new(0)),
+            run_compacted: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -91,9 +111,24 @@ impl Engine {
         self.refresh_mcp_tools();
         if let Some(gate) = &self.gatekeeper {
             // The session may have changed since the last run (`/new`, a fork).
-            gate.set_session(self.store.id(), self.store.path());
+            let store = self.session.lock();
+            gate.set_session(store.id(), store.path());
         }
         let mut config = self.config.clone();
+        config.observe = Some(self.session_writer());
+        self.run_compacted = Arc::new(AtomicBool::new(false));
+        config.transform_context = Some(compaction_transform(
+            self.session.0.clone(),
+            InRunCompaction {
+                provider: config.provider.clone(),
+                settings: self.compaction,
+                failures: self.compaction_failures.clone(),
+                compacted: self.run_compacted.clone(),
+                before: self.gatekeeper.clone().map(|gate| {
+                    Arc::new(move || gate.pre_compact("auto", None)) as Arc<dyn Fn() + Send + Sync>
+                }),
+            },
+        ));
         if let Some(source) = self.prompt.clone() {
             let specs: Vec<_> = config.tools.iter().map(|t| t.spec()).collect();
             // Kept current for what shows the prompt (export, /session).
@@ -101,6 +136,30 @@ impl Engine {
             config.system_prompt_source = Some(Arc::new(move || source.build(&specs).0));
         }
         spawn_agent(config, self.history.clone(), prompts)
+    }
+
+    /// The run's event observer: appends every finished message to the session
+    /// on the loop's thread; a failed write waits as the store's warning.
+    fn session_writer(&self) -> Arc<focus_core::agent::EventObserver> {
+        let session = self.session.0.clone();
+        Arc::new(move |event: &AgentEvent| {
+            if let AgentEvent::MessageEnd { message } = event {
+                let mut store = lock(&session);
+                if let Err(error) = store.append_message(message) {
+                    store.write_warning = Some(format!("could not save the session: {error}"));
+                }
+            }
+        })
+    }
+
+    /// Takes back the history a run ended with (from [`AgentRun::join`] or
+    /// [`follow_run`]): the loop's own, or, when the run compacted the session
+    /// mid-way, the session's compacted context.
+    pub fn run_ended(&mut self, history: Vec<Message>) {
+        self.history = match self.run_compacted.swap(false, Ordering::SeqCst) {
+            true => self.session.lock().context_messages(),
+            false => history,
+        };
     }
 
     /// Re-reads the MCP tools when their generation changed.
@@ -128,7 +187,7 @@ impl Engine {
         let (name, id) = (new.provider.clone(), new.id.clone());
         self.config.provider = provider;
         if changed {
-            if let Err(error) = self.store.append_model_change(&name, &id) {
+            if let Err(error) = self.session.lock().append_model_change(&name, &id) {
                 self.store_warning = Some(format!("could not save the session: {error}"));
             }
         }
@@ -141,18 +200,16 @@ impl Engine {
             return;
         }
         self.config.options.thinking = level;
-        if let Err(error) = self.store.append_thinking_change(level.as_str()) {
+        if let Err(error) = self.session.lock().append_thinking_change(level.as_str()) {
             self.store_warning = Some(format!("could not save the session: {error}"));
         }
     }
 
-    /// Keeps the session in step with one event: every finished message is appended;
-    /// at the run's end, hook failures become the warning.
+    /// Follows one event the mode received: a session write that failed on the
+    /// loop's side becomes the warning; at the run's end, so do hook failures.
     pub fn record(&mut self, event: &AgentEvent) {
-        if let AgentEvent::MessageEnd { message } = event {
-            if let Err(error) = self.store.append_message(message) {
-                self.store_warning = Some(format!("could not save the session: {error}"));
-            }
+        if let Some(warning) = self.session.lock().write_warning.take() {
+            self.store_warning = Some(warning);
         }
         // A hook that failed during the run (a Stop hook) is told once, at its end.
         if let (AgentEvent::AgentEnd { .. }, Some(gate)) = (event, &self.gatekeeper) {
@@ -184,7 +241,8 @@ impl Engine {
 
     /// Takes the history back from a finished run.
     pub fn finish(&mut self, run: AgentRun) {
-        self.history = run.join();
+        let history = run.join();
+        self.run_ended(history);
     }
 
     /// Runs `prompts` to the end on this thread, handing every event to `on_event`
@@ -332,7 +390,7 @@ impl Engine {
         }
         let tokens = estimate_context_tokens(&self.history);
         if should_compact(tokens, window, &self.compaction)
-            && self.compaction_failures < MAX_COMPACTION_FAILURES
+            && self.compaction_failures.load(Ordering::SeqCst) < MAX_COMPACTION_FAILURES
         {
             match self.announced_compaction("threshold", notify, watch, |_| false) {
                 Err(error) if error == CANCELLED => return AfterRun::Aborted,
@@ -355,7 +413,7 @@ impl Engine {
             .find_map(Message::as_assistant)
             .is_some_and(|last| focus_core::overflow::is_context_overflow(last, window));
         !overflowed
-            && self.compaction_failures < MAX_COMPACTION_FAILURES
+            && self.compaction_failures.load(Ordering::SeqCst) < MAX_COMPACTION_FAILURES
             && should_compact(
                 estimate_context_tokens(&self.history),
                 window,
@@ -363,8 +421,9 @@ impl Engine {
             )
     }
 
-    /// Compacts between the two announcements; `retry` says (after a successful
-    /// compaction) whether the run will be retried.
+    /// Compacts between the two announcements (the same `CompactionStart` and
+    /// `CompactionEnd` events a compaction inside a run sends, as JSON); `retry`
+    /// says (after a successful compaction) whether the run will be retried.
     fn announced_compaction(
         &mut self,
         reason: &str,
@@ -372,7 +431,8 @@ impl Engine {
         watch: &mut CompactionWatch<'_>,
         retry: impl FnOnce(&mut Engine) -> bool,
     ) -> Result<bool, String> {
-        notify(&json_object! {"type" => "auto_compaction_start", "reason" => reason});
+        let reason = reason.to_string();
+        notify(&AgentEvent::CompactionStart { reason }.to_json());
         if let Some(gate) = &self.gatekeeper {
             gate.pre_compact("auto", None);
         }
@@ -381,32 +441,23 @@ impl Engine {
         let compacted = watching(|cancel| self.compact_with(None, cancel), watch);
         match compacted {
             Ok(result) => {
-                self.compaction_failures = 0;
+                self.compaction_failures.store(0, Ordering::SeqCst);
                 let will_retry = retry(self);
-                notify(&json_object! {
-                    "type" => "auto_compaction_end", "result" => result,
-                    "aborted" => false, "willRetry" => will_retry,
-                });
+                let mut end = compaction_end(Ok(result));
+                if let AgentEvent::CompactionEnd { will_retry: w, .. } = &mut end {
+                    *w = will_retry;
+                }
+                notify(&end.to_json());
                 Ok(will_retry)
             }
             Err(error) => {
-                let aborted = error == CANCELLED;
-                if !aborted {
-                    self.compaction_failures += 1;
-                }
-                let error = if self.compaction_failures >= MAX_COMPACTION_FAILURES {
-                    format!(
-                        "{error}; automatic compaction failed {MAX_COMPACTION_FAILURES} times in a \
-                         row, so focus stops trying (/compact still works, and a success turns it back on)"
-                    )
-                } else {
-                    error
-                };
-                notify(&json_object! {
-                    "type" => "auto_compaction_end", "result" => Value::Null,
-                    "aborted" => aborted, "willRetry" => false, "errorMessage" => error.as_str(),
-                });
-                Err(if aborted { CANCELLED.into() } else { error })
+                let failed = failure(&error, &self.compaction_failures);
+                let message = failed.message.clone();
+                notify(&compaction_end(Err(failed)).to_json());
+                Err(match error {
+                    CompactionError::Cancelled => CANCELLED.into(),
+                    _ => message,
+                })
             }
         }
     }
@@ -485,46 +536,50 @@ impl Engine {
         }
         let compacted = self.compact_with(instructions, &CancelToken::new());
         if compacted.is_ok() {
-            self.compaction_failures = 0;
+            self.compaction_failures.store(0, Ordering::SeqCst);
         }
-        compacted
+        compacted.map(|c| c.to_json()).map_err(|e| e.to_string())
     }
 
-    /// [`Engine::compact`], stopped when `cancel` fires (the error is then
-    /// [`CANCELLED`]).
+    /// [`Engine::compact`], stopped when `cancel` fires.
     fn compact_with(
         &mut self,
         instructions: Option<&str>,
         cancel: &CancelToken,
-    ) -> Result<Value, String> {
+    ) -> Result<Compacted, CompactionError> {
+        // The session is locked to plan and to record, not during the summary
+        // call: whoever asks meanwhile (RPC `get_state`) is answered.
+        let plan = {
+            let store = self.session.lock();
+            let branch = store.manager().tree().current_branch();
+            prepare_compaction(&branch, &self.compaction)
+        }
+        .ok_or(CompactionError::NothingToCompact)?;
         let provider = self.config.provider.clone();
-        let outcome = compact_session(
-            self.store.manager_mut(),
+        let entry = compact(
             provider.as_ref(),
+            &plan,
             &self.compaction,
             instructions,
             cancel,
-        )
-        .map_err(|e| match e {
-            focus_harness::compaction::CompactionError::Cancelled => CANCELLED.to_string(),
-            other => other.to_string(),
-        })?;
-        self.history = self.store.context_messages();
-        Ok(json_object! {
-            "entryId" => outcome.entry_id.as_str(),
-            "tokensBefore" => outcome.tokens_before,
-            "tokensAfter" => outcome.tokens_after,
+        )?;
+        let outcome = record_compaction(self.session.lock().manager_mut(), entry)?;
+        self.history = self.session.lock().context_messages();
+        Ok(Compacted {
+            entry_id: outcome.entry_id,
+            tokens_before: outcome.tokens_before,
+            tokens_after: outcome.tokens_after,
         })
     }
 
     /// Starts a fresh session (same settings, empty history).
     pub fn new_session(&mut self, cwd: &Path) -> Result<(), String> {
-        let request = if self.store.is_disabled() {
+        let request = if self.session.lock().is_disabled() {
             SessionRequest::Disabled
         } else {
             SessionRequest::New
         };
-        let (mut store, history) = Store::open(&request, cwd, self.store.dir())?;
+        let (mut store, history) = Store::open(&request, cwd, self.session.lock().dir())?;
         self.store_warning = store.take_load_warning();
         if let Some(gate) = &self.gatekeeper {
             // Claude Code's `/clear`: the old session ends, a new one starts.
@@ -535,7 +590,7 @@ impl Engine {
                 self.store_warning = Some(failures.join("; "));
             }
         }
-        self.store = store;
+        *self.session.lock() = store;
         self.history = history;
         Ok(())
     }
@@ -548,7 +603,7 @@ impl Engine {
         let (mut store, history) = Store::open(
             &SessionRequest::Open(path.to_string()),
             cwd,
-            self.store.dir(),
+            self.session.lock().dir(),
         )?;
         self.store_warning = store.take_load_warning();
         if let Some(gate) = &self.gatekeeper {
@@ -559,7 +614,7 @@ impl Engine {
                 self.store_warning = Some(failures.join("; "));
             }
         }
-        self.store = store;
+        *self.session.lock() = store;
         self.history = history;
         Ok(())
     }
@@ -567,8 +622,8 @@ impl Engine {
     /// Forks: a new session holding the branch up to (not including) the user
     /// message `entry_id`, whose text is returned so the user can edit and resend it.
     pub fn fork(&mut self, entry_id: &str) -> Result<String, String> {
-        let (store, history, text) = self.store.fork(entry_id)?;
-        self.store = store;
+        let (store, history, text) = self.session.lock().fork(entry_id)?;
+        *self.session.lock() = store;
         self.history = history;
         Ok(text)
     }
@@ -576,12 +631,12 @@ impl Engine {
     /// The session tree as JSON (entries with ids, parents, kinds, short text, and
     /// the current leaf).
     pub fn session_tree(&self) -> Result<Value, String> {
-        self.store.tree_json()
+        self.session.lock().tree_json()
     }
 
     /// Moves the current leaf to `entry_id` (continue from any entry).
     pub fn go_to_entry(&mut self, entry_id: &str) -> Result<(), String> {
-        self.history = self.store.set_leaf(entry_id)?;
+        self.history = self.session.lock().set_leaf(entry_id)?;
         Ok(())
     }
 
@@ -601,20 +656,21 @@ impl Engine {
         }
         let provider = self.config.provider.clone();
         let written = focus_harness::compaction::leave_branch_with_summary(
-            self.store.manager_mut(),
+            self.session.lock().manager_mut(),
             provider.as_ref(),
             Some(entry_id),
             &self.compaction,
             &CancelToken::new(),
         )
         .map_err(|e| e.to_string())?;
-        self.history = self.store.context_messages();
+        self.history = self.session.lock().context_messages();
         Ok(written)
     }
 
     /// Sets (or with `None` clears) the label on the entry `entry_id`.
     pub fn set_label(&mut self, entry_id: &str, label: Option<&str>) -> Result<(), String> {
-        self.store
+        self.session
+            .lock()
             .manager_mut()
             .set_label(entry_id, label)
             .map(|_| ())
@@ -623,28 +679,30 @@ impl Engine {
 
     /// Writes the conversation as one self-contained HTML file; returns its path.
     pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, String> {
+        let store = self.session.lock();
         let default_name = format!(
             "focus-session-{}.html",
-            if self.store.id().is_empty() {
+            if store.id().is_empty() {
                 "unsaved"
             } else {
-                self.store.id()
+                store.id()
             }
         );
         let path = output
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from(default_name));
         let meta = crate::export::Meta {
-            title: self.store.name().unwrap_or("focus session").to_string(),
+            title: store.name().unwrap_or("focus session").to_string(),
             model: format!(
                 "{}/{}",
                 self.config.provider.model().provider,
                 self.config.provider.model().id
             ),
-            session_id: self.store.id().to_string(),
+            session_id: store.id().to_string(),
             cwd: String::new(),
             system_prompt: self.config.system_prompt.clone(),
         };
+        drop(store);
         let html = crate::export::render_html(&meta, &self.history);
         std::fs::write(&path, html).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         Ok(path)

@@ -34,6 +34,15 @@ pub struct Store {
     session_dir: Option<PathBuf>,
     /// Warnings from loading (damaged lines skipped), shown once.
     pub load_warnings: Vec<String>,
+    /// Why the last write from a run's loop failed, until the mode takes it.
+    pub write_warning: Option<String>,
+}
+
+impl AsMut<SessionManager> for Store {
+    /// The session, for the harness's compaction inside a run.
+    fn as_mut(&mut self) -> &mut SessionManager {
+        &mut self.manager
+    }
 }
 
 impl Store {
@@ -44,6 +53,7 @@ impl Store {
             cwd: cwd.to_path_buf(),
             session_dir: None,
             load_warnings: Vec::new(),
+            write_warning: None,
         }
     }
 
@@ -91,6 +101,7 @@ impl Store {
             cwd: cwd.to_path_buf(),
             session_dir: session_dir.map(Path::to_path_buf),
             load_warnings,
+            write_warning: None,
         };
         let history = store.context_messages();
         Ok((store, history))
@@ -222,6 +233,7 @@ impl Store {
             cwd: self.cwd.clone(),
             session_dir: self.session_dir.clone(),
             load_warnings: Vec::new(),
+            write_warning: None,
         };
         let history = store.context_messages();
         Ok((store, history, text))

@@ -12,7 +12,7 @@ use std::io::Write;
 
 /// Runs `prompts` and prints every event; returns the exit code.
 pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
-    if let Some(header) = engine.store.header_json() {
+    if let Some(header) = engine.session.lock().header_json() {
         write_line(&header);
     }
     let mut lines = EventLines::new();

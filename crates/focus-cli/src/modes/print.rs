@@ -7,6 +7,7 @@ use crate::engine::Engine;
 use crate::terminal::style::Style;
 use crate::terminal::STDERR;
 use focus_core::event::{AgentEvent, EndReason};
+use focus_core::json::ToJson;
 use focus_core::message::{Message, StopReason};
 use focus_core::provider::StreamEvent;
 use std::io::Write;
@@ -151,6 +152,13 @@ impl TextPrinter {
                 self.finish_line();
                 if let Some(line) = retry_notice(event) {
                     errln!("{}", self.err_style.yellow(&line));
+                }
+            }
+            AgentEvent::CompactionStart { .. } | AgentEvent::CompactionEnd { .. } => {
+                self.finish_line();
+                let note = crate::modes::interactive::compaction_note(&event.to_json());
+                if let Some(note) = note {
+                    errln!("{}", self.err_style.dim(&note));
                 }
             }
             AgentEvent::ToolExecutionStart {

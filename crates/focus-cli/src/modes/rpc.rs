@@ -200,7 +200,7 @@ pub fn run(
                 server.engine.record(&end);
                 server.running = None;
                 server.refuse_approvals = eof.is_some();
-                server.engine.history = history;
+                server.engine.run_ended(history);
                 // Stopping on a signal or after an abort: no compaction (a model
                 // call) on the way out.
                 let aborted = matches!(
@@ -479,7 +479,7 @@ impl Server<'_> {
             "set_session_name" => {
                 let name = c["name"].as_str().filter(|n| !n.trim().is_empty());
                 let name = name.ok_or("set_session_name needs a non-empty \"name\"")?;
-                self.engine.store.set_name(name).map(|_| None)
+                self.engine.session.lock().set_name(name).map(|_| None)
             }
             "get_last_assistant_text" => {
                 let text = self
@@ -646,6 +646,7 @@ impl Server<'_> {
 
     fn state(&self) -> Value {
         let model = self.engine.config.provider.model();
+        let store = self.engine.session.lock();
         json_object! {
             "model" => model_json(model),
             "thinkingLevel" => self.engine.config.options.thinking.as_str(),
@@ -654,9 +655,9 @@ impl Server<'_> {
             "steeringMode" => queue_mode(self.engine.config.steering_mode),
             "followUpMode" => queue_mode(self.engine.config.follow_up_mode),
             "autoCompactionEnabled" => self.engine.compaction.enabled,
-            "sessionFile" => self.engine.store.path().map(|p| p.display().to_string()),
-            "sessionId" => Some(self.engine.store.id()).filter(|s| !s.is_empty()),
-            "sessionName" => self.engine.store.name(),
+            "sessionFile" => store.path().map(|p| p.display().to_string()),
+            "sessionId" => Some(store.id()).filter(|s| !s.is_empty()),
+            "sessionName" => store.name(),
             "messageCount" => self.engine.history.len(),
         }
     }
@@ -683,9 +684,10 @@ impl Server<'_> {
                 Message::Custom(_) => {}
             }
         }
+        let store = self.engine.session.lock();
         json_object! {
-            "sessionFile" => self.engine.store.path().map(|p| p.display().to_string()),
-            "sessionId" => self.engine.store.id(),
+            "sessionFile" => store.path().map(|p| p.display().to_string()),
+            "sessionId" => store.id(),
             "userMessages" => users,
             "assistantMessages" => assistants,
             "toolCalls" => calls,

@@ -130,10 +130,8 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
             if rest.is_empty() {
                 Err("give a name: /name NAME".into())
             } else {
-                ui.engine()
-                    .store
-                    .set_name(rest)
-                    .map(|_| ui.say(&format!("session named {rest:?}")))
+                let named = ui.engine().session.lock().set_name(rest);
+                named.map(|_| ui.say(&format!("session named {rest:?}")))
             }
         }
         "/session" => {
@@ -218,7 +216,8 @@ fn thinking(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
 /// depth first, one step in at each branch point), with their indent and whether
 /// they are on the current branch. Tool results are left out.
 fn message_entries(ui: &mut Ui<'_>) -> Vec<(String, usize, bool, String, bool)> {
-    let manager = ui.engine().store.manager();
+    let store = ui.engine().session.lock();
+    let manager = store.manager();
     let tree = manager.tree();
     let branch: std::collections::HashSet<&str> = tree
         .current_branch()
@@ -280,7 +279,7 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     if is_user {
         // Going back to one of your messages: the leaf moves before it and its text
         // returns to the editor, to edit and resend (a new branch).
-        let entry = engine.store.manager().tree().get(&id).cloned();
+        let entry = engine.session.lock().manager().tree().get(&id).cloned();
         let parent = entry.as_ref().and_then(|e| e.parent_id.clone());
         let text = match entry.map(|e| e.kind) {
             Some(EntryKind::Message(m)) => super::message_text(&m),
@@ -290,11 +289,12 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
             Some(parent) => engine.go_to_entry(&parent)?,
             None => {
                 engine
-                    .store
+                    .session
+                    .lock()
                     .manager_mut()
                     .move_leaf(None)
                     .map_err(|e| e.to_string())?;
-                engine.history = engine.store.context_messages();
+                engine.history = engine.session.lock().context_messages();
             }
         }
         ui.set_input(&text);
@@ -338,7 +338,8 @@ fn fork(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     ui.show_history();
     let path = ui
         .engine()
-        .store
+        .session
+        .lock()
         .path()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
@@ -348,7 +349,7 @@ fn fork(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
 
 fn resume(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let cwd = ui.cwd().to_path_buf();
-    let dir = ui.engine().store.dir().map(Path::to_path_buf);
+    let dir = ui.engine().session.lock().dir().map(Path::to_path_buf);
     let sessions = recent_sessions(&cwd, dir.as_deref());
     if sessions.is_empty() {
         return Err("no saved sessions for this directory".into());
@@ -404,11 +405,12 @@ fn session_info(ui: &mut Ui<'_>) {
             Message::Custom(_) => {}
         }
     }
+    let store = engine.session.lock();
     let text = format!(
         "session {}\n  file: {}\n  name: {}\n  messages: {} ({} yours, {} answers, {} tool results)\n  tokens: {} in, {} out · cost ${:.4}\n  {}",
-        engine.store.id(),
-        engine.store.path().map_or("(not saved)".into(), |p| p.display().to_string()),
-        engine.store.name().unwrap_or("-"),
+        store.id(),
+        store.path().map_or("(not saved)".into(), |p| p.display().to_string()),
+        store.name().unwrap_or("-"),
         engine.history.len(),
         users,
         assistants,
@@ -418,6 +420,7 @@ fn session_info(ui: &mut Ui<'_>) {
         cost,
         focus_tools::sandbox::current().describe()
     );
+    drop(store);
     // The id and name come from the session file.
     ui.say(&focus_tools::output::sanitize(&text));
 }

@@ -21,7 +21,8 @@ pub struct Totals {
 /// The totals over every answer in the session file, or over the history when
 /// the session is not kept in a tree (nothing saved yet).
 pub fn session_totals(engine: &Engine) -> Totals {
-    let tree = engine.store.manager().tree();
+    let store = engine.session.lock();
+    let tree = store.manager().tree();
     let from_tree: Vec<&Message> = tree
         .entries()
         .iter()

@@ -354,7 +354,7 @@ impl Ui<'_> {
                 Ok(Input::Events(events)) => events.iter().for_each(|e| self.engine.record(e)),
                 Ok(Input::Finished(end, history)) => {
                     self.engine.record(&end);
-                    self.engine.history = history;
+                    self.engine.run_ended(history);
                     return;
                 }
                 Ok(Input::Approval(pending)) => deny(pending),
@@ -616,7 +616,7 @@ impl Ui<'_> {
         if self.notice.as_deref() == Some("aborting…") {
             self.notice = None;
         }
-        self.engine.history = history;
+        self.engine.run_ended(history);
         // A context past the threshold (but not an overflow, which must compact
         // before the run goes on) is compacted in the background, like `/compact`:
         // the screen lives, Esc cancels, the next prompt waits for it.
@@ -661,17 +661,8 @@ impl Ui<'_> {
     /// Shows the summary a compaction just put at the start of the history, as a
     /// marked block.
     pub fn show_summary(&mut self) {
-        let summary = self.engine.history.iter().find_map(|m| match m {
-            Message::Custom(c) if c.role == "compactionSummary" => {
-                Some(c.raw["summary"].as_str().unwrap_or("").to_string())
-            }
-            _ => None,
-        });
-        if let Some(text) = summary {
-            self.blocks.push(Block::done(Kind::Summary {
-                label: "summary of the earlier conversation (compacted)".into(),
-                text,
-            }));
+        if let Some(block) = summary_block(&self.engine.history) {
+            self.blocks.push(block);
         }
     }
 
@@ -735,6 +726,20 @@ fn hyperlinks_supported() -> bool {
     ) || !var("KITTY_WINDOW_ID").is_empty()
         || !var("WT_SESSION").is_empty()
         || var("VTE_VERSION").parse::<u32>().is_ok_and(|v| v >= 5000)
+}
+
+/// The marked block showing the compaction summary `history` starts from, if any.
+pub fn summary_block(history: &[Message]) -> Option<Block> {
+    let text = history.iter().find_map(|m| match m {
+        Message::Custom(c) if c.role == "compactionSummary" => {
+            Some(c.raw["summary"].as_str().unwrap_or("").to_string())
+        }
+        _ => None,
+    })?;
+    Some(Block::done(Kind::Summary {
+        label: "summary of the earlier conversation (compacted)".into(),
+        text,
+    }))
 }
 
 /// One line for an automatic compaction notice.

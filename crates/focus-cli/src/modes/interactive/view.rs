@@ -11,6 +11,7 @@ use crate::modes::print::{clip, end_reason_text};
 use crate::terminal::reveal::reveal_hidden;
 use crate::terminal::width::{fit, text_width};
 use focus_core::event::{AgentEvent, EndReason};
+use focus_core::json::ToJson;
 use focus_core::message::{Content, Message, StopReason};
 use focus_core::provider::StreamEvent;
 use focus_tools::output::sanitize;
@@ -44,6 +45,23 @@ impl Ui<'_> {
             AgentEvent::AutoRetryEnd { .. } => {
                 self.notice = None;
                 self.busy = None;
+            }
+            // A compaction inside the run: Esc aborts the run, which cancels it.
+            AgentEvent::CompactionStart { .. } => {
+                let line = super::compaction_note(&event.to_json()).unwrap_or_default();
+                self.notice = Some(format!("{line} · Esc cancels"));
+                self.busy = Some("compacting");
+            }
+            AgentEvent::CompactionEnd { result, .. } => {
+                self.notice = None;
+                self.busy = None;
+                if let Some(note) = super::compaction_note(&event.to_json()) {
+                    self.note(self.style.dim(&note));
+                }
+                if result.is_some() {
+                    let context = self.engine.session.lock().context_messages();
+                    self.blocks.extend(super::summary_block(&context));
+                }
             }
             AgentEvent::MessageEnd {
                 message: Message::Assistant(m),
@@ -240,7 +258,7 @@ impl Ui<'_> {
         if let Some(branch) = &self.git_branch {
             parts.push((format!("⎇ {branch}"), 2));
         }
-        if let Some(name) = self.engine.store.name() {
+        if let Some(name) = self.engine.session.lock().name() {
             parts.push((clip(&reveal_hidden(&sanitize(name)), 30), 2));
         }
         if self.running.is_some() {
