@@ -16,6 +16,8 @@ pub struct Totals {
     pub output: u64,
     /// Dollars.
     pub cost: f64,
+    /// Some counts are focus's estimate (the server sent none): shown with `~`.
+    pub estimated: bool,
 }
 
 /// The totals over every answer in the session file, or over the history when
@@ -50,6 +52,7 @@ pub fn totals<'a>(messages: impl Iterator<Item = &'a Message>) -> Totals {
             .saturating_add(u.cache_read);
         sum.output = sum.output.saturating_add(u.output);
         sum.cost += u.cost.total;
+        sum.estimated |= u.estimated;
     }
     sum
 }

@@ -240,7 +240,8 @@ impl Ui<'_> {
             ),
             (
                 format!(
-                    "↑{} ↓{} ${:.3}",
+                    "{}↑{} ↓{} ${:.3}",
+                    if totals.estimated { "~" } else { "" },
                     human(totals.input),
                     human(totals.output),
                     totals.cost
