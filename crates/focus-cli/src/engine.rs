@@ -1,680 +1,106 @@
-//! [`Engine`]: one conversation, shared by every mode. It holds the agent's
-//! configuration, the history and the session, and starts runs. The session file
-//! is kept in step by the run itself: its event observer appends each finished
-//! message on the loop's thread before any mode sees the event, so the session is
-//! whole whenever the loop compacts it between two model calls (the harness's
-//! `compaction_transform`), however far behind the screen or the client is.
+//! [`Engine`]: the harness's [`Conversation`] as the CLI's modes use it — with
+//! the permission gate and the MCP servers plugged in, Ctrl+C and the
+//! termination signals as its interrupts, and what only a front end does: the
+//! session tree as pi's JSON, HTML export, and following a run on a thread of its
+//! own ([`follow_run`]). Everything else (history, session writes, compaction)
+//! is the conversation's: `Engine` dereferences to it.
 
-use crate::store::{SessionRequest, Store};
-use focus_core::agent::{spawn_agent, AgentConfig, AgentRun};
-use focus_core::cancel::CancelToken;
-use focus_core::event::{AgentEvent, Compacted, EndReason};
-use focus_core::json::ToJson;
+use focus_core::agent::AgentConfig;
+use focus_core::agent::AgentRun;
+use focus_core::event::{AgentEvent, EndReason};
 use focus_core::json::Value;
 use focus_core::json_object;
-use focus_core::message::{Message, StopReason};
-use focus_core::sync::lock;
+use focus_core::message::{Content, Message};
 use focus_core::tool::Tool;
-use focus_harness::compaction::in_run::{compaction_end, failure};
-use focus_harness::compaction::overflow::RECOVERY_FAILED;
-use focus_harness::compaction::{
-    compact, compaction_transform, estimate_context_tokens, prepare_compaction, record_compaction,
-    should_compact, CompactionError, CompactionSettings, InRunCompaction, OverflowAction,
-    OverflowRecovery, MAX_COMPACTION_FAILURES,
-};
+use focus_harness::conversation::{Conversation, ConversationHooks, Store, ToolSource};
+use focus_harness::session::EntryKind;
 use focus_tools::gates::Gatekeeper;
 use focus_tools::mcp::McpManager;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
-/// A conversation: configuration, history, session.
+pub use focus_harness::conversation::{AfterRun, RunOutcome};
+
+/// A conversation with the CLI's gate, MCP servers and retry policy.
 pub struct Engine {
-    /// Model, system prompt, tools, gate, options.
-    pub config: AgentConfig,
-    /// The messages so far (the current branch of the session).
-    pub history: Vec<Message>,
-    /// Where finished messages go; shared with the running loop, which writes
-    /// them (see the module's text).
-    pub session: SharedStore,
-    /// When to compact automatically.
-    pub compaction: CompactionSettings,
-    /// A warning from the last session write or compaction, shown once by the mode.
-    pub store_warning: Option<String>,
-    /// The permission gate (for `/permissions`).
+    conversation: Conversation,
+    /// The permission gate (for `/permissions`); also the conversation's hooks.
     pub gatekeeper: Option<Arc<Gatekeeper>>,
-    /// The MCP servers, kept alive as long as the conversation.
-    pub mcp: Option<McpManager>,
-    /// The built-in tools (MCP tools are added to these).
-    pub base_tools: Vec<Arc<dyn Tool>>,
-    /// The MCP tool generation `config.tools` was built from.
-    pub mcp_generation: u64,
+    /// The MCP servers, kept alive as long as the conversation; also its tool
+    /// source.
+    pub mcp: Option<Arc<McpManager>>,
     /// How model calls are retried (the `retry` settings), for providers built
     /// later (a model switch).
     pub retry: focus_providers::RetryPolicy,
-    /// What the system prompt is built from; each run rebuilds it before every
-    /// model call. `None`: `config.system_prompt` as it is.
-    pub prompt: Option<crate::seams::PromptSource>,
-    /// Automatic compactions that failed in a row (after a run or inside one);
-    /// at [`MAX_COMPACTION_FAILURES`] focus stops trying until one succeeds.
-    pub compaction_failures: Arc<AtomicU32>,
-    /// Set by the last run when it compacted the session mid-run: the history
-    /// to go on from is then the session's context (see [`Engine::run_ended`]).
-    run_compacted: Arc<AtomicBool>,
 }
 
-/// The conversation's session, shared between the mode's thread and a running
-/// loop (whose observer writes each finished message).
-pub struct SharedStore(Arc<Mutex<Store>>);
-
-impl SharedStore {
-    /// The session, locked for a moment: a running loop writes to it too, so do
-    /// not hold it across anything slow.
-    pub fn lock(&self) -> MutexGuard<'_, Store> {
-        lock(&self.0)
+impl std::ops::Deref for Engine {
+    type Target = Conversation;
+    fn deref(&self) -> &Conversation {
+        &self.conversation
     }
 }
 
-/// How a run ended, as the modes need it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunOutcome {
-    /// The loop's reason.
-    pub reason: EndReason,
-    /// The last assistant message's text (print mode's answer).
-    pub final_text: String,
+impl std::ops::DerefMut for Engine {
+    fn deref_mut(&mut self) -> &mut Conversation {
+        &mut self.conversation
+    }
 }
 
 impl Engine {
-    /// An engine with `config`, starting from `history`, saving into `store`.
+    /// An engine with `config`, starting from `history`, saving into `store`;
+    /// Ctrl+C and the termination signals interrupt its runs and compactions.
     pub fn new(config: AgentConfig, history: Vec<Message>, store: Store) -> Engine {
+        let mut conversation = Conversation::new(config, history, store);
+        conversation.interrupts = Arc::new(|| crate::terminal::signals::interrupts() as u64);
         Engine {
-            config,
-            history,
-            session: SharedStore(Arc::new(Mutex::new(store))),
-            compaction: CompactionSettings::default(),
-            store_warning: None,
+            conversation,
             gatekeeper: None,
             mcp: None,
-            base_tools: Vec::new(),
-            mcp_generation: 0,
             retry: focus_providers::RetryPolicy::default(),
-            prompt: None,
-            compaction_failures: Arc::new(AtomicU32::new(0)),
-            run_compacted: Arc::new(AtomicBool::new(false)),
         }
     }
 
-    /// Starts a run with `prompts` (empty = continue) on its own thread. When an
-    /// MCP server's tools changed (it announced `tools/list_changed`, or died), the
-    /// tool list is rebuilt first; MCP warnings become the store warning.
-    pub fn spawn(&mut self, prompts: Vec<Message>) -> AgentRun {
-        self.refresh_mcp_tools();
-        if let Some(gate) = &self.gatekeeper {
-            // The session may have changed since the last run (`/new`, a fork).
-            let store = self.session.lock();
-            gate.set_session(store.id(), store.path());
-        }
-        let mut config = self.config.clone();
-        config.observe = Some(self.session_writer());
-        self.run_compacted = Arc::new(AtomicBool::new(false));
-        config.transform_context = Some(compaction_transform(
-            self.session.0.clone(),
-            InRunCompaction {
-                provider: config.provider.clone(),
-                settings: self.compaction,
-                failures: self.compaction_failures.clone(),
-                compacted: self.run_compacted.clone(),
-                before: self.gatekeeper.clone().map(|gate| {
-                    Arc::new(move || gate.pre_compact("auto", None)) as Arc<dyn Fn() + Send + Sync>
-                }),
-            },
-        ));
-        if let Some(source) = self.prompt.clone() {
-            let specs: Vec<_> = config.tools.iter().map(|t| t.spec()).collect();
-            // Kept current for what shows the prompt (export, /session).
-            self.config.system_prompt = source.build(&specs).0;
-            config.system_prompt_source = Some(Arc::new(move || source.build(&specs).0));
-        }
-        spawn_agent(config, self.history.clone(), prompts)
+    /// Plugs in the permission gate: it checks the tool calls (set in the
+    /// config) and runs the session hooks.
+    pub fn set_gatekeeper(&mut self, gate: Arc<Gatekeeper>) {
+        self.conversation.hooks = Some(Arc::new(GateHooks(gate.clone())));
+        self.gatekeeper = Some(gate);
     }
 
-    /// The run's event observer: appends every finished message to the session
-    /// on the loop's thread; a failed write waits as the store's warning.
-    fn session_writer(&self) -> Arc<focus_core::agent::EventObserver> {
-        let session = self.session.0.clone();
-        Arc::new(move |event: &AgentEvent| {
-            if let AgentEvent::MessageEnd { message } = event {
-                let mut store = lock(&session);
-                if let Err(error) = store.append_message(message) {
-                    store.write_warning = Some(format!("could not save the session: {error}"));
-                }
-            }
-        })
+    /// Plugs in the MCP servers, whose tools join `base_tools`.
+    pub fn set_mcp(&mut self, mcp: McpManager, base_tools: Vec<Arc<dyn Tool>>) {
+        let mcp = Arc::new(mcp);
+        self.conversation.tools_generation = mcp.tools_generation();
+        self.conversation.base_tools = base_tools;
+        self.conversation.tool_source = Some(Arc::new(McpTools(mcp.clone())));
+        self.mcp = Some(mcp);
     }
 
-    /// Takes back the history a run ended with (from [`AgentRun::join`] or
-    /// [`follow_run`]): the loop's own, or, when the run compacted the session
-    /// mid-way, the session's compacted context.
-    pub fn run_ended(&mut self, history: Vec<Message>) {
-        self.history = match self.run_compacted.swap(false, Ordering::SeqCst) {
-            true => self.session.lock().context_messages(),
-            false => history,
-        };
-    }
-
-    /// Re-reads the MCP tools when their generation changed.
-    fn refresh_mcp_tools(&mut self) {
-        let Some(mcp) = &self.mcp else { return };
-        let warnings = mcp.take_warnings();
-        if !warnings.is_empty() {
-            self.store_warning = Some(format!("MCP: {}", warnings.join("; ")));
-        }
-        let generation = mcp.tools_generation();
-        if generation == self.mcp_generation {
-            return;
-        }
-        self.mcp_generation = generation;
-        let mut tools = self.base_tools.clone();
-        tools.extend(mcp.tools());
-        self.config.tools = tools;
-    }
-
-    /// Switches the conversation to `provider`'s model and records a `model_change`
-    /// in the session (when it is a change), so a resume comes back to it.
-    pub fn switch_model(&mut self, provider: Arc<dyn focus_core::provider::Provider>) {
-        let (old, new) = (self.config.provider.model(), provider.model());
-        let changed = (&old.provider, &old.id) != (&new.provider, &new.id);
-        let (name, id) = (new.provider.clone(), new.id.clone());
-        self.config.provider = provider;
-        if changed {
-            if let Err(error) = self.session.lock().append_model_change(&name, &id) {
-                self.store_warning = Some(format!("could not save the session: {error}"));
-            }
-        }
-    }
-
-    /// Sets the thinking level and records a `thinking_level_change` in the session
-    /// (when it is a change), so a resume comes back to it.
-    pub fn set_thinking(&mut self, level: focus_core::provider::ThinkingLevel) {
-        if self.config.options.thinking == level {
-            return;
-        }
-        self.config.options.thinking = level;
-        if let Err(error) = self.session.lock().append_thinking_change(level.as_str()) {
-            self.store_warning = Some(format!("could not save the session: {error}"));
-        }
-    }
-
-    /// Follows one event the mode received: a session write that failed on the
-    /// loop's side becomes the warning; at the run's end, so do hook failures.
-    pub fn record(&mut self, event: &AgentEvent) {
-        if let Some(warning) = self.session.lock().write_warning.take() {
-            self.store_warning = Some(warning);
-        }
-        // A hook that failed during the run (a Stop hook) is told once, at its end.
-        if let (AgentEvent::AgentEnd { .. }, Some(gate)) = (event, &self.gatekeeper) {
-            let failures = gate.take_hook_failures();
-            if !failures.is_empty() {
-                self.store_warning = Some(failures.join("; "));
-            }
-        }
-    }
-
-    /// Hands the pending warning (a session write that failed, an MCP server that
-    /// died) to `on_notice` as `{"type":"warning","message":…}`, so no mode loses
-    /// it: JSON mode prints it as a line, print mode on stderr.
-    pub fn pass_on_warning(&mut self, on_notice: &mut dyn FnMut(&Value)) {
-        if let Some(message) = self.store_warning.take() {
-            on_notice(&json_object! {"type" => "warning", "message" => message});
-        }
-        // An MCP server that died mid-run is told at once, not at the next prompt.
-        for warning in self
-            .mcp
-            .as_ref()
-            .map(McpManager::take_warnings)
-            .unwrap_or_default()
-        {
-            let message = format!("MCP: {warning}");
-            on_notice(&json_object! {"type" => "warning", "message" => message});
-        }
-    }
-
-    /// Takes the history back from a finished run.
-    pub fn finish(&mut self, run: AgentRun) {
-        let history = run.join();
-        self.run_ended(history);
-    }
-
-    /// Runs `prompts` to the end on this thread, handing every event to `on_event`
-    /// after recording it. On a context-overflow error the history is compacted and
-    /// the run retried once; after a run that filled the context past the window's
-    /// reserve, the history is compacted for the next prompt. Compactions are
-    /// announced to `on_notice` (see [`Engine::after_run`]).
-    pub fn run_blocking(
-        &mut self,
-        prompts: Vec<Message>,
-        on_event: &mut dyn FnMut(&AgentEvent),
-        on_notice: &mut dyn FnMut(&Value),
-    ) -> RunOutcome {
-        let mut recovery = OverflowRecovery::new();
-        let mut outcome = self.run_once(prompts, on_event, on_notice);
-        loop {
-            // A run the user stopped is not followed by a compaction.
-            if outcome.reason == EndReason::Aborted {
-                return outcome;
-            }
-            let after = self.after_run(&mut recovery, on_notice);
-            self.pass_on_warning(on_notice);
-            match after {
-                AfterRun::Retry => outcome = self.run_once(Vec::new(), on_event, on_notice),
-                AfterRun::Done => return outcome,
-                AfterRun::Aborted => {
-                    outcome.reason = EndReason::Aborted;
-                    return outcome;
-                }
-                AfterRun::GaveUp(note) => {
-                    outcome.reason = EndReason::Error(note);
-                    return outcome;
-                }
-            }
-        }
-    }
-
-    fn run_once(
-        &mut self,
-        prompts: Vec<Message>,
-        on_event: &mut dyn FnMut(&AgentEvent),
-        on_notice: &mut dyn FnMut(&Value),
-    ) -> RunOutcome {
-        let run = self.spawn(prompts);
-        let mut reason = EndReason::Completed;
-        let interrupts_before = crate::terminal::signals::interrupts();
-        loop {
-            // Poll so Ctrl+C (counted by the signal handler) can abort the run.
-            let event = match run
-                .events
-                .recv_timeout(std::time::Duration::from_millis(50))
-            {
-                Ok(event) => event,
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                    if crate::terminal::signals::interrupts() > interrupts_before {
-                        run.handle.abort();
-                    }
-                    continue;
-                }
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-            };
-            self.record(&event);
-            if let AgentEvent::AgentEnd { reason: r, .. } = &event {
-                reason = r.clone();
-            }
-            on_event(&event);
-            self.pass_on_warning(on_notice);
-        }
-        self.finish(run);
-        // A terminal's Ctrl+C also reaches curl (same process group), so the
-        // stream may fail before the abort lands: the user's intent is the abort.
-        if crate::terminal::signals::interrupts() > interrupts_before {
-            reason = EndReason::Aborted;
-        }
-        let final_text = self
-            .history
-            .iter()
-            .rev()
-            .find_map(Message::as_assistant)
-            .map(|m| m.text())
-            .unwrap_or_default();
-        RunOutcome { reason, final_text }
-    }
-
-    /// After a run: retry once after compacting on overflow, or compact when the
-    /// context passed the threshold. Each compaction is announced to `notify` as
-    /// pi's `auto_compaction_start` `{reason}` and `auto_compaction_end`
-    /// `{result, aborted, willRetry, errorMessage?}` events. Ctrl+C and the
-    /// termination signals cancel a compaction (see [`Engine::after_run_watching`]).
-    pub fn after_run(
-        &mut self,
-        recovery: &mut OverflowRecovery,
-        notify: &mut dyn FnMut(&Value),
-    ) -> AfterRun {
-        let before = crate::terminal::signals::interrupts();
-        self.after_run_watching(recovery, notify, &mut |cancel| {
-            if crate::terminal::signals::interrupts() > before {
-                cancel.cancel();
-            }
-        })
-    }
-
-    /// [`Engine::after_run`], with `watch` called on this thread every few
-    /// milliseconds while a compaction's summary call runs (on a thread of its
-    /// own): it cancels the token to stop the compaction, and may answer whoever
-    /// asks meanwhile (the RPC server answers `abort` and `get_state` that way).
-    pub fn after_run_watching(
-        &mut self,
-        recovery: &mut OverflowRecovery,
-        notify: &mut dyn FnMut(&Value),
-        watch: &mut CompactionWatch<'_>,
-    ) -> AfterRun {
-        let window = self.config.provider.model().context_window;
-        let last = self
-            .history
-            .iter()
-            .rev()
-            .find_map(Message::as_assistant)
-            .cloned();
-        if let Some(last) = last {
-            match recovery.after_run(&last, window) {
-                OverflowAction::CompactAndRetry => {
-                    let compacted =
-                        self.announced_compaction("overflow", notify, watch, |engine| {
-                            engine.drop_trailing_error()
-                        });
-                    return match compacted {
-                        Ok(true) => AfterRun::Retry,
-                        Ok(false) => AfterRun::Done,
-                        Err(error) if error == CANCELLED => AfterRun::Aborted,
-                        // An answer that arrived (the provider only reported more
-                        // input than the window) stands; the failure is a warning.
-                        Err(error) if last.stop_reason != StopReason::Error => {
-                            self.store_warning = Some(format!("automatic compaction: {error}"));
-                            AfterRun::Done
-                        }
-                        Err(error) => AfterRun::GaveUp(format!(
-                            "the context is too long for the model and {error}"
-                        )),
-                    };
-                }
-                OverflowAction::GiveUp => return AfterRun::GaveUp(RECOVERY_FAILED.into()),
-                OverflowAction::None => {}
-            }
-        }
-        let tokens = estimate_context_tokens(&self.history);
-        if should_compact(tokens, window, &self.compaction)
-            && self.compaction_failures.load(Ordering::SeqCst) < MAX_COMPACTION_FAILURES
-        {
-            match self.announced_compaction("threshold", notify, watch, |_| false) {
-                Err(error) if error == CANCELLED => return AfterRun::Aborted,
-                Err(error) => self.store_warning = Some(format!("automatic compaction: {error}")),
-                Ok(_) => {}
-            }
-        }
-        AfterRun::Done
-    }
-
-    /// Whether the context has passed the compaction threshold after a run that did
-    /// not overflow (an overflow is handled by [`Engine::after_run`], which compacts
-    /// and retries), and automatic compaction has not given up after failing.
-    pub fn wants_threshold_compaction(&self) -> bool {
-        let window = self.config.provider.model().context_window;
-        let overflowed = self
-            .history
-            .iter()
-            .rev()
-            .find_map(Message::as_assistant)
-            .is_some_and(|last| focus_core::overflow::is_context_overflow(last, window));
-        !overflowed
-            && self.compaction_failures.load(Ordering::SeqCst) < MAX_COMPACTION_FAILURES
-            && should_compact(
-                estimate_context_tokens(&self.history),
-                window,
-                &self.compaction,
-            )
-    }
-
-    /// Compacts between the two announcements (the same `CompactionStart` and
-    /// `CompactionEnd` events a compaction inside a run sends, as JSON); `retry`
-    /// says (after a successful compaction) whether the run will be retried.
-    fn announced_compaction(
-        &mut self,
-        reason: &str,
-        notify: &mut dyn FnMut(&Value),
-        watch: &mut CompactionWatch<'_>,
-        retry: impl FnOnce(&mut Engine) -> bool,
-    ) -> Result<bool, String> {
-        let reason = reason.to_string();
-        notify(&AgentEvent::CompactionStart { reason }.to_json());
-        if let Some(gate) = &self.gatekeeper {
-            gate.pre_compact("auto", None);
-        }
-        // The summary is a model call that can take a minute: `watch` may cancel
-        // it, as an abort would a run.
-        let compacted = watching(|cancel| self.compact_with(None, cancel), watch);
-        match compacted {
-            Ok(result) => {
-                self.compaction_failures.store(0, Ordering::SeqCst);
-                let will_retry = retry(self);
-                let mut end = compaction_end(Ok(result));
-                if let AgentEvent::CompactionEnd { will_retry: w, .. } = &mut end {
-                    *w = will_retry;
-                }
-                notify(&end.to_json());
-                Ok(will_retry)
-            }
-            Err(error) => {
-                let failed = failure(&error, &self.compaction_failures);
-                let message = failed.message.clone();
-                notify(&compaction_end(Err(failed)).to_json());
-                Err(match error {
-                    CompactionError::Cancelled => CANCELLED.into(),
-                    _ => message,
-                })
-            }
-        }
-    }
-
-    /// Drops a failed assistant message at the end of the history (it is kept in
-    /// the session file) so the run can continue; whether the history can continue.
-    fn drop_trailing_error(&mut self) -> bool {
-        if let Some(Message::Assistant(last)) = self.history.last() {
-            if last.stop_reason == StopReason::Error {
-                self.history.pop();
-            }
-        }
-        matches!(
-            self.history.last(),
-            Some(Message::User(_)) | Some(Message::ToolResult(_))
-        )
-    }
-}
-
-impl Drop for Engine {
-    /// The conversation is over: the `SessionEnd` hooks run (reason `other`).
-    fn drop(&mut self) {
-        if let Some(gate) = &self.gatekeeper {
-            gate.session_end("other");
-        }
-    }
-}
-
-/// What to do after a run ended.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AfterRun {
-    /// Nothing more.
-    Done,
-    /// The context was compacted after an overflow: continue the run once.
-    Retry,
-    /// Overflow recovery failed; the sentence to show.
-    GaveUp(String),
-    /// The user interrupted the compaction.
-    Aborted,
-}
-
-/// The error of a compaction the user cancelled.
-const CANCELLED: &str = "compaction cancelled";
-
-/// Watches a compaction while it runs (see [`Engine::after_run_watching`]).
-pub type CompactionWatch<'a> = dyn FnMut(&CancelToken) + 'a;
-
-/// Runs `work` on a thread of its own and calls `watch` on this one every few
-/// milliseconds until it is done; `watch` may cancel the token `work` is given.
-/// For work the user must be able to stop that is not a run (a compaction's
-/// summary call).
-fn watching<T: Send>(
-    work: impl FnOnce(&CancelToken) -> T + Send,
-    watch: &mut CompactionWatch<'_>,
-) -> T {
-    let cancel = CancelToken::new();
-    std::thread::scope(|scope| {
-        let worker = scope.spawn(|| work(&cancel));
-        while !worker.is_finished() {
-            watch(&cancel);
-            std::thread::park_timeout(std::time::Duration::from_millis(20));
-        }
-        match worker.join() {
-            Ok(value) => value,
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    })
-}
-
-impl Engine {
-    /// Compacts the history now (the `/compact` and RPC `compact` commands), with
-    /// optional extra instructions for the summary; returns the result as JSON.
-    pub fn compact(&mut self, instructions: Option<&str>) -> Result<Value, String> {
-        if let Some(gate) = &self.gatekeeper {
-            gate.pre_compact("manual", instructions);
-        }
-        let compacted = self.compact_with(instructions, &CancelToken::new());
-        if compacted.is_ok() {
-            self.compaction_failures.store(0, Ordering::SeqCst);
-        }
-        compacted.map(|c| c.to_json()).map_err(|e| e.to_string())
-    }
-
-    /// [`Engine::compact`], stopped when `cancel` fires.
-    fn compact_with(
-        &mut self,
-        instructions: Option<&str>,
-        cancel: &CancelToken,
-    ) -> Result<Compacted, CompactionError> {
-        // The session is locked to plan and to record, not during the summary
-        // call: whoever asks meanwhile (RPC `get_state`) is answered.
-        let plan = {
-            let store = self.session.lock();
-            let branch = store.manager().tree().current_branch();
-            prepare_compaction(&branch, &self.compaction)
-        }
-        .ok_or(CompactionError::NothingToCompact)?;
-        let provider = self.config.provider.clone();
-        let entry = compact(
-            provider.as_ref(),
-            &plan,
-            &self.compaction,
-            instructions,
-            cancel,
-        )?;
-        let outcome = record_compaction(self.session.lock().manager_mut(), entry)?;
-        self.history = self.session.lock().context_messages();
-        Ok(Compacted {
-            entry_id: outcome.entry_id,
-            tokens_before: outcome.tokens_before,
-            tokens_after: outcome.tokens_after,
-        })
-    }
-
-    /// Starts a fresh session (same settings, empty history).
-    pub fn new_session(&mut self, cwd: &Path) -> Result<(), String> {
-        let request = if self.session.lock().is_disabled() {
-            SessionRequest::Disabled
-        } else {
-            SessionRequest::New
-        };
-        let (mut store, history) = Store::open(&request, cwd, self.session.lock().dir())?;
-        self.store_warning = store.take_load_warning();
-        if let Some(gate) = &self.gatekeeper {
-            // Claude Code's `/clear`: the old session ends, a new one starts.
-            gate.session_end("clear");
-            gate.set_session(store.id(), store.path());
-            let failures = gate.session_start("clear");
-            if !failures.is_empty() {
-                self.store_warning = Some(failures.join("; "));
-            }
-        }
-        *self.session.lock() = store;
-        self.history = history;
-        Ok(())
-    }
-
-    /// Opens another session file and continues from its current leaf.
-    pub fn switch_session(&mut self, path: &str, cwd: &Path) -> Result<(), String> {
-        if !Path::new(path).is_file() {
-            return Err(format!("no session file at {path}"));
-        }
-        let (mut store, history) = Store::open(
-            &SessionRequest::Open(path.to_string()),
-            cwd,
-            self.session.lock().dir(),
-        )?;
-        self.store_warning = store.take_load_warning();
-        if let Some(gate) = &self.gatekeeper {
-            // Claude Code's `/resume`.
-            gate.set_session(store.id(), store.path());
-            let failures = gate.session_start("resume");
-            if !failures.is_empty() {
-                self.store_warning = Some(failures.join("; "));
-            }
-        }
-        *self.session.lock() = store;
-        self.history = history;
-        Ok(())
-    }
-
-    /// Forks: a new session holding the branch up to (not including) the user
-    /// message `entry_id`, whose text is returned so the user can edit and resend it.
-    pub fn fork(&mut self, entry_id: &str) -> Result<String, String> {
-        let (store, history, text) = self.session.lock().fork(entry_id)?;
-        *self.session.lock() = store;
-        self.history = history;
-        Ok(text)
-    }
-
-    /// The session tree as JSON (entries with ids, parents, kinds, short text, and
-    /// the current leaf).
+    /// The session tree as JSON for `/tree` and RPC `get_session_tree`: every entry with
+    /// `id`, `parentId`, `type`, a short `text`, `label`, and the `leafId`.
     pub fn session_tree(&self) -> Result<Value, String> {
-        self.session.lock().tree_json()
-    }
-
-    /// Moves the current leaf to `entry_id` (continue from any entry).
-    pub fn go_to_entry(&mut self, entry_id: &str) -> Result<(), String> {
-        self.history = self.session.lock().set_leaf(entry_id)?;
-        Ok(())
-    }
-
-    /// Moves the current leaf to `entry_id`, leaving the current branch; with
-    /// `summarize`, the branch left behind is summarized first and the summary
-    /// attached where the conversation goes on (a `branch_summary` entry, as pi
-    /// writes), so the model keeps what was learned there. Returns the summary
-    /// entry's id when one was written.
-    pub fn leave_branch(
-        &mut self,
-        entry_id: &str,
-        summarize: bool,
-    ) -> Result<Option<String>, String> {
-        if !summarize {
-            self.go_to_entry(entry_id)?;
-            return Ok(None);
-        }
-        let provider = self.config.provider.clone();
-        let written = focus_harness::compaction::leave_branch_with_summary(
-            self.session.lock().manager_mut(),
-            provider.as_ref(),
-            Some(entry_id),
-            &self.compaction,
-            &CancelToken::new(),
-        )
-        .map_err(|e| e.to_string())?;
-        self.history = self.session.lock().context_messages();
-        Ok(written)
-    }
-
-    /// Sets (or with `None` clears) the label on the entry `entry_id`.
-    pub fn set_label(&mut self, entry_id: &str, label: Option<&str>) -> Result<(), String> {
-        self.session
-            .lock()
-            .manager_mut()
-            .set_label(entry_id, label)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        let store = self.session.lock();
+        let tree = store.manager().tree();
+        let entries: Vec<Value> = tree
+            .entries()
+            .iter()
+            .map(|e| {
+                json_object! {
+                    "id" => e.id.as_str(),
+                    "parentId" => e.parent_id.as_deref(),
+                    "type" => e.kind.type_name(),
+                    "role" => match &e.kind { EntryKind::Message(m) => Some(m.role().to_string()), _ => None },
+                    "text" => entry_preview(&e.kind),
+                    "label" => tree.label(&e.id),
+                    "timestamp" => e.timestamp.as_str(),
+                }
+            })
+            .collect();
+        Ok(json_object! {
+            "entries" => Value::Array(entries),
+            "leafId" => tree.leaf_id(),
+        })
     }
 
     /// Writes the conversation as one self-contained HTML file; returns its path.
@@ -707,6 +133,73 @@ impl Engine {
         std::fs::write(&path, html).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         Ok(path)
     }
+}
+
+/// The gate's session hooks, as the conversation calls them.
+struct GateHooks(Arc<Gatekeeper>);
+
+impl ConversationHooks for GateHooks {
+    fn set_session(&self, id: &str, path: Option<&Path>) {
+        self.0.set_session(id, path);
+    }
+    fn session_start(&self, source: &str) -> Vec<String> {
+        self.0.session_start(source)
+    }
+    fn session_end(&self, reason: &str) {
+        self.0.session_end(reason);
+    }
+    fn pre_compact(&self, trigger: &str, instructions: Option<&str>) {
+        self.0.pre_compact(trigger, instructions);
+    }
+    fn take_hook_failures(&self) -> Vec<String> {
+        self.0.take_hook_failures()
+    }
+}
+
+/// The MCP servers' tools, as the conversation reads them.
+struct McpTools(Arc<McpManager>);
+
+impl ToolSource for McpTools {
+    fn generation(&self) -> u64 {
+        self.0.tools_generation()
+    }
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.0.tools()
+    }
+    fn take_warnings(&self) -> Vec<String> {
+        self.0.take_warnings()
+    }
+}
+
+/// A one-line preview of an entry for tree views.
+pub fn entry_preview(kind: &EntryKind) -> String {
+    let text = match kind {
+        EntryKind::Message(Message::User(u)) => u
+            .content
+            .iter()
+            .filter_map(Content::as_text)
+            .collect::<Vec<_>>()
+            .join(" "),
+        EntryKind::Message(Message::Assistant(a)) => {
+            let text = a.text();
+            let calls: Vec<&str> = a.tool_calls().map(|c| c.name.as_str()).collect();
+            if calls.is_empty() {
+                text
+            } else {
+                format!("{text} [{}]", calls.join(", "))
+            }
+        }
+        EntryKind::Message(Message::ToolResult(r)) => {
+            format!("{} result", focus_core::tool::safe_tool_name(&r.tool_name))
+        }
+        EntryKind::Message(Message::Custom(c)) => c.role.clone(),
+        EntryKind::ModelChange { provider, model_id } => format!("model {provider}/{model_id}"),
+        EntryKind::ThinkingLevelChange { thinking_level } => format!("thinking {thinking_level}"),
+        EntryKind::Compaction(c) => format!("compaction ({} tokens before)", c.tokens_before),
+        EntryKind::SessionInfo { name } => format!("name {}", name.as_deref().unwrap_or("")),
+        other => other.type_name().to_string(),
+    };
+    crate::modes::print::clip(text.trim(), 100)
 }
 
 /// How many inputs (keys, stdin lines, batches of agent events) a mode's loop may

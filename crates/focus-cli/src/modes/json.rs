@@ -6,6 +6,7 @@
 use crate::engine::Engine;
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::event_lines::EventLines;
+use focus_core::json::ToJson;
 use focus_core::json::Value;
 use focus_core::message::Message;
 use std::io::Write;
@@ -20,7 +21,7 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
         let outcome = engine.run_blocking(
             vec![prompt],
             &mut |event| write_event(&mut lines, event),
-            &mut |notice| write_line(notice),
+            &mut |notice| write_line(&notice.to_json()),
         );
         if outcome.reason != EndReason::Completed {
             if let EndReason::Error(message) = &outcome.reason {

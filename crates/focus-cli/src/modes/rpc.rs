@@ -18,7 +18,6 @@ use crate::args::Args;
 use crate::choose::{ModelChoice, ModelSource};
 use crate::engine::{AfterRun, Engine};
 use crate::seams;
-use crate::store::SessionRequest;
 use focus_core::agent::AgentHandle;
 use focus_core::event::AgentEvent;
 use focus_core::event_lines::EventLines;
@@ -27,6 +26,7 @@ use focus_core::json_object;
 use focus_core::message::{now_ms, Content, Message, UserMessage};
 use focus_core::provider::ThinkingLevel;
 use focus_harness::compaction::OverflowRecovery;
+use focus_harness::conversation::SessionRequest;
 use std::io::Read;
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver, SyncSender};
@@ -193,7 +193,7 @@ pub fn run(
                     write_event(&mut lines, &event);
                     server
                         .engine
-                        .pass_on_warning(&mut |notice| write_line(notice));
+                        .pass_on_warning(&mut |notice| write_line(&notice.to_json()));
                 }
             }
             Input::Finished(end, history) => {
@@ -433,7 +433,7 @@ impl Server<'_> {
                 self.idle("compact")?;
                 self.engine
                     .compact(c["customInstructions"].as_str())
-                    .map(Some)
+                    .map(|done| Some(done.to_json()))
             }
             "new_session" => {
                 self.idle("start a new session")?;
@@ -625,7 +625,7 @@ impl Server<'_> {
         };
         self.engine.after_run_watching(
             &mut self.recovery,
-            &mut |notice| write_line(notice),
+            &mut |notice| write_line(&notice.to_json()),
             &mut watch,
         )
     }

@@ -6,10 +6,11 @@
 use super::picker::Item;
 use super::Ui;
 use crate::choose::{ModelChoice, ModelSource};
+use crate::engine::entry_preview;
 use crate::seams;
-use crate::store::{entry_preview, recent_sessions};
 use focus_core::message::Message;
 use focus_core::provider::ThinkingLevel;
+use focus_harness::conversation::recent_sessions;
 use focus_harness::session::EntryKind;
 use std::path::Path;
 
@@ -294,7 +295,8 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
                     .manager_mut()
                     .move_leaf(None)
                     .map_err(|e| e.to_string())?;
-                engine.history = engine.session.lock().context_messages();
+                let history = engine.session.lock().context_messages();
+                engine.history = history;
             }
         }
         ui.set_input(&text);

@@ -108,7 +108,8 @@ impl Ui<'_> {
         });
         match recorded {
             Ok(_) => {
-                self.engine.history = self.engine.session.lock().context_messages();
+                let history = self.engine.session.lock().context_messages();
+                self.engine.history = history;
                 self.show_summary();
                 let after = estimate_text_tokens(&self.engine.history);
                 self.blocks.push(Block::done(Kind::Note(style.dim(&format!(

@@ -48,6 +48,7 @@ use focus_core::agent::AgentHandle;
 use focus_core::event::AgentEvent;
 use focus_core::message::{now_ms, Content, Message, UserMessage};
 use focus_harness::compaction::OverflowRecovery;
+use focus_harness::conversation::Notice;
 use keymap::Action;
 use keys::{Key, KeyDecoder};
 use screen::Screen;
@@ -627,9 +628,16 @@ impl Ui<'_> {
         let mut notes = Vec::new();
         let mut compacted = false;
         let action = self.engine.after_run(&mut self.recovery, &mut |notice| {
-            compacted |= notice["type"].as_str() == Some("auto_compaction_end")
-                && notice["errorMessage"].as_str().is_none();
-            notes.push(compaction_note(notice));
+            if let Notice::Compaction(event) = notice {
+                compacted |= matches!(
+                    &**event,
+                    AgentEvent::CompactionEnd {
+                        result: Some(_),
+                        ..
+                    }
+                );
+                notes.push(compaction_note(event));
+            }
         });
         for note in notes.into_iter().flatten() {
             self.note(style.dim(&note));
@@ -648,7 +656,7 @@ impl Ui<'_> {
             AfterRun::Done => {}
         }
         if let Some(warning) = self.engine.store_warning.take() {
-            self.note(style.yellow(&warning));
+            self.note(style.yellow(&focus_tools::output::sanitize(&warning)));
         }
         self.start_next_prompt();
     }
@@ -742,23 +750,27 @@ pub fn summary_block(history: &[Message]) -> Option<Block> {
     }))
 }
 
-/// One line for an automatic compaction notice.
-pub fn compaction_note(notice: &focus_core::json::Value) -> Option<String> {
-    match notice["type"].as_str()? {
-        "auto_compaction_start" => Some(format!(
+/// One line for a compaction's start or end (`None` for other events).
+pub fn compaction_note(event: &AgentEvent) -> Option<String> {
+    match event {
+        AgentEvent::CompactionStart { reason } => Some(format!(
             "compacting the history ({})…",
-            match notice["reason"].as_str() {
-                Some("overflow") => "the model said the context is too long",
+            match reason.as_str() {
+                "overflow" => "the model said the context is too long",
                 _ => "the context is nearly full",
             }
         )),
-        "auto_compaction_end" => Some(match notice["errorMessage"].as_str() {
-            Some(error) => format!("compaction failed: {error}"),
-            None => format!(
+        AgentEvent::CompactionEnd {
+            result,
+            error_message,
+            ..
+        } => Some(match (error_message, result) {
+            (Some(error), _) => format!("compaction failed: {error}"),
+            (None, Some(done)) => format!(
                 "compacted: about {} → {} tokens",
-                notice["result"]["tokensBefore"].as_u64().unwrap_or(0),
-                notice["result"]["tokensAfter"].as_u64().unwrap_or(0)
+                done.tokens_before, done.tokens_after
             ),
+            (None, None) => "compaction ended".to_string(),
         }),
         _ => None,
     }

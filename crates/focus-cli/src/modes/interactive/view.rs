@@ -11,7 +11,6 @@ use crate::modes::print::{clip, end_reason_text};
 use crate::terminal::reveal::reveal_hidden;
 use crate::terminal::width::{fit, text_width};
 use focus_core::event::{AgentEvent, EndReason};
-use focus_core::json::ToJson;
 use focus_core::message::{Content, Message, StopReason};
 use focus_core::provider::StreamEvent;
 use focus_tools::output::sanitize;
@@ -48,14 +47,14 @@ impl Ui<'_> {
             }
             // A compaction inside the run: Esc aborts the run, which cancels it.
             AgentEvent::CompactionStart { .. } => {
-                let line = super::compaction_note(&event.to_json()).unwrap_or_default();
+                let line = super::compaction_note(event).unwrap_or_default();
                 self.notice = Some(format!("{line} · Esc cancels"));
                 self.busy = Some("compacting");
             }
             AgentEvent::CompactionEnd { result, .. } => {
                 self.notice = None;
                 self.busy = None;
-                if let Some(note) = super::compaction_note(&event.to_json()) {
+                if let Some(note) = super::compaction_note(event) {
                     self.note(self.style.dim(&note));
                 }
                 if result.is_some() {
