@@ -197,7 +197,6 @@ pub fn build_engine(
     // pi's delivery modes for queued messages (focus's default: all at once).
     config.steering_mode = settings.steering_mode.unwrap_or_default();
     config.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
-    config.convert_to_llm = Some(std::sync::Arc::new(focus_harness::session::convert_to_llm));
     let gatekeeper = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
         .map_err(SetupError::usage)?;
     for warning in gatekeeper.warnings() {

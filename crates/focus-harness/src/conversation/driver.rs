@@ -99,7 +99,13 @@ pub struct RunOutcome {
 
 impl Conversation {
     /// A conversation with `config`, starting from `history`, saving into `store`.
-    pub fn new(config: AgentConfig, history: Vec<Message>, store: Store) -> Conversation {
+    /// The session's own message kinds (compaction and branch summaries, `!`
+    /// commands) reach the model as pi sends them, unless `config` converts them
+    /// otherwise.
+    pub fn new(mut config: AgentConfig, history: Vec<Message>, store: Store) -> Conversation {
+        if config.convert_to_llm.is_none() {
+            config.convert_to_llm = Some(crate::session::convert_to_llm_hook());
+        }
         Conversation {
             config,
             history,
