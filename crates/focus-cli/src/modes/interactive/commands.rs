@@ -34,7 +34,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("/new", "start a new session"),
     ("/resume", "pick a recent session to open (/resume N)"),
-    ("/name", "name this session: /name NAME"),
+    (
+        "/name",
+        "name this session: /name NAME (shown in the footer)",
+    ),
     (
         "/session",
         "session file, id, message counts, tokens and cost",
@@ -45,6 +48,25 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "show or set the permission mode: /permissions plan",
     ),
     ("/help", "commands and keys"),
+    (
+        "/clone",
+        "duplicate this session into a new file and continue there",
+    ),
+    (
+        "/undo",
+        "back to before your last message (one step each time)",
+    ),
+    ("/copy", "copy the last answer to the clipboard"),
+    (
+        "/settings",
+        "pick a setting and a value, written to its settings.json",
+    ),
+    (
+        "/reload",
+        "read settings, keybindings, theme, AGENTS.md, skills, templates, models.json again",
+    ),
+    ("/hotkeys", "the keys and what they do"),
+    ("/changelog", "the project's CHANGELOG.md"),
     ("/quit", "leave focus (also /exit, Ctrl+D)"),
 ];
 
@@ -58,7 +80,10 @@ pub fn needs_argument(name: &str) -> bool {
 /// the session, or names it (nothing the running prompt depends on).
 pub fn safe_while_running(line: &str) -> bool {
     let name = line.split_whitespace().next().unwrap_or("");
-    matches!(name, "/session" | "/export" | "/name" | "/help")
+    matches!(
+        name,
+        "/session" | "/export" | "/name" | "/help" | "/copy" | "/hotkeys"
+    )
 }
 
 /// The result of completing a partial command.
@@ -147,6 +172,16 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
                 .map(|path| ui.say(&format!("exported to {}", path.display())))
         }
         "/permissions" => seams::set_permission_mode(ui.engine(), rest).map(|text| ui.say(&text)),
+        "/copy" => ui.copy_last_answer(),
+        "/clone" => ui.clone_session(),
+        "/undo" => ui.undo_last_message(),
+        "/hotkeys" => {
+            ui.show_hotkeys();
+            Ok(())
+        }
+        "/changelog" => ui.show_changelog(),
+        "/reload" => ui.reload(),
+        "/settings" => ui.settings_command(rest),
         other => Err(format!("unknown command {other}; /help lists them")),
     };
     if let Err(error) = result {
@@ -160,10 +195,10 @@ fn help(ui: &mut Ui<'_>) {
     for (name, description) in COMMANDS {
         text.push_str(&format!("  {name:<13} {description}\n"));
     }
+    text.push_str("  !COMMAND      run a shell command; its output goes to the model with your next message\n");
+    text.push_str("  !!COMMAND     run a shell command; its output is shown to you only\n");
     text.push_str("Keys:\n");
-    for (keys, _, what) in super::keymap::KEYS {
-        text.push_str(&format!("  {keys:<36} {what}\n"));
-    }
+    text.push_str(&ui.keys_text());
     ui.say(&text);
 }
 

@@ -1,0 +1,209 @@
+//! `!command` and `!!command`: a shell command the user runs from the editor,
+//! as pi runs it.
+//!
+//! It goes the bash tool's way: the permission mode and rules decide first (in
+//! plan mode a command that writes is refused; the user typing it is the
+//! approval an "ask" would want), the sandbox confines it, its output is
+//! capped and secrets are scrubbed from it as for a tool call. It runs on a
+//! thread of its own (Esc cancels it) and comes back as [`ShellDone`]. The
+//! session records it as pi's `bashExecution` message: with `!` the model sees
+//! it in the next prompt's context ("Ran `cmd`" and the output); with `!!`
+//! (`excludeFromContext`) only the user does.
+
+use super::blocks::{Block, Kind};
+use super::tool_view::ToolBlock;
+use super::{Input, Ui};
+use focus_core::cancel::CancelToken;
+use focus_core::json::Value;
+use focus_core::json_object;
+use focus_core::message::{now_ms, CustomMessage, Message, ToolCall};
+use focus_core::tool::{ToolContext, ToolGate, ToolOutput};
+use focus_tools::gates::permission::Decision;
+
+/// A finished `!command`.
+pub struct ShellDone {
+    /// The command line.
+    command: String,
+    /// `!!`: kept out of the model's context.
+    exclude: bool,
+    /// The bash tool's output.
+    output: ToolOutput,
+}
+
+impl Ui<'_> {
+    /// Runs `!command` or `!!command` (`line` starts with `!`).
+    pub(super) fn run_shell(&mut self, line: &str) -> Result<(), String> {
+        let (exclude, command) = match line.strip_prefix("!!") {
+            Some(rest) => (true, rest.trim()),
+            None => (false, line[1..].trim()),
+        };
+        if command.is_empty() {
+            return Err("give a command: !ls runs ls (its output goes to the model), !!ls shows it to you only".into());
+        }
+        if self.running.is_some() || self.shell.is_some() {
+            return Err(
+                "a shell command waits until the agent (or the last command) is done".into(),
+            );
+        }
+        let tool = self
+            .engine
+            .config
+            .tools
+            .iter()
+            .find(|t| t.name() == "bash")
+            .cloned()
+            .ok_or(
+                "the bash tool is not enabled in this session (--tools), so ! cannot run commands",
+            )?;
+        let call = ToolCall {
+            id: format!("user-bash-{}", now_ms()).into(),
+            name: "bash".into(),
+            arguments: json_object! { "command" => command },
+            thought_signature: None,
+            invalid_arguments: None,
+        };
+        let gate = self.engine.gatekeeper.clone();
+        if let Some(gate) = &gate {
+            if let Decision::Deny(reason) = gate.decide(&call, tool.as_ref()) {
+                return Err(format!("not run ({} mode): {reason}", gate.mode().as_str()));
+            }
+        }
+        let cancel = CancelToken::new();
+        self.shell = Some(cancel.clone());
+        self.busy = Some("running");
+        self.notice = Some(format!(
+            "running !{}… · Esc cancels",
+            crate::modes::print::clip(command, 60)
+        ));
+        let inputs = self.inputs.clone();
+        let command = command.to_string();
+        std::thread::spawn(move || {
+            let context = ToolContext {
+                call_id: &call.id,
+                cancel: &cancel,
+                on_update: &|_| {},
+            };
+            let mut output = tool.execute(&call.arguments, &context);
+            if let Some(gate) = gate {
+                // Secrets scrubbed, PostToolUse hooks: as for the model's calls.
+                output = gate.after_call(&call, tool.as_ref(), output);
+            }
+            let _ = inputs.send(Input::Shell(ShellDone {
+                command,
+                exclude,
+                output,
+            }));
+        });
+        Ok(())
+    }
+
+    /// Esc while a `!command` runs: it is cancelled (its processes killed).
+    pub(super) fn cancel_shell(&mut self) -> bool {
+        match &self.shell {
+            Some(cancel) => {
+                cancel.cancel();
+                self.notice = Some("cancelling the command…".into());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A `!command` ended: shown as a bash block, recorded in the session.
+    pub(super) fn shell_done(&mut self, done: ShellDone) {
+        self.shell = None;
+        self.busy = None;
+        self.notice = None;
+        let details = done.output.details.clone();
+        let text = done.output.text_content();
+        let block = ToolBlock::ended(
+            "user-bash",
+            "bash",
+            &json_object! { "command" => done.command.as_str() },
+            Some((text.clone(), details.clone(), done.output.is_error)),
+        );
+        self.blocks.push(Block::done(Kind::Tool(Box::new(block))));
+        let message = bash_execution(&done.command, &text, &details, done.exclude);
+        if let Err(error) = self.engine.store.append_message(&message) {
+            self.engine.store_warning = Some(format!("could not save the session: {error}"));
+        }
+        self.engine.history.push(message);
+        let note = if done.exclude {
+            "(!! output shown to you only: not in the model's context)"
+        } else {
+            "(output added to the model's context for your next message)"
+        };
+        self.say(&self.style.dim(note));
+    }
+}
+
+/// pi's `bashExecution` message for a command and the bash tool's output
+/// (the exit note the tool appends is left to the message's own fields).
+fn bash_execution(command: &str, text: &str, details: &Value, exclude: bool) -> Message {
+    let code = details["exitCode"].as_i64();
+    let cancelled = details["aborted"].as_bool() == Some(true);
+    let mut output = text;
+    if let Some(cut) = output
+        .find("\n\nCommand exited with code ")
+        .filter(|_| code.is_some())
+    {
+        output = &output[..cut];
+    }
+    if let Some(cut) = output
+        .find("\n\nCommand aborted by the user")
+        .filter(|_| cancelled)
+    {
+        output = &output[..cut];
+    }
+    let mut raw = json_object! {
+        "role" => "bashExecution",
+        "command" => command,
+        "output" => output,
+        "exitCode" => code,
+        "cancelled" => cancelled,
+        "truncated" => details["truncated"].as_bool() == Some(true),
+        "timestamp" => now_ms(),
+    };
+    if let Some(object) = raw.as_object_mut() {
+        if let Some(path) = details["fullOutputPath"].as_str() {
+            object.insert("fullOutputPath", path);
+        }
+        if exclude {
+            object.insert("excludeFromContext", true);
+        }
+    }
+    Message::Custom(CustomMessage {
+        role: "bashExecution".into(),
+        raw,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bash_execution_message_as_pi_writes_it() {
+        let details = focus_core::json::parse_str(r#"{"exitCode":2,"truncated":false}"#).unwrap();
+        let message = bash_execution(
+            "ls nope",
+            "ls: nope\n\nCommand exited with code 2",
+            &details,
+            false,
+        );
+        let Message::Custom(c) = &message else {
+            panic!()
+        };
+        assert_eq!(c.raw["output"].as_str(), Some("ls: nope"));
+        assert_eq!(c.raw["exitCode"].as_i64(), Some(2));
+        assert!(c.raw["excludeFromContext"].is_null());
+        let text = focus_harness::session::convert::bash_execution_text(&c.raw);
+        assert!(text.starts_with("Ran `ls nope`"), "{text}");
+        assert!(text.ends_with("Command exited with code 2"), "{text}");
+        let hidden = bash_execution("ls", "a", &Value::Null, true);
+        let Message::Custom(c) = &hidden else {
+            panic!()
+        };
+        assert_eq!(c.raw["excludeFromContext"].as_bool(), Some(true));
+    }
+}
