@@ -461,6 +461,48 @@ fn session_info(ui: &mut Ui<'_>) {
 mod tests {
     use super::*;
 
+    /// The commands docs/cli.md's table names (the `/words` of each row's
+    /// first cell), and the shell rows.
+    fn documented_commands() -> Vec<String> {
+        let table = super::super::keymap::CLI_DOC
+            .split("### Slash commands")
+            .nth(1)
+            .and_then(|rest| rest.split("\n### ").next())
+            .expect("docs/cli.md has a slash commands section");
+        let mut names = Vec::new();
+        for row in table.lines().filter(|l| l.starts_with("| `")) {
+            let cell = row.split(" | ").next().unwrap_or("");
+            for word in cell.split('`').skip(1).step_by(2) {
+                let name = word.split_whitespace().next().unwrap_or("");
+                names.push(name.to_string());
+            }
+        }
+        names
+    }
+
+    /// Every command has a row in docs/cli.md, and every row is a command.
+    #[test]
+    fn the_document_lists_every_command() {
+        let documented = documented_commands();
+        let known: Vec<&str> = COMMANDS
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(["/exit", "!COMMAND", "!!COMMAND"])
+            .collect();
+        for name in &known {
+            assert!(
+                documented.iter().any(|d| d == name),
+                "docs/cli.md has no row for {name}"
+            );
+        }
+        for name in &documented {
+            assert!(
+                known.contains(&name.as_str()),
+                "docs/cli.md documents {name}, which is no command"
+            );
+        }
+    }
+
     #[test]
     fn completion_of_command_names() {
         assert_eq!(complete("/mo"), Completion::One("/model ".into()));

@@ -232,9 +232,28 @@ pub fn keys_text(bindings: &Bindings) -> String {
     focus_tools::output::sanitize(&text).into_owned()
 }
 
+/// The actions' table as docs/cli.md has it: name, default keys, what it does.
+pub fn markdown_table() -> String {
+    let mut table = String::from("| action | default keys | what it does |\n|---|---|---|\n");
+    for (name, action, defaults) in ACTIONS {
+        let what = keymap::KEYS
+            .iter()
+            .find(|(_, a, _)| a == action)
+            .map_or("", |k| k.2);
+        table.push_str(&format!("| {name} | {} | {what} |\n", defaults.join(", ")));
+    }
+    table
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/cli.md shows exactly this table.
+    #[test]
+    fn the_document_shows_the_actions() {
+        keymap::assert_cli_doc_shows(&markdown_table(), "keybindings");
+    }
 
     /// Every action's default keys are read as keys doing that action.
     #[test]
