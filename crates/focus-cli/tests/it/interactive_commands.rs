@@ -125,6 +125,14 @@ fn shell_commands_go_to_the_context_or_to_the_user_only() {
     pane.wait_for("the note", "shown to you only");
     // A failing command shows its exit code.
     enter(&pane, "!exit 3", "Command exited with code 3");
+    // Output streams while the command runs (it would take 30 s), and Esc
+    // cancels it.
+    enter(&pane, "!echo EARLY-$((6*7)); sleep 30", "EARLY-42");
+    assert!(pane
+        .visible_screen()
+        .contains("running !echo EARLY-$((6*7))"));
+    pane.keys(&["Escape"]);
+    pane.wait_for("the cancel", "Command aborted by the user");
     // Plan mode: a command that writes is refused, and nothing runs.
     enter(&pane, "/permissions plan", "permission mode: plan");
     enter(&pane, "!touch made-by-shell.txt", "not run (plan mode)");
@@ -139,6 +147,16 @@ fn shell_commands_go_to_the_context_or_to_the_user_only() {
     let file = s.session_files().into_iter().next().unwrap();
     assert!(file_contains(&file, "\"bashExecution\""));
     assert!(file_contains(&file, "\"excludeFromContext\":true"));
+
+    // Continued later, the commands show again where they ran.
+    pane.keys(&["C-d"]);
+    pane.wait_for("the exit", "FOCUS-EXITED-0");
+    drop(pane);
+    let pane = start_with(&s, "", &[], &["--model", "mock-openai/m1", "-c"]);
+    let screen = pane.wait_for("the transcript", "continuing a session");
+    assert!(screen.contains("SHELL-OUT-42"), "{screen}");
+    assert!(screen.contains("HIDDEN-2"), "{screen}");
+    assert!(screen.contains("Command exited with code 3"), "{screen}");
 }
 
 #[test]

@@ -14,6 +14,7 @@ use super::blocks::{Block, Kind};
 use super::tool_view::ToolBlock;
 use super::{Input, Ui};
 use focus_core::cancel::CancelToken;
+use focus_core::event::AgentEvent;
 use focus_core::json::Value;
 use focus_core::json_object;
 use focus_core::message::{now_ms, CustomMessage, Message, ToolCall};
@@ -22,6 +23,8 @@ use focus_tools::gates::permission::Decision;
 
 /// A finished `!command`.
 pub struct ShellDone {
+    /// The id its block is shown under.
+    call_id: String,
     /// The command line.
     command: String,
     /// `!!`: kept out of the model's context.
@@ -75,13 +78,30 @@ impl Ui<'_> {
             "running !{}… · Esc cancels",
             crate::modes::print::clip(command, 60)
         ));
+        // Shown as the model's bash calls are: a live block, its output
+        // streaming in (the same events), finished by `shell_done`.
+        let call_id = call.id.to_string();
+        self.event(&AgentEvent::ToolExecutionStart {
+            call_id: call_id.clone(),
+            tool_name: "bash".into(),
+            args: call.arguments.clone(),
+        });
         let inputs = self.inputs.clone();
         let command = command.to_string();
         std::thread::spawn(move || {
+            let updates = inputs.clone();
+            let on_update = |partial: ToolOutput| {
+                let _ = updates.send(Input::Events(vec![AgentEvent::ToolExecutionUpdate {
+                    call_id: call.id.to_string(),
+                    tool_name: "bash".into(),
+                    args: Value::Null,
+                    partial,
+                }]));
+            };
             let context = ToolContext {
                 call_id: &call.id,
                 cancel: &cancel,
-                on_update: &|_| {},
+                on_update: &on_update,
             };
             let mut output = tool.execute(&call.arguments, &context);
             if let Some(gate) = gate {
@@ -89,6 +109,7 @@ impl Ui<'_> {
                 output = gate.after_call(&call, tool.as_ref(), output);
             }
             let _ = inputs.send(Input::Shell(ShellDone {
+                call_id: call.id.to_string(),
                 command,
                 exclude,
                 output,
@@ -116,14 +137,12 @@ impl Ui<'_> {
         self.notice = None;
         let details = done.output.details.clone();
         let text = done.output.text_content();
-        let block = ToolBlock::ended(
-            "user-bash",
-            "bash",
-            &json_object! { "command" => done.command.as_str() },
-            Some((text.clone(), details.clone(), done.output.is_error)),
-        );
-        self.blocks.push(Block::done(Kind::Tool(Box::new(block))));
         let message = bash_execution(&done.command, &text, &details, done.exclude);
+        self.event(&AgentEvent::ToolExecutionEnd {
+            call_id: done.call_id,
+            tool_name: "bash".into(),
+            output: done.output,
+        });
         if let Err(error) = self.engine.store.append_message(&message) {
             self.engine.store_warning = Some(format!("could not save the session: {error}"));
         }
@@ -135,6 +154,31 @@ impl Ui<'_> {
         };
         self.say(&self.style.dim(note));
     }
+}
+
+/// A `bashExecution` message (live, or from a saved session) as a bash block:
+/// the command as its header, the output's tail under it, a failure marked.
+pub fn execution_block(raw: &Value) -> Block {
+    let mut output = raw["output"].as_str().unwrap_or("").to_string();
+    let cancelled = raw["cancelled"].as_bool() == Some(true);
+    let code = raw["exitCode"].as_i64().filter(|&c| c != 0);
+    if cancelled {
+        output.push_str("\n\n(command cancelled)");
+    } else if let Some(code) = code {
+        output.push_str(&format!("\n\nCommand exited with code {code}"));
+    }
+    let details = json_object! {
+        "exitCode" => raw["exitCode"].as_i64(),
+        "truncated" => raw["truncated"].as_bool(),
+        "fullOutputPath" => raw["fullOutputPath"].as_str(),
+    };
+    let block = ToolBlock::ended(
+        "user-bash",
+        "bash",
+        &json_object! { "command" => raw["command"].as_str().unwrap_or("") },
+        Some((output, details, cancelled || code.is_some())),
+    );
+    Block::done(Kind::Tool(Box::new(block)))
 }
 
 /// pi's `bashExecution` message for a command and the bash tool's output
