@@ -67,12 +67,28 @@ fn copy_name_undo_and_clone() {
     let prefix = format!("export PATH='{}':\"$PATH\"; ", bin.display());
     let pane = start_with(&s, &prefix, &[], &["--model", "mock-openai/m1"]);
 
+    // tmux takes OSC 52 into its paste buffers when asked to (a server
+    // option: the other tests send no OSC 52).
+    assert!(std::process::Command::new("tmux")
+        .args(["set-option", "-s", "set-clipboard", "on"])
+        .status()
+        .unwrap()
+        .success());
     enter(&pane, "/copy", "no answer to copy yet");
     enter(&pane, "hello", "first reply");
     enter(&pane, "/copy", "copied the last answer (1 lines)");
     assert!(pane.screen().contains("OSC 52) and xclip"));
     pane.wait_until("the clipboard program receiving the answer", || {
         std::fs::read_to_string(&clip).is_ok_and(|t| t == "first reply")
+    });
+    pane.wait_until("tmux receiving the answer by OSC 52", || {
+        let buffers = std::process::Command::new("tmux")
+            .args(["list-buffers", "-F", "#{buffer_sample}"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&buffers.stdout)
+            .lines()
+            .any(|l| l == "first reply")
     });
 
     // The name shows in the footer and is recorded as pi's session_info.
