@@ -281,7 +281,7 @@ fn themes_and_the_16_colour_fallback() {
     assert!(pane.styled_screen().contains("38;2;175;0;0"));
     drop(pane);
 
-    // A terminal that only has 16 colours gets the basic red; NO_COLOR none.
+    // A terminal that only has 16 colours gets the basic red.
     let basic = [("NO_COLOR=1", "NO_COLOR= COLORTERM= TERM=xterm")];
     let pane = start_with(&s, "", &basic, &["--model", "mock-openai/m1"]);
     enter(&pane, "/nonsense", "unknown command /nonsense");
@@ -289,7 +289,11 @@ fn themes_and_the_16_colour_fallback() {
     assert!(styled.contains("\x1b[31m"), "{styled}");
     assert!(!styled.contains("38;2;"), "{styled}");
     drop(pane);
+    // NO_COLOR: no colour at all. A theme that does not exist is a warning.
+    std::fs::create_dir_all(s.work.join(".focus")).unwrap();
+    std::fs::write(s.work.join(".focus/settings.json"), r#"{"theme":"nope"}"#).unwrap();
     let pane = start_with(&s, "", &[], &["--model", "mock-openai/m1"]);
+    pane.wait_for("the warning", "theme \"nope\": not built in (dark, light)");
     enter(&pane, "/nonsense", "unknown command /nonsense");
     let styled = pane.styled_screen();
     assert!(
