@@ -139,6 +139,8 @@ fn shell_commands_go_to_the_context_or_to_the_user_only() {
     pane.wait_for("the note", "output added to the model's context");
     enter(&pane, "!!echo HIDDEN-$((1+1))", "HIDDEN-2");
     pane.wait_for("the note", "shown to you only");
+    // A key focus holds (models.json's) never reaches the context.
+    enter(&pane, "!echo the key is test-key", "the key is [redacted]");
     // A failing command shows its exit code.
     enter(&pane, "!exit 3", "Command exited with code 3");
     // Output streams while the command runs (it would take 30 s), and Esc
@@ -160,6 +162,8 @@ fn shell_commands_go_to_the_context_or_to_the_user_only() {
     assert!(body.contains("Ran `echo SHELL-OUT-$((40+2))`"), "{body}");
     assert!(body.contains("SHELL-OUT-42"), "{body}");
     assert!(!body.contains("HIDDEN-2"), "!! stays out: {body}");
+    assert!(body.contains("the key is [redacted]"), "{body}");
+    assert!(!body.contains("test-key"), "{body}");
     let file = s.session_files().into_iter().next().unwrap();
     assert!(file_contains(&file, "\"bashExecution\""));
     assert!(file_contains(&file, "\"excludeFromContext\":true"));

@@ -4,7 +4,8 @@
 //! It goes the bash tool's way: the permission mode and rules decide first (in
 //! plan mode a command that writes is refused; the user typing it is the
 //! approval an "ask" would want), the sandbox confines it, its output is
-//! capped and secrets are scrubbed from it as for a tool call. It runs on a
+//! capped and secrets are scrubbed from it as for a tool call (hooks are for
+//! the model's calls, and do not run). It runs on a
 //! thread of its own (Esc cancels it) and comes back as [`ShellDone`]. The
 //! session records it as pi's `bashExecution` message: with `!` the model sees
 //! it in the next prompt's context ("Ran `cmd`" and the output); with `!!`
@@ -17,8 +18,8 @@ use focus_core::cancel::CancelToken;
 use focus_core::event::AgentEvent;
 use focus_core::json::Value;
 use focus_core::json_object;
-use focus_core::message::{now_ms, CustomMessage, Message, ToolCall};
-use focus_core::tool::{ToolContext, ToolGate, ToolOutput};
+use focus_core::message::{now_ms, Content, CustomMessage, Message, ToolCall};
+use focus_core::tool::{ToolContext, ToolOutput};
 use focus_tools::gates::permission::Decision;
 
 /// A finished `!command`.
@@ -65,8 +66,7 @@ impl Ui<'_> {
             thought_signature: None,
             invalid_arguments: None,
         };
-        let gate = self.engine.gatekeeper.clone();
-        if let Some(gate) = &gate {
+        if let Some(gate) = &self.engine.gatekeeper {
             if let Decision::Deny(reason) = gate.decide(&call, tool.as_ref()) {
                 return Err(format!("not run ({} mode): {reason}", gate.mode().as_str()));
             }
@@ -104,9 +104,14 @@ impl Ui<'_> {
                 on_update: &on_update,
             };
             let mut output = tool.execute(&call.arguments, &context);
-            if let Some(gate) = gate {
-                // Secrets scrubbed, PostToolUse hooks: as for the model's calls.
-                output = gate.after_call(&call, tool.as_ref(), output);
+            // No key focus holds reaches the context (the gate does the same
+            // for the model's calls; hooks are for the model's calls only).
+            for content in output.content.iter_mut() {
+                if let Content::Text { text, .. } = content {
+                    if let std::borrow::Cow::Owned(clean) = focus_tools::secret_env::redact(text) {
+                        *text = clean.into();
+                    }
+                }
             }
             let _ = inputs.send(Input::Shell(ShellDone {
                 call_id: call.id.to_string(),
@@ -137,7 +142,9 @@ impl Ui<'_> {
         self.notice = None;
         let details = done.output.details.clone();
         let text = done.output.text_content();
-        let message = bash_execution(&done.command, &text, &details, done.exclude);
+        // A key typed into the command stays out of the session too.
+        let command = focus_tools::secret_env::redact(&done.command);
+        let message = bash_execution(&command, &text, &details, done.exclude);
         self.event(&AgentEvent::ToolExecutionEnd {
             call_id: done.call_id,
             tool_name: "bash".into(),
