@@ -462,10 +462,14 @@ impl Ui<'_> {
             self.cancel_compaction();
             return;
         }
-        if matches!(keymap::action(&key), Action::Abort | Action::ClearAbortQuit)
-            && self.editor.is_empty()
-            && self.cancel_shell()
-        {
+        // A `!command` running: Esc cancels it, and Ctrl+C does once the
+        // input is empty.
+        let cancels = match keymap::action(&key) {
+            Action::Abort => true,
+            Action::ClearAbortQuit => self.editor.is_empty(),
+            _ => false,
+        };
+        if cancels && self.cancel_shell() {
             return;
         }
         match keymap::action(&key) {
