@@ -32,6 +32,9 @@ pub struct Engine {
     /// How model calls are retried (the `retry` settings), for providers built
     /// later (a model switch).
     pub retry: focus_providers::RetryPolicy,
+    /// What the system prompt is built from (the conversation's `prompt` builds
+    /// from it); `/reload` reads its warnings.
+    pub prompt_source: Option<crate::seams::PromptSource>,
 }
 
 impl std::ops::Deref for Engine {
@@ -58,7 +61,17 @@ impl Engine {
             gatekeeper: None,
             mcp: None,
             retry: focus_providers::RetryPolicy::default(),
+            prompt_source: None,
         }
+    }
+
+    /// Builds the system prompt from `source` before every model call.
+    pub fn set_prompt_source(&mut self, source: crate::seams::PromptSource) {
+        let builder = source.clone();
+        self.conversation.prompt = Some(Arc::new(
+            move |specs: &[focus_core::provider::ToolSpec]| builder.build(specs).0,
+        ));
+        self.prompt_source = Some(source);
     }
 
     /// Plugs in the permission gate: it checks the tool calls (set in the

@@ -235,9 +235,7 @@ pub fn build_engine(
     let mut engine = Engine::new(config, history, store);
     engine.compaction = settings.compaction;
     engine.retry = retry;
-    engine.prompt = Some(std::sync::Arc::new(
-        move |specs: &[focus_core::provider::ToolSpec]| prompt.build(specs).0,
-    ));
+    engine.set_prompt_source(prompt);
     engine.set_gatekeeper(gatekeeper);
     if let Some(mcp) = mcp {
         engine.set_mcp(mcp, base_tools);

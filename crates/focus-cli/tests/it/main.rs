@@ -8,6 +8,7 @@ mod flags;
 mod hooks;
 mod hostile;
 mod interactive;
+mod interactive_commands;
 mod interactive_pickers;
 mod keys;
 mod modes;

@@ -223,10 +223,22 @@ impl Store {
             ),
             _ => (Some(entry.id.clone()), String::new()),
         };
+        let (store, history) = self.copy_branch(fork_at.as_deref())?;
+        Ok((store, history, text))
+    }
+
+    /// pi's `/clone`: a new session holding the current branch whole (to the
+    /// leaf), with its messages.
+    pub fn clone_branch(&self) -> Result<(Store, Vec<Message>), String> {
+        self.copy_branch(self.manager.leaf_id())
+    }
+
+    /// A new session with the branch from the root to `at` (`None`: empty).
+    fn copy_branch(&self, at: Option<&str>) -> Result<(Store, Vec<Message>), String> {
         let sessions = SessionStore::from_env();
         let manager = self
             .manager
-            .fork(fork_at.as_deref(), &sessions, &self.cwd)
+            .fork(at, &sessions, &self.cwd)
             .map_err(|e| e.to_string())?;
         let store = Store {
             manager,
@@ -236,7 +248,7 @@ impl Store {
             write_warning: None,
         };
         let history = store.context_messages();
-        Ok((store, history, text))
+        Ok((store, history))
     }
 
     /// Moves the leaf to `entry_id`; returns the messages of the new branch.

@@ -35,7 +35,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("/new", "start a new session"),
     ("/resume", "pick a recent session to open (/resume N)"),
-    ("/name", "name this session: /name NAME"),
+    (
+        "/name",
+        "name this session: /name NAME (shown in the footer)",
+    ),
     (
         "/session",
         "session file, id, message counts, tokens and cost",
@@ -46,6 +49,25 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "show or set the permission mode: /permissions plan",
     ),
     ("/help", "commands and keys"),
+    (
+        "/clone",
+        "duplicate this session into a new file and continue there",
+    ),
+    (
+        "/undo",
+        "back to before your last message (one step each time)",
+    ),
+    ("/copy", "copy the last answer to the clipboard"),
+    (
+        "/settings",
+        "pick a setting and a value, written to its settings.json",
+    ),
+    (
+        "/reload",
+        "read settings, keybindings, theme, AGENTS.md, skills, templates, models.json again",
+    ),
+    ("/hotkeys", "the keys and what they do"),
+    ("/changelog", "the project's CHANGELOG.md"),
     ("/quit", "leave focus (also /exit, Ctrl+D)"),
 ];
 
@@ -59,7 +81,10 @@ pub fn needs_argument(name: &str) -> bool {
 /// the session, or names it (nothing the running prompt depends on).
 pub fn safe_while_running(line: &str) -> bool {
     let name = line.split_whitespace().next().unwrap_or("");
-    matches!(name, "/session" | "/export" | "/name" | "/help")
+    matches!(
+        name,
+        "/session" | "/export" | "/name" | "/help" | "/copy" | "/hotkeys"
+    )
 }
 
 /// The result of completing a partial command.
@@ -146,6 +171,16 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
                 .map(|path| ui.say(&format!("exported to {}", path.display())))
         }
         "/permissions" => seams::set_permission_mode(ui.engine(), rest).map(|text| ui.say(&text)),
+        "/copy" => ui.copy_last_answer(),
+        "/clone" => ui.clone_session(),
+        "/undo" => ui.undo_last_message(),
+        "/hotkeys" => {
+            ui.show_hotkeys();
+            Ok(())
+        }
+        "/changelog" => ui.show_changelog(),
+        "/reload" => ui.reload(),
+        "/settings" => ui.settings_command(rest),
         other => Err(format!("unknown command {other}; /help lists them")),
     };
     if let Err(error) = result {
@@ -159,10 +194,10 @@ fn help(ui: &mut Ui<'_>) {
     for (name, description) in COMMANDS {
         text.push_str(&format!("  {name:<13} {description}\n"));
     }
+    text.push_str("  !COMMAND      run a shell command; its output goes to the model with your next message\n");
+    text.push_str("  !!COMMAND     run a shell command; its output is shown to you only\n");
     text.push_str("Keys:\n");
-    for (keys, _, what) in super::keymap::KEYS {
-        text.push_str(&format!("  {keys:<36} {what}\n"));
-    }
+    text.push_str(&ui.keys_text());
     ui.say(&text);
 }
 
@@ -430,6 +465,48 @@ fn session_info(ui: &mut Ui<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The commands docs/cli.md's table names (the `/words` of each row's
+    /// first cell), and the shell rows.
+    fn documented_commands() -> Vec<String> {
+        let table = super::super::keymap::CLI_DOC
+            .split("### Slash commands")
+            .nth(1)
+            .and_then(|rest| rest.split("\n### ").next())
+            .expect("docs/cli.md has a slash commands section");
+        let mut names = Vec::new();
+        for row in table.lines().filter(|l| l.starts_with("| `")) {
+            let cell = row.split(" | ").next().unwrap_or("");
+            for word in cell.split('`').skip(1).step_by(2) {
+                let name = word.split_whitespace().next().unwrap_or("");
+                names.push(name.to_string());
+            }
+        }
+        names
+    }
+
+    /// Every command has a row in docs/cli.md, and every row is a command.
+    #[test]
+    fn the_document_lists_every_command() {
+        let documented = documented_commands();
+        let known: Vec<&str> = COMMANDS
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(["/exit", "!COMMAND", "!!COMMAND"])
+            .collect();
+        for name in &known {
+            assert!(
+                documented.iter().any(|d| d == name),
+                "docs/cli.md has no row for {name}"
+            );
+        }
+        for name in &documented {
+            assert!(
+                known.contains(&name.as_str()),
+                "docs/cli.md documents {name}, which is no command"
+            );
+        }
+    }
 
     #[test]
     fn completion_of_command_names() {

@@ -243,6 +243,19 @@ pub fn markdown_table() -> String {
     table
 }
 
+/// docs/cli.md, as the tests check it against the code.
+#[cfg(test)]
+pub(crate) const CLI_DOC: &str = include_str!("../../../../../docs/cli.md");
+
+/// Fails unless docs/cli.md holds `table` (the `what` table) exactly.
+#[cfg(test)]
+pub(crate) fn assert_cli_doc_shows(table: &str, what: &str) {
+    assert!(
+        CLI_DOC.contains(table),
+        "docs/cli.md must contain the {what} table:\n{table}"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::keys::KeyDecoder;
@@ -350,11 +363,6 @@ mod tests {
     /// docs/cli.md shows exactly this table.
     #[test]
     fn the_document_shows_the_table() {
-        let doc = include_str!("../../../../../docs/cli.md");
-        assert!(
-            doc.contains(&markdown_table()),
-            "docs/cli.md must contain the keys table:\n{}",
-            markdown_table()
-        );
+        assert_cli_doc_shows(&markdown_table(), "keys");
     }
 }

@@ -13,10 +13,13 @@
 //! saved conversation as blocks), [`footer`], [`compacting`], [`external`]
 //! (Ctrl+G), [`commands`] (slash commands), [`fuzzy`] and [`picker`] (a list
 //! filtered as you type) with [`pickers`] (the command menu, `@` files,
-//! `/model`), then this file (the loop, keys, runs). docs/tui.md explains the
-//! renderer.
+//! `/model`), the commands in files of their own ([`session_commands`],
+//! [`info_commands`], [`settings_editor`], [`reload`], [`shell`] for `!cmd`,
+//! [`clipboard`]), [`keybindings`] (`keybindings.json`), then this file (the
+//! loop, keys, runs). docs/tui.md explains the renderer.
 
 pub mod blocks;
+pub mod clipboard;
 pub mod commands;
 pub mod compacting;
 pub mod dialog;
@@ -25,13 +28,19 @@ pub mod external;
 pub mod footer;
 pub mod fuzzy;
 pub mod highlight;
+pub mod info_commands;
+pub mod keybindings;
 pub mod keymap;
 pub mod keys;
 pub mod markdown;
 pub mod picker;
 pub mod pickers;
+pub mod reload;
 pub mod rows;
 pub mod screen;
+pub mod session_commands;
+pub mod settings_editor;
+pub mod shell;
 pub mod tool_view;
 pub mod transcript;
 pub mod view;
@@ -75,6 +84,8 @@ pub enum Input {
     Approval(crate::approval::PendingApproval),
     /// A `/compact` summary came back.
     Compacted(compacting::Compacted),
+    /// A `!command` ended.
+    Shell(shell::ShellDone),
 }
 
 /// Bracketed paste on (pasted text arrives marked, so its newlines do not
@@ -137,6 +148,10 @@ pub struct Ui<'a> {
     popup: Option<pickers::Popup>,
     /// Files picked with `@` since the last message was sent.
     attached: Vec<String>,
+    /// Keys `keybindings.json` changed.
+    bindings: keybindings::Bindings,
+    /// A `!command` running: its cancel token.
+    shell: Option<focus_core::cancel::CancelToken>,
     /// Lets the key reader read again after a [`Input::KeysThenWait`].
     resume: mpsc::Sender<()>,
     inputs: SyncSender<Input>,
@@ -193,12 +208,23 @@ pub fn run(
         reason: Editor::new(Vec::new()),
         popup: None,
         attached: Vec::new(),
+        bindings: keybindings::Bindings::default(),
+        shell: None,
         resume,
         inputs: sender,
         quit: false,
     };
+    // The theme, folded thinking and keybindings.json; their warnings after
+    // the history.
+    let mut look = reload::UiSettings::load(cwd);
+    let warnings = std::mem::take(&mut look.warnings);
+    ui.apply_ui_settings(look);
     ui.welcome = ui.welcome(choice);
     ui.show_history();
+    for warning in warnings {
+        let text = focus_tools::output::sanitize(&warning).into_owned();
+        ui.say(&ui.style.yellow(&text));
+    }
     out!("{KEYBOARD_ON}");
     ui.start_next_prompt();
     ui.redraw();
@@ -394,6 +420,7 @@ impl Ui<'_> {
             }
             Input::Approval(pending) => self.approval_asked(pending),
             Input::Compacted(done) => self.compacted(done),
+            Input::Shell(done) => self.shell_done(done),
         }
     }
 
@@ -413,6 +440,10 @@ impl Ui<'_> {
             self.approval_key(key);
             return;
         }
+        // keybindings.json: a bound key stands for its action's default key.
+        let Some(key) = self.bindings.translate(key) else {
+            return;
+        };
         if key != Key::Ctrl('c') {
             self.ctrl_c_armed = false;
         }
@@ -430,6 +461,16 @@ impl Ui<'_> {
             && matches!(keymap::action(&key), Action::Abort | Action::ClearAbortQuit)
         {
             self.cancel_compaction();
+            return;
+        }
+        // A `!command` running: Esc cancels it, and Ctrl+C does once the
+        // input is empty.
+        let cancels = match keymap::action(&key) {
+            Action::Abort => true,
+            Action::ClearAbortQuit => self.editor.is_empty(),
+            _ => false,
+        };
+        if cancels && self.cancel_shell() {
             return;
         }
         match keymap::action(&key) {
@@ -545,10 +586,21 @@ impl Ui<'_> {
                 return;
             }
         };
+        if self.shell.is_some() {
+            self.notice = Some("wait: a shell command is running · Esc cancels it".into());
+            self.editor.set_text(&text);
+            return;
+        }
+        if text.starts_with('!') {
+            if let Err(error) = self.run_shell(&text) {
+                self.note(self.style.red(&error));
+            }
+            return;
+        }
         if text.trim_start().starts_with('/') && !text.trim_start().starts_with("//") {
             if self.running.is_some() && !commands::safe_while_running(text.trim()) {
                 self.notice = Some(
-                    "this command waits until the agent is done (Esc aborts); /session, /export, /name and /help run now"
+                    "this command waits until the agent is done (Esc aborts); /session, /copy, /hotkeys, /export, /name and /help run now"
                         .into(),
                 );
                 self.editor.set_text(&text);
