@@ -9,8 +9,8 @@
 //! byte-search helper the parser and the session reader share, [`shared_text`] the
 //! string type that lets copies of a message share its texts, [`sync`] the locks that
 //! survive a panic, [`char_boundary`] cuts text by bytes without splitting a
-//! character, [`civil_date`] turns dates into day counts and back, and [`rng`] the seeded generator the workspace's property tests
-//! and benchmarks draw from.
+//! character, [`civil_date`] turns dates into day counts and back, and [`rng`] the
+//! seeded generator the workspace's property tests and benchmarks draw from.
 
 #![forbid(unsafe_code)]
 

@@ -1,31 +1,28 @@
-//! Locks that survive a panic: [`lock`], [`read`] and [`write()`].
+//! The lock helpers every crate uses: [`lock`] takes a mutex, and [`read`] and
+//! [`write()`] an `RwLock`, even when a thread panicked while holding it.
 //!
-//! A thread that panics while holding a `Mutex` or `RwLock` poisons it, and
-//! std then answers every later `lock()` with an error. focus's shared state
-//! (callback lists, queues, registries of running servers) stays consistent
-//! between statements, so one panicking tool or callback must not disable the
-//! rest: locks are taken through these, which recover the guard from the
-//! poison. (focus-sys, which depends on nothing, and the waits on a `Condvar`
-//! recover the same way in place.)
+//! focus catches panics at its boundaries (a tool, a provider, a hook) and goes
+//! on; a lock such a panic poisoned still holds data that is whole (every
+//! critical section in focus leaves it valid at each step), and refusing it would
+//! turn one failed call into a dead session. So no lock in focus is poisoned.
+//! (focus-sys, which depends on nothing, and the waits on a `Condvar` recover
+//! the same way in place.)
 
-use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// Locks `mutex`, recovering it if a thread panicked while holding it.
+/// Locks `mutex`, recovering its data if another thread panicked while holding it.
 pub fn lock<T: ?Sized>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Takes `lock` for reading, recovering it if a writer panicked.
 pub fn read<T: ?Sized>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
-    lock.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+    lock.read().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Takes `lock` for writing, recovering it if a writer panicked.
 pub fn write<T: ?Sized>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
-    lock.write()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    lock.write().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]
@@ -33,16 +30,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_poisoned_mutex_still_locks() {
+    fn a_poisoned_mutex_still_gives_its_data() {
         let mutex = std::sync::Arc::new(Mutex::new(1));
-        let holder = mutex.clone();
+        let held = mutex.clone();
         let _ = std::thread::spawn(move || {
-            let _guard = holder.lock().unwrap();
-            panic!("poison it");
+            let _guard = held.lock().unwrap();
+            panic!("poisons the mutex");
         })
         .join();
         assert!(mutex.is_poisoned());
         *lock(&mutex) += 1;
         assert_eq!(*lock(&mutex), 2);
+    }
+
+    #[test]
+    fn a_poisoned_rwlock_still_reads_and_writes() {
+        let rw = std::sync::Arc::new(RwLock::new(1));
+        let held = rw.clone();
+        let _ = std::thread::spawn(move || {
+            let _guard = held.write().unwrap();
+            panic!("poisons the lock");
+        })
+        .join();
+        assert!(rw.is_poisoned());
+        *write(&rw) += 1;
+        assert_eq!(*read(&rw), 2);
     }
 }

@@ -67,6 +67,8 @@ pub enum Action {
     Undo,
     /// Insert text (typed or pasted).
     Insert,
+    /// Attach the clipboard's image.
+    PasteImage,
 }
 
 /// The documented keys: how docs/cli.md names them, what they do, and the keys
@@ -195,6 +197,11 @@ pub const KEYS: &[(&str, Action, &str)] = &[
         Action::Undo,
         "undo the last change of the input",
     ),
+    (
+        "Ctrl+V",
+        Action::PasteImage,
+        "attach the clipboard's image (`[image #1]` in the input; wl-paste, xclip or pngpaste); text pastes as usual",
+    ),
 ];
 
 /// What `key` does (outside an approval dialog).
@@ -229,6 +236,7 @@ pub fn action(key: &Key) -> Action {
         Key::Ctrl('y') => Action::Yank,
         Key::Alt('y') => Action::YankPop,
         Key::Undo => Action::Undo,
+        Key::Ctrl('v') => Action::PasteImage,
         _ => Action::Insert,
     }
 }
@@ -241,6 +249,19 @@ pub fn markdown_table() -> String {
         table.push_str(&format!("| {keys} | {what} |\n"));
     }
     table
+}
+
+/// docs/cli.md, as the tests check it against the code.
+#[cfg(test)]
+pub(crate) const CLI_DOC: &str = include_str!("../../../../../docs/cli.md");
+
+/// Fails unless docs/cli.md holds `table` (the `what` table) exactly.
+#[cfg(test)]
+pub(crate) fn assert_cli_doc_shows(table: &str, what: &str) {
+    assert!(
+        CLI_DOC.contains(table),
+        "docs/cli.md must contain the {what} table:\n{table}"
+    );
 }
 
 #[cfg(test)]
@@ -296,6 +317,7 @@ mod tests {
             "Alt+Y" => b"\x1by",
             "Ctrl+_" => b"\x1f",
             "Ctrl+-" => b"\x1b[45;5u",
+            "Ctrl+V" => b"\x16",
             _ => return None,
         })
     }
@@ -337,7 +359,7 @@ mod tests {
             Key::Alt('y'),
         ]
         .into_iter()
-        .chain("cdztlgowukyp".chars().map(Key::Ctrl))
+        .chain("cdztlgowukypv".chars().map(Key::Ctrl))
         {
             let action = action(&key);
             assert!(
@@ -350,11 +372,6 @@ mod tests {
     /// docs/cli.md shows exactly this table.
     #[test]
     fn the_document_shows_the_table() {
-        let doc = include_str!("../../../../../docs/cli.md");
-        assert!(
-            doc.contains(&markdown_table()),
-            "docs/cli.md must contain the keys table:\n{}",
-            markdown_table()
-        );
+        assert_cli_doc_shows(&markdown_table(), "keys");
     }
 }
