@@ -10,6 +10,10 @@
 //! Usage: `bench_stream [--focus PATH] [--quick] [--only TEXT]` (`--quick` runs
 //! 2,000 and 8,000 deltas; `--only` the rows whose name contains TEXT). Std only; curl and tmux are used when found.
 
+#[path = "bench_support/mod.rs"]
+mod bench_support;
+
+use bench_support::{default_focus, flag_value, tmux, write_models_json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -30,21 +34,13 @@ enum Shape {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let focus = args
-        .iter()
-        .position(|a| a == "--focus")
-        .and_then(|i| args.get(i + 1))
+    let focus = flag_value(&args, "--focus")
         .map(PathBuf::from)
         .unwrap_or_else(default_focus);
     let quick = args.iter().any(|a| a == "--quick");
     // `--serve N`: only the server, streaming N deltas, until killed (to try a
     // client by hand).
-    if let Some(n) = args
-        .iter()
-        .position(|a| a == "--serve")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|n| n.parse().ok())
-    {
+    if let Some(n) = flag_value(&args, "--serve").and_then(|n| n.parse().ok()) {
         let server = Server::start(Shape::Text, n);
         println!("{}/v1/chat/completions", server.url());
         loop {
@@ -52,11 +48,7 @@ fn main() {
         }
     }
     // `--only TEXT`: only the rows whose name contains TEXT (for profiling one).
-    let only = args
-        .iter()
-        .position(|a| a == "--only")
-        .and_then(|i| args.get(i + 1))
-        .cloned();
+    let only = flag_value(&args, "--only");
     let sizes: [usize; 2] = if quick {
         [2_000, 8_000]
     } else {
@@ -181,7 +173,7 @@ fn run_focus(
 ) -> Option<(f64, Option<u64>)> {
     let server = Server::start(shape, n);
     let home = work.join(format!("home-{n}"));
-    write_models_json(&home, &format!("{}/v1", server.url()));
+    write_models_json(&home, &format!("{}/v1", server.url()), 1_000_000);
     let mut command = Command::new(focus);
     command
         .env("FOCUS_HOME", &home)
@@ -259,7 +251,7 @@ fn run_focus(
 fn run_interactive(focus: &Path, work: &Path, n: usize) -> Option<(f64, Option<u64>)> {
     let server = Server::start(Shape::Text, n);
     let home = work.join(format!("home-tty-{n}"));
-    write_models_json(&home, &format!("{}/v1", server.url()));
+    write_models_json(&home, &format!("{}/v1", server.url()), 1_000_000);
     let session = format!("focus-bench-{}-{n}", std::process::id());
     let line = format!(
         "FOCUS_HOME={} MOCK_API_KEY=mock-key NO_COLOR=1 {} --model mock/mock-model --no-session --offline go",
@@ -299,14 +291,6 @@ fn run_interactive(focus: &Path, work: &Path, n: usize) -> Option<(f64, Option<u
     done.map(|t| (t, rss))
 }
 
-fn tmux(args: &[&str]) -> String {
-    Command::new("tmux")
-        .args(args)
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default()
-}
-
 fn peak_rss(stderr: &str) -> Option<u64> {
     stderr
         .lines()
@@ -331,25 +315,6 @@ fn curl_read(url: &str) -> Option<f64> {
         .status()
         .ok()?;
     status.success().then(|| start.elapsed().as_secs_f64())
-}
-
-fn write_models_json(home: &Path, base_url: &str) {
-    let _ = std::fs::create_dir_all(home);
-    let text = format!(
-        r#"{{"providers":{{"mock":{{"baseUrl":"{base_url}","api":"openai-completions","apiKey":"MOCK_API_KEY",
-"models":[{{"id":"mock-model","name":"Mock","contextWindow":10000000,"maxTokens":1000000,"reasoning":false,"input":["text"],
-"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0}}}}]}}}}}}"#
-    );
-    let _ = std::fs::write(home.join("models.json"), text);
-}
-
-fn default_focus() -> PathBuf {
-    let exe = std::env::current_exe().unwrap_or_default();
-    // target/release/examples/bench_stream -> target/release/focus
-    exe.parent()
-        .and_then(Path::parent)
-        .map(|d| d.join("focus"))
-        .unwrap_or_default()
 }
 
 /// A loopback HTTP server answering every request with the streamed body for its

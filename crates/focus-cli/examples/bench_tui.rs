@@ -13,6 +13,10 @@
 //!
 //! Usage: `bench_tui [--focus PATH]` (default: target/release/focus). Needs tmux.
 
+#[path = "bench_support/mod.rs"]
+mod bench_support;
+
+use bench_support::{flag_value, tmux};
 use focus_providers::mock_llm::{MockLlm, Scenario};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -26,10 +30,7 @@ const RUNS: usize = 10;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let focus = args
-        .iter()
-        .position(|a| a == "--focus")
-        .and_then(|i| args.get(i + 1))
+    let focus = flag_value(&args, "--focus")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/release/focus"));
     let Ok(focus) = focus.canonicalize() else {
@@ -149,14 +150,6 @@ fn cpu_print(focus: &Path, home: &Path, answer: &str) -> Option<f64> {
         return None;
     }
     Some(children_cpu() - before)
-}
-
-fn tmux(args: &[&str]) -> String {
-    Command::new("tmux")
-        .args(args)
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default()
 }
 
 /// focus started in a tmux pane (120×40) with `args`; the session name and

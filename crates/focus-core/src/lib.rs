@@ -7,13 +7,17 @@
 //! model can call), [`event`] (what the agent reports; [`event_lines`] prints it as pi's JSON lines), [`agent`] (the loop); [`overflow`]
 //! tells a context-overflow failure from others; [`scan`] is a
 //! byte-search helper the parser and the session reader share, [`shared_text`] the
-//! string type that lets copies of a message share its texts, and [`rng`] the seeded
-//! generator the workspace's property tests and benchmarks draw from.
+//! string type that lets copies of a message share its texts, [`sync`] the locks that
+//! survive a panic, [`char_boundary`] cuts text by bytes without splitting a
+//! character, [`civil_date`] turns dates into day counts and back, and [`rng`] the
+//! seeded generator the workspace's property tests and benchmarks draw from.
 
 #![forbid(unsafe_code)]
 
 pub mod agent;
 pub mod cancel;
+pub mod char_boundary;
+pub mod civil_date;
 pub mod event;
 pub mod event_lines;
 pub mod json;

@@ -53,19 +53,6 @@ pub struct Compat {
     pub null_content: bool,
 }
 
-const OPENAI: Compat = Compat {
-    server: "openai",
-    max_tokens_field: "max_completion_tokens",
-    supports_store: true,
-    supports_developer_role: true,
-    thinking: ThinkingFormat::ReasoningEffort,
-    usage_in_streaming: true,
-    tool_result_name: false,
-    mistral_ids: false,
-    replay_reasoning: false,
-    null_content: true,
-};
-
 /// A plain compatible server: the conservative choices every server accepts.
 const GENERIC: Compat = Compat {
     server: "generic",
@@ -78,6 +65,15 @@ const GENERIC: Compat = Compat {
     mistral_ids: false,
     replay_reasoning: false,
     null_content: true,
+};
+
+/// OpenAI's own API: a plain server plus the newer fields only it accepts.
+const OPENAI: Compat = Compat {
+    server: "openai",
+    max_tokens_field: "max_completion_tokens",
+    supports_store: true,
+    supports_developer_role: true,
+    ..GENERIC
 };
 
 /// How a row is recognised.

@@ -77,19 +77,22 @@ impl CurlTransport {
         &self.program
     }
 
-    /// Runs `curl --version` and returns its first line, or the
-    /// [`TransportError::CannotStart`] explaining how to install curl.
+    /// Runs `curl --version` (for at most 10 seconds) and returns its
+    /// first line, or the [`TransportError::CannotStart`] explaining how to
+    /// install curl.
     pub fn check(&self) -> Result<String, TransportError> {
-        let output = std::process::Command::new(&self.program)
-            .args(["-q", "--version"])
-            .stdin(std::process::Stdio::null())
-            .output()
+        use focus_sys::process::{Ending, Job};
+        let mut command = std::process::Command::new(&self.program);
+        command.args(["-q", "--version"]);
+        let output = Job::new(command)
+            .run_with_deadline(std::time::Instant::now() + CHECK_TIMEOUT, || {
+                std::ops::ControlFlow::Continue(())
+            })
             .map_err(|e| process::cannot_start(&self.program, &e))?;
         let text = String::from_utf8_lossy(&output.stdout);
+        let exited_ok = matches!(output.ending, Ending::Exited(status) if status.success());
         match text.lines().next() {
-            Some(line) if output.status.success() && line.starts_with("curl ") => {
-                Ok(line.to_string())
-            }
+            Some(line) if exited_ok && line.starts_with("curl ") => Ok(line.to_string()),
             _ => Err(TransportError::CannotStart(format!(
                 "`{} --version` did not report a curl version; is it really curl?",
                 self.program.display()
@@ -97,6 +100,10 @@ impl CurlTransport {
         }
     }
 }
+
+/// How long `curl --version` may take before [`CurlTransport::check`] gives up
+/// on it (a binary that hangs is not a working curl).
+const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Transport for CurlTransport {
     fn send(

@@ -544,44 +544,24 @@ const KEY_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
 /// when it fails, prints nothing or outlives `timeout` (it is then
 /// killed: a hanging helper must not hang focus).
 fn run_key_command(command: &str, timeout: Duration) -> Option<String> {
-    use std::io::Read;
-    let mut child = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
+    use focus_sys::process::{sh, Ending, Job};
+    // In focus's own process group: a helper may prompt on the terminal.
+    let outcome = Job::new(sh(command))
+        .in_our_group()
+        .keep(MAX_KEY_OUTPUT)
+        .run_with_deadline(std::time::Instant::now() + timeout, || {
+            std::ops::ControlFlow::Continue(())
+        })
         .ok()?;
-    let mut stdout = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        let mut text = Vec::new();
-        let _ = stdout.read_to_end(&mut text);
-        text
-    });
-    let deadline = std::time::Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(10))
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-        }
-    };
-    // After a kill the pipe may stay open in a grandchild: don't wait for it.
-    let text = if status.is_some() {
-        reader.join().ok()?
-    } else {
+    let Ending::Exited(status) = outcome.ending else {
         return None;
     };
-    let text = String::from_utf8_lossy(&text).trim().to_string();
-    (status?.success() && !text.is_empty()).then_some(text)
+    let text = String::from_utf8_lossy(&outcome.stdout).trim().to_string();
+    (status.success() && !text.is_empty()).then_some(text)
 }
+
+/// The most a `!command` may print that is kept (a key is far shorter).
+const MAX_KEY_OUTPUT: usize = 1024 * 1024;
 
 fn parse_model(m: &Value, provider: &ProviderEntry) -> Result<ModelInfo, String> {
     let id = m["id"].as_str().ok_or(".id: required string")?;

@@ -364,7 +364,8 @@ pub fn confine(command: &mut Command, rules: &Rules) -> io::Result<u32> {
     Ok(abi)
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 mod tests {
     use super::*;
     use std::path::Path;

@@ -5,12 +5,15 @@
 //! safe function, with the constants and struct layouts of every target written
 //! out under `cfg`:
 //!
-//! - [`process`]: signalling a whole process group (`kill(-pgid, SIGKILL)`);
+//! - [`process`]: children run to a deadline in their own process group
+//!   ([`process::Job::run_with_deadline`]), killed as a group (`kill(-pgid, SIGKILL)`),
+//!   and whether a pid exists (`kill(pid, 0)`);
 //! - [`terminal`]: `isatty`, `tcgetattr`/`tcsetattr` (raw mode), the window size;
 //! - [`signals`]: Ctrl+C counting, stopping ourselves on Ctrl+Z, and recording
 //!   SIGTERM, SIGHUP and SIGQUIT so a caller can treat them as an abort;
 //! - [`secrets`]: API keys moved out of the environment (and out of
 //!   `/proc/PID/environ`) by restarting without them, handing them over a pipe;
+//! - [`fs`]: open flags std does not name (`O_NONBLOCK`);
 //! - [`landlock`]: confining a child process's file system (and TCP) access with
 //!   Linux's Landlock, applied in the child between `fork` and `exec`.
 //!
@@ -50,6 +53,7 @@ compile_error!(
      and ioctl codes (from the platform's headers) before building focus here"
 );
 
+pub mod fs;
 pub mod landlock;
 pub mod process;
 pub mod secrets;

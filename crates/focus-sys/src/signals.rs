@@ -7,9 +7,9 @@
 //! aborted cleanly (the partial answer kept, every tool call given a result)
 //! instead of dying halfway through writing the session file.
 //!
-//! Numbers: SIGHUP 1, SIGINT 2, SIGQUIT 3 and SIGTERM 15 are the same on every
-//! supported target; SIGTSTP is 20 on Linux's generic ABI and 18 on macOS and
-//! the BSDs.
+//! Numbers (every signal number focus uses is here): SIGHUP 1, SIGINT 2,
+//! SIGQUIT 3, SIGKILL 9 and SIGTERM 15 are the same on every supported target;
+//! SIGTSTP is 20 on Linux's generic ABI and 18 on macOS and the BSDs.
 
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
@@ -21,6 +21,8 @@ pub const SIGHUP: i32 = 1;
 pub const SIGINT: i32 = 2;
 /// Quit: Ctrl+\.
 pub const SIGQUIT: i32 = 3;
+/// Kill: cannot be caught or ignored (what a timeout sends a process group).
+pub const SIGKILL: i32 = 9;
 /// Termination request (`kill`'s default).
 pub const SIGTERM: i32 = 15;
 /// The terminal stop signal (Ctrl+Z).

@@ -22,21 +22,10 @@ mod target {
 
     /// `tcflag_t`.
     pub type Flag = c_uint;
-
-    /// `struct termios` on Linux's generic ABI: four flag words, the line
-    /// discipline, 32 control characters, and the two speeds.
-    #[repr(C)]
-    #[derive(Clone, Copy, Debug, Default)]
-    pub struct Termios {
-        pub c_iflag: Flag,
-        pub c_oflag: Flag,
-        pub c_cflag: Flag,
-        pub c_lflag: Flag,
-        pub c_line: u8,
-        pub c_cc: [u8; 32],
-        pub c_ispeed: c_uint,
-        pub c_ospeed: c_uint,
-    }
+    /// `speed_t`.
+    pub type Speed = c_uint;
+    /// `NCCS`: how many control characters `struct termios` holds.
+    pub const NCCS: usize = 32;
 
     pub const BRKINT: Flag = 0o000002;
     pub const ICRNL: Flag = 0o000400;
@@ -75,19 +64,8 @@ mod target {
     #[cfg(not(any(target_os = "macos", target_os = "openbsd")))]
     pub type Speed = std::os::raw::c_uint;
 
-    /// `struct termios` on macOS and the BSDs: four flag words, `NCCS` (20)
-    /// control characters, and the two speeds.
-    #[repr(C)]
-    #[derive(Clone, Copy, Debug, Default)]
-    pub struct Termios {
-        pub c_iflag: Flag,
-        pub c_oflag: Flag,
-        pub c_cflag: Flag,
-        pub c_lflag: Flag,
-        pub c_cc: [u8; 20],
-        pub c_ispeed: Speed,
-        pub c_ospeed: Speed,
-    }
+    /// `NCCS`: how many control characters `struct termios` holds.
+    pub const NCCS: usize = 20;
 
     pub const BRKINT: Flag = 0x0000_0002;
     pub const ICRNL: Flag = 0x0000_0100;
@@ -108,10 +86,26 @@ mod target {
 
 use target::*;
 
+/// `struct termios` in this target's layout: four flag words, the line
+/// discipline (Linux only), `NCCS` control characters, and the two speeds.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct RawTermios {
+    c_iflag: Flag,
+    c_oflag: Flag,
+    c_cflag: Flag,
+    c_lflag: Flag,
+    #[cfg(target_os = "linux")]
+    c_line: u8,
+    c_cc: [u8; NCCS],
+    c_ispeed: Speed,
+    c_ospeed: Speed,
+}
+
 /// A terminal's attributes (`struct termios` in this target's layout), as read
 /// by [`get_attributes`]; opaque, so no caller depends on a layout.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Termios(target::Termios);
+pub struct Termios(RawTermios);
 
 /// `struct winsize`: rows, columns, and pixel sizes we ignore (the same on
 /// every supported target).
@@ -126,8 +120,8 @@ struct WinSize {
 
 extern "C" {
     fn isatty(fd: c_int) -> c_int;
-    fn tcgetattr(fd: c_int, termios: *mut target::Termios) -> c_int;
-    fn tcsetattr(fd: c_int, optional_actions: c_int, termios: *const target::Termios) -> c_int;
+    fn tcgetattr(fd: c_int, termios: *mut RawTermios) -> c_int;
+    fn tcsetattr(fd: c_int, optional_actions: c_int, termios: *const RawTermios) -> c_int;
     fn ioctl(fd: c_int, request: c_ulong, ...) -> c_int;
 }
 
@@ -139,7 +133,7 @@ pub fn is_tty(fd: i32) -> bool {
 
 /// The current terminal attributes of `fd`.
 pub fn get_attributes(fd: i32) -> io::Result<Termios> {
-    let mut termios = target::Termios::default();
+    let mut termios = RawTermios::default();
     // SAFETY: `termios` is a valid, writable `struct termios` in this target's
     // layout for the call's duration.
     let rc = unsafe { tcgetattr(fd, &mut termios) };
@@ -201,7 +195,7 @@ mod tests {
 
     #[test]
     fn raw_mode_clears_echo_and_line_buffering() {
-        let cooked = target::Termios {
+        let cooked = RawTermios {
             c_lflag: ECHO | ICANON | ISIG,
             c_iflag: ICRNL,
             ..Default::default()
@@ -217,6 +211,6 @@ mod tests {
     #[test]
     fn the_linux_layout_is_glibcs_size() {
         // sizeof(struct termios) with glibc and musl on the generic ABI.
-        assert_eq!(std::mem::size_of::<target::Termios>(), 60);
+        assert_eq!(std::mem::size_of::<RawTermios>(), 60);
     }
 }

@@ -4,27 +4,24 @@
 //! - `Cargo.lock` holds the workspace's own crates and nothing else: no crates.
 //! - Every Rust file opens with a `//!` comment saying what it is for.
 //! - Processes are started (`Command::new`) only in the files listed in
-//!   [`PROCESS_HOMES`], and sockets opened only in [`SOCKET_HOMES`]; a new place
-//!   must be added there, on purpose, with its reason.
+//!   [`PROCESS_HOMES`], waited for against a clock (`try_wait`) only in
+//!   [`CHILD_WAIT_HOMES`], and sockets opened only in [`SOCKET_HOMES`]; a new
+//!   place must be added there, on purpose, with its reason.
 //!
 //! Test code (`tests/`, `examples/`, and everything after a `#[cfg(test)]` line
-//! in a source file) is free to do either.
+//! in a source file) is free to do any of these.
 
 use std::path::{Path, PathBuf};
 
 /// Where focus starts processes, and why.
 const PROCESS_HOMES: &[(&str, &str)] = &[
     (
-        "crates/focus-sys/src/process.rs",
-        "children with a deadline, in their own process group",
+        "crates/focus-sys/src/process/shell.rs",
+        "`sh -c` and `bash -c`: hooks, `!command` keys and the bash tool",
     ),
     (
         "crates/focus-sys/src/secrets.rs",
         "focus restarting itself without the keys in its environment",
-    ),
-    (
-        "crates/focus-sys/src/landlock.rs",
-        "probing the kernel's Landlock support in a child",
     ),
     (
         "crates/focus-providers/src/curl.rs",
@@ -35,18 +32,8 @@ const PROCESS_HOMES: &[(&str, &str)] = &[
         "the curl transport: one curl per request",
     ),
     (
-        "crates/focus-providers/src/registry.rs",
-        "an API key given as `!command` in models.json",
-    ),
-    ("crates/focus-tools/src/bash.rs", "the bash tool"),
-    ("crates/focus-tools/src/gates/hooks.rs", "user hooks"),
-    (
         "crates/focus-tools/src/mcp/server.rs",
         "MCP servers over stdio",
-    ),
-    (
-        "crates/focus-harness/src/session/lock.rs",
-        "`kill -0` where /proc does not exist",
     ),
     (
         "crates/focus-cli/src/modes/interactive/external.rs",
@@ -55,6 +42,19 @@ const PROCESS_HOMES: &[(&str, &str)] = &[
     (
         "crates/focus-cli/src/modes/interactive/clipboard.rs",
         "/copy: the clipboard program (wl-copy, xclip, xsel, pbcopy)",
+    ),
+];
+
+/// Where focus polls a child process, and why: one loop for "wait until a
+/// deadline, kill the group, reap".
+const CHILD_WAIT_HOMES: &[(&str, &str)] = &[
+    (
+        "crates/focus-sys/src/process.rs",
+        "kill_and_reap and reap_if_exited: a child that must go, or that ended",
+    ),
+    (
+        "crates/focus-sys/src/process/deadline.rs",
+        "Job::run_with_deadline: every child with a deadline",
     ),
 ];
 
@@ -176,6 +176,7 @@ fn processes_and_sockets_only_in_their_homes() {
         }
     };
     check(&["Command::new"], PROCESS_HOMES, "processes started");
+    check(&["try_wait"], CHILD_WAIT_HOMES, "children polled");
     check(
         &[
             "TcpStream",

@@ -1,11 +1,13 @@
 //! `bash`: run a shell command in the working directory.
 //!
 //! The command runs as `bash -c` (or `sh -c` where bash is missing) with stdin
-//! closed, as the leader of its own process group ([`group`]), so a timeout or
-//! an abort can kill it together with every child and background process it
-//! started. Standard error is merged into standard output *inside the shell*
-//! (the script starts with `exec 2>&1`), so both streams share one pipe and
-//! keep their real interleaving, which two separately-read pipes cannot.
+//! closed, as the leader of its own process group (focus-sys's
+//! `process::Job::run_with_deadline`, which also drains the output on threads
+//! and reaps the shell), so a timeout or an abort kills it together with every
+//! child and background process it started. Standard error is merged into
+//! standard output *inside the shell* (the script starts with `exec 2>&1`), so
+//! both streams share one pipe and keep their real interleaving, which two
+//! separately-read pipes cannot.
 //!
 //! Output is kept as a rolling tail: the end of a build log is where the
 //! error is. Past 50 KB the output also goes to a spill file ([`spill`]:
@@ -16,28 +18,27 @@
 //! (`server &`) is waited for only briefly: the result is returned and the
 //! background process keeps running. A timeout, by contrast, kills it.
 
-pub mod group;
 pub mod spill;
 
-use std::io::Read;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use focus_core::json::Value;
+use focus_core::json_object;
+use focus_core::sync::lock;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
-use focus_core::{json_array, json_object};
+use focus_sys::process::{self, Job};
 
 use crate::args;
 use crate::output::{self, MAX_BYTES, MAX_LINES};
 use crate::sandbox::Sandbox;
+use crate::schema;
 use spill::{SpillFile, Spilled};
 
 /// Timeout when the model gives none, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 120.0;
-/// How often the child is polled.
-const POLL: Duration = Duration::from_millis(10);
 /// How often partial output is streamed to the user interface.
 const UPDATE_EVERY: Duration = Duration::from_millis(250);
 /// How long to wait for the output pipe to close once the shell has exited.
@@ -96,20 +97,17 @@ impl Tool for BashTool {
     }
 
     fn parameters(&self) -> Value {
-        json_object! {
-            "type" => "object",
-            "properties" => json_object! {
-                "command" => json_object! {
-                    "type" => "string",
-                    "description" => "The command to run",
-                },
-                "timeout" => json_object! {
-                    "type" => "number", "exclusiveMinimum" => 0,
-                    "description" => "Timeout in seconds (default 120)",
-                },
-            },
-            "required" => json_array!["command"],
-        }
+        let timeout = json_object! {
+            "type" => "number", "exclusiveMinimum" => 0,
+            "description" => "Timeout in seconds (default 120)",
+        };
+        schema::object(
+            [
+                ("command", schema::string("The command to run")),
+                ("timeout", timeout),
+            ],
+            &["command"],
+        )
     }
 
     fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
@@ -157,8 +155,6 @@ struct Captured {
     /// Where the output goes (up to `spill_cap` bytes) once it passed 50 KB.
     spill: Option<SpillFile>,
     spill_cap: u64,
-    /// The caller has finished; the reader only drains from now on.
-    detached: bool,
     /// New bytes since the last update.
     changed: bool,
 }
@@ -171,15 +167,11 @@ impl Captured {
             total_newlines: 0,
             spill: None,
             spill_cap,
-            detached: false,
             changed: false,
         }
     }
 
     fn push(&mut self, chunk: &[u8]) {
-        if self.detached {
-            return;
-        }
         self.total_bytes += chunk.len();
         self.total_newlines += chunk.iter().filter(|&&b| b == b'\n').count();
         self.changed = true;
@@ -201,19 +193,19 @@ impl Captured {
     }
 }
 
-fn lock(captured: &Mutex<Captured>) -> std::sync::MutexGuard<'_, Captured> {
-    captured.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// The shell to use: bash where it exists, else the POSIX `sh`.
-fn shell() -> &'static str {
-    if Path::new("/bin/bash").exists() {
-        "/bin/bash"
-    } else if Path::new("/usr/bin/bash").exists() {
-        "/usr/bin/bash"
-    } else {
-        "sh"
+/// Streams the output's tail through `on_update` if anything arrived since the
+/// last time (redacted: partial output reaches JSON and RPC clients too).
+fn stream_update(captured: &Mutex<Captured>, ctx: &ToolContext<'_>) {
+    let mut state = lock(captured);
+    if !state.changed {
+        return;
     }
+    state.changed = false;
+    let tail = String::from_utf8_lossy(&state.tail).into_owned();
+    drop(state);
+    let partial = output::truncate_tail(&output::sanitize(&tail), MAX_LINES, MAX_BYTES);
+    let shown = crate::secret_env::redact(&partial.content).into_owned();
+    (ctx.on_update)(ToolOutput::text(shown));
 }
 
 /// How the command ended.
@@ -246,7 +238,7 @@ pub fn run_command_in(
     ctx: &ToolContext<'_>,
     sandbox: &Sandbox,
 ) -> ToolOutput {
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::os::unix::process::ExitStatusExt;
 
     if !cwd.is_dir() {
         return ToolOutput::error(format!(
@@ -254,115 +246,42 @@ pub fn run_command_in(
             cwd.display()
         ));
     }
-    let script = format!("exec 2>&1\n{command}");
-    let mut command = Command::new(shell());
+    let mut command = process::bash(&format!("exec 2>&1\n{command}"));
     crate::secret_env::remove_secret_variables(&mut command);
     if let Err(e) = sandbox.confine(&mut command) {
         return ToolOutput::error(format!("{e}; the command was not run."));
     }
-    let spawned = command
-        .arg("-c")
-        .arg(script)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn();
-    let mut child = match spawned {
-        Ok(child) => child,
-        Err(e) => return ToolOutput::error(format!("Could not start {}: {e}.", shell())),
-    };
-    let pgid = child.id();
+    command.current_dir(cwd);
     let captured = Arc::new(Mutex::new(Captured::new(spill_cap)));
-    let readers: Vec<_> = [
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|mut pipe| {
-        let captured = Arc::clone(&captured);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 16 * 1024];
-            loop {
-                match pipe.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => lock(&captured).push(&buf[..n]),
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(_) => break,
-                }
-            }
-        })
-    })
-    .collect();
-
-    // An abort kills the group at once, from whichever thread cancels.
-    let registration = ctx.cancel.on_cancel(move || {
-        group::kill_group(pgid);
-    });
+    let sink = Arc::clone(&captured);
+    let job = Job::new(command)
+        .keep(0)
+        .on_output(Arc::new(move |chunk: &[u8]| lock(&sink).push(chunk)))
+        .leave_background()
+        .grace(DRAIN_GRACE);
     let started = Instant::now();
     let deadline = started + Duration::from_secs_f64(timeout_secs.min(1e9));
     let mut last_update = started;
-    let ending = loop {
-        match child.try_wait() {
-            // The abort callback may have killed the group already.
-            Ok(Some(_)) if ctx.cancel.is_cancelled() => break Ending::Aborted,
-            Ok(Some(status)) => break Ending::Exited(status.code(), status.signal()),
-            Ok(None) => {}
-            Err(_) => {
-                group::kill_group(pgid);
-                let _ = child.wait();
-                break Ending::Exited(None, None);
-            }
-        }
+    let outcome = job.run_with_deadline(deadline, || {
         if ctx.cancel.is_cancelled() {
-            group::kill_group(pgid);
-            let _ = child.wait();
-            break Ending::Aborted;
-        }
-        if Instant::now() >= deadline {
-            group::kill_group(pgid);
-            let _ = child.wait();
-            break Ending::TimedOut;
+            return ControlFlow::Break(());
         }
         if last_update.elapsed() >= UPDATE_EVERY {
             last_update = Instant::now();
-            let mut state = lock(&captured);
-            if state.changed {
-                state.changed = false;
-                let tail = String::from_utf8_lossy(&state.tail).into_owned();
-                drop(state);
-                let partial = output::truncate_tail(&output::sanitize(&tail), MAX_LINES, MAX_BYTES);
-                // Partial output reaches JSON and RPC clients: no key in it either.
-                let shown = crate::secret_env::redact(&partial.content).into_owned();
-                (ctx.on_update)(ToolOutput::text(shown));
-            }
+            stream_update(&captured, ctx);
         }
-        std::thread::sleep(POLL);
+        ControlFlow::Continue(())
+    });
+    let ending = match outcome.map(|outcome| outcome.ending) {
+        Err(e) => {
+            return ToolOutput::error(format!("Could not start {}: {e}.", process::bash_or_sh()))
+        }
+        Ok(process::Ending::Exited(status)) => Ending::Exited(status.code(), status.signal()),
+        Ok(process::Ending::TimedOut) => Ending::TimedOut,
+        Ok(process::Ending::Cancelled) => Ending::Aborted,
+        Ok(process::Ending::Lost(_)) => Ending::Exited(None, None),
     };
-    drop(registration);
-
-    // Let the readers finish: at once when the group was killed, briefly when
-    // a background process still holds the pipe open.
-    let drain_until = Instant::now() + DRAIN_GRACE;
-    let mut readers = readers;
-    while Instant::now() < drain_until && readers.iter().any(|r| !r.is_finished()) {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    for reader in readers.drain(..) {
-        if reader.is_finished() {
-            let _ = reader.join();
-        }
-    }
     let mut state = lock(&captured);
-    state.detached = true;
     let raw = String::from_utf8_lossy(&state.tail).into_owned();
     let total_lines = state.total_newlines + usize::from(!raw.is_empty() && !raw.ends_with('\n'));
     let spilled = state.spill.take().map(SpillFile::finish);

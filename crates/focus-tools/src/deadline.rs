@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use focus_core::cancel::CancelToken;
 use focus_core::json::Value;
 use focus_core::provider::ToolSpec;
+use focus_core::sync;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
 
 /// The deadline of a call unless configured otherwise (`toolDeadlineSeconds`).
@@ -108,7 +109,7 @@ impl Timer {
             .spawn(move || {
                 let until = Instant::now() + limit;
                 let (lock, wake) = &*shared;
-                let mut guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+                let mut guard = sync::lock(lock);
                 while !guard.stopped {
                     let now = Instant::now();
                     if now >= until {
@@ -131,7 +132,7 @@ impl Timer {
     fn stop(mut self) -> bool {
         let (lock, wake) = &*self.state;
         let fired = {
-            let mut guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+            let mut guard = sync::lock(lock);
             guard.stopped = true;
             guard.fired
         };

@@ -32,14 +32,15 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use focus_core::json::Value;
+use focus_core::json_object;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
-use focus_core::{json_array, json_object};
 
 use crate::args;
 use crate::open::{self, OpenError};
 use crate::output;
 use crate::path;
 use crate::replace::ReplaceError;
+use crate::schema;
 use crate::seen::{self, Seen};
 use crate::write::{commit, replaced_note, written_label};
 
@@ -94,43 +95,30 @@ impl Tool for EditTool {
     }
 
     fn parameters(&self) -> Value {
-        let edit = json_object! {
-            "type" => "object",
-            "properties" => json_object! {
-                "oldText" => json_object! {
-                    "type" => "string",
-                    "description" => "Exact text to replace; must occur exactly once in the file",
-                },
-                "newText" => json_object! {
-                    "type" => "string",
-                    "description" => "Text to put in its place",
-                },
-            },
-            "required" => json_array!["oldText", "newText"],
+        let edit = schema::object(
+            [
+                (
+                    "oldText",
+                    schema::string("Exact text to replace; must occur exactly once in the file"),
+                ),
+                ("newText", schema::string("Text to put in its place")),
+            ],
+            &["oldText", "newText"],
+        );
+        let edits = json_object! {
+            "type" => "array",
+            "items" => edit,
+            "minItems" => 1,
+            "description" => "Replacements, each matched against the original file",
         };
-        json_object! {
-            "type" => "object",
-            "properties" => json_object! {
-                "path" => json_object! {
-                    "type" => "string",
-                    "description" => "Path to the file, relative to the working directory or absolute",
-                },
-                "edits" => json_object! {
-                    "type" => "array",
-                    "items" => edit,
-                    "minItems" => 1,
-                    "description" => "Replacements, each matched against the original file",
-                },
-            },
-            "required" => json_array!["path", "edits"],
-        }
+        schema::object(
+            [("path", schema::file_path()), ("edits", edits)],
+            &["path", "edits"],
+        )
     }
 
     fn execute(&self, args: &Value, _ctx: &ToolContext<'_>) -> ToolOutput {
-        match run(&self.cwd, args) {
-            Ok(output) => output,
-            Err(message) => ToolOutput::error(message),
-        }
+        run(&self.cwd, args).unwrap_or_else(ToolOutput::error)
     }
 
     fn runs_alone(&self, _args: &Value) -> bool {

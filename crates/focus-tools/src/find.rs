@@ -8,13 +8,14 @@
 use std::path::{Path, PathBuf};
 
 use focus_core::json::Value;
+use focus_core::json_object;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
-use focus_core::{json_array, json_object};
 
 use crate::args;
 use crate::glob::Glob;
 use crate::output::{self, MAX_BYTES};
 use crate::path;
+use crate::schema;
 use crate::walk::{self, Flow};
 
 /// Results returned when the model gives no limit.
@@ -45,31 +46,29 @@ impl Tool for FindTool {
     }
 
     fn parameters(&self) -> Value {
-        json_object! {
-            "type" => "object",
-            "properties" => json_object! {
-                "pattern" => json_object! {
-                    "type" => "string",
-                    "description" => "Glob pattern: * ? [abc] {a,b} and ** (any number of directories)",
-                },
-                "path" => json_object! {
-                    "type" => "string",
-                    "description" => "Directory to search (default: the working directory)",
-                },
-                "limit" => json_object! {
-                    "type" => "integer", "minimum" => 1,
-                    "description" => "Maximum number of results (default 1000)",
-                },
-            },
-            "required" => json_array!["pattern"],
-        }
+        schema::object(
+            [
+                (
+                    "pattern",
+                    schema::string(
+                        "Glob pattern: * ? [abc] {a,b} and ** (any number of directories)",
+                    ),
+                ),
+                (
+                    "path",
+                    schema::string("Directory to search (default: the working directory)"),
+                ),
+                (
+                    "limit",
+                    schema::integer(1, "Maximum number of results (default 1000)"),
+                ),
+            ],
+            &["pattern"],
+        )
     }
 
     fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
-        match run(&self.cwd, args, &|| ctx.cancel.is_cancelled()) {
-            Ok(output) => output,
-            Err(message) => ToolOutput::error(message),
-        }
+        run(&self.cwd, args, &|| ctx.cancel.is_cancelled()).unwrap_or_else(ToolOutput::error)
     }
 
     fn is_read_only(&self, _args: &Value) -> bool {

@@ -20,8 +20,9 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use focus_core::json::Value;
+use focus_core::json_object;
+use focus_core::sync::lock;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
-use focus_core::{json_array, json_object};
 
 use crate::args;
 use crate::glob::Glob;
@@ -30,6 +31,7 @@ use crate::output::{self, MAX_BYTES};
 use crate::path;
 use crate::regex::literal::{find_byte, rfind_byte};
 use crate::regex::Regex;
+use crate::schema;
 use crate::walk::{self, Flow};
 
 /// Matches returned when the model gives no limit.
@@ -102,47 +104,52 @@ impl Tool for GrepTool {
     }
 
     fn parameters(&self) -> Value {
-        json_object! {
-            "type" => "object",
-            "properties" => json_object! {
-                "pattern" => json_object! {
-                    "type" => "string",
-                    "description" => "Regular expression to search for (a literal string if literal is true)",
-                },
-                "path" => json_object! {
-                    "type" => "string",
-                    "description" => "Directory or file to search (default: the working directory)",
-                },
-                "glob" => json_object! {
-                    "type" => "string",
-                    "description" => "Only search files matching this glob, e.g. '*.ts' or 'src/**/*.rs'",
-                },
-                "ignoreCase" => json_object! {
-                    "type" => "boolean",
-                    "description" => "Case-insensitive search (default false)",
-                },
-                "literal" => json_object! {
-                    "type" => "boolean",
-                    "description" => "Treat pattern as a literal string, not a regex (default false)",
-                },
-                "context" => json_object! {
-                    "type" => "integer", "minimum" => 0,
-                    "description" => "Lines of context to show before and after each match (default 0)",
-                },
-                "limit" => json_object! {
-                    "type" => "integer", "minimum" => 1,
-                    "description" => "Maximum number of matches to return (default 100)",
-                },
-            },
-            "required" => json_array!["pattern"],
-        }
+        schema::object(
+            [
+                (
+                    "pattern",
+                    schema::string(
+                        "Regular expression to search for (a literal string if literal is true)",
+                    ),
+                ),
+                (
+                    "path",
+                    schema::string("Directory or file to search (default: the working directory)"),
+                ),
+                (
+                    "glob",
+                    schema::string(
+                        "Only search files matching this glob, e.g. '*.ts' or 'src/**/*.rs'",
+                    ),
+                ),
+                (
+                    "ignoreCase",
+                    schema::boolean("Case-insensitive search (default false)"),
+                ),
+                (
+                    "literal",
+                    schema::boolean(
+                        "Treat pattern as a literal string, not a regex (default false)",
+                    ),
+                ),
+                (
+                    "context",
+                    schema::integer(
+                        0,
+                        "Lines of context to show before and after each match (default 0)",
+                    ),
+                ),
+                (
+                    "limit",
+                    schema::integer(1, "Maximum number of matches to return (default 100)"),
+                ),
+            ],
+            &["pattern"],
+        )
     }
 
     fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
-        match run(&self.cwd, args, &|| ctx.cancel.is_cancelled()) {
-            Ok(output) => output,
-            Err(message) => ToolOutput::error(message),
-        }
+        run(&self.cwd, args, &|| ctx.cancel.is_cancelled()).unwrap_or_else(ToolOutput::error)
     }
 
     fn is_read_only(&self, _args: &Value) -> bool {
@@ -326,7 +333,7 @@ fn search_tree(
                 let mut buffer = Vec::new();
                 loop {
                     let next = {
-                        let guard = receiver.lock().unwrap_or_else(|p| p.into_inner());
+                        let guard = lock(&receiver);
                         if stop.load(Ordering::Relaxed) {
                             break;
                         }
@@ -352,10 +359,7 @@ fn search_tree(
                         {
                             stop.store(true, Ordering::Relaxed);
                         }
-                        results
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .insert(index, result);
+                        lock(results).insert(index, result);
                     }
                     if cancelled() {
                         stop.store(true, Ordering::Relaxed);

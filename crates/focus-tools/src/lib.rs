@@ -33,7 +33,9 @@ pub mod path;
 pub mod read;
 pub mod regex;
 pub mod replace;
+
 pub mod sandbox;
+pub mod schema;
 pub mod secret_env;
 pub mod seen;
 pub mod walk;

@@ -8,11 +8,12 @@
 use std::path::{Path, PathBuf};
 
 use focus_core::json::Value;
+use focus_core::json_object;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
-use focus_core::{json_array, json_object};
 
 use crate::args;
 use crate::path;
+use crate::schema;
 
 /// Entries returned when the model gives no limit.
 pub const DEFAULT_LIMIT: usize = 500;
@@ -41,27 +42,23 @@ impl Tool for LsTool {
     }
 
     fn parameters(&self) -> Value {
-        json_object! {
-            "type" => "object",
-            "properties" => json_object! {
-                "path" => json_object! {
-                    "type" => "string",
-                    "description" => "Directory to list (default: the working directory)",
-                },
-                "limit" => json_object! {
-                    "type" => "integer", "minimum" => 1,
-                    "description" => "Maximum number of entries to return (default 500)",
-                },
-            },
-            "required" => json_array![],
-        }
+        schema::object(
+            [
+                (
+                    "path",
+                    schema::string("Directory to list (default: the working directory)"),
+                ),
+                (
+                    "limit",
+                    schema::integer(1, "Maximum number of entries to return (default 500)"),
+                ),
+            ],
+            &[],
+        )
     }
 
     fn execute(&self, args: &Value, _ctx: &ToolContext<'_>) -> ToolOutput {
-        match run(&self.cwd, args) {
-            Ok(output) => output,
-            Err(message) => ToolOutput::error(message),
-        }
+        run(&self.cwd, args).unwrap_or_else(ToolOutput::error)
     }
 
     fn is_read_only(&self, _args: &Value) -> bool {

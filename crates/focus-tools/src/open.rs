@@ -16,52 +16,8 @@ use std::io::ErrorKind;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-/// `O_NONBLOCK` for this target (the value differs between architectures).
-#[cfg(all(
-    any(target_os = "linux", target_os = "android"),
-    not(any(
-        target_arch = "mips",
-        target_arch = "mips64",
-        target_arch = "sparc",
-        target_arch = "sparc64"
-    ))
-))]
-const O_NONBLOCK: i32 = 0o4000;
-/// `O_NONBLOCK` for this target (the value differs between architectures).
-#[cfg(all(
-    any(target_os = "linux", target_os = "android"),
-    any(target_arch = "mips", target_arch = "mips64")
-))]
-const O_NONBLOCK: i32 = 0x80;
-/// `O_NONBLOCK` for this target (the value differs between architectures).
-#[cfg(all(
-    any(target_os = "linux", target_os = "android"),
-    any(target_arch = "sparc", target_arch = "sparc64")
-))]
-const O_NONBLOCK: i32 = 0x4000;
-/// `O_NONBLOCK` on the BSDs and macOS.
-#[cfg(any(
-    target_os = "macos",
-    target_os = "ios",
-    target_os = "freebsd",
-    target_os = "netbsd",
-    target_os = "openbsd",
-    target_os = "dragonfly"
-))]
-const O_NONBLOCK: i32 = 0x4;
-/// Elsewhere no flag is added: the type check on the opened handle still
-/// refuses pipes and devices.
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "macos",
-    target_os = "ios",
-    target_os = "freebsd",
-    target_os = "netbsd",
-    target_os = "openbsd",
-    target_os = "dragonfly"
-)))]
-const O_NONBLOCK: i32 = 0;
+// Per target, like every constant of the C library: in focus-sys.
+use focus_sys::fs::O_NONBLOCK;
 
 /// Why a path could not be opened for reading.
 #[derive(Debug)]

@@ -19,6 +19,8 @@
 
 use std::borrow::Cow;
 
+use focus_core::char_boundary;
+
 /// Most lines any tool returns.
 pub const MAX_LINES: usize = 2000;
 /// Most bytes any tool returns (50 KB).
@@ -114,7 +116,7 @@ pub fn truncate_tail(text: &str, max_lines: usize, max_bytes: usize) -> Truncate
         if size + extra > max_bytes {
             by_bytes = true;
             if kept.is_empty() {
-                let start = ceil_char_boundary(line, line.len().saturating_sub(max_bytes));
+                let start = char_boundary::ceil(line, line.len().saturating_sub(max_bytes));
                 kept.push(&line[start..]);
                 partial_line = true;
             }
@@ -225,14 +227,6 @@ fn skip_escape_sequence(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
         }
         _ => {}
     }
-}
-
-/// The smallest char boundary at or after `index`.
-pub fn ceil_char_boundary(text: &str, mut index: usize) -> usize {
-    while index < text.len() && !text.is_char_boundary(index) {
-        index += 1;
-    }
-    index.min(text.len())
 }
 
 #[cfg(test)]

@@ -11,14 +11,15 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 
 use focus_core::json::Value;
+use focus_core::json_object;
 use focus_core::message::Content;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
-use focus_core::{json_array, json_object};
 
 use crate::args;
 use crate::open::{self, OpenError};
 use crate::output::{self, MAX_BYTES, MAX_LINES};
 use crate::path;
+use crate::schema;
 use crate::seen::{self, Seen, StreamHash};
 
 /// Lines longer than this many characters are cut (minified code, data blobs).
@@ -53,31 +54,24 @@ impl Tool for ReadTool {
     }
 
     fn parameters(&self) -> Value {
-        json_object! {
-            "type" => "object",
-            "properties" => json_object! {
-                "path" => json_object! {
-                    "type" => "string",
-                    "description" => "Path to the file, relative to the working directory or absolute",
-                },
-                "offset" => json_object! {
-                    "type" => "integer", "minimum" => 1,
-                    "description" => "Line number to start from (1-based)",
-                },
-                "limit" => json_object! {
-                    "type" => "integer", "minimum" => 1,
-                    "description" => "Maximum number of lines to read",
-                },
-            },
-            "required" => json_array!["path"],
-        }
+        schema::object(
+            [
+                ("path", schema::file_path()),
+                (
+                    "offset",
+                    schema::integer(1, "Line number to start from (1-based)"),
+                ),
+                (
+                    "limit",
+                    schema::integer(1, "Maximum number of lines to read"),
+                ),
+            ],
+            &["path"],
+        )
     }
 
     fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
-        match run(&self.cwd, args, &|| ctx.cancel.is_cancelled()) {
-            Ok(output) => output,
-            Err(message) => ToolOutput::error(message),
-        }
+        run(&self.cwd, args, &|| ctx.cancel.is_cancelled()).unwrap_or_else(ToolOutput::error)
     }
 
     fn is_read_only(&self, _args: &Value) -> bool {

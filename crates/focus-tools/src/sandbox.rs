@@ -36,6 +36,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
+use focus_core::sync;
 use focus_sys::landlock::{Confinement, Rules};
 pub use settings::SandboxSettings;
 
@@ -441,15 +442,13 @@ static CURRENT: RwLock<Option<Arc<Sandbox>>> = RwLock::new(None);
 
 /// Makes `sandbox` the one every tool of this process uses from now on.
 pub fn install(sandbox: Arc<Sandbox>) {
-    *CURRENT.write().unwrap_or_else(|p| p.into_inner()) = Some(sandbox);
+    *sync::write(&CURRENT) = Some(sandbox);
 }
 
 /// The installed sandbox, or [`Sandbox::off`] when none was installed.
 pub fn current() -> Arc<Sandbox> {
     static OFF: OnceLock<Arc<Sandbox>> = OnceLock::new();
-    CURRENT
-        .read()
-        .unwrap_or_else(|p| p.into_inner())
+    sync::read(&CURRENT)
         .clone()
         .unwrap_or_else(|| Arc::clone(OFF.get_or_init(|| Arc::new(Sandbox::off()))))
 }

@@ -26,6 +26,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
+use focus_core::sync::lock;
+
 /// The files focus has seen, by canonical path.
 static SEEN: Mutex<Option<HashMap<PathBuf, Seen>>> = Mutex::new(None);
 
@@ -125,7 +127,7 @@ pub fn record(path: &Path, seen: Seen) {
     let Ok(key) = std::fs::canonicalize(path) else {
         return;
     };
-    let mut guard = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+    let mut guard = lock(&SEEN);
     let map = guard.get_or_insert_with(HashMap::new);
     if map.len() >= MAX_FILES {
         map.clear();
@@ -136,7 +138,7 @@ pub fn record(path: &Path, seen: Seen) {
 /// What focus last recorded of the file at `path`, if anything.
 pub fn last_seen(path: &Path) -> Option<Seen> {
     let key = std::fs::canonicalize(path).ok()?;
-    let guard = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+    let guard = lock(&SEEN);
     guard.as_ref()?.get(&key).copied()
 }
 

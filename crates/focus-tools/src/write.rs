@@ -20,12 +20,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use focus_core::json::Value;
+use focus_core::json_object;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
-use focus_core::{json_array, json_object};
 
 use crate::args;
 use crate::path;
 use crate::replace::{replace_existing, ReplaceError, Replaced};
+use crate::schema;
 use crate::seen::{self, Seen};
 
 /// The `write` tool.
@@ -52,27 +53,20 @@ impl Tool for WriteTool {
     }
 
     fn parameters(&self) -> Value {
-        json_object! {
-            "type" => "object",
-            "properties" => json_object! {
-                "path" => json_object! {
-                    "type" => "string",
-                    "description" => "Path to the file, relative to the working directory or absolute",
-                },
-                "content" => json_object! {
-                    "type" => "string",
-                    "description" => "The complete new content of the file",
-                },
-            },
-            "required" => json_array!["path", "content"],
-        }
+        schema::object(
+            [
+                ("path", schema::file_path()),
+                (
+                    "content",
+                    schema::string("The complete new content of the file"),
+                ),
+            ],
+            &["path", "content"],
+        )
     }
 
     fn execute(&self, args: &Value, _ctx: &ToolContext<'_>) -> ToolOutput {
-        match run(&self.cwd, args) {
-            Ok(output) => output,
-            Err(message) => ToolOutput::error(message),
-        }
+        run(&self.cwd, args).unwrap_or_else(ToolOutput::error)
     }
 
     fn runs_alone(&self, _args: &Value) -> bool {

@@ -22,10 +22,11 @@
 
 use crate::{HttpRequest, HttpResponse, Transport, TransportError};
 use focus_core::cancel::CancelToken;
+use focus_core::sync::lock;
 use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 /// One recorded answer: a status, headers and the body as a list of chunks (each
 /// `read` of the body returns at most one chunk, so the chunking is reproduced).
@@ -261,10 +262,4 @@ impl Read for ReplayBody {
             None => Ok(0),
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

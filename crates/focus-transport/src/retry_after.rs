@@ -2,6 +2,7 @@
 //! HTTP date, RFC 9110 §10.2.3) and the millisecond variant `retry-after-ms`
 //! that OpenAI-style APIs send.
 
+use focus_core::civil_date::days_from_civil;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The delay the response headers ask for: `retry-after-ms` when present and
@@ -76,18 +77,6 @@ fn parse_http_date(text: &str) -> Option<SystemTime> {
     u64::try_from(seconds)
         .ok()
         .map(|s| UNIX_EPOCH + Duration::from_secs(s))
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
-/// `days_from_civil`: shift the year to start in March so the leap day is last).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month_from_march = (i64::from(month) + 9) % 12;
-    let day_of_year = (153 * month_from_march + 2) / 5 + i64::from(day) - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
 }
 
 #[cfg(test)]

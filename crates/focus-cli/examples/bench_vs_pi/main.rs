@@ -10,6 +10,10 @@
 
 mod session_load;
 
+#[path = "../bench_support/mod.rs"]
+mod bench_support;
+
+use bench_support::{default_focus, flag_value, write_models_json};
 use focus_providers::mock_llm::{MockLlm, Scenario};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -62,12 +66,7 @@ fn main() {
             return;
         }
     }
-    let flag = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
+    let flag = |name: &str| flag_value(&args, name);
     let focus = flag("--focus")
         .map(PathBuf::from)
         .unwrap_or_else(default_focus);
@@ -89,7 +88,7 @@ fn main() {
     let server = MockLlm::start(scenario);
     let base = format!("{}/v1", server.url());
     let home = work.join("home");
-    write_models_json(&home, &base);
+    write_models_json(&home, &base, 4096);
     let baseline = curl_baseline(&server.url());
 
     let mut rows: Vec<Row> = Vec::new();
@@ -147,7 +146,7 @@ fn main() {
         );
         if let Some(pi) = &pi {
             let pi_home = work.join("pi-home");
-            write_models_json(&pi_home, &base);
+            write_models_json(&pi_home, &base, 4096);
             resume.pi = resume_ms(session, &copy, || {
                 let mut command = Command::new(pi);
                 command.args(["--session".as_ref(), copy.as_os_str()]);
@@ -188,7 +187,7 @@ fn main() {
 
     if let Some(pi) = &pi {
         let pi_home = work.join("pi-home");
-        write_models_json(&pi_home, &base);
+        write_models_json(&pi_home, &base, 4096);
         let pi_run = |args: &[&str]| {
             let mut command = Command::new(pi);
             command
@@ -302,15 +301,6 @@ fn fmt(value: Option<f64>) -> String {
     })
 }
 
-fn default_focus() -> PathBuf {
-    let exe = std::env::current_exe().unwrap_or_default();
-    // target/release/examples/bench_vs_pi → target/release/focus
-    exe.parent()
-        .and_then(Path::parent)
-        .map(|dir| dir.join("focus"))
-        .unwrap_or_default()
-}
-
 fn find_pi() -> Option<PathBuf> {
     if let Some(bin) = std::env::var_os("PI_BIN") {
         return Some(PathBuf::from(bin));
@@ -323,19 +313,6 @@ fn find_pi() -> Option<PathBuf> {
         })
         .unwrap_or(None);
     on_path.or_else(|| Some(PathBuf::from("/opt/pi/node_modules/.bin/pi")).filter(|p| p.is_file()))
-}
-
-/// A models.json naming the mock server, understood by focus and pi alike. Its
-/// context window is large enough that resuming the 23 MB benchmark session
-/// sends it whole, with no compaction first, in both tools.
-fn write_models_json(home: &Path, base_url: &str) {
-    let _ = std::fs::create_dir_all(home);
-    let text = format!(
-        r#"{{"providers":{{"mock":{{"baseUrl":"{base_url}","api":"openai-completions","apiKey":"MOCK_API_KEY",
-"models":[{{"id":"mock-model","name":"Mock","contextWindow":10000000,"maxTokens":4096,"reasoning":false,"input":["text"],
-"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0}}}}]}}}}}}"#
-    );
-    let _ = std::fs::write(home.join("models.json"), text);
 }
 
 fn run(program: &Path, args: &[&str], home: &Path) -> Option<Duration> {

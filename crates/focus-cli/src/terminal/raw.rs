@@ -3,6 +3,7 @@
 //! is the worst first impression a terminal program can make).
 
 use super::ffi::{self, Termios};
+use focus_core::sync::lock;
 use std::io;
 use std::sync::{Mutex, Once};
 
@@ -20,7 +21,7 @@ impl RawMode {
     pub fn enter(fd: i32) -> io::Result<RawMode> {
         let original = ffi::get_attributes(fd)?;
         ffi::set_attributes(fd, &ffi::make_raw(&original))?;
-        *SAVED.lock().unwrap_or_else(|p| p.into_inner()) = Some((fd, original));
+        *lock(&SAVED) = Some((fd, original));
         HOOK.call_once(|| {
             let previous = std::panic::take_hook();
             std::panic::set_hook(Box::new(move |info| {
@@ -45,7 +46,7 @@ impl Drop for RawMode {
 
 /// Puts back the saved attributes, if any (idempotent).
 pub fn restore() {
-    let saved = SAVED.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let saved = lock(&SAVED).take();
     if let Some((fd, original)) = saved {
         let _ = ffi::set_attributes(fd, &original);
     }
@@ -56,7 +57,7 @@ pub fn restore() {
 /// (and whatever runs in it meanwhile) must find the terminal as it left it.
 /// Without a saved mode (not in raw mode) it just runs `f`.
 pub fn with_original_mode<T>(f: impl FnOnce() -> T) -> T {
-    let saved = *SAVED.lock().unwrap_or_else(|p| p.into_inner());
+    let saved = *lock(&SAVED);
     if let Some((fd, original)) = saved {
         let _ = ffi::set_attributes(fd, &original);
     }

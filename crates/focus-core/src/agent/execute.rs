@@ -274,10 +274,7 @@ fn clip(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();
     }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = crate::char_boundary::floor(text, max);
     format!("{}… ({} more bytes)", &text[..end], text.len() - end)
 }
 

@@ -104,10 +104,7 @@ impl AgentHandle {
     fn queues(&self) -> MutexGuard<'_, Queues> {
         // A panic while holding this lock cannot leave the queues half-changed
         // (push/drain are atomic from our point of view), so poison is ignored.
-        self.shared
-            .queues
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::sync::lock(&self.shared.queues)
     }
 }
 

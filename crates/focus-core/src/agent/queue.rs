@@ -71,7 +71,7 @@ impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         // Every change under this lock is a single push, pop or flag write, so a
         // panic elsewhere cannot leave the state half-changed.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.state)
     }
 }
 

@@ -74,10 +74,7 @@ fn cap_text(text: &str, cap: usize, path: &Path) -> (String, bool) {
     if text.len() <= cap {
         return (text.to_string(), false);
     }
-    let mut end = cap;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = focus_core::char_boundary::floor(text, cap);
     let note = format!(
         "\n\n[focus: {} was cut here; {} more bytes not shown. Read the file for the rest.]",
         path.display(),

@@ -13,7 +13,7 @@
 //! compaction a `compactionSummary`; [`super::convert::convert_to_llm`] later turns
 //! those into user messages. Every other entry only sets state.
 
-use super::entry::{CompactionEntry, Entry, EntryKind};
+use super::entry::{push_custom_message, CompactionEntry, Entry, EntryKind};
 use super::time::parse_iso8601;
 use focus_core::json::{Object, Value};
 use focus_core::message::{CustomMessage, Message};
@@ -176,12 +176,7 @@ pub fn entry_message(entry: &Entry) -> Option<Message> {
         } => {
             let mut o = Object::new();
             o.push("role".into(), "custom".into());
-            o.push("customType".into(), custom_type.as_str().into());
-            o.push("content".into(), content.clone());
-            o.push("display".into(), (*display).into());
-            if !details.is_null() {
-                o.push("details".into(), details.clone());
-            }
+            push_custom_message(&mut o, custom_type, content, *display, details);
             o.push("timestamp".into(), millis(&entry.timestamp).into());
             Some(custom("custom", o))
         }

@@ -192,6 +192,22 @@ impl FromJson for SessionHeader {
 
 /// Pushes `key: value` unless the value is null (JavaScript's `JSON.stringify` drops
 /// `undefined` fields the same way).
+/// A custom message's fields in pi's spelling (`customType`, `content`,
+/// `display`, and `details` when present): the same in its session entry and
+/// in the message it adds to the context.
+pub(crate) fn push_custom_message(
+    o: &mut Object,
+    custom_type: &str,
+    content: &Value,
+    display: bool,
+    details: &Value,
+) {
+    o.push("customType".into(), custom_type.into());
+    o.push("content".into(), content.clone());
+    o.push("display".into(), display.into());
+    push_present(o, "details", details);
+}
+
 fn push_present(o: &mut Object, key: &str, value: &Value) {
     if !value.is_null() {
         o.push(key.into(), value.clone());
@@ -251,12 +267,7 @@ impl ToJson for Entry {
                 content,
                 display,
                 details,
-            } => {
-                o.push("customType".into(), custom_type.as_str().into());
-                o.push("content".into(), content.clone());
-                o.push("display".into(), (*display).into());
-                push_present(&mut o, "details", details);
-            }
+            } => push_custom_message(&mut o, custom_type, content, *display, details),
             EntryKind::Label { target_id, label } => {
                 o.push("targetId".into(), target_id.as_str().into());
                 if let Some(label) = label {

@@ -366,21 +366,9 @@ fn take_over_stale(path: &Path, stale: Option<&str>) -> Result<(), SessionError>
     Ok(())
 }
 
-/// Whether a process with this id exists. On Linux `/proc/<pid>` answers without
-/// any system call binding; elsewhere `kill -0` does (exit status 0: it exists).
+/// Whether a process with this id exists (`kill(pid, 0)`, through focus-sys).
 pub fn process_is_alive(pid: u32) -> bool {
-    if pid == 0 {
-        return false;
-    }
-    if Path::new("/proc/self").exists() {
-        return Path::new(&format!("/proc/{pid}")).exists();
-    }
-    std::process::Command::new("kill")
-        .args(["-0", &pid.to_string()])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(true)
+    focus_sys::process::exists(pid)
 }
 
 /// A process's start time in clock ticks since boot: field 22 of

@@ -1,7 +1,8 @@
 //! Timestamps as session files spell them: ISO-8601 in UTC with milliseconds,
 //! `2026-03-15T12:00:00.000Z`, which is what JavaScript's `Date.toISOString()`
-//! prints. std has no calendar, so the civil-date arithmetic is done here.
+//! prints. std has no calendar: the day arithmetic is `focus_core::civil_date`.
 
+use focus_core::civil_date::{civil_from_days, days_from_civil};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Milliseconds since the Unix epoch, now (0 if the clock is before 1970).
@@ -86,37 +87,6 @@ pub fn parse_iso8601(text: &str) -> Option<i64> {
     Some(seconds * 1000 + millis)
 }
 
-/// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm:
-/// count in 400-year eras that start on March 1st, so the leap day is last).
-pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month_from_march = (month as i64 + 9) % 12;
-    let day_of_year = (153 * month_from_march + 2) / 5 + day as i64 - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
-/// The inverse of [`days_from_civil`]: `(year, month, day)` for days since 1970-01-01.
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z - era * 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_from_march = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * month_from_march + 2) / 5 + 1) as u32;
-    let month = if month_from_march < 10 {
-        month_from_march + 3
-    } else {
-        month_from_march - 9
-    } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,13 +120,5 @@ mod tests {
         assert_eq!(parse_iso8601("yesterday"), None);
         assert_eq!(parse_iso8601("1970-13-01T00:00:00Z"), None);
         assert_eq!(parse_iso8601("1970-01-01T00:00:00"), None);
-    }
-
-    #[test]
-    fn civil_round_trips_over_centuries() {
-        for days in (-800_000..800_000).step_by(997) {
-            let (y, m, d) = civil_from_days(days);
-            assert_eq!(days_from_civil(y, m, d), days);
-        }
     }
 }

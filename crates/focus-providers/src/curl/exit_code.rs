@@ -70,11 +70,7 @@ fn last_lines(stderr: &str) -> String {
     let start = lines.len().saturating_sub(3);
     let mut text = lines[start..].join(" / ");
     if text.len() > 1000 {
-        let mut cut = 1000;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
+        text.truncate(focus_core::char_boundary::floor(&text, 1000));
         text.push('…');
     }
     text

@@ -14,12 +14,13 @@
 use super::exit_code::{error_for_exit, error_for_signal, redact};
 use super::temp_file::PrivateTempFile;
 use focus_core::cancel::{CancelRegistration, CancelToken};
+use focus_core::sync::lock;
 use focus_transport::TransportError;
 use std::io::{self, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 /// How much of curl's stderr is kept for error messages.
@@ -144,12 +145,10 @@ impl Drop for CurlProcess {
     }
 }
 
-/// SIGKILL (a no-op once the process was reaped: std then knows its status and
-/// sends nothing, so a recycled pid is never hit), then `wait` so no zombie stays.
+/// SIGKILL to curl's group (a no-op once the process was reaped, so a recycled
+/// pid is never hit), then `wait` so no zombie stays.
 fn kill_and_reap(child: &Mutex<Child>) {
-    let mut child = lock(child);
-    let _ = child.kill();
-    let _ = child.wait();
+    focus_sys::process::kill_and_reap(&mut lock(child));
 }
 
 /// Reads a stream to its end, keeping only the last [`STDERR_KEEP`] bytes.
@@ -192,12 +191,6 @@ pub(super) fn cannot_start(program: &Path, error: &io::Error) -> TransportError 
         ),
         _ => format!("could not run `{shown}`: {error}"),
     })
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The response body: the bytes read past the head, then curl's stdout. At the

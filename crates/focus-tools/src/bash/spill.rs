@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use focus_core::sync::lock;
+
 use crate::output::MAX_BYTES;
 
 /// Most bytes kept in one spill file unless configured otherwise: ten times
@@ -120,7 +122,7 @@ impl SpillFile {
 /// This process's private spill directory, created (mode 0700) on first use;
 /// `None` when it cannot be created.
 pub fn spill_dir() -> Option<PathBuf> {
-    let mut dir = SPILL_DIR.lock().unwrap_or_else(|p| p.into_inner());
+    let mut dir = lock(&SPILL_DIR);
     if let Some(existing) = dir.as_ref().filter(|d| d.is_dir()) {
         return Some(existing.clone());
     }
@@ -134,7 +136,7 @@ pub fn spill_dir() -> Option<PathBuf> {
 /// Deletes this process's spill directory and everything in it (at exit).
 /// Does nothing when none was created.
 pub fn remove_spill_dir() {
-    let taken = SPILL_DIR.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let taken = lock(&SPILL_DIR).take();
     if let Some(dir) = taken {
         let _ = std::fs::remove_dir_all(dir);
     }

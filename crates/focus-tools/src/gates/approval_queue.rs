@@ -9,6 +9,7 @@
 
 use super::permission::{ApprovalAnswer, ApprovalRequest, Approver};
 use focus_core::json::Value;
+use focus_core::sync::lock;
 use std::collections::HashMap;
 use std::sync::{mpsc, Mutex};
 
@@ -81,10 +82,6 @@ impl ApprovalAnswer {
             None => Err("the answer needs a `decision` string".to_string()),
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

@@ -30,13 +30,14 @@
 //! - **PostToolUse cannot undo anything**: its output (if any) is appended to the
 //!   result, headed by `[PostToolUse hook]`, or `[PostToolUse hook failed: exit N]`.
 
-use super::child::{run_with_timeout, Finished};
 use super::rules::glob_match;
+use focus_core::char_boundary;
 use focus_core::json::Value;
 use focus_core::json_object;
+use focus_sys::process::{self, Ending, Job, Outcome};
+use std::ops::ControlFlow;
 use std::path::Path;
-use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// When a hook runs (Claude Code's event names; see `docs/permissions.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,6 +118,16 @@ pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Longest hook output kept in a reason or appended to a result.
 pub(crate) const MAX_HOOK_OUTPUT: usize = 10_000;
+
+/// `text` cut to at most [`MAX_HOOK_OUTPUT`] bytes (at a character boundary),
+/// with a note when cut.
+pub(crate) fn cap_output(mut text: String) -> String {
+    if text.len() > MAX_HOOK_OUTPUT {
+        text.truncate(char_boundary::floor(&text, MAX_HOOK_OUTPUT));
+        text.push_str("\n[hook output truncated]");
+    }
+    text
+}
 
 impl Hook {
     /// Whether the hook applies to `tool_name`.
@@ -295,10 +306,8 @@ pub struct HookRun {
 
 /// Runs `hook` with `input` (the call as JSON) on standard input, in `cwd`.
 pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path) -> HookRun {
-    let mut command = Command::new("sh");
+    let mut command = process::sh(&hook.command);
     command
-        .arg("-c")
-        .arg(&hook.command)
         .current_dir(cwd)
         .env("FOCUS_PROJECT_DIR", cwd)
         .env("CLAUDE_PROJECT_DIR", cwd);
@@ -314,11 +323,13 @@ pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path) -> HookRun {
         };
     }
     let stdin = input.to_json_string();
-    match run_with_timeout(command, stdin.as_bytes(), hook.timeout) {
+    let deadline = Instant::now() + hook.timeout;
+    let job = Job::new(command).stdin(stdin).keep(MAX_CAPTURE);
+    match job.run_with_deadline(deadline, || ControlFlow::Continue(())) {
         Err(e) => HookRun {
             ok: false,
             ending: "failed to start".to_string(),
-            output: e,
+            output: format!("cannot start: {e}"),
             stdout: String::new(),
             stderr: String::new(),
             code: None,
@@ -327,9 +338,15 @@ pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path) -> HookRun {
     }
 }
 
-fn describe(finished: Finished, timeout: Duration) -> HookRun {
+/// Output kept per stream; the rest is dropped (a hook printing forever must not
+/// exhaust memory).
+const MAX_CAPTURE: usize = 64 * 1024;
+
+fn describe(finished: Outcome, timeout: Duration) -> HookRun {
+    let stdout = String::from_utf8_lossy(&finished.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&finished.stderr).into_owned();
     let mut output = String::new();
-    for part in [finished.stderr.trim(), finished.stdout.trim()] {
+    for part in [stderr.trim(), stdout.trim()] {
         if !part.is_empty() {
             if !output.is_empty() {
                 output.push('\n');
@@ -337,33 +354,26 @@ fn describe(finished: Finished, timeout: Duration) -> HookRun {
             output.push_str(part);
         }
     }
-    if output.len() > MAX_HOOK_OUTPUT {
-        let mut cut = MAX_HOOK_OUTPUT;
-        while !output.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        output.truncate(cut);
-        output.push_str("\n[hook output truncated]");
-    }
-    let (ok, ending) = match finished.status {
-        _ if finished.timed_out => (false, format!("timed out after {}s", timeout.as_secs_f64())),
-        Some(status) if status.success() => (true, "exit 0".to_string()),
-        Some(status) => match status.code() {
+    let output = cap_output(output);
+    let (ok, ending) = match &finished.ending {
+        Ending::TimedOut => (false, format!("timed out after {}s", timeout.as_secs_f64())),
+        Ending::Exited(status) if status.success() => (true, "exit 0".to_string()),
+        Ending::Exited(status) => match status.code() {
             Some(code) => (false, format!("exit {code}")),
             None => (false, "killed by a signal".to_string()),
         },
-        None => (false, "killed".to_string()),
+        Ending::Cancelled | Ending::Lost(_) => (false, "killed".to_string()),
     };
-    let code = match (finished.timed_out, finished.status) {
-        (false, Some(status)) => status.code(),
+    let code = match finished.ending {
+        Ending::Exited(status) => status.code(),
         _ => None,
     };
     HookRun {
         ok,
         ending,
         output,
-        stdout: finished.stdout,
-        stderr: finished.stderr,
+        stdout,
+        stderr,
         code,
     }
 }

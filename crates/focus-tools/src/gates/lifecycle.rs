@@ -17,7 +17,7 @@
 //! event's own (`prompt`, `stop_hook_active`, `source`, `reason`, `trigger` and
 //! `custom_instructions`, `message` and `notification_type`).
 
-use super::hooks::{json_block_reason, run_hook, Hook, HookEvent, HookRun, MAX_HOOK_OUTPUT};
+use super::hooks::{cap_output, json_block_reason, run_hook, Hook, HookEvent, HookRun};
 use super::Gatekeeper;
 use focus_core::agent::PromptHooks;
 use focus_core::json::Value;
@@ -125,7 +125,8 @@ impl Gatekeeper {
                 )),
             }
         }
-        (!reasons.is_empty()).then(|| cap(format!("Stop hook feedback:\n{}", reasons.join("\n"))))
+        (!reasons.is_empty())
+            .then(|| cap_output(format!("Stop hook feedback:\n{}", reasons.join("\n"))))
     }
 
     /// The hook failures nothing stopped for since the last call (a `Stop` hook
@@ -273,7 +274,7 @@ fn read_stdout(stdout: &str) -> (Option<String>, Option<String>) {
 /// The contexts of one event's hooks as one text block headed by the event name.
 fn join_context(event: HookEvent, parts: Vec<String>) -> Option<String> {
     (!parts.is_empty()).then(|| {
-        cap(format!(
+        cap_output(format!(
             "{} hook additional context:\n{}",
             event.as_str(),
             parts.join("\n")
@@ -285,25 +286,13 @@ fn nonempty(text: &str) -> String {
     if text.is_empty() {
         "(no reason given)".to_string()
     } else {
-        cap(text.to_string())
+        cap_output(text.to_string())
     }
-}
-
-/// At most [`MAX_HOOK_OUTPUT`] bytes, cut at a character boundary.
-fn cap(mut text: String) -> String {
-    if text.len() > MAX_HOOK_OUTPUT {
-        let mut cut = MAX_HOOK_OUTPUT;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-        text.push_str("\n[hook output truncated]");
-    }
-    text
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::hooks::MAX_HOOK_OUTPUT;
     use super::*;
 
     #[test]
@@ -332,7 +321,7 @@ mod tests {
 
     #[test]
     fn long_context_is_capped_at_a_character_boundary() {
-        let capped = cap("é".repeat(MAX_HOOK_OUTPUT));
+        let capped = cap_output("é".repeat(MAX_HOOK_OUTPUT));
         assert!(capped.ends_with("[hook output truncated]"));
         assert!(capped.len() < MAX_HOOK_OUTPUT + 40);
         assert_eq!(claude_mode_name("accept-edits"), "acceptEdits");

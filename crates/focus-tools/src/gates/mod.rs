@@ -17,7 +17,6 @@
 //! call, because a model may call a tool it saw earlier.
 
 pub mod approval_queue;
-pub mod child;
 pub mod hooks;
 pub mod judge;
 pub mod lifecycle;
@@ -30,6 +29,7 @@ pub mod shell_lexer;
 pub use approval_queue::QueuedApprover;
 use focus_core::json::Value;
 use focus_core::message::{AssistantMessage, Content, ToolCall};
+use focus_core::sync::{self, lock};
 use focus_core::tool::{GateDecision, Tool, ToolGate, ToolOutput};
 use hooks::{HookConfig, HookEvent};
 pub use judge::{is_read_only_command, judge, Verdict};
@@ -128,13 +128,13 @@ impl Gatekeeper {
 
     /// The current mode.
     pub fn mode(&self) -> Mode {
-        *self.mode.read().unwrap_or_else(|p| p.into_inner())
+        *sync::read(&self.mode)
     }
 
     /// Switches the mode; applies to the next call gated, and to the installed
     /// sandbox (plan mode makes it read-only).
     pub fn set_mode(&self, mode: Mode) {
-        *self.mode.write().unwrap_or_else(|p| p.into_inner()) = mode;
+        *sync::write(&self.mode) = mode;
         crate::sandbox::current().set_mode(mode);
     }
 
@@ -284,8 +284,4 @@ impl ToolGate for Gatekeeper {
         }
         output
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }

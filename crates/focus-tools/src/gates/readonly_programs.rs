@@ -496,53 +496,45 @@ fn check_git_writing_options(sub: &str, rest: &[&str]) -> Result<(), String> {
     }
 }
 
+/// The flags `git branch` and `git tag` both take when listing.
+const LISTING_FLAGS: &[&str] = &[
+    "-l",
+    "-i",
+    "--list",
+    "--contains",
+    "--no-contains",
+    "--merged",
+    "--no-merged",
+    "--points-at",
+    "--ignore-case",
+    "--omit-empty",
+    "--no-color",
+    "--no-column",
+];
+
+/// `git branch`'s own listing flags, besides [`LISTING_FLAGS`].
 const BRANCH_LIST_FLAGS: &[&str] = &[
     "-a",
     "-r",
     "-v",
     "-vv",
-    "-l",
-    "-i",
-    "--list",
     "--all",
     "--remotes",
     "--show-current",
     "--verbose",
-    "--contains",
-    "--no-contains",
-    "--merged",
-    "--no-merged",
-    "--points-at",
-    "--ignore-case",
-    "--omit-empty",
-    "--no-color",
-    "--no-column",
 ];
 
-const TAG_LIST_FLAGS: &[&str] = &[
-    "-l",
-    "-n",
-    "-i",
-    "--list",
-    "--contains",
-    "--no-contains",
-    "--merged",
-    "--no-merged",
-    "--points-at",
-    "--ignore-case",
-    "--omit-empty",
-    "--no-color",
-    "--no-column",
-];
+/// `git tag`'s own listing flags, besides [`LISTING_FLAGS`].
+const TAG_LIST_FLAGS: &[&str] = &["-n"];
 
-/// `git branch` / `git tag` only when listing: known flags only, and operands only
-/// as patterns after a listing flag.
-fn check_git_listing(sub: &str, rest: &[&str], allowed: &[&str]) -> Result<(), String> {
+/// `git branch` / `git tag` only when listing: known flags only ([`LISTING_FLAGS`]
+/// and the command's `own` ones), and operands only as patterns after a listing flag.
+fn check_git_listing(sub: &str, rest: &[&str], own: &[&str]) -> Result<(), String> {
     let mut listing = false;
     let mut operands = false;
     for a in rest {
         let with_value = ["--sort=", "--format=", "--color", "--column", "--abbrev="];
-        if allowed.contains(a) {
+        if LISTING_FLAGS.contains(a) || own.contains(a) {
             listing |= *a != "-v" && *a != "-vv" && *a != "--verbose" && *a != "-i";
         } else if with_value.iter().any(|p| a.starts_with(p))
             || (sub == "tag" && a.starts_with("-n"))

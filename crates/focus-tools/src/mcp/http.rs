@@ -18,6 +18,7 @@ use super::rpc::{NotificationHandler, Reply, RpcChannel, RpcError};
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
+use focus_core::sync::lock;
 use focus_transport::sse::EventReader;
 use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -315,20 +316,6 @@ impl Inner {
         if message["id"].as_u64() != Some(id) {
             return None;
         }
-        Some(if message["error"].is_null() {
-            Ok(message["result"].clone())
-        } else {
-            Err(RpcError::Server {
-                code: message["error"]["code"].as_i64().unwrap_or(0),
-                message: message["error"]["message"]
-                    .as_str()
-                    .unwrap_or("(no message)")
-                    .to_string(),
-            })
-        })
+        Some(super::rpc::reply_of(message))
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -17,6 +17,7 @@ pub mod server;
 pub mod tool;
 
 pub use config::McpServerConfig;
+use focus_core::sync::lock;
 use focus_core::tool::Tool;
 pub use http::{HttpPost, HttpReply};
 pub use server::ServerState;
@@ -199,10 +200,6 @@ pub fn sanitize(name: &str) -> String {
             }
         })
         .collect()
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

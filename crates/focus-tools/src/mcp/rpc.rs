@@ -9,10 +9,11 @@
 //! a tool error instead of a hang. Lines to the server go through one writer thread,
 //! so a server that stops reading its stdin cannot block a caller past its timeout.
 
-use crate::gates::child::kill_process_group;
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
+use focus_core::sync::lock;
+use focus_sys::process::{kill_and_reap, reap_if_exited};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -75,22 +76,21 @@ pub trait RpcChannel: Send + Sync {
     fn shutdown(&self);
 }
 
-impl RpcChannel for Connection {
-    fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: Option<&CancelToken>,
-    ) -> Reply {
-        Connection::request(self, method, params, timeout, cancel)
+/// The reply a JSON-RPC response carries: its `result`, or its `error` as
+/// [`RpcError::Server`] (whatever carried it: a line of stdio, an HTTP body, an
+/// SSE event).
+pub fn reply_of(response: &Value) -> Reply {
+    let error = &response["error"];
+    if error.is_null() {
+        return Ok(response["result"].clone());
     }
-    fn notify(&self, method: &str, params: Value) -> Result<(), String> {
-        Connection::notify(self, method, params)
-    }
-    fn shutdown(&self) {
-        Connection::shutdown(self)
-    }
+    Err(RpcError::Server {
+        code: error["code"].as_i64().unwrap_or(0),
+        message: error["message"]
+            .as_str()
+            .unwrap_or("(no message)")
+            .to_string(),
+    })
 }
 
 /// Longest line accepted from a server (a larger one is a protocol error).
@@ -105,7 +105,6 @@ pub struct Connection {
     /// `Some(reason)` once the server is gone.
     closed: Mutex<Option<String>>,
     child: Mutex<Option<Child>>,
-    pid: u32,
     log: Option<Mutex<File>>,
 }
 
@@ -126,7 +125,6 @@ impl Connection {
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             closed: Mutex::new(None),
-            pid: child.id(),
             child: Mutex::new(Some(child)),
             log: log.map(Mutex::new),
         });
@@ -152,68 +150,6 @@ impl Connection {
         lock(&self.closed).clone()
     }
 
-    /// Sends a request and waits for its result, at most `timeout`, returning early
-    /// if `cancel` fires. On timeout or cancel the server is told with
-    /// `notifications/cancelled`.
-    pub fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: Option<&CancelToken>,
-    ) -> Reply {
-        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
-        let (tx, rx) = mpsc::channel();
-        {
-            // Registering under the `closed` lock: a close either happened before
-            // (we fail now) or will see this request (and fail it).
-            let closed = lock(&self.closed);
-            if let Some(reason) = closed.as_ref() {
-                return Err(RpcError::Closed(reason.clone()));
-            }
-            lock(&self.pending).insert(id, tx.clone());
-        }
-        let message = json_object! {
-            "jsonrpc" => "2.0", "id" => id, "method" => method, "params" => params,
-        };
-        if let Err(e) = self.send(&message) {
-            // The pipe broke: the reader is about to see the end of the output and
-            // fail this request with the exit status, a better reason than EPIPE.
-            let reply = rx.recv_timeout(Duration::from_secs(1));
-            lock(&self.pending).remove(&id);
-            return match reply {
-                Ok(Err(closed @ RpcError::Closed(_))) => Err(closed),
-                _ => Err(RpcError::Closed(e)),
-            };
-        }
-        let _registration = cancel.map(|token| {
-            let tx = tx.clone();
-            token.on_cancel(move || {
-                let _ = tx.send(Err(RpcError::Cancelled));
-            })
-        });
-        let reply = rx
-            .recv_timeout(timeout)
-            .unwrap_or(Err(RpcError::Timeout(timeout)));
-        lock(&self.pending).remove(&id);
-        if let Err(RpcError::Timeout(_) | RpcError::Cancelled) = &reply {
-            let reason = match &reply {
-                Err(RpcError::Cancelled) => "cancelled by the user",
-                _ => "timed out",
-            };
-            let _ = self.notify(
-                "notifications/cancelled",
-                json_object! { "requestId" => id, "reason" => reason },
-            );
-        }
-        reply
-    }
-
-    /// Sends a notification (no answer expected).
-    pub fn notify(&self, method: &str, params: Value) -> Result<(), String> {
-        self.send(&json_object! { "jsonrpc" => "2.0", "method" => method, "params" => params })
-    }
-
     fn send(&self, message: &Value) -> Result<(), String> {
         let mut line = message.to_json_string().into_bytes();
         line.push(b'\n');
@@ -221,17 +157,6 @@ impl Connection {
         let pipe = stdin.as_ref().ok_or("the connection is shut down")?;
         pipe.send(line)
             .map_err(|_| "cannot write to the server: its input is closed".to_string())
-    }
-
-    /// Stops the server: closes its stdin, kills its process group, reaps it.
-    pub fn shutdown(&self) {
-        lock(&self.stdin).take();
-        kill_process_group(self.pid);
-        if let Some(mut child) = lock(&self.child).take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        self.close("shut down by focus");
     }
 
     fn read_loop(&self, stdout: ChildStdout, on_notification: &NotificationHandler) -> String {
@@ -287,19 +212,8 @@ impl Connection {
                     self.log_line("[focus] ignored a response with a non-numeric id");
                     return;
                 };
-                let reply = if message["error"].is_null() {
-                    Ok(message["result"].clone())
-                } else {
-                    Err(RpcError::Server {
-                        code: message["error"]["code"].as_i64().unwrap_or(0),
-                        message: message["error"]["message"]
-                            .as_str()
-                            .unwrap_or("(no message)")
-                            .to_string(),
-                    })
-                };
                 if let Some(tx) = lock(&self.pending).remove(&id) {
-                    let _ = tx.send(reply);
+                    let _ = tx.send(reply_of(&message));
                 }
             }
             (None, true) => self.log_line("[focus] ignored a message with neither method nor id"),
@@ -312,13 +226,10 @@ impl Connection {
         let Some(child) = child.as_mut() else {
             return reason;
         };
-        for _ in 0..20 {
-            if let Ok(Some(status)) = child.try_wait() {
-                return format!("{reason}; it exited with {status}");
-            }
-            thread::sleep(Duration::from_millis(5));
+        match reap_if_exited(child, Duration::from_millis(100)) {
+            Some(status) => format!("{reason}; it exited with {status}"),
+            None => reason,
         }
-        reason
     }
 
     /// Records why the connection is gone (the first reason wins).
@@ -340,6 +251,75 @@ impl Connection {
         if let Some(log) = &self.log {
             let _ = writeln!(lock(log), "{line}");
         }
+    }
+}
+
+impl RpcChannel for Connection {
+    fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: Option<&CancelToken>,
+    ) -> Reply {
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let (tx, rx) = mpsc::channel();
+        {
+            // Registering under the `closed` lock: a close either happened before
+            // (we fail now) or will see this request (and fail it).
+            let closed = lock(&self.closed);
+            if let Some(reason) = closed.as_ref() {
+                return Err(RpcError::Closed(reason.clone()));
+            }
+            lock(&self.pending).insert(id, tx.clone());
+        }
+        let message = json_object! {
+            "jsonrpc" => "2.0", "id" => id, "method" => method, "params" => params,
+        };
+        if let Err(e) = self.send(&message) {
+            // The pipe broke: the reader is about to see the end of the output and
+            // fail this request with the exit status, a better reason than EPIPE.
+            let reply = rx.recv_timeout(Duration::from_secs(1));
+            lock(&self.pending).remove(&id);
+            return match reply {
+                Ok(Err(closed @ RpcError::Closed(_))) => Err(closed),
+                _ => Err(RpcError::Closed(e)),
+            };
+        }
+        let _registration = cancel.map(|token| {
+            let tx = tx.clone();
+            token.on_cancel(move || {
+                let _ = tx.send(Err(RpcError::Cancelled));
+            })
+        });
+        let reply = rx
+            .recv_timeout(timeout)
+            .unwrap_or(Err(RpcError::Timeout(timeout)));
+        lock(&self.pending).remove(&id);
+        if let Err(RpcError::Timeout(_) | RpcError::Cancelled) = &reply {
+            let reason = match &reply {
+                Err(RpcError::Cancelled) => "cancelled by the user",
+                _ => "timed out",
+            };
+            let _ = self.notify(
+                "notifications/cancelled",
+                json_object! { "requestId" => id, "reason" => reason },
+            );
+        }
+        reply
+    }
+
+    fn notify(&self, method: &str, params: Value) -> Result<(), String> {
+        self.send(&json_object! { "jsonrpc" => "2.0", "method" => method, "params" => params })
+    }
+
+    /// Stops the server: closes its stdin, kills its process group, reaps it.
+    fn shutdown(&self) {
+        lock(&self.stdin).take();
+        if let Some(mut child) = lock(&self.child).take() {
+            kill_and_reap(&mut child);
+        }
+        self.close("shut down by focus");
     }
 }
 
@@ -371,8 +351,4 @@ fn clip(text: &str) -> String {
     } else {
         text.to_string()
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }

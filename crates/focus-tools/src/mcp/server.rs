@@ -17,6 +17,7 @@ use super::rpc::{Connection, NotificationHandler, RpcChannel, RpcError};
 use focus_core::cancel::CancelToken;
 use focus_core::json::Value;
 use focus_core::json_object;
+use focus_core::sync::lock;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -454,8 +455,4 @@ fn remaining(deadline: Instant) -> Duration {
     deadline
         .saturating_duration_since(Instant::now())
         .max(Duration::from_millis(1))
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -180,10 +180,7 @@ fn cap_text(content: &mut [Content]) {
     for block in content.iter_mut() {
         if let Content::Text { text, .. } = block {
             if text.len() > budget {
-                let mut cut = budget;
-                while !text.is_char_boundary(cut) {
-                    cut -= 1;
-                }
+                let cut = focus_core::char_boundary::floor(text, budget);
                 dropped += text.len() - cut;
                 *text = text[..cut].to_string().into();
             }
