@@ -235,6 +235,18 @@ pub fn build_engine(
     let mut engine = Engine::new(config, history, store);
     engine.compaction = settings.compaction;
     engine.retry = retry;
+    engine.model_scope = args
+        .models
+        .clone()
+        .or(settings.enabled_models)
+        .unwrap_or_default();
+    if !engine.model_scope.is_empty() {
+        // As pi: a pattern that matches nothing is said at the start.
+        let (_, _, warnings) = crate::scope::cycle_list(&engine.model_scope).unwrap_or_default();
+        for warning in warnings {
+            errln!("focus: {}", focus_tools::output::sanitize(&warning));
+        }
+    }
     engine.set_prompt_source(prompt);
     engine.set_gatekeeper(gatekeeper);
     if let Some(mcp) = mcp {

@@ -421,6 +421,15 @@ impl Server<'_> {
                 "messages" => self.engine.history.to_json()
             })),
             "set_model" => self.set_model(c).map(Some),
+            // pi's answer: the new model and level, or null with nothing else.
+            "cycle_model" => Ok(Some(match crate::scope::cycle(self.engine, false)? {
+                Some(to) => json_object! {
+                    "model" => model_json(&to.model),
+                    "thinkingLevel" => to.thinking.as_str(),
+                    "isScoped" => to.scoped,
+                },
+                None => Value::Null,
+            })),
             "set_thinking_level" => {
                 let level = c["level"].as_str().ok_or("missing \"level\"")?;
                 let level = ThinkingLevel::parse(level).ok_or_else(|| {

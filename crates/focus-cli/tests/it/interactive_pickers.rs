@@ -252,12 +252,7 @@ fn model_opens_a_picker_and_switching_is_recorded() {
     pane.type_text("again");
     pane.keys(&["Enter"]);
     pane.wait_for("the second answer", "second reply");
-    let file = s.session_files().into_iter().next().unwrap();
-    let text = std::fs::read_to_string(&file).unwrap();
-    let change = text
-        .lines()
-        .rfind(|l| l.contains("\"model_change\""))
-        .unwrap();
+    let change = s.last_entry("model_change");
     assert!(change.contains("mock-anthropic"), "{change}");
 
     // Esc closes the picker without switching.
@@ -387,16 +382,10 @@ fn shift_tab_and_ctrl_p_cycle_thinking_and_models() {
     pane.type_text("again");
     pane.keys(&["Enter"]);
     pane.wait_for("the second answer", "second reply");
-    let file = s.session_files().into_iter().next().unwrap();
-    let text = std::fs::read_to_string(&file).unwrap();
-    let last = |kind: &str| {
-        text.lines()
-            .rfind(|l| l.contains(&format!("\"{kind}\"")))
-            .unwrap_or_default()
-            .to_string()
-    };
-    assert!(last("model_change").contains("mock-responses"), "{text}");
-    assert!(last("thinking_level_change").contains("\"low\""), "{text}");
+    let change = s.last_entry("model_change");
+    assert!(change.contains("mock-responses"), "{change}");
+    let level = s.last_entry("thinking_level_change");
+    assert!(level.contains("\"low\""), "{level}");
 }
 
 /// A picked file that cannot be read when the message is sent: the error names

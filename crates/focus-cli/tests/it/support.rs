@@ -108,6 +108,21 @@ impl Sandbox {
         .unwrap();
     }
 
+    /// The last line of kind `kind` (`"model_change"`…) in the first session
+    /// file, or an empty string.
+    pub fn last_entry(&self, kind: &str) -> String {
+        let file = self
+            .session_files()
+            .into_iter()
+            .next()
+            .expect("a session file");
+        let text = std::fs::read_to_string(&file).unwrap();
+        text.lines()
+            .rfind(|l| l.contains(&format!("\"{kind}\"")))
+            .unwrap_or_default()
+            .to_string()
+    }
+
     /// Every session file under FOCUS_HOME.
     pub fn session_files(&self) -> Vec<PathBuf> {
         let mut files = Vec::new();

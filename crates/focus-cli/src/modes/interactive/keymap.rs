@@ -35,8 +35,10 @@ pub enum Action {
     Page,
     /// The next thinking level.
     CycleThinking,
-    /// The next usable model.
+    /// The next model of the scope (else the next usable one).
     CycleModel,
+    /// The model before, in the same list.
+    CycleModelBackward,
     /// Older input or the line above.
     Up,
     /// Queued messages back to the editor.
@@ -108,7 +110,12 @@ pub const KEYS: &[(&str, Action, &str)] = &[
     (
         "Ctrl+P",
         Action::CycleModel,
-        "next usable model, as the `/model` picker lists them (recorded in the session)",
+        "next model of `enabledModels` / `--models`, else of the `/model` picker's list (recorded in the session)",
+    ),
+    (
+        "Shift+Ctrl+P",
+        Action::CycleModelBackward,
+        "the model before, in the same list (terminals with the kitty keyboard protocol or modifyOtherKeys)",
     ),
     ("Ctrl+L", Action::Redraw, "redraw the whole screen"),
     (
@@ -214,6 +221,7 @@ pub fn action(key: &Key) -> Action {
         Key::Tab => Action::Complete,
         Key::BackTab => Action::CycleThinking,
         Key::Ctrl('p') => Action::CycleModel,
+        Key::CtrlShift('p') => Action::CycleModelBackward,
         Key::PageUp | Key::PageDown => Action::Page,
         Key::Up => Action::Up,
         Key::AltUp => Action::Unqueue,
@@ -279,6 +287,7 @@ mod tests {
             "Tab" => b"\t",
             "Shift+Tab" => b"\x1b[Z",
             "Ctrl+P" => b"\x10",
+            "Shift+Ctrl+P" => b"\x1b[112;6u",
             "/" => b"/",
             "@" => b"@",
             "PageUp" => b"\x1b[5~",
@@ -348,6 +357,7 @@ mod tests {
             Key::Undo,
             Key::Alt('d'),
             Key::Alt('y'),
+            Key::CtrlShift('p'),
         ]
         .into_iter()
         .chain("cdztlgowukyp".chars().map(Key::Ctrl))

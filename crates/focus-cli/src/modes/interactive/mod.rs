@@ -155,6 +155,8 @@ pub struct Ui<'a> {
     /// Lets the key reader read again after a [`Input::KeysThenWait`].
     resume: mpsc::Sender<()>,
     inputs: SyncSender<Input>,
+    /// `--models` was given: `/reload` leaves the scope alone.
+    scope_from_flag: bool,
     quit: bool,
 }
 
@@ -162,7 +164,7 @@ pub struct Ui<'a> {
 pub fn run(
     engine: &mut Engine,
     choice: &ModelChoice,
-    _args: &Args,
+    args: &Args,
     cwd: &Path,
     prompts: Vec<Message>,
     inputs: (SyncSender<Input>, Receiver<Input>),
@@ -212,6 +214,7 @@ pub fn run(
         shell: None,
         resume,
         inputs: sender,
+        scope_from_flag: args.models.is_some(),
         quit: false,
     };
     // The theme, folded thinking and keybindings.json; their warnings after
@@ -520,7 +523,8 @@ impl Ui<'_> {
             Action::Expand => self.toggle_expanded(),
             Action::Complete => self.complete(),
             Action::CycleThinking => self.cycle_thinking(),
-            Action::CycleModel => self.cycle_model(),
+            Action::CycleModel => self.cycle_model(false),
+            Action::CycleModelBackward => self.cycle_model(true),
             _ => match self.editor.handle(&key) {
                 EditAction::None => {}
                 EditAction::Submit(text) => self.submit(text, false),
