@@ -417,3 +417,70 @@ fn a_picked_file_gone_before_sending_keeps_the_message() {
     pane.wait_for("the answer", "got it");
     assert!(server.requests()[0].body_text().contains("NOTES-BODY-7"));
 }
+
+/// The user's prompt templates and skills join the `/` menu, Tab completion
+/// and `/help`, each with its line; a chosen template waits in the input for
+/// its arguments and is sent expanded.
+#[test]
+fn templates_and_skills_are_listed_in_the_menu_and_help() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"c","steps":[{"reply":{"text":"reviewed it"}}]}"#);
+    s.write_models(&server.url());
+    s.write_template(
+        "review",
+        "---\ndescription: Review the staged diff\n---\nReview $1 carefully.\n",
+    );
+    s.write_skill(
+        "pdf",
+        "---\nname: pdf\ndescription: Read PDF files\n---\nUse pdftotext.\n",
+    );
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+
+    pane.type_text("/");
+    pane.wait_for("the menu with two more entries", "commands · 22 ·");
+    pane.type_text("skil");
+    pane.wait_for("the skill", "❯ /skill:pdf");
+    assert!(pane.visible_screen().contains("Read PDF files"));
+    pane.keys(&["C-u"]);
+    pane.type_text("/rev");
+    pane.wait_for("the template", "❯ /review");
+    assert!(pane.visible_screen().contains("Review the staged diff"));
+    // Enter puts it in the input, for its arguments.
+    pane.keys(&["Enter"]);
+    pane.wait_for("the template in the input", "› /review");
+    pane.type_text("src/main.rs");
+    pane.wait_for("its argument after a space", "› /review src/main.rs");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "reviewed it");
+    let body = server.requests()[0].body_text();
+    assert!(body.contains("Review src/main.rs carefully."), "{body}");
+
+    // Tab completion knows it; /help lists both with their lines.
+    pane.type_text("/revi");
+    pane.wait_for("the menu", "commands “revi”");
+    pane.keys(&["Escape"]);
+    pane.wait_until("the menu closing", || {
+        !pane.visible_screen().contains("commands “")
+    });
+    pane.keys(&["Tab"]);
+    pane.wait_for("the completed name", "› /review");
+    pane.type_text("x");
+    pane.wait_for("a space after it", "› /review x");
+    pane.keys(&["C-u"]);
+    pane.type_text("/help");
+    pane.keys(&["Enter"]);
+    pane.wait_for("/help", "Keys:");
+    let screen = pane.screen();
+    assert!(screen.contains("Prompt templates and skills"), "{screen}");
+    assert!(
+        screen.contains("  /review       Review the staged diff"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("  /skill:pdf    Read PDF files"),
+        "{screen}"
+    );
+}

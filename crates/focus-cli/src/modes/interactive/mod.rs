@@ -555,7 +555,7 @@ impl Ui<'_> {
 
     fn complete(&mut self) {
         let text = self.editor.text();
-        match commands::complete(&text) {
+        match commands::complete(&text, &commands::user_commands(&self.cwd)) {
             commands::Completion::One(done) => self.editor.set_text(&done),
             commands::Completion::Many(prefix, names) => {
                 self.editor.set_text(&prefix);
@@ -575,7 +575,7 @@ impl Ui<'_> {
         // `/skill:name` and `/template args` are prompts, expanded before sending
         // (a built-in command of the same name wins).
         let word = text.split_whitespace().next().unwrap_or("");
-        let builtin = commands::COMMANDS.iter().any(|(name, _)| *name == word);
+        let builtin = commands::is_builtin(word);
         let expanded = if builtin {
             Ok(None)
         } else {

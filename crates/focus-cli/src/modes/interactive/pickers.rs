@@ -1,8 +1,9 @@
 //! The pickers the UI opens ([`Picker`] does the filtering and drawing):
 //!
-//! - `/` on an empty input: the command menu, with each command's line; the
-//!   input after `/` is the query; Enter runs the command (one that needs an
-//!   argument is completed instead), Tab completes it;
+//! - `/` on an empty input: the command menu, with each command's line, then
+//!   the user's prompt templates and skills with theirs; the input after `/` is
+//!   the query; Enter runs the command (one that needs an argument, a template
+//!   or a skill is completed instead), Tab completes it;
 //! - `@` at the start of the input or after a space: the project's files
 //!   (`.gitignore` respected: focus-tools' walker), the input after `@` is the
 //!   query; Enter or Tab put `@path ` in its place, and when the message is sent
@@ -156,9 +157,11 @@ impl Ui<'_> {
     }
 
     fn open_command_menu(&mut self) {
+        let user = commands::user_commands(&self.cwd);
         let items = COMMANDS
             .iter()
             .map(|(name, what)| Item::new(*name, *what))
+            .chain(user.into_iter().map(|c| Item::new(c.name, c.description)))
             .collect();
         self.popup = Some(Popup {
             picker: Picker::new("commands", items),
