@@ -1,5 +1,6 @@
 //! Scoped models (`enabledModels`, `--models`): Ctrl+P and Shift+Ctrl+P in a
-//! real terminal (tmux, as in [`crate::interactive`]) and RPC `cycle_model`
+//! real terminal (tmux, as in [`crate::interactive`]; Ctrl+L opens the model
+//! picker) and RPC `cycle_model`
 //! step through the models the patterns match, each switch recorded and the
 //! next request sent to the new model.
 
@@ -67,6 +68,14 @@ fn ctrl_p_cycles_within_enabled_models() {
     );
     assert!(s.last_entry("model_change").contains("mock-responses"));
     assert!(s.last_entry("thinking_level_change").contains("\"high\""));
+
+    // Ctrl+L (pi's selectModel) opens the model picker on the current model.
+    pane.keys(&["C-l"]);
+    pane.wait_for("the model picker", "❯ mock-responses/m1  ctx 100.0k");
+    pane.keys(&["Escape"]);
+    pane.wait_until("the picker closing", || {
+        !pane.visible_screen().contains("models · ")
+    });
 }
 
 #[test]

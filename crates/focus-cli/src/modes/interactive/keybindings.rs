@@ -31,7 +31,7 @@ pub const ACTIONS: &[(&str, Action, &[&str])] = &[
         Action::CycleModelBackward,
         &["shift+ctrl+p"],
     ),
-    ("redraw", Action::Redraw, &["ctrl+l"]),
+    ("selectModel", Action::SelectModel, &["ctrl+l"]),
     ("externalEditor", Action::ExternalEditor, &["ctrl+g"]),
     ("expandTools", Action::Expand, &["ctrl+o"]),
     ("complete", Action::Complete, &["tab"]),

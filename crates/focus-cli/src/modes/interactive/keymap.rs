@@ -23,8 +23,9 @@ pub enum Action {
     Suspend,
     /// Show or fold thinking.
     ToggleThinking,
-    /// Redraw the whole screen.
-    Redraw,
+    /// Redraw the whole screen and open the model picker (pi's
+    /// `selectModel`).
+    SelectModel,
     /// Edit the input in `$VISUAL` or `$EDITOR`.
     ExternalEditor,
     /// Expand or collapse the last tool call or summary.
@@ -117,7 +118,11 @@ pub const KEYS: &[(&str, Action, &str)] = &[
         Action::CycleModelBackward,
         "the model before, in the same list (terminals with the kitty keyboard protocol or modifyOtherKeys)",
     ),
-    ("Ctrl+L", Action::Redraw, "redraw the whole screen"),
+    (
+        "Ctrl+L",
+        Action::SelectModel,
+        "redraw the whole screen and open the model picker (as `/model`; while the agent works: redraw only)",
+    ),
     (
         "Ctrl+G",
         Action::ExternalEditor,
@@ -215,7 +220,7 @@ pub fn action(key: &Key) -> Action {
         Key::Ctrl('d') => Action::Quit,
         Key::Ctrl('z') => Action::Suspend,
         Key::Ctrl('t') => Action::ToggleThinking,
-        Key::Ctrl('l') => Action::Redraw,
+        Key::Ctrl('l') => Action::SelectModel,
         Key::Ctrl('g') => Action::ExternalEditor,
         Key::Ctrl('o') => Action::Expand,
         Key::Tab => Action::Complete,

@@ -517,7 +517,14 @@ impl Ui<'_> {
                     "thinking collapsed".into()
                 });
             }
-            Action::Redraw => self.screen.redraw_all(),
+            Action::SelectModel => {
+                self.screen.redraw_all();
+                if self.running.is_none() {
+                    if let Err(error) = self.open_model_picker() {
+                        self.notice = Some(focus_tools::output::sanitize(&error).into_owned());
+                    }
+                }
+            }
             Action::ExternalEditor => self.edit_externally(),
             Action::Unqueue => self.unqueue(),
             Action::Expand => self.toggle_expanded(),
