@@ -5,7 +5,7 @@
 
 use super::commands::{drop_front_matter, is_template_name, template_names, template_path};
 use super::skills::{discover_skills, parse_skill};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The longest description shown, in characters (a longer one is cut with `…`).
 const MAX_DESCRIPTION: usize = 100;
@@ -17,6 +17,8 @@ pub struct UserCommand {
     pub name: String,
     /// Its one-line description (may be empty).
     pub description: String,
+    /// The template's file or the skill's `SKILL.md`.
+    pub path: PathBuf,
 }
 
 /// The prompt templates (sorted by name), then the skills, of the project and
@@ -25,22 +27,24 @@ pub fn user_commands(config_dir: &Path, cwd: &Path) -> Vec<UserCommand> {
     let mut commands: Vec<UserCommand> = template_names(config_dir, cwd)
         .into_iter()
         .filter(|name| is_template_name(name))
-        .map(|name| {
-            let text = template_path(&name, config_dir, cwd)
-                .and_then(|path| crate::files::read_regular_file(&path))
+        .filter_map(|name| {
+            let path = template_path(&name, config_dir, cwd)?;
+            let text = crate::files::read_regular_file(&path)
                 .and_then(Result::ok)
                 .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
                 .unwrap_or_default();
-            UserCommand {
+            Some(UserCommand {
                 description: one_line(&template_description(&text, &name)),
                 name: format!("/{name}"),
-            }
+                path,
+            })
         })
         .collect();
     let (skills, _) = discover_skills(config_dir, cwd);
     commands.extend(skills.into_iter().map(|skill| UserCommand {
         name: format!("/skill:{}", skill.name),
         description: one_line(&skill.description),
+        path: skill.path,
     }));
     commands
 }
@@ -101,6 +105,7 @@ mod tests {
         .unwrap();
         let listed = user_commands(&config, &cwd);
         let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(listed[3].path, cwd.join(".focus/prompts/review.md"));
         let pairs: Vec<(&str, &str)> = listed
             .iter()
             .map(|c| (c.name.as_str(), c.description.as_str()))

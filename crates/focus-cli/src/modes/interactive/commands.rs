@@ -544,6 +544,7 @@ mod tests {
         let user = [UserCommand {
             name: "/review".into(),
             description: "Review the diff".into(),
+            path: "review.md".into(),
         }];
         assert_eq!(complete("/rev", &user), Completion::One("/review ".into()));
         match complete("/re", &user) {
