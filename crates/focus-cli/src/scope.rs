@@ -204,6 +204,13 @@ pub fn usable_models() -> Result<Vec<ModelInfo>, String> {
         .collect())
 }
 
+/// The first usable model `patterns` match (the model a new session starts
+/// with when no flag names one, as in pi), and the warnings of the patterns.
+pub fn first_in_scope(patterns: &[String]) -> Result<(Option<Scoped>, Vec<String>), String> {
+    let (scoped, warnings) = resolve(patterns, &usable_models()?);
+    Ok((scoped.into_iter().next(), warnings))
+}
+
 /// The models a cycle steps through: the scope's when `patterns` match any,
 /// else every usable one; whether it is the scope; the warnings.
 pub fn cycle_list(patterns: &[String]) -> Result<(Vec<Scoped>, bool, Vec<String>), String> {

@@ -147,3 +147,26 @@ fn a_pattern_matching_nothing_is_a_warning_at_start() {
     );
     assert_eq!(stdout(&out).trim(), "first reply");
 }
+
+/// With no model flag, a new session starts on the scope's first model, at
+/// its pattern's thinking level (pi's order).
+#[test]
+fn a_new_session_starts_on_the_first_scoped_model() {
+    let s = Sandbox::new();
+    let server = mock(TWO_REPLIES);
+    s.write_models(&server.url());
+    let out = s.run(
+        &[
+            "-p",
+            "--models",
+            "mock-nothing/*,mock-anthropic/m1:high",
+            "hi",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "first reply");
+    assert!(server.requests()[0].path.contains("/v1/messages"));
+    assert!(s.last_entry("model_change").contains("mock-anthropic"));
+    assert!(s.last_entry("thinking_level_change").contains("\"high\""));
+}
