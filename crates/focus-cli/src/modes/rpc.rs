@@ -78,6 +78,9 @@ struct Server<'a> {
     /// Set by `abort` (until the run ends) and at end of input: approval
     /// requests are denied at once instead of waiting for an answer.
     refuse_approvals: bool,
+    /// A compaction inside the running run is summarizing (`get_state`'s
+    /// `isCompacting`).
+    compacting_in_run: bool,
 }
 
 /// Builds the engine (its gate asks through this server) and serves commands
@@ -117,6 +120,7 @@ pub fn run(
         recovery: OverflowRecovery::new(),
         cwd,
         refuse_approvals: false,
+        compacting_in_run: false,
     };
     let mut lines = EventLines::new();
     // Inputs that arrived while a compaction ran, handled once it is over.
@@ -190,6 +194,11 @@ pub fn run(
             Input::Events(events) => {
                 for event in events {
                     server.engine.record(&event);
+                    match event {
+                        AgentEvent::CompactionStart { .. } => server.compacting_in_run = true,
+                        AgentEvent::CompactionEnd { .. } => server.compacting_in_run = false,
+                        _ => {}
+                    }
                     write_event(&mut lines, &event);
                     server
                         .engine
@@ -199,6 +208,7 @@ pub fn run(
             Input::Finished(end, history) => {
                 server.engine.record(&end);
                 server.running = None;
+                server.compacting_in_run = false;
                 server.refuse_approvals = eof.is_some();
                 server.engine.run_ended(history);
                 // Stopping on a signal or after an abort: no compaction (a model
@@ -661,7 +671,7 @@ impl Server<'_> {
             "model" => model_json(model),
             "thinkingLevel" => self.engine.config.options.thinking.as_str(),
             "isStreaming" => self.running.is_some(),
-            "isCompacting" => false,
+            "isCompacting" => self.compacting_in_run,
             "steeringMode" => queue_mode(self.engine.config.steering_mode),
             "followUpMode" => queue_mode(self.engine.config.follow_up_mode),
             "autoCompactionEnabled" => self.engine.compaction.enabled,

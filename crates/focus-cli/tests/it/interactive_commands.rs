@@ -1,6 +1,6 @@
 //! The commands of interactive mode II in a real terminal (tmux, as in
 //! [`crate::interactive`]): `/copy`, `/name`, `/undo`, `/clone`, `!cmd` and
-//! `!!cmd`, `/settings`, `/reload`, `/hotkeys`, `/changelog`, themes and
+//! `!!cmd`, `/settings`, `/reload`, `/hotkeys`, `/changelog`, Ctrl+V images, themes and
 //! `keybindings.json`.
 
 use crate::interactive::{tmux_available, Pane};
@@ -349,4 +349,48 @@ fn safe_commands_run_while_the_agent_works() {
     );
     assert!(!pane.screen().contains("done at last"), "still running");
     pane.wait_for("the answer", "done at last");
+}
+
+/// Ctrl+V attaches the clipboard's image: the input shows `[image #1]`, and
+/// the image goes with the message, as `@FILE` sends one; a clipboard without
+/// an image is said so.
+#[test]
+fn ctrl_v_attaches_the_clipboards_image() {
+    if !tmux_available() {
+        return;
+    }
+    let (s, server) = sandbox_with(r#"{"name":"c","steps":[{"reply":{"text":"nice picture"}}]}"#);
+    // A clipboard holding a PNG (its signature, then a few bytes), served the
+    // way xclip serves one (`-t image/png -o`); any other request fails.
+    let bin = s.root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let flag = s.root.join("image-in-clipboard");
+    let script = bin.join("xclip");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n[ -f '{}' ] || exit 1\ncase \"$*\" in *image/png*-o*) printf '\\211PNG\\r\\n\\032\\nPIXELS' ;; *) exit 1 ;; esac\n",
+            flag.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let prefix = format!("export PATH='{}':\"$PATH\"; ", bin.display());
+    let pane = start_with(&s, &prefix, &[], &["--model", "mock-openai/m1"]);
+
+    pane.keys(&["C-v"]);
+    pane.wait_for("no image yet", "found no image in the clipboard");
+    std::fs::write(&flag, "").unwrap();
+    pane.type_text("what is in ");
+    pane.keys(&["C-v"]);
+    pane.wait_for("the label", "› what is in [image #1]");
+    pane.wait_for("the notice", "[image #1] attached (1 KB image/png)");
+    pane.type_text("this?");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "nice picture");
+    let body = server.requests()[0].body_text();
+    let png = focus_tools::read::base64_encode(b"\x89PNG\r\n\x1a\nPIXELS");
+    assert!(body.contains(&png), "the image was sent: {body}");
+    assert!(body.contains("what is in [image #1] this?"), "{body}");
 }

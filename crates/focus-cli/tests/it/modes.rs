@@ -153,25 +153,6 @@ fn several_messages_are_sent_one_after_another() {
     assert!(server.requests()[1].body_text().contains("first"));
 }
 
-/// A mock model whose summarization requests (recognized by the summarizer's
-/// system prompt) always get `summary`, while other requests play `main` in order.
-fn mock_with_summarizer(main: &str, summary: &str) -> focus_transport::testkit::server::TestServer {
-    use focus_providers::mock_llm::{server::respond, Scenario};
-    let main = Scenario::parse(main).unwrap();
-    let summary = Scenario::parse(summary).unwrap();
-    let turn = std::sync::atomic::AtomicUsize::new(0);
-    focus_transport::testkit::server::TestServer::responder(move |request| {
-        if request
-            .body_text()
-            .contains("context summarization assistant")
-        {
-            return respond(&summary, 0, request);
-        }
-        let n = turn.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        respond(&main, n, request)
-    })
-}
-
 #[test]
 fn compaction_on_threshold_and_compact_and_retry_on_overflow() {
     let s = Sandbox::new();

@@ -1,4 +1,6 @@
-//! `/copy`: text to the system clipboard, two ways at once, as pi does.
+//! The system clipboard. `/copy`: text to it, two ways at once, as pi does.
+//! Ctrl+V: an image from it ([`read_image`]), through `wl-paste`, `xclip` or
+//! `pngpaste` (text is pasted by the terminal itself, bracketed).
 //!
 //! - OSC 52 (`ESC ] 52 ; c ; BASE64 BEL`), which the terminal itself handles —
 //!   it works over SSH and needs nothing installed (tmux passes it on with
@@ -8,7 +10,7 @@
 //!   its own, the text written to its stdin, so a slow or stuck program never
 //!   holds the UI (nothing waits for it; its exit is only reaped).
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -86,6 +88,70 @@ pub fn copy_with_program(text: &str) -> Option<&'static str> {
         }
     });
     Some(name)
+}
+
+/// The most bytes read from the clipboard (an image larger than this would be
+/// refused by the providers anyway).
+pub const IMAGE_LIMIT: u64 = 20 * 1024 * 1024;
+
+/// The programs that print the clipboard's image, with their arguments.
+fn image_readers() -> Vec<(&'static str, &'static [&'static str])> {
+    let wayland = std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty());
+    let mut list: Vec<(&'static str, &'static [&'static str])> = vec![
+        (
+            "xclip",
+            &["-selection", "clipboard", "-t", "image/png", "-o"],
+        ),
+        ("pngpaste", &["-"]),
+    ];
+    let wl: (&'static str, &'static [&'static str]) =
+        ("wl-paste", &["--no-newline", "--type", "image/png"]);
+    if wayland {
+        list.insert(0, wl);
+    } else {
+        list.push(wl);
+    }
+    list
+}
+
+/// Reads the clipboard's image on a thread of its own and hands the bytes, or
+/// why there are none, to `done` (a program that hangs holds only that
+/// thread). `Err` at once when no clipboard program is installed.
+pub fn read_image(
+    done: impl FnOnce(Result<Vec<u8>, String>) + Send + 'static,
+) -> Result<(), String> {
+    let (name, path, args) = image_readers()
+        .into_iter()
+        .find_map(|(name, args)| on_path(name).map(|path| (name, path, args)))
+        .ok_or("no clipboard program to read an image from (wl-paste, xclip or pngpaste)")?;
+    std::thread::spawn(move || {
+        let child = Command::new(path)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn();
+        let result = match child {
+            Ok(mut child) => {
+                let mut bytes = Vec::new();
+                let read = child
+                    .stdout
+                    .take()
+                    .map(|out| Read::take(out, IMAGE_LIMIT + 1).read_to_end(&mut bytes));
+                let status = child.wait();
+                match (read, status) {
+                    _ if bytes.len() as u64 > IMAGE_LIMIT => {
+                        Err("the clipboard's image is over 20 MB".to_string())
+                    }
+                    (Some(Ok(_)), Ok(status)) if status.success() && !bytes.is_empty() => Ok(bytes),
+                    _ => Err(format!("{name} found no image in the clipboard")),
+                }
+            }
+            Err(error) => Err(format!("cannot run {name}: {error}")),
+        };
+        done(result);
+    });
+    Ok(())
 }
 
 #[cfg(test)]

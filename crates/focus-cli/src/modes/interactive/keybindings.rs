@@ -63,6 +63,7 @@ pub const ACTIONS: &[(&str, Action, &[&str])] = &[
     ("yank", Action::Yank, &["ctrl+y"]),
     ("yankPop", Action::YankPop, &["alt+y"]),
     ("undo", Action::Undo, &["ctrl+_"]),
+    ("pasteImage", Action::PasteImage, &["ctrl+v"]),
 ];
 
 /// The bytes a terminal sends for key `spec` (pi's syntax: `ctrl+x`,

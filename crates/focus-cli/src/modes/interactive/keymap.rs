@@ -70,6 +70,8 @@ pub enum Action {
     Undo,
     /// Insert text (typed or pasted).
     Insert,
+    /// Attach the clipboard's image.
+    PasteImage,
 }
 
 /// The documented keys: how docs/cli.md names them, what they do, and the keys
@@ -207,6 +209,11 @@ pub const KEYS: &[(&str, Action, &str)] = &[
         Action::Undo,
         "undo the last change of the input",
     ),
+    (
+        "Ctrl+V",
+        Action::PasteImage,
+        "attach the clipboard's image (`[image #1]` in the input; wl-paste, xclip or pngpaste); text pastes as usual",
+    ),
 ];
 
 /// What `key` does (outside an approval dialog).
@@ -242,6 +249,7 @@ pub fn action(key: &Key) -> Action {
         Key::Ctrl('y') => Action::Yank,
         Key::Alt('y') => Action::YankPop,
         Key::Undo => Action::Undo,
+        Key::Ctrl('v') => Action::PasteImage,
         _ => Action::Insert,
     }
 }
@@ -323,6 +331,7 @@ mod tests {
             "Alt+Y" => b"\x1by",
             "Ctrl+_" => b"\x1f",
             "Ctrl+-" => b"\x1b[45;5u",
+            "Ctrl+V" => b"\x16",
             _ => return None,
         })
     }
@@ -365,7 +374,7 @@ mod tests {
             Key::CtrlShift('p'),
         ]
         .into_iter()
-        .chain("cdztlgowukyp".chars().map(Key::Ctrl))
+        .chain("cdztlgowukypv".chars().map(Key::Ctrl))
         {
             let action = action(&key);
             assert!(

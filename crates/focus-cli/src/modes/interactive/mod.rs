@@ -33,6 +33,7 @@ pub mod keybindings;
 pub mod keymap;
 pub mod keys;
 pub mod markdown;
+pub mod paste_image;
 pub mod picker;
 pub mod pickers;
 pub mod reload;
@@ -86,6 +87,8 @@ pub enum Input {
     Compacted(compacting::Compacted),
     /// A `!command` ended.
     Shell(shell::ShellDone),
+    /// Ctrl+V: the clipboard's image, or why there is none.
+    PastedImage(Result<Vec<u8>, String>),
 }
 
 /// Bracketed paste on (pasted text arrives marked, so its newlines do not
@@ -148,6 +151,8 @@ pub struct Ui<'a> {
     popup: Option<pickers::Popup>,
     /// Files picked with `@` since the last message was sent.
     attached: Vec<String>,
+    /// Images pasted with Ctrl+V, by the label the input shows for each.
+    pasted_images: Vec<(String, Content)>,
     /// Keys `keybindings.json` changed.
     bindings: keybindings::Bindings,
     /// A `!command` running: its cancel token.
@@ -210,6 +215,7 @@ pub fn run(
         reason: Editor::new(Vec::new()),
         popup: None,
         attached: Vec::new(),
+        pasted_images: Vec::new(),
         bindings: keybindings::Bindings::default(),
         shell: None,
         resume,
@@ -423,6 +429,7 @@ impl Ui<'_> {
             }
             Input::Approval(pending) => self.approval_asked(pending),
             Input::Compacted(done) => self.compacted(done),
+            Input::PastedImage(result) => self.pasted_image(result),
             Input::Shell(done) => self.shell_done(done),
         }
     }
@@ -532,6 +539,7 @@ impl Ui<'_> {
             Action::CycleThinking => self.cycle_thinking(),
             Action::CycleModel => self.cycle_model(false),
             Action::CycleModelBackward => self.cycle_model(true),
+            Action::PasteImage => self.paste_image(),
             _ => match self.editor.handle(&key) {
                 EditAction::None => {}
                 EditAction::Submit(text) => self.submit(text, false),
@@ -630,6 +638,7 @@ impl Ui<'_> {
         };
         // Attached files come first, as with `focus @FILE message`.
         let mut content = files;
+        content.extend(self.take_pasted_images(&text));
         content.push(Content::text(text.clone()));
         let message = Message::User(UserMessage {
             content,
