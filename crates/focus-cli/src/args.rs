@@ -41,6 +41,9 @@ pub struct Args {
     pub provider: Option<String>,
     /// `--model PATTERN` (`id`, `provider/id`, optionally `:thinking`).
     pub model: Option<String>,
+    /// `--models P1,P2`: the model patterns Ctrl+P cycles through (pi's flag;
+    /// replaces the `enabledModels` setting).
+    pub models: Option<Vec<String>>,
     /// `--thinking LEVEL`.
     pub thinking: Option<ThinkingLevel>,
     /// `-c/--continue`: continue the most recent session of this directory.
@@ -94,6 +97,15 @@ impl fmt::Display for UsageError {
 }
 
 pub mod flags;
+
+/// The non-empty items of a comma-separated list, trimmed.
+fn comma_list(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
+}
 
 /// Parses the arguments after the program name.
 pub fn parse<I, S>(arguments: I) -> Result<Args, UsageError>
@@ -167,14 +179,17 @@ where
             "--session-dir" => {
                 args.session_dir = Some(PathBuf::from(non_empty(flag, value("DIR")?)?))
             }
+            "--models" => {
+                let patterns = comma_list(&value("PATTERNS")?);
+                if patterns.is_empty() {
+                    return Err(UsageError(
+                        "--models needs a comma-separated list of model patterns such as anthropic/*,gpt-5:high".into(),
+                    ));
+                }
+                args.models = Some(patterns);
+            }
             "--tools" => {
-                let list = value("read,bash,...")?;
-                let names: Vec<String> = list
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(String::from)
-                    .collect();
+                let names = comma_list(&value("read,bash,...")?);
                 if names.is_empty() {
                     return Err(UsageError(
                         "--tools needs a comma-separated list such as read,bash; use --no-tools for none".into(),
@@ -426,6 +441,12 @@ mod tests {
         assert_eq!(a.provider.as_deref(), Some("openai"));
         assert_eq!(a.model.as_deref(), Some("anthropic/claude:high"));
         assert!(err(&["--model", ""]).contains("non-empty"));
+        let scoped = ok(&["--models", "anthropic/*, gpt-5:high,,"]).models;
+        assert_eq!(
+            scoped,
+            Some(vec!["anthropic/*".to_string(), "gpt-5:high".to_string()])
+        );
+        assert!(err(&["--models", " , "]).contains("comma-separated"));
     }
 
     #[test]

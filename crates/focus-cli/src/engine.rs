@@ -35,6 +35,10 @@ pub struct Engine {
     /// What the system prompt is built from (the conversation's `prompt` builds
     /// from it); `/reload` reads its warnings.
     pub prompt_source: Option<crate::seams::PromptSource>,
+    /// The model patterns Ctrl+P and RPC `cycle_model` step through
+    /// (`--models`, else the `enabledModels` setting; empty: every usable
+    /// model; [`crate::scope`]).
+    pub model_scope: Vec<String>,
 }
 
 impl std::ops::Deref for Engine {
@@ -62,6 +66,7 @@ impl Engine {
             mcp: None,
             retry: focus_providers::RetryPolicy::default(),
             prompt_source: None,
+            model_scope: Vec::new(),
         }
     }
 

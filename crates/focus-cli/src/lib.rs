@@ -49,6 +49,7 @@ pub mod input;
 pub mod keys;
 pub mod modes;
 pub mod probe;
+pub mod scope;
 pub mod seams;
 pub mod setup;
 pub mod terminal;

@@ -96,6 +96,24 @@ pub fn build_engine(
         ollama_host: ollama_host.as_deref(),
         offline: args.offline || std::env::var_os("FOCUS_OFFLINE").is_some(),
     };
+    // The scope (`--models`, else `enabledModels`): a new session without a
+    // model flag starts on its first model, as in pi; a pattern that matches
+    // nothing is said at the start.
+    let scope = args
+        .models
+        .clone()
+        .or(settings.enabled_models.clone())
+        .unwrap_or_default();
+    let (scope_first, scope_warnings) = if scope.is_empty() {
+        (None, Vec::new())
+    } else {
+        crate::scope::first_in_scope(&scope).map_err(SetupError::failure)?
+    };
+    for warning in scope_warnings {
+        errln!("focus: {}", focus_tools::output::sanitize(&warning));
+    }
+    let scope_first =
+        scope_first.filter(|_| is_new_session && args.provider.is_none() && args.model.is_none());
     let resumed = session_model
         .filter(|_| args.provider.is_none() && args.model.is_none())
         .and_then(|(provider, model)| {
@@ -121,9 +139,23 @@ pub fn build_engine(
     let (choice, provider) = match resumed {
         Some(found) => found,
         None => {
-            let choice = choose_model(&inputs, &|authority, path| {
-                crate::probe::get_json(authority, path, crate::probe::PROBE_TIMEOUT)
-            });
+            let choice = match &scope_first {
+                Some(first) if first.model.provider == crate::demo::DEMO_PROVIDER => {
+                    ModelChoice::Demo
+                }
+                Some(first) => ModelChoice::Registered {
+                    provider: first.model.provider.clone(),
+                    model: first.model.id.clone(),
+                    source: if args.models.is_some() {
+                        ModelSource::Flags
+                    } else {
+                        ModelSource::Settings
+                    },
+                },
+                None => choose_model(&inputs, &|authority, path| {
+                    crate::probe::get_json(authority, path, crate::probe::PROBE_TIMEOUT)
+                }),
+            };
             let provider =
                 seams::build_provider(&choice, &registry, &retry).map_err(SetupError::usage)?;
             (choice, provider)
@@ -185,6 +217,7 @@ pub fn build_engine(
                 .then(|| ThinkingLevel::parse(&session_thinking))
                 .flatten()
         })
+        .or(scope_first.as_ref().and_then(|first| first.thinking))
         .or(settings.default_thinking_level)
         // A reasoning model thinks at a medium level unless told otherwise (pi's
         // default); another model does not think.
@@ -235,6 +268,7 @@ pub fn build_engine(
     let mut engine = Engine::new(config, history, store);
     engine.compaction = settings.compaction;
     engine.retry = retry;
+    engine.model_scope = scope;
     engine.set_prompt_source(prompt);
     engine.set_gatekeeper(gatekeeper);
     if let Some(mcp) = mcp {

@@ -59,6 +59,10 @@ pub struct Settings {
     /// `hideThinkingBlock`: thinking starts folded in the interactive mode
     /// (pi's key; Ctrl+T shows it).
     pub hide_thinking_block: Option<bool>,
+    /// `enabledModels`: the model patterns Ctrl+P cycles through (pi's key:
+    /// `provider/id`, an id or part of one, a glob, each optionally with a
+    /// `:thinking` suffix); `None`: every usable model.
+    pub enabled_models: Option<Vec<String>>,
     /// The whole merged object, including the keys owned elsewhere
     /// ([`Settings::raw`] reads one).
     pub merged: Value,
@@ -246,12 +250,17 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     bad(key, "one of off, minimal, low, medium, high, xhigh", v)
                 }
             }
-            "tools" => {
+            "tools" | "enabledModels" => {
                 let names = v
                     .as_array()
                     .filter(|a| a.iter().all(|t| t.as_str().is_some()));
                 if names.is_none() {
-                    bad(key, "an array of tool names", v)
+                    let what = if key == "tools" {
+                        "tool names"
+                    } else {
+                        "model patterns"
+                    };
+                    bad(key, &format!("an array of {what}"), v)
                 }
             }
             "compaction" | "retry" => {
@@ -295,6 +304,13 @@ fn describe(value: &Value) -> String {
 /// Reads the typed fields from an already checked, merged object.
 fn from_merged(merged: Value) -> Settings {
     let string = |key: &str| merged[key].as_str().map(str::to_string);
+    let strings = |key: &str| {
+        merged[key].as_array().map(|a| {
+            a.iter()
+                .filter_map(|t| t.as_str().map(str::to_string))
+                .collect::<Vec<String>>()
+        })
+    };
     let defaults = CompactionSettings::default();
     let compaction = &merged["compaction"];
     Settings {
@@ -312,11 +328,8 @@ fn from_merged(merged: Value) -> Settings {
                 .as_u64()
                 .unwrap_or(defaults.keep_recent_tokens),
         },
-        tools: merged["tools"].as_array().map(|a| {
-            a.iter()
-                .filter_map(|t| t.as_str().map(str::to_string))
-                .collect()
-        }),
+        tools: strings("tools"),
+        enabled_models: strings("enabledModels"),
         shell_path: string("shellPath"),
         steering_mode: merged["steeringMode"].as_str().and_then(QueueMode::parse),
         follow_up_mode: merged["followUpMode"].as_str().and_then(QueueMode::parse),
@@ -415,6 +428,35 @@ mod tests {
         assert_eq!(s.raw("permissions")["allow"][0].as_str(), Some("read"));
         assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
         assert!(loaded.warnings[0].contains("\"colour\""));
+    }
+
+    #[test]
+    fn enabled_models_are_read_and_checked() {
+        let (home, cwd) = dirs("scope");
+        std::fs::write(
+            global_settings_path(&home),
+            r#"{"enabledModels":["anthropic/*","gpt-5:high"]}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            project_settings_path(&cwd),
+            r#"{"enabledModels":["*sonnet*"]}"#,
+        )
+        .unwrap();
+        let loaded = load_settings(&home, &cwd).unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        assert_eq!(
+            loaded.settings.enabled_models.as_deref(),
+            Some(&["*sonnet*".to_string()][..]),
+            "the project's list replaces the global one"
+        );
+        std::fs::write(project_settings_path(&cwd), r#"{"enabledModels":"sonnet"}"#).unwrap();
+        let err = load_settings(&home, &cwd).unwrap_err();
+        assert!(
+            err.problems[0].contains("enabledModels: expected an array of model patterns"),
+            "{:?}",
+            err.problems
+        );
     }
 
     #[test]

@@ -83,6 +83,11 @@ pub const SECTIONS: &[Section] = &[
                 "Model id or provider/id, optionally with :thinking suffix",
             ),
             valued(
+                "--models",
+                "PATTERNS",
+                "Models Ctrl+P cycles through: comma-separated ids, provider/id or globs (anthropic/*), each with an optional :thinking",
+            ),
+            valued(
                 "--thinking",
                 "LEVEL",
                 "off, minimal, low, medium, high, xhigh",

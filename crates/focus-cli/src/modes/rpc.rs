@@ -431,6 +431,16 @@ impl Server<'_> {
                 "messages" => self.engine.history.to_json()
             })),
             "set_model" => self.set_model(c).map(Some),
+            "get_commands" => Ok(Some(commands_json())),
+            // pi's answer: the new model and level, or null with nothing else.
+            "cycle_model" => Ok(Some(match crate::scope::cycle(self.engine, false)? {
+                Some(to) => json_object! {
+                    "model" => model_json(&to.model),
+                    "thinkingLevel" => to.thinking.as_str(),
+                    "isScoped" => to.scoped,
+                },
+                None => Value::Null,
+            })),
             "set_thinking_level" => {
                 let level = c["level"].as_str().ok_or("missing \"level\"")?;
                 let level = ThinkingLevel::parse(level).ok_or_else(|| {
@@ -734,6 +744,32 @@ impl Server<'_> {
         self.engine.switch_model(built);
         Ok(model_json(self.engine.config.provider.model()))
     }
+}
+
+/// pi's `get_commands`: the prompt templates and skills a `prompt` can start
+/// with, as `{commands:[{name, description, source, path}]}` (`name` without
+/// the `/`).
+fn commands_json() -> Value {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let home = focus_harness::session::focus_home();
+    let commands = focus_harness::prompt::listing::user_commands(&home, &cwd)
+        .into_iter()
+        .map(|c| {
+            let name = c.name.trim_start_matches('/');
+            let source = if name.starts_with("skill:") {
+                "skill"
+            } else {
+                "prompt"
+            };
+            json_object! {
+                "name" => name,
+                "description" => c.description.as_str(),
+                "source" => source,
+                "path" => c.path.display().to_string(),
+            }
+        })
+        .collect();
+    json_object! {"commands" => Value::Array(commands)}
 }
 
 /// The user message of a `prompt`/`steer`/`follow_up` command: `message` text plus

@@ -113,6 +113,16 @@ impl Pane {
         assert!(Command::new("tmux").args(&args).status().unwrap().success());
     }
 
+    /// Lets tmux pass modified keys (Shift+Enter, Ctrl+Shift+P) in the
+    /// encoding focus asks for (modifyOtherKeys).
+    pub(crate) fn extended_keys(&self) {
+        assert!(Command::new("tmux")
+            .args(["set-option", "-s", "-t", &self.name, "extended-keys", "on"])
+            .status()
+            .unwrap()
+            .success());
+    }
+
     pub(crate) fn type_text(&self, text: &str) {
         assert!(Command::new("tmux")
             .args(["send-keys", "-t", &self.name, "-l", text])
@@ -1120,11 +1130,7 @@ fn the_editor_moves_by_cluster_and_has_a_kill_ring() {
     }
     let s = Sandbox::new();
     let pane = Pane::start(&s, &[]);
-    assert!(Command::new("tmux")
-        .args(["set-option", "-s", "-t", &pane.name, "extended-keys", "on"])
-        .status()
-        .unwrap()
-        .success());
+    pane.extended_keys();
     pane.type_text("ab👨‍👩‍👧");
     pane.keys(&["Left"]);
     pane.type_text("x");

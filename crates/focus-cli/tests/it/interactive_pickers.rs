@@ -252,12 +252,7 @@ fn model_opens_a_picker_and_switching_is_recorded() {
     pane.type_text("again");
     pane.keys(&["Enter"]);
     pane.wait_for("the second answer", "second reply");
-    let file = s.session_files().into_iter().next().unwrap();
-    let text = std::fs::read_to_string(&file).unwrap();
-    let change = text
-        .lines()
-        .rfind(|l| l.contains("\"model_change\""))
-        .unwrap();
+    let change = s.last_entry("model_change");
     assert!(change.contains("mock-anthropic"), "{change}");
 
     // Esc closes the picker without switching.
@@ -266,10 +261,10 @@ fn model_opens_a_picker_and_switching_is_recorded() {
     pane.wait_for("the model picker", "❯ mock-anthropic/m1");
     pane.type_text("goo");
     pane.keys(&["Escape"]);
-    pane.wait_until("the picker closing", || {
-        !pane.visible_screen().contains("models “")
+    pane.wait_until("the picker closing on the same model", || {
+        let screen = pane.visible_screen();
+        !screen.contains("models “") && screen.contains("mock-anthropic/m1 · 110×40")
     });
-    assert!(pane.visible_screen().contains("mock-anthropic/m1 · 110×40"));
 }
 
 /// /session, /export, /name and /help run while the agent works (the history
@@ -387,16 +382,10 @@ fn shift_tab_and_ctrl_p_cycle_thinking_and_models() {
     pane.type_text("again");
     pane.keys(&["Enter"]);
     pane.wait_for("the second answer", "second reply");
-    let file = s.session_files().into_iter().next().unwrap();
-    let text = std::fs::read_to_string(&file).unwrap();
-    let last = |kind: &str| {
-        text.lines()
-            .rfind(|l| l.contains(&format!("\"{kind}\"")))
-            .unwrap_or_default()
-            .to_string()
-    };
-    assert!(last("model_change").contains("mock-responses"), "{text}");
-    assert!(last("thinking_level_change").contains("\"low\""), "{text}");
+    let change = s.last_entry("model_change");
+    assert!(change.contains("mock-responses"), "{change}");
+    let level = s.last_entry("thinking_level_change");
+    assert!(level.contains("\"low\""), "{level}");
 }
 
 /// A picked file that cannot be read when the message is sent: the error names
@@ -427,4 +416,71 @@ fn a_picked_file_gone_before_sending_keeps_the_message() {
     pane.keys(&["Enter"]);
     pane.wait_for("the answer", "got it");
     assert!(server.requests()[0].body_text().contains("NOTES-BODY-7"));
+}
+
+/// The user's prompt templates and skills join the `/` menu, Tab completion
+/// and `/help`, each with its line; a chosen template waits in the input for
+/// its arguments and is sent expanded.
+#[test]
+fn templates_and_skills_are_listed_in_the_menu_and_help() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"c","steps":[{"reply":{"text":"reviewed it"}}]}"#);
+    s.write_models(&server.url());
+    s.write_template(
+        "review",
+        "---\ndescription: Review the staged diff\n---\nReview $1 carefully.\n",
+    );
+    s.write_skill(
+        "pdf",
+        "---\nname: pdf\ndescription: Read PDF files\n---\nUse pdftotext.\n",
+    );
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+
+    pane.type_text("/");
+    pane.wait_for("the menu with two more entries", "commands · 22 ·");
+    pane.type_text("skil");
+    pane.wait_for("the skill", "❯ /skill:pdf");
+    assert!(pane.visible_screen().contains("Read PDF files"));
+    pane.keys(&["C-u"]);
+    pane.type_text("/rev");
+    pane.wait_for("the template", "❯ /review");
+    assert!(pane.visible_screen().contains("Review the staged diff"));
+    // Enter puts it in the input, for its arguments.
+    pane.keys(&["Enter"]);
+    pane.wait_for("the template in the input", "› /review");
+    pane.type_text("src/main.rs");
+    pane.wait_for("its argument after a space", "› /review src/main.rs");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the answer", "reviewed it");
+    let body = server.requests()[0].body_text();
+    assert!(body.contains("Review src/main.rs carefully."), "{body}");
+
+    // Tab completion knows it; /help lists both with their lines.
+    pane.type_text("/revi");
+    pane.wait_for("the menu", "commands “revi”");
+    pane.keys(&["Escape"]);
+    pane.wait_until("the menu closing", || {
+        !pane.visible_screen().contains("commands “")
+    });
+    pane.keys(&["Tab"]);
+    pane.wait_for("the completed name", "› /review");
+    pane.type_text("x");
+    pane.wait_for("a space after it", "› /review x");
+    pane.keys(&["C-u"]);
+    pane.type_text("/help");
+    pane.keys(&["Enter"]);
+    pane.wait_for("/help", "Keys:");
+    let screen = pane.screen();
+    assert!(screen.contains("Prompt templates and skills"), "{screen}");
+    assert!(
+        screen.contains("  /review       Review the staged diff"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("  /skill:pdf    Read PDF files"),
+        "{screen}"
+    );
 }

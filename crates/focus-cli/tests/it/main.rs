@@ -11,6 +11,7 @@ mod hooks;
 mod hostile;
 mod interactive;
 mod interactive_commands;
+mod interactive_models;
 mod interactive_pickers;
 mod keys;
 mod modes;

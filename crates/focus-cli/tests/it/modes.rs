@@ -555,19 +555,14 @@ fn prompt_templates_and_skills_expand_before_sending() {
     let s = Sandbox::new();
     let server = mock(r#"{"name":"t","steps":[{"reply":{"text":"ok"}}]}"#);
     s.write_models(&server.url());
-    std::fs::create_dir_all(s.home.join("prompts")).unwrap();
-    std::fs::write(
-        s.home.join("prompts/fix.md"),
+    s.write_template(
+        "fix",
         "---\ndescription: Fix an issue\n---\nPlease fix issue $1 in $2.\n",
-    )
-    .unwrap();
-    let skill_dir = s.work.join(".focus/skills/review");
-    std::fs::create_dir_all(&skill_dir).unwrap();
-    std::fs::write(
-        skill_dir.join("SKILL.md"),
+    );
+    s.write_skill(
+        "review",
         "---\nname: review\ndescription: Review code\n---\nRead every line twice (skill 5521).\n",
-    )
-    .unwrap();
+    );
     let model = ["-p", "--no-session", "--model", "mock-openai/m1"];
     let out = s.run(&[&model[..], &[r#"/fix 42 "the parser""#]].concat(), "");
     assert!(out.status.success(), "{}", stderr(&out));

@@ -640,3 +640,33 @@ fn pi_queue_modes_are_read_from_settings() {
         stderr(&out)
     );
 }
+
+/// pi's `get_commands`: the prompt templates and skills, with their lines.
+#[test]
+fn get_commands_lists_templates_and_skills() {
+    let s = Sandbox::new();
+    s.write_template("review", "Review $1 with care.\n");
+    s.write_skill(
+        "pdf",
+        "---\nname: pdf\ndescription: Read PDF files\n---\nUse pdftotext.\n",
+    );
+    let mut rpc = RpcClient::start(&s, &[]);
+    let response = rpc.call(1, r#"{"id":1,"type":"get_commands"}"#);
+    let commands = response["data"]["commands"].as_array().unwrap().clone();
+    let row = |i: usize, key: &str| commands[i][key].as_str().unwrap_or("").to_string();
+    assert_eq!(commands.len(), 2, "{response:?}");
+    assert_eq!(
+        (row(0, "name"), row(0, "description"), row(0, "source")),
+        (
+            "review".into(),
+            "Review $1 with care.".into(),
+            "prompt".into()
+        )
+    );
+    assert_eq!(
+        (row(1, "name"), row(1, "description"), row(1, "source")),
+        ("skill:pdf".into(), "Read PDF files".into(), "skill".into())
+    );
+    assert!(row(1, "path").ends_with("pdf/SKILL.md"));
+    rpc.close();
+}

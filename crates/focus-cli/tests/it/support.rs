@@ -108,6 +108,34 @@ impl Sandbox {
         .unwrap();
     }
 
+    /// Writes the global prompt template `<FOCUS_HOME>/prompts/NAME.md`.
+    pub fn write_template(&self, name: &str, text: &str) {
+        std::fs::create_dir_all(self.home.join("prompts")).unwrap();
+        std::fs::write(self.home.join(format!("prompts/{name}.md")), text).unwrap();
+    }
+
+    /// Writes the project's skill `.focus/skills/NAME/SKILL.md`.
+    pub fn write_skill(&self, name: &str, text: &str) {
+        let dir = self.work.join(".focus/skills").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    }
+
+    /// The last line of kind `kind` (`"model_change"`…) in the first session
+    /// file, or an empty string.
+    pub fn last_entry(&self, kind: &str) -> String {
+        let file = self
+            .session_files()
+            .into_iter()
+            .next()
+            .expect("a session file");
+        let text = std::fs::read_to_string(&file).unwrap();
+        text.lines()
+            .rfind(|l| l.contains(&format!("\"{kind}\"")))
+            .unwrap_or_default()
+            .to_string()
+    }
+
     /// Every session file under FOCUS_HOME.
     pub fn session_files(&self) -> Vec<PathBuf> {
         let mut files = Vec::new();

@@ -26,11 +26,7 @@ pub fn expand_command(text: &str, config_dir: &Path, cwd: &Path) -> Result<Optio
     if let Some(skill) = name.strip_prefix("skill:") {
         return expand_skill(skill, args, config_dir, cwd).map(Some);
     }
-    let valid = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if !valid {
+    if !is_template_name(name) {
         return Ok(None);
     }
     let Some(path) = template_path(name, config_dir, cwd) else {
@@ -39,6 +35,14 @@ pub fn expand_command(text: &str, config_dir: &Path, cwd: &Path) -> Result<Optio
     let template = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read the prompt template {}: {e}", path.display()))?;
     Ok(Some(fill(drop_front_matter(&template), &split_words(args))))
+}
+
+/// Whether `name` can name a template (`/NAME`): letters, digits, `-`, `_`.
+pub fn is_template_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// The names of the prompt templates offered (for `/help` and completion).
@@ -63,7 +67,8 @@ pub fn template_names(config_dir: &Path, cwd: &Path) -> Vec<String> {
     names
 }
 
-fn template_path(name: &str, config_dir: &Path, cwd: &Path) -> Option<PathBuf> {
+/// The file of template `name`: the project's, else the config directory's.
+pub(crate) fn template_path(name: &str, config_dir: &Path, cwd: &Path) -> Option<PathBuf> {
     [cwd.join(".focus/prompts"), config_dir.join("prompts")]
         .into_iter()
         .map(|dir| dir.join(format!("{name}.md")))
@@ -101,7 +106,7 @@ fn expand_skill(name: &str, args: &str, config_dir: &Path, cwd: &Path) -> Result
 }
 
 /// The text after a front matter block, or all of it.
-fn drop_front_matter(text: &str) -> &str {
+pub(crate) fn drop_front_matter(text: &str) -> &str {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let Some(rest) = text.strip_prefix("---\n") else {
         return text;

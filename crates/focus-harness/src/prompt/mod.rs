@@ -8,6 +8,7 @@
 
 pub mod commands;
 pub mod context_files;
+pub mod listing;
 pub mod skills;
 
 use crate::session::time::{format_iso8601, now_millis};

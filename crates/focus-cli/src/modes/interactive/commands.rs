@@ -11,6 +11,7 @@ use crate::seams;
 use focus_core::message::Message;
 use focus_core::provider::ThinkingLevel;
 use focus_harness::conversation::recent_sessions;
+use focus_harness::prompt::listing::{user_commands as user_commands_in, UserCommand};
 use focus_harness::session::EntryKind;
 use std::path::Path;
 
@@ -72,9 +73,25 @@ pub const COMMANDS: &[(&str, &str)] = &[
 ];
 
 /// Whether command `name` does nothing useful without an argument (the
-/// command menu completes it rather than running it).
+/// command menu completes it rather than running it): `/name`, and the
+/// user's templates and skills, which take theirs.
 pub fn needs_argument(name: &str) -> bool {
-    name == "/name"
+    name == "/name" || !is_builtin(name)
+}
+
+/// Whether `name` is a built-in command (`/model`, `/exit`…).
+pub fn is_builtin(name: &str) -> bool {
+    name == "/exit" || COMMANDS.iter().any(|(n, _)| *n == name)
+}
+
+/// The user's prompt templates and skills (a template named like a built-in
+/// command is left out: the built-in wins), with their descriptions.
+pub fn user_commands(cwd: &Path) -> Vec<UserCommand> {
+    let home = focus_harness::session::focus_home();
+    user_commands_in(&home, cwd)
+        .into_iter()
+        .filter(|c| !is_builtin(&c.name))
+        .collect()
 }
 
 /// Whether command line `line` may run while the agent works: it only reads
@@ -98,8 +115,9 @@ pub enum Completion {
     Many(String, Vec<String>),
 }
 
-/// Completes a command name at the start of `text`.
-pub fn complete(text: &str) -> Completion {
+/// Completes a command name at the start of `text`: a built-in one or one of
+/// `user` (templates, skills).
+pub fn complete(text: &str, user: &[UserCommand]) -> Completion {
     if !text.starts_with('/') || text.contains(' ') {
         return Completion::None;
     }
@@ -107,6 +125,7 @@ pub fn complete(text: &str) -> Completion {
         .iter()
         .map(|(n, _)| *n)
         .chain(["/exit"])
+        .chain(user.iter().map(|c| c.name.as_str()))
         .filter(|n| n.starts_with(text))
         .collect();
     match names.as_slice() {
@@ -196,6 +215,15 @@ fn help(ui: &mut Ui<'_>) {
     }
     text.push_str("  !COMMAND      run a shell command; its output goes to the model with your next message\n");
     text.push_str("  !!COMMAND     run a shell command; its output is shown to you only\n");
+    let user = user_commands(ui.cwd());
+    if !user.is_empty() {
+        text.push_str("Prompt templates and skills (/NAME args):\n");
+        for command in &user {
+            // Names and descriptions come from files: shown printable.
+            let line = format!("  {:<13} {}\n", command.name, command.description);
+            text.push_str(&focus_tools::output::sanitize(&line));
+        }
+    }
     text.push_str("Keys:\n");
     text.push_str(&ui.keys_text());
     ui.say(&text);
@@ -492,7 +520,7 @@ mod tests {
         let known: Vec<&str> = COMMANDS
             .iter()
             .map(|(n, _)| *n)
-            .chain(["/exit", "!COMMAND", "!!COMMAND"])
+            .chain(["/exit", "!COMMAND", "!!COMMAND", "/TEMPLATE", "/skill:NAME"])
             .collect();
         for name in &known {
             assert!(
@@ -510,10 +538,24 @@ mod tests {
 
     #[test]
     fn completion_of_command_names() {
-        assert_eq!(complete("/mo"), Completion::One("/model ".into()));
-        assert_eq!(complete("/x"), Completion::None);
-        assert_eq!(complete("hello"), Completion::None);
-        match complete("/n") {
+        assert_eq!(complete("/mo", &[]), Completion::One("/model ".into()));
+        assert_eq!(complete("/x", &[]), Completion::None);
+        assert_eq!(complete("hello", &[]), Completion::None);
+        let user = [UserCommand {
+            name: "/review".into(),
+            description: "Review the diff".into(),
+            path: "review.md".into(),
+        }];
+        assert_eq!(complete("/rev", &user), Completion::One("/review ".into()));
+        match complete("/re", &user) {
+            Completion::Many(prefix, names) => {
+                assert_eq!(prefix, "/re");
+                assert!(names.contains(&"/review".to_string()), "{names:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(needs_argument("/review") && !needs_argument("/session"));
+        match complete("/n", &[]) {
             Completion::Many(prefix, names) => {
                 assert_eq!(prefix, "/n");
                 assert!(
@@ -526,7 +568,7 @@ mod tests {
         assert!(safe_while_running("/name x"));
         assert!(!safe_while_running("/model"));
         assert!(!safe_while_running("/compact now"));
-        match complete("/") {
+        match complete("/", &[]) {
             Completion::Many(_, names) => assert_eq!(names.len(), COMMANDS.len() + 1),
             other => panic!("{other:?}"),
         }

@@ -26,7 +26,12 @@ pub const ACTIONS: &[(&str, Action, &[&str])] = &[
     ("toggleThinking", Action::ToggleThinking, &["ctrl+t"]),
     ("cycleThinkingLevel", Action::CycleThinking, &["shift+tab"]),
     ("cycleModelForward", Action::CycleModel, &["ctrl+p"]),
-    ("redraw", Action::Redraw, &["ctrl+l"]),
+    (
+        "cycleModelBackward",
+        Action::CycleModelBackward,
+        &["shift+ctrl+p"],
+    ),
+    ("selectModel", Action::SelectModel, &["ctrl+l"]),
     ("externalEditor", Action::ExternalEditor, &["ctrl+g"]),
     ("expandTools", Action::Expand, &["ctrl+o"]),
     ("complete", Action::Complete, &["tab"]),
@@ -91,6 +96,14 @@ fn bytes_of(spec: &str) -> Option<Vec<u8>> {
         "ctrl+_" | "ctrl+-" => b"\x1f",
         "space" => b" ",
         _ => {
+            // The kitty protocol's Ctrl+Shift+letter (pi writes `shift+ctrl+p`).
+            let shifted = spec
+                .strip_prefix("shift+ctrl+")
+                .or_else(|| spec.strip_prefix("ctrl+shift+"));
+            if let Some(letter) = shifted {
+                let c = single(letter).filter(char::is_ascii_lowercase)?;
+                return Some(format!("\x1b[{};6u", c as u32).into_bytes());
+            }
             if let Some(letter) = spec.strip_prefix("ctrl+") {
                 let c = single(letter).filter(char::is_ascii_lowercase)?;
                 return Some(vec![c as u8 & 0x1f]);
@@ -270,7 +283,7 @@ mod tests {
     #[test]
     fn a_bound_key_stands_for_the_default_and_the_default_goes() {
         let json = focus_core::json::parse_str(
-            r#"{"cycleThinkingLevel":"ctrl+x","cursorLeft":["ctrl+q"],"cursorRight":["right","ctrl+n"],"nope":"a","exit":"ctrl+shift+q"}"#,
+            r#"{"cycleThinkingLevel":"ctrl+x","cursorLeft":["ctrl+q"],"cursorRight":["right","ctrl+n"],"nope":"a","exit":"ctrl+alt+q","cycleModelBackward":"ctrl+shift+b"}"#,
         )
         .unwrap();
         let (b, warnings) = Bindings::from_json(&json);
@@ -283,6 +296,7 @@ mod tests {
         assert_eq!(b.translate(Key::Ctrl('t')), Some(Key::Ctrl('t')));
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].contains("\"nope\""));
-        assert!(warnings[1].contains("ctrl+shift+q"));
+        assert!(warnings[1].contains("ctrl+alt+q"));
+        assert_eq!(b.translate(Key::CtrlShift('b')), Some(Key::CtrlShift('p')));
     }
 }

@@ -23,8 +23,9 @@ pub enum Action {
     Suspend,
     /// Show or fold thinking.
     ToggleThinking,
-    /// Redraw the whole screen.
-    Redraw,
+    /// Redraw the whole screen and open the model picker (pi's
+    /// `selectModel`).
+    SelectModel,
     /// Edit the input in `$VISUAL` or `$EDITOR`.
     ExternalEditor,
     /// Expand or collapse the last tool call or summary.
@@ -35,8 +36,10 @@ pub enum Action {
     Page,
     /// The next thinking level.
     CycleThinking,
-    /// The next usable model.
+    /// The next model of the scope (else the next usable one).
     CycleModel,
+    /// The model before, in the same list.
+    CycleModelBackward,
     /// Older input or the line above.
     Up,
     /// Queued messages back to the editor.
@@ -110,9 +113,18 @@ pub const KEYS: &[(&str, Action, &str)] = &[
     (
         "Ctrl+P",
         Action::CycleModel,
-        "next usable model, as the `/model` picker lists them (recorded in the session)",
+        "next model of `enabledModels` / `--models`, else of the `/model` picker's list (recorded in the session)",
     ),
-    ("Ctrl+L", Action::Redraw, "redraw the whole screen"),
+    (
+        "Shift+Ctrl+P",
+        Action::CycleModelBackward,
+        "the model before, in the same list (terminals with the kitty keyboard protocol or modifyOtherKeys)",
+    ),
+    (
+        "Ctrl+L",
+        Action::SelectModel,
+        "redraw the whole screen and open the model picker (as `/model`; while the agent works: redraw only)",
+    ),
     (
         "Ctrl+G",
         Action::ExternalEditor,
@@ -215,12 +227,13 @@ pub fn action(key: &Key) -> Action {
         Key::Ctrl('d') => Action::Quit,
         Key::Ctrl('z') => Action::Suspend,
         Key::Ctrl('t') => Action::ToggleThinking,
-        Key::Ctrl('l') => Action::Redraw,
+        Key::Ctrl('l') => Action::SelectModel,
         Key::Ctrl('g') => Action::ExternalEditor,
         Key::Ctrl('o') => Action::Expand,
         Key::Tab => Action::Complete,
         Key::BackTab => Action::CycleThinking,
         Key::Ctrl('p') => Action::CycleModel,
+        Key::CtrlShift('p') => Action::CycleModelBackward,
         Key::PageUp | Key::PageDown => Action::Page,
         Key::Up => Action::Up,
         Key::AltUp => Action::Unqueue,
@@ -287,6 +300,7 @@ mod tests {
             "Tab" => b"\t",
             "Shift+Tab" => b"\x1b[Z",
             "Ctrl+P" => b"\x10",
+            "Shift+Ctrl+P" => b"\x1b[112;6u",
             "/" => b"/",
             "@" => b"@",
             "PageUp" => b"\x1b[5~",
@@ -357,6 +371,7 @@ mod tests {
             Key::Undo,
             Key::Alt('d'),
             Key::Alt('y'),
+            Key::CtrlShift('p'),
         ]
         .into_iter()
         .chain("cdztlgowukypv".chars().map(Key::Ctrl))

@@ -51,6 +51,9 @@ pub enum Key {
     Esc,
     /// Ctrl plus a letter not given its own variant (`'c'`, `'d'`, `'k'`, …).
     Ctrl(char),
+    /// Ctrl+Shift plus a letter (lower case), which only the kitty keyboard
+    /// protocol and modifyOtherKeys tell apart from Ctrl alone (`'p'`).
+    CtrlShift(char),
     /// Alt plus a character not given its own variant (`'d'`, `'y'`).
     Alt(char),
     /// Ctrl+_ (also Ctrl+- and Ctrl+/ in most terminals): undo.
@@ -249,7 +252,7 @@ fn decode_csi(bytes: &[u8]) -> Decoded {
 }
 
 /// A key of the kitty keyboard protocol or modifyOtherKeys: `CODE;MODIFIERS`
-/// (1 none, 2 Shift, 3 Alt, 5 Ctrl), as the key the plain encoding would give.
+/// (1 none, 2 Shift, 3 Alt, 5 Ctrl, 6 Ctrl+Shift), as the key the plain encoding would give.
 fn modified_key(params: &[u8]) -> Option<Key> {
     let text = std::str::from_utf8(params).ok()?;
     let mut fields = text.split(';');
@@ -276,6 +279,7 @@ fn modified_key(params: &[u8]) -> Option<Key> {
         (3, '\x7f') => Key::Ctrl('w'),
         (3, c) if !c.is_control() => Key::Alt(c),
         (5, '_' | '-' | '/') => Key::Undo,
+        (6, c) if c.is_ascii_alphabetic() => Key::CtrlShift(c.to_ascii_lowercase()),
         (5, c) if c.is_ascii_lowercase() => match decode_one(&[c as u8 - b'a' + 1]) {
             Decoded::Key(key, _) => key,
             _ => return None,
@@ -347,6 +351,12 @@ mod tests {
                 Key::Char('a'),
                 Key::Undo
             ]
+        );
+        // Ctrl+Shift+P in both encodings (modifyOtherKeys sends the shifted
+        // letter).
+        assert_eq!(
+            keys(&[b"\x1b[112;6u\x1b[27;6;80~"]),
+            [Key::CtrlShift('p'), Key::CtrlShift('p')]
         );
         assert_eq!(
             keys(&[b"\x1bd\x1by\x1f"]),

@@ -160,6 +160,8 @@ pub struct Ui<'a> {
     /// Lets the key reader read again after a [`Input::KeysThenWait`].
     resume: mpsc::Sender<()>,
     inputs: SyncSender<Input>,
+    /// `--models` was given: `/reload` leaves the scope alone.
+    scope_from_flag: bool,
     quit: bool,
 }
 
@@ -167,7 +169,7 @@ pub struct Ui<'a> {
 pub fn run(
     engine: &mut Engine,
     choice: &ModelChoice,
-    _args: &Args,
+    args: &Args,
     cwd: &Path,
     prompts: Vec<Message>,
     inputs: (SyncSender<Input>, Receiver<Input>),
@@ -218,6 +220,7 @@ pub fn run(
         shell: None,
         resume,
         inputs: sender,
+        scope_from_flag: args.models.is_some(),
         quit: false,
     };
     // The theme, folded thinking and keybindings.json; their warnings after
@@ -521,13 +524,21 @@ impl Ui<'_> {
                     "thinking collapsed".into()
                 });
             }
-            Action::Redraw => self.screen.redraw_all(),
+            Action::SelectModel => {
+                self.screen.redraw_all();
+                if self.running.is_none() {
+                    if let Err(error) = self.open_model_picker() {
+                        self.notice = Some(focus_tools::output::sanitize(&error).into_owned());
+                    }
+                }
+            }
             Action::ExternalEditor => self.edit_externally(),
             Action::Unqueue => self.unqueue(),
             Action::Expand => self.toggle_expanded(),
             Action::Complete => self.complete(),
             Action::CycleThinking => self.cycle_thinking(),
-            Action::CycleModel => self.cycle_model(),
+            Action::CycleModel => self.cycle_model(false),
+            Action::CycleModelBackward => self.cycle_model(true),
             Action::PasteImage => self.paste_image(),
             _ => match self.editor.handle(&key) {
                 EditAction::None => {}
@@ -559,7 +570,7 @@ impl Ui<'_> {
 
     fn complete(&mut self) {
         let text = self.editor.text();
-        match commands::complete(&text) {
+        match commands::complete(&text, &commands::user_commands(&self.cwd)) {
             commands::Completion::One(done) => self.editor.set_text(&done),
             commands::Completion::Many(prefix, names) => {
                 self.editor.set_text(&prefix);
@@ -579,7 +590,7 @@ impl Ui<'_> {
         // `/skill:name` and `/template args` are prompts, expanded before sending
         // (a built-in command of the same name wins).
         let word = text.split_whitespace().next().unwrap_or("");
-        let builtin = commands::COMMANDS.iter().any(|(name, _)| *name == word);
+        let builtin = commands::is_builtin(word);
         let expanded = if builtin {
             Ok(None)
         } else {

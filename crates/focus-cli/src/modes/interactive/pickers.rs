@@ -1,8 +1,9 @@
 //! The pickers the UI opens ([`Picker`] does the filtering and drawing):
 //!
-//! - `/` on an empty input: the command menu, with each command's line; the
-//!   input after `/` is the query; Enter runs the command (one that needs an
-//!   argument is completed instead), Tab completes it;
+//! - `/` on an empty input: the command menu, with each command's line, then
+//!   the user's prompt templates and skills with theirs; the input after `/` is
+//!   the query; Enter runs the command (one that needs an argument, a template
+//!   or a skill is completed instead), Tab completes it;
 //! - `@` at the start of the input or after a space: the project's files
 //!   (`.gitignore` respected: focus-tools' walker), the input after `@` is the
 //!   query; Enter or Tab put `@path ` in its place, and when the message is sent
@@ -15,8 +16,9 @@
 //!   messages, the recent sessions; Enter acts as `/tree N`, `/fork N`,
 //!   `/resume N` do.
 //!
-//! Ctrl+P steps to the next model of the `/model` list, Shift+Tab to the next
-//! thinking level (both recorded, as the commands do).
+//! Ctrl+P steps to the next model of the scope (`enabledModels`, `--models`;
+//! else of the `/model` list), Shift+Ctrl+P to the one before, Shift+Tab to the
+//! next thinking level (all recorded, as the commands do).
 //!
 //! A picker following the input closes when the input no longer has its `/` or
 //! `@` before the cursor, or the query holds a space.
@@ -25,9 +27,8 @@ use super::commands::{self, COMMANDS};
 use super::keys::Key;
 use super::picker::{Item, Outcome, Picker};
 use super::{human, Ui};
-use crate::seams;
 use focus_core::message::Content;
-use focus_core::provider::{ModelInfo, ThinkingLevel};
+use focus_core::provider::ThinkingLevel;
 use focus_tools::output::sanitize;
 use focus_tools::walk::{walk, Flow};
 use std::path::Path;
@@ -156,9 +157,11 @@ impl Ui<'_> {
     }
 
     fn open_command_menu(&mut self) {
+        let user = commands::user_commands(&self.cwd);
         let items = COMMANDS
             .iter()
             .map(|(name, what)| Item::new(*name, *what))
+            .chain(user.into_iter().map(|c| Item::new(c.name, c.description)))
             .collect();
         self.popup = Some(Popup {
             picker: Picker::new("commands", items),
@@ -184,7 +187,7 @@ impl Ui<'_> {
     /// `/model` without an argument: the picker over the models usable now,
     /// the current one selected.
     pub fn open_model_picker(&mut self) -> Result<(), String> {
-        let items: Vec<Item> = usable_models()?
+        let items: Vec<Item> = crate::scope::usable_models()?
             .into_iter()
             .map(|m| {
                 let mut detail = format!("ctx {}", human(m.context_window));
@@ -245,34 +248,27 @@ impl Ui<'_> {
         self.notice = Some(format!("thinking: {}", next.as_str()));
     }
 
-    /// Ctrl+P: the next model of the `/model` picker's list, switched to as
-    /// `/model provider/id` does (recorded).
-    pub(super) fn cycle_model(&mut self) {
+    /// Ctrl+P (Shift+Ctrl+P: `backward`): the next (previous) model of the
+    /// scope (`enabledModels`, `--models`), else of the `/model` picker's list,
+    /// switched to and recorded ([`crate::scope::cycle`]).
+    pub(super) fn cycle_model(&mut self, backward: bool) {
         if self.running.is_some() {
             self.notice = Some("the model changes when the agent is done".into());
             return;
         }
-        let labels: Vec<String> = match usable_models() {
-            Ok(models) => models
-                .iter()
-                .map(|m| format!("{}/{}", m.provider, m.id))
-                .collect(),
-            Err(error) => {
-                self.notice = Some(sanitize(&error).into_owned());
-                return;
+        match crate::scope::cycle(self.engine, backward) {
+            // Model ids come from models.json or a local server: printable.
+            Ok(Some(to)) => {
+                let scoped = if to.scoped {
+                    format!(" · thinking {} · scoped", to.thinking.as_str())
+                } else {
+                    String::new()
+                };
+                let line = format!("model: {}/{}{scoped}", to.model.provider, to.model.id);
+                self.say(&sanitize(&line));
             }
-        };
-        let current = self.engine.config.provider.model();
-        let current = format!("{}/{}", current.provider, current.id);
-        let next = match labels.iter().position(|l| *l == current) {
-            Some(at) => &labels[(at + 1) % labels.len()],
-            None => match labels.first() {
-                Some(first) => first,
-                None => return,
-            },
-        };
-        if *next != current {
-            commands::run(self, &format!("/model {next}"));
+            Ok(None) => self.notice = Some("no other model to switch to".into()),
+            Err(error) => self.notice = Some(sanitize(&error).into_owned()),
         }
     }
 
@@ -336,19 +332,6 @@ impl Ui<'_> {
         }
         Ok(content)
     }
-}
-
-/// The models usable now: those of providers with an API key, and the demo.
-fn usable_models() -> Result<Vec<ModelInfo>, String> {
-    let registry = seams::registry()?;
-    let keyed: Vec<String> = seams::keyed_providers(&registry)
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect();
-    Ok(seams::list_models(&registry, None)
-        .into_iter()
-        .filter(|m| keyed.contains(&m.provider) || m.provider == crate::demo::DEMO_PROVIDER)
-        .collect())
 }
 
 /// `90_000` ms → `1m ago` (a session's age in the `/resume` picker).

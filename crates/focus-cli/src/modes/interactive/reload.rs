@@ -80,7 +80,8 @@ impl Ui<'_> {
     }
 
     /// The settings read again and put in effect (the UI's keys, compaction,
-    /// retries, delivery modes, keybindings.json, the theme); returns the
+    /// retries, delivery modes, `enabledModels` unless `--models` was given,
+    /// keybindings.json, the theme); returns the
     /// warnings. A file that cannot be read changes nothing.
     pub(super) fn reload_settings(&mut self) -> Result<Vec<String>, String> {
         let loaded = load_settings(&focus_home(), &self.cwd)
@@ -91,6 +92,9 @@ impl Ui<'_> {
         engine.retry = crate::seams::retry_policy(&settings.retry);
         engine.config.steering_mode = settings.steering_mode.unwrap_or_default();
         engine.config.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
+        if !self.scope_from_flag {
+            engine.model_scope = settings.enabled_models.clone().unwrap_or_default();
+        }
         let mut notes = loaded.warnings;
         let mut ui = UiSettings::from_settings(&settings, &self.cwd);
         notes.append(&mut ui.warnings);
