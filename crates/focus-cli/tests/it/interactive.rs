@@ -1112,7 +1112,8 @@ fn thinking_toggles_and_the_footer_counts_the_session() {
 
 /// The editor: a family emoji is one Left press (it took five), Shift+Enter
 /// makes a new line once tmux passes modified keys (`extended-keys on`: focus
-/// asks for modifyOtherKeys), Ctrl+W cuts and Ctrl+Y pastes back, Ctrl+_ undoes.
+/// asks for modifyOtherKeys), Ctrl+W cuts and Ctrl+Y pastes back, Ctrl+_ undoes,
+/// Ctrl+Shift+Z and Alt+Z redo.
 #[test]
 fn the_editor_moves_by_cluster_and_has_a_kill_ring() {
     if !tmux_available() {
@@ -1143,6 +1144,15 @@ fn the_editor_moves_by_cluster_and_has_a_kill_ring() {
     pane.wait_until("the paste undone", || {
         !pane.visible_screen().contains("👨‍👩‍👧line")
     });
+    // Redo: Ctrl+Shift+Z (told from Ctrl+Z by modifyOtherKeys), then Alt+Z.
+    pane.keys(&["C-S-z"]);
+    pane.wait_for("the paste redone", "👨‍👩‍👧line");
+    pane.keys(&["C-_"]);
+    pane.wait_until("the paste undone again", || {
+        !pane.visible_screen().contains("👨‍👩‍👧line")
+    });
+    pane.keys(&["M-z"]);
+    pane.wait_for("the paste redone with Alt+Z", "👨‍👩‍👧line");
     pane.keys(&["C-c"]);
     pane.wait_until("the editor cleared", || {
         !pane.visible_screen().contains("second")

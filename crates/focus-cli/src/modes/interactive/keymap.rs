@@ -65,6 +65,8 @@ pub enum Action {
     YankPop,
     /// Undo the last change of the input.
     Undo,
+    /// Redo what undo took back.
+    Redo,
     /// Insert text (typed or pasted).
     Insert,
 }
@@ -195,6 +197,11 @@ pub const KEYS: &[(&str, Action, &str)] = &[
         Action::Undo,
         "undo the last change of the input",
     ),
+    (
+        "Ctrl+Shift+Z, Alt+Z",
+        Action::Redo,
+        "redo what undo took back (Ctrl+Shift+Z where the terminal reports it)",
+    ),
 ];
 
 /// What `key` does (outside an approval dialog).
@@ -229,6 +236,7 @@ pub fn action(key: &Key) -> Action {
         Key::Ctrl('y') => Action::Yank,
         Key::Alt('y') => Action::YankPop,
         Key::Undo => Action::Undo,
+        Key::Redo => Action::Redo,
         _ => Action::Insert,
     }
 }
@@ -296,6 +304,8 @@ mod tests {
             "Alt+Y" => b"\x1by",
             "Ctrl+_" => b"\x1f",
             "Ctrl+-" => b"\x1b[45;5u",
+            "Ctrl+Shift+Z" => b"\x1b[122;6u",
+            "Alt+Z" => b"\x1bz",
             _ => return None,
         })
     }
@@ -333,6 +343,7 @@ mod tests {
             Key::Home,
             Key::Backspace,
             Key::Undo,
+            Key::Redo,
             Key::Alt('d'),
             Key::Alt('y'),
         ]
