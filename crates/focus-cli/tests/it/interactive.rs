@@ -482,16 +482,19 @@ fn slash_commands_do_what_they_say() {
         "/model mock-anthropic/m1",
         "mock-anthropic/m1 · 110×40 · thinking high",
     );
-    // Bare, the choosing commands open a picker (tests/it/interactive_pickers.rs);
-    // Esc closes it.
+    // Bare, the choosing commands open a picker (tests/it/interactive_pickers.rs)
+    // or the tree navigator (tests/it/interactive_tree.rs); Esc closes it.
     let close_picker = || {
         pane.keys(&["Escape"]);
         pane.wait_until("the picker closing", || {
             !pane.visible_screen().contains("❯ ")
         });
     };
-    command("/tree", "* you: hello");
-    close_picker();
+    command("/tree", "❯● ai: first reply");
+    pane.keys(&["Escape"]);
+    pane.wait_until("the navigator closing", || {
+        !pane.visible_screen().contains("session tree ·")
+    });
     let html = s.root.join("chat.html");
     command(&format!("/export {}", html.display()), "exported to");
     assert!(file_contains(&html, "first reply"));
@@ -567,7 +570,7 @@ fn alt_enter_while_working_queues_a_follow_up() {
 
 impl Pane {
     /// focus in a pane of `(columns, rows)`; returns once the editor prompt shows.
-    fn start_sized(s: &Sandbox, args: &[&str], size: (u16, u16)) -> Pane {
+    pub(crate) fn start_sized(s: &Sandbox, args: &[&str], size: (u16, u16)) -> Pane {
         let command = format!(
             "{}; echo FOCUS-EXITED-$?; sleep 30",
             Pane::focus_command(s, args)
@@ -586,7 +589,7 @@ impl Pane {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn resize(&self, columns: u16, rows: u16) {
+    pub(crate) fn resize(&self, columns: u16, rows: u16) {
         assert!(Command::new("tmux")
             .args([
                 "resize-window",

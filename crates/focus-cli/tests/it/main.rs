@@ -9,6 +9,7 @@ mod hooks;
 mod hostile;
 mod interactive;
 mod interactive_pickers;
+mod interactive_tree;
 mod keys;
 mod modes;
 mod robustness;

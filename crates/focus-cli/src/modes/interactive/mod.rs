@@ -34,6 +34,8 @@ pub mod rows;
 pub mod screen;
 pub mod tool_view;
 pub mod transcript;
+pub mod tree_rows;
+pub mod tree_view;
 pub mod view;
 
 use crate::args::Args;
@@ -74,6 +76,8 @@ pub enum Input {
     Approval(crate::approval::PendingApproval),
     /// A `/compact` summary came back.
     Compacted(compacting::Compacted),
+    /// The summary of a branch left in `/tree` came back.
+    BranchSummarized(tree_view::Summarized),
 }
 
 /// Bracketed paste on (pasted text arrives marked, so its newlines do not
@@ -134,6 +138,10 @@ pub struct Ui<'a> {
     reason: Editor,
     /// The open picker (command menu, `@` files, models).
     popup: Option<pickers::Popup>,
+    /// The open `/tree` navigator.
+    tree: Option<tree_view::TreeView>,
+    /// A branch left in `/tree` being summarized: its cancel token.
+    summarizing: Option<focus_core::cancel::CancelToken>,
     /// Files picked with `@` since the last message was sent.
     attached: Vec<String>,
     /// Lets the key reader read again after a [`Input::KeysThenWait`].
@@ -191,6 +199,8 @@ pub fn run(
         denying: false,
         reason: Editor::new(Vec::new()),
         popup: None,
+        tree: None,
+        summarizing: None,
         attached: Vec::new(),
         resume,
         inputs: sender,
@@ -393,6 +403,7 @@ impl Ui<'_> {
             }
             Input::Approval(pending) => self.approval_asked(pending),
             Input::Compacted(done) => self.compacted(done),
+            Input::BranchSummarized(done) => self.branch_summarized(done),
         }
     }
 
@@ -415,7 +426,7 @@ impl Ui<'_> {
         if key != Key::Ctrl('c') {
             self.ctrl_c_armed = false;
         }
-        if self.picker_key(&key) {
+        if self.tree_key(&key) || self.picker_key(&key) {
             return;
         }
         self.key_action(&key);
@@ -430,6 +441,13 @@ impl Ui<'_> {
         {
             self.cancel_compaction();
             return;
+        }
+        if let Some(cancel) = &self.summarizing {
+            if matches!(keymap::action(&key), Action::Abort | Action::ClearAbortQuit) {
+                cancel.cancel();
+                self.notice = Some("cancelling the branch summary…".into());
+                return;
+            }
         }
         match keymap::action(&key) {
             Action::Abort => {
@@ -521,6 +539,11 @@ impl Ui<'_> {
 
     fn submit(&mut self, text: String, follow_up: bool) {
         editor::append_history(&self.history_file, &text);
+        if self.summarizing.is_some() {
+            self.notice = Some("wait: summarizing the branch… · Esc cancels".into());
+            self.editor.set_text(&text);
+            return;
+        }
         if self.compacting.is_some() {
             self.notice = Some("wait: compacting the history… · Esc cancels".into());
             self.editor.set_text(&text);
