@@ -13,7 +13,9 @@
 //! saved conversation as blocks), [`footer`], [`compacting`], [`external`]
 //! (Ctrl+G), [`commands`] (slash commands), [`fuzzy`] and [`picker`] (a list
 //! filtered as you type) with [`pickers`] (the command menu, `@` files,
-//! `/model`), then this file (the loop, keys, runs). docs/tui.md explains the
+//! `/model`) and [`project_files`] (the `@` list, walked in the background),
+//! [`tree_rows`] and [`tree_view`] (`/tree`), then this file (the loop, keys,
+//! runs). docs/tui.md explains the
 //! renderer.
 
 pub mod blocks;
@@ -30,6 +32,7 @@ pub mod keys;
 pub mod markdown;
 pub mod picker;
 pub mod pickers;
+pub mod project_files;
 pub mod rows;
 pub mod screen;
 pub mod tool_view;
@@ -76,6 +79,8 @@ pub enum Input {
     Approval(crate::approval::PendingApproval),
     /// A `/compact` summary came back.
     Compacted(compacting::Compacted),
+    /// The project's files, walked in the background (for `@`).
+    FilesWalked(Vec<String>),
     /// The summary of a branch left in `/tree` came back.
     BranchSummarized(tree_view::Summarized),
 }
@@ -142,6 +147,8 @@ pub struct Ui<'a> {
     tree: Option<tree_view::TreeView>,
     /// A branch left in `/tree` being summarized: its cancel token.
     summarizing: Option<focus_core::cancel::CancelToken>,
+    /// The project's files for `@`, walked in the background.
+    file_index: project_files::FileIndex,
     /// Files picked with `@` since the last message was sent.
     attached: Vec<String>,
     /// Lets the key reader read again after a [`Input::KeysThenWait`].
@@ -201,12 +208,14 @@ pub fn run(
         popup: None,
         tree: None,
         summarizing: None,
+        file_index: project_files::FileIndex::default(),
         attached: Vec::new(),
         resume,
         inputs: sender,
         quit: false,
     };
     ui.welcome = ui.welcome(choice);
+    ui.walk_files_in_background();
     ui.show_history();
     out!("{KEYBOARD_ON}");
     ui.start_next_prompt();
@@ -404,6 +413,7 @@ impl Ui<'_> {
             Input::Approval(pending) => self.approval_asked(pending),
             Input::Compacted(done) => self.compacted(done),
             Input::BranchSummarized(done) => self.branch_summarized(done),
+            Input::FilesWalked(files) => self.files_walked(files),
         }
     }
 
@@ -631,6 +641,7 @@ impl Ui<'_> {
 
     fn finished(&mut self, history: Vec<Message>) {
         self.finish_streams();
+        self.walk_files_in_background();
         self.git_branch = footer::git_branch(&self.cwd);
         self.running = None;
         self.waiting = false;
