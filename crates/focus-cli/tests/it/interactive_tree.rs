@@ -297,3 +297,58 @@ fn a_big_tree_stays_within_a_small_window_that_is_resized() {
     wait_for_row(&pane, "the match", &["session tree · default · 1 of 300"]);
     wait_for_row(&pane, "the matched entry", &["message number 2345 of"]);
 }
+
+/// `branchSummary.skipPrompt` (pi's setting): a move leaves the branch without
+/// asking; without it, `y` starts the summary and Esc cancels it (nothing
+/// moves, nothing is recorded).
+#[test]
+fn the_summary_question_follows_the_setting_and_esc_cancels_the_summary() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"c","steps":[
+          {"reply":{"text":"first reply"}},
+          {"reply":{"text":"second reply"}},
+          {"reply":{"text":"a summary that takes its time to come","chunkDelayMs":400}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    ask(&pane, "alpha question", "first reply");
+    ask(&pane, "beta question", "second reply");
+
+    // Asked: `y`, then Esc while the model summarizes.
+    pane.type_text("/tree");
+    pane.keys(&["Enter"]);
+    wait_for_row(&pane, "the leaf", &["❯●", "ai: second reply"]);
+    pane.keys(&["Up", "Up", "Enter"]);
+    wait_for_row(&pane, "the question", &["Summarize branch? [y/n]"]);
+    pane.keys(&["y"]);
+    wait_for_row(
+        &pane,
+        "the summary running",
+        &["summarizing the branch… · Esc cancels"],
+    );
+    pane.keys(&["Escape"]);
+    pane.wait_for("the cancelled summary", "not moved:");
+    assert!(entries_of(&s, "branch_summary").is_empty());
+    pane.type_text("/tree");
+    pane.keys(&["Enter"]);
+    wait_for_row(&pane, "the leaf still there", &["❯●", "ai: second reply"]);
+    pane.keys(&["Escape"]);
+
+    // The setting: no question, a plain move.
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"branchSummary":{"skipPrompt":true}}"#,
+    )
+    .unwrap();
+    pane.type_text("/tree");
+    pane.keys(&["Enter"]);
+    wait_for_row(&pane, "the leaf", &["❯●", "ai: second reply"]);
+    pane.keys(&["Up", "Up", "Enter"]);
+    pane.wait_for("the move", "continuing from that entry");
+    assert!(!pane.screen().contains("Summarize branch?"));
+    assert!(entries_of(&s, "branch_summary").is_empty());
+}
