@@ -6,6 +6,7 @@
 
 use crate::interactive::{tmux_available, Pane};
 use crate::support::*;
+use focus_providers::mock_llm::MockLlm;
 
 /// The visible window's rows, trailing spaces cut.
 fn visible_rows(pane: &Pane) -> Vec<String> {
@@ -40,6 +41,20 @@ fn ask(pane: &Pane, prompt: &str, answer: &str) {
     pane.wait_for("the answer", answer);
 }
 
+/// focus on a mock model, after two turns: "alpha question" answered "first
+/// reply", "beta question" answered `second` (a JSON string; `seen` is what
+/// the screen shows of it), the model's `later` steps (JSON) still to come.
+fn two_turns(s: &Sandbox, second: &str, seen: &str, later: &str) -> (MockLlm, Pane) {
+    let server = mock(&format!(
+        r#"{{"name":"c","steps":[{{"reply":{{"text":"first reply"}}}},{{"reply":{{"text":{second}}}}},{later}]}}"#
+    ));
+    s.write_models(&server.url());
+    let pane = Pane::start(s, &["--model", "mock-openai/m1"]);
+    ask(&pane, "alpha question", "first reply");
+    ask(&pane, "beta question", seen);
+    (server, pane)
+}
+
 /// The session file's lines of entry type `kind`.
 fn entries_of(s: &Sandbox, kind: &str) -> Vec<String> {
     let file = s.session_files().into_iter().next().unwrap();
@@ -57,17 +72,12 @@ fn the_tree_navigator_branches_labels_filters_folds_and_summarizes() {
         return;
     }
     let s = Sandbox::new();
-    let server = mock(
-        r#"{"name":"c","steps":[
-          {"reply":{"text":"first reply"}},
-          {"reply":{"text":"second \u001b[31mRED\u001b[0m reply"}},
-          {"reply":{"text":"third reply"}},
-          {"reply":{"text":"SUMMARY-OF-THE-BRANCH"}}]}"#,
+    let (server, pane) = two_turns(
+        &s,
+        r#""second \u001b[31mRED\u001b[0m reply""#,
+        "RED reply",
+        r#"{"reply":{"text":"third reply"}},{"reply":{"text":"SUMMARY-OF-THE-BRANCH"}}"#,
     );
-    s.write_models(&server.url());
-    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    ask(&pane, "alpha question", "first reply");
-    ask(&pane, "beta question", "RED reply");
 
     // The navigator: the whole window, the current entry selected and marked.
     pane.type_text("/tree");
@@ -307,16 +317,12 @@ fn the_summary_question_follows_the_setting_and_esc_cancels_the_summary() {
         return;
     }
     let s = Sandbox::new();
-    let server = mock(
-        r#"{"name":"c","steps":[
-          {"reply":{"text":"first reply"}},
-          {"reply":{"text":"second reply"}},
-          {"reply":{"text":"a summary that takes its time to come","chunkDelayMs":400}}]}"#,
+    let (_server, pane) = two_turns(
+        &s,
+        r#""second reply""#,
+        "second reply",
+        r#"{"reply":{"text":"a summary that takes its time to come","chunkDelayMs":400}}"#,
     );
-    s.write_models(&server.url());
-    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    ask(&pane, "alpha question", "first reply");
-    ask(&pane, "beta question", "second reply");
 
     // Asked: `y`, then Esc while the model summarizes.
     pane.type_text("/tree");
