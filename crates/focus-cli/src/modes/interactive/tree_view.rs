@@ -568,6 +568,80 @@ pub fn markdown_table() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use focus_core::message::{Message, UserMessage};
+    use focus_harness::session::SessionManager;
+
+    /// A view over one → two → (three a, three b), the leaf on three b.
+    fn view() -> TreeView {
+        let mut s = SessionManager::in_memory(std::path::Path::new("/tmp"));
+        let say = |s: &mut SessionManager, text: &str| {
+            s.append_message(&Message::User(UserMessage::text(text, 0)))
+                .unwrap()
+        };
+        say(&mut s, "one");
+        let two = say(&mut s, "two");
+        say(&mut s, "three a");
+        s.move_leaf(Some(&two)).unwrap();
+        say(&mut s, "three b");
+        TreeView::new(TreeRows::new(s.tree()))
+    }
+
+    /// Each key of the table does what it says.
+    #[test]
+    fn the_keys_do_what_the_table_says() {
+        let mut v = view();
+        assert_eq!(v.selected, 3, "the leaf is selected");
+        v.key(&Key::Up);
+        assert_eq!(v.selected, 2);
+        v.key(&Key::Down);
+        v.key(&Key::Home);
+        assert_eq!(v.selected, 0);
+        v.key(&Key::End);
+        assert_eq!(v.selected, 3);
+        v.key(&Key::PageUp);
+        assert_eq!(v.selected, 0);
+        v.key(&Key::PageDown);
+        assert_eq!(v.selected, 3);
+        // Left goes to the parent, then folds it; Right unfolds, then steps in.
+        v.key(&Key::Left);
+        assert_eq!(v.selected, 1);
+        v.key(&Key::Left);
+        assert_eq!(v.rows.rows().len(), 2);
+        v.key(&Key::Right);
+        assert_eq!((v.rows.rows().len(), v.selected), (4, 1));
+        v.key(&Key::Right);
+        assert_eq!(v.selected, 2);
+        v.key(&Key::Home);
+        v.key(&Key::Char(' '));
+        assert_eq!(v.rows.rows().len(), 1);
+        v.key(&Key::Char(' '));
+        assert_eq!(v.rows.rows().len(), 4);
+        // Search, kept with Enter, dropped with Esc.
+        v.key(&Key::Char('/'));
+        for c in "a".chars() {
+            v.key(&Key::Char(c));
+        }
+        assert_eq!(v.rows.query(), "a");
+        v.key(&Key::Enter);
+        assert_eq!(v.mode, Mode::Browse);
+        assert!(matches!(v.key(&Key::Esc), Done::Stay));
+        assert_eq!(v.rows.query(), "");
+        // Filters: Ctrl+O and f.
+        v.key(&Key::Ctrl('o'));
+        assert_eq!(v.rows.filter(), super::super::tree_rows::Filter::NoTools);
+        v.key(&Key::Char('f'));
+        assert_eq!(v.rows.filter(), super::super::tree_rows::Filter::User);
+        // `l` asks for a label; Enter on an entry moves there; Esc closes.
+        v.key(&Key::Char('l'));
+        assert_eq!(v.mode, Mode::Label(String::new()));
+        v.key(&Key::Esc);
+        assert!(matches!(v.key(&Key::Enter), Done::Move(_, false)));
+        assert!(matches!(v.key(&Key::Esc), Done::Close));
+        // Every row drawn fits, the selection marked.
+        let rows = v.render(30, 6, Style::PLAIN);
+        assert!(rows.iter().all(|r| text_width(r) <= 30), "{rows:?}");
+        assert!(rows.iter().any(|r| r.starts_with('❯')), "{rows:?}");
+    }
 
     /// docs/cli.md shows exactly this table.
     #[test]
