@@ -3,8 +3,9 @@
 //! Reading order: [`args`] (the flags, pure), [`input`] (the first prompt:
 //! messages, `@file` attachments, piped stdin), [`setup`] (flags to an engine),
 //! which uses [`choose`] and [`probe`] (which model when none is named),
-//! [`seams`] (one function per other layer), [`store`] (sessions) and [`demo`]
-//! (the offline demo model); [`engine`] (one conversation, shared by every mode);
+//! [`seams`] (one function per other layer) and [`demo`] (the offline demo
+//! model); [`engine`] (the harness's `Conversation` with the gate, MCP and the
+//! terminal's interrupts plugged in: one conversation, shared by every mode);
 //! [`modes`] (print, JSON, RPC, interactive); [`export`] (HTML); [`approval`]
 //! (asking the user about a tool call); [`terminal`] (tty, raw mode, colors; the
 //! calls into libc live in focus-sys, the only crate with `unsafe`). `main.rs` only calls [`run`].
@@ -50,7 +51,6 @@ pub mod modes;
 pub mod probe;
 pub mod seams;
 pub mod setup;
-pub mod store;
 pub mod terminal;
 
 /// Exit code for a command line that cannot run.

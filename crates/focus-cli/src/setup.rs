@@ -6,9 +6,9 @@ use crate::args::Args;
 use crate::choose::{choose_model, ChoiceInputs, ModelChoice, ModelSource};
 use crate::engine::Engine;
 use crate::seams;
-use crate::store::{SessionRequest, Store};
 use focus_core::agent::AgentConfig;
 use focus_core::provider::ThinkingLevel;
+use focus_harness::conversation::{SessionRequest, Store};
 use std::path::{Path, PathBuf};
 
 /// A failed setup: the message, and whether it was the user's input (exit 2).
@@ -78,7 +78,8 @@ pub fn build_engine(
     let (mut store, history) =
         Store::open(session, cwd, args.session_dir.as_deref()).map_err(SetupError::failure)?;
     if let Some(warning) = store.take_load_warning() {
-        errln!("focus: {warning}");
+        // It quotes lines of a file.
+        errln!("focus: {}", focus_tools::output::sanitize(&warning));
     }
     let is_new_session = store.manager().tree().entries().is_empty();
     let (session_model, session_thinking) = store.context_model();
@@ -159,9 +160,7 @@ pub fn build_engine(
     };
     let base_tools = tools.clone();
     let mut tools = tools;
-    let mut mcp_generation = 0;
     if let Some(manager) = &mcp {
-        mcp_generation = manager.tools_generation();
         tools.extend(manager.tools());
     }
 
@@ -198,7 +197,6 @@ pub fn build_engine(
     // pi's delivery modes for queued messages (focus's default: all at once).
     config.steering_mode = settings.steering_mode.unwrap_or_default();
     config.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
-    config.convert_to_llm = Some(std::sync::Arc::new(focus_harness::session::convert_to_llm));
     let gatekeeper = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
         .map_err(SetupError::usage)?;
     for warning in gatekeeper.warnings() {
@@ -237,11 +235,11 @@ pub fn build_engine(
     let mut engine = Engine::new(config, history, store);
     engine.compaction = settings.compaction;
     engine.retry = retry;
-    engine.prompt = Some(prompt);
-    engine.gatekeeper = Some(gatekeeper);
-    engine.mcp = mcp;
-    engine.base_tools = base_tools;
-    engine.mcp_generation = mcp_generation;
+    engine.set_prompt_source(prompt);
+    engine.set_gatekeeper(gatekeeper);
+    if let Some(mcp) = mcp {
+        engine.set_mcp(mcp, base_tools);
+    }
     Ok((engine, choice))
 }
 

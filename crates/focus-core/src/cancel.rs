@@ -5,6 +5,7 @@
 //! sets the flag and runs every callback at once, from the cancelling thread. That
 //! is how an abort reaches a thread stuck in a blocking `read`.
 
+use crate::sync::lock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -86,14 +87,6 @@ impl std::fmt::Debug for CancelToken {
             .field("cancelled", &self.is_cancelled())
             .finish()
     }
-}
-
-/// Locks a mutex, recovering the data if another thread panicked while holding it
-/// (the callback list stays usable; a panic must not disable cancellation).
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]

@@ -16,6 +16,28 @@ use crate::tool::ToolOutput;
 /// (a bounded channel), and must not fail: a consumer that went away is ignored.
 pub type EventSink<'a> = dyn Fn(AgentEvent) + Sync + 'a;
 
+/// What a successful compaction did (the `result` of pi's `auto_compaction_end`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compacted {
+    /// The session entry that holds the summary.
+    pub entry_id: String,
+    /// The context's estimated size before, in tokens.
+    pub tokens_before: u64,
+    /// The context's estimated size after (summary plus kept messages), counted
+    /// the same way.
+    pub tokens_after: u64,
+}
+
+impl ToJson for Compacted {
+    fn to_json(&self) -> Value {
+        let mut o = Object::new();
+        o.push("entryId".into(), self.entry_id.as_str().into());
+        o.push("tokensBefore".into(), self.tokens_before.into());
+        o.push("tokensAfter".into(), self.tokens_after.into());
+        Value::Object(o)
+    }
+}
+
 /// Why a run ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EndReason {
@@ -109,6 +131,25 @@ pub enum AgentEvent {
         attempt: u32,
         /// Why it failed, when it did.
         final_error: Option<String>,
+    },
+    /// The history is being compacted before the next model call, inside the run
+    /// (pi's `auto_compaction_start`): it passed the threshold, or the model said it
+    /// was too long. The summary is a model call of its own; an abort cancels it.
+    CompactionStart {
+        /// `threshold` or `overflow`.
+        reason: String,
+    },
+    /// The compaction announced by `CompactionStart` ended (pi's
+    /// `auto_compaction_end`).
+    CompactionEnd {
+        /// What it did, when it succeeded.
+        result: Option<Compacted>,
+        /// Whether the user's abort stopped it.
+        aborted: bool,
+        /// Whether the failed call will be made again on the compacted history.
+        will_retry: bool,
+        /// Why it failed, when it did (the history is then kept in full).
+        error_message: Option<String>,
     },
     /// A running tool reported partial output.
     ToolExecutionUpdate {
@@ -260,6 +301,8 @@ impl AgentEvent {
             AgentEvent::MessageEnd { .. } => "message_end",
             AgentEvent::AutoRetryStart { .. } => "auto_retry_start",
             AgentEvent::AutoRetryEnd { .. } => "auto_retry_end",
+            AgentEvent::CompactionStart { .. } => "auto_compaction_start",
+            AgentEvent::CompactionEnd { .. } => "auto_compaction_end",
             AgentEvent::ToolExecutionStart { .. } => "tool_execution_start",
             AgentEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
             AgentEvent::ToolExecutionEnd { .. } => "tool_execution_end",
@@ -328,6 +371,23 @@ impl ToJson for AgentEvent {
                 o.push("attempt".into(), (*attempt as u64).into());
                 if let Some(error) = final_error {
                     o.push("finalError".into(), error.as_str().into());
+                }
+            }
+            AgentEvent::CompactionStart { reason } => {
+                o.push("reason".into(), reason.as_str().into());
+            }
+            AgentEvent::CompactionEnd {
+                result,
+                aborted,
+                will_retry,
+                error_message,
+            } => {
+                let result = result.as_ref().map_or(Value::Null, Compacted::to_json);
+                o.push("result".into(), result);
+                o.push("aborted".into(), (*aborted).into());
+                o.push("willRetry".into(), (*will_retry).into());
+                if let Some(error) = error_message {
+                    o.push("errorMessage".into(), error.as_str().into());
                 }
             }
             AgentEvent::ToolExecutionStart {

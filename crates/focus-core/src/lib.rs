@@ -23,4 +23,5 @@ pub mod provider;
 pub mod rng;
 pub mod scan;
 pub mod shared_text;
+pub mod sync;
 pub mod tool;

@@ -80,6 +80,10 @@ pub struct Usage {
     pub total_tokens: u64,
     /// Cost in US dollars, by the same four parts.
     pub cost: Cost,
+    /// The server sent no counts: these are focus's estimate (about four
+    /// characters a token, from the request's and the answer's size). Shown
+    /// with a `~`; written as `"estimated": true` only when set.
+    pub estimated: bool,
 }
 
 /// Cost in US dollars.
@@ -370,7 +374,7 @@ fn content_field(v: &Value) -> Result<Vec<Content>, FromJsonError> {
 
 impl ToJson for Usage {
     fn to_json(&self) -> Value {
-        crate::json_object! {
+        let mut usage = crate::json_object! {
             "input" => self.input,
             "output" => self.output,
             "cacheRead" => self.cache_read,
@@ -383,7 +387,13 @@ impl ToJson for Usage {
                 "cacheWrite" => self.cost.cache_write,
                 "total" => self.cost.total,
             },
+        };
+        if self.estimated {
+            if let Value::Object(o) = &mut usage {
+                o.push("estimated".into(), true.into());
+            }
         }
+        usage
     }
 }
 
@@ -406,6 +416,7 @@ impl FromJson for Usage {
             cache_write: v.opt_field("cacheWrite")?.unwrap_or(0),
             total_tokens: v.opt_field("totalTokens")?.unwrap_or(0),
             cost,
+            estimated: v.opt_field("estimated")?.unwrap_or(false),
         })
     }
 }

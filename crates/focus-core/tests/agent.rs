@@ -589,7 +589,7 @@ fn context_hooks_shape_what_the_model_sees_but_not_the_history() {
     assert_eq!(provider.requests()[0].messages, [user("old"), user("new")]);
     // transform_context prunes the view (keep the last message only).
     let mut cfg = config(&provider, vec![]);
-    cfg.transform_context = Some(Arc::new(|messages: Vec<Message>, _: &_| {
+    cfg.transform_context = Some(Arc::new(|messages: Vec<Message>, _: &_, _: &_| {
         messages.into_iter().rev().take(1).collect()
     }));
     let out = run(cfg, history, vec![user("newest")]);
@@ -781,7 +781,9 @@ fn a_loaded_history_with_unanswered_calls_is_repaired_in_what_the_model_sees() {
 fn a_panicking_transform_ends_the_run_with_an_error() {
     let provider = Arc::new(ScriptedProvider::new(vec![Reply::text("unused")]));
     let mut cfg = config(&provider, vec![]);
-    cfg.transform_context = Some(Arc::new(|_: Vec<Message>, _: &_| panic!("compaction bug")));
+    cfg.transform_context = Some(Arc::new(|_: Vec<Message>, _: &_, _: &_| {
+        panic!("compaction bug")
+    }));
     let out = run(cfg, Vec::new(), vec![user("go")]);
     assert!(matches!(&out.reason, EndReason::Error(m) if m.contains("compaction bug")));
     assert_eq!(provider.remaining(), 1, "the model was not called");

@@ -113,7 +113,7 @@ fn one_run(seed: u64) -> Result<&'static str, String> {
         // A careless transform that drops one message from the view: the view
         // repair must still hand the provider a well-formed history.
         let victim = rng.next_u64();
-        config.transform_context = Some(Arc::new(move |mut view: Vec<Message>, _: &_| {
+        config.transform_context = Some(Arc::new(move |mut view: Vec<Message>, _: &_, _: &_| {
             if !view.is_empty() {
                 let at = (victim % view.len() as u64) as usize;
                 view.remove(at);

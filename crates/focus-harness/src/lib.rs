@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod compaction;
+pub mod conversation;
 pub mod files;
 pub mod prompt;
 pub mod session;

@@ -53,6 +53,12 @@ pub struct Settings {
     /// `bashSpillMaxBytes`: most bytes of one bash spill file; `None` means the
     /// default (ten times the inline cap).
     pub bash_spill_max_bytes: Option<u64>,
+    /// `theme`: the interactive mode's colours (`dark`, `light`, or a theme
+    /// file's name; pi's key).
+    pub theme: Option<String>,
+    /// `hideThinkingBlock`: thinking starts folded in the interactive mode
+    /// (pi's key; Ctrl+T shows it).
+    pub hide_thinking_block: Option<bool>,
     /// The whole merged object, including the keys owned elsewhere
     /// ([`Settings::raw`] reads one).
     pub merged: Value,
@@ -223,7 +229,12 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
     };
     for (key, v) in object.iter() {
         match key {
-            "defaultProvider" | "defaultModel" | "shellPath" => {
+            "hideThinkingBlock" => {
+                if v.as_bool().is_none() {
+                    bad(key, "true or false", v)
+                }
+            }
+            "defaultProvider" | "defaultModel" | "shellPath" | "theme" => {
                 if !matches!(v, Value::String(_)) {
                     bad(key, "a string", v)
                 }
@@ -334,6 +345,8 @@ fn from_merged(merged: Value) -> Settings {
         },
         tool_deadline_seconds: merged["toolDeadlineSeconds"].as_u64().filter(|n| *n > 0),
         bash_spill_max_bytes: merged["bashSpillMaxBytes"].as_u64().filter(|n| *n > 0),
+        theme: string("theme"),
+        hide_thinking_block: merged["hideThinkingBlock"].as_bool(),
         merged,
     }
 }

@@ -469,6 +469,7 @@ impl Provider for HttpProvider {
             let mut decoder = decoder_for(&self.model.api).expect("api checked above");
             let failure = match self.attempt(&http, cancel, sink, decoder.as_mut()) {
                 Ok(mut message) => {
+                    crate::usage_estimate::estimate_if_missing(&mut message, http.body.len());
                     crate::registry::apply_cost(&mut message.usage, &self.model.price);
                     message.error_message = message.error_message.map(|e| self.redact(e));
                     return message;

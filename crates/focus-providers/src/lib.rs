@@ -31,6 +31,7 @@ pub mod openai_responses;
 pub mod registry;
 pub mod secret;
 pub mod thinking;
+pub mod usage_estimate;
 pub mod watchdog;
 
 pub use decode::{decode_body, decoder_for, StreamDecoder, APIS};

@@ -52,6 +52,10 @@ const PROCESS_HOMES: &[(&str, &str)] = &[
         "crates/focus-cli/src/modes/interactive/external.rs",
         "Ctrl+G: the user's $VISUAL or $EDITOR on the draft",
     ),
+    (
+        "crates/focus-cli/src/modes/interactive/clipboard.rs",
+        "/copy: the clipboard program (wl-copy, xclip, xsel, pbcopy)",
+    ),
 ];
 
 /// Where focus opens sockets, and why.

@@ -6,13 +6,14 @@
 use crate::engine::Engine;
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::event_lines::EventLines;
+use focus_core::json::ToJson;
 use focus_core::json::Value;
 use focus_core::message::Message;
 use std::io::Write;
 
 /// Runs `prompts` and prints every event; returns the exit code.
 pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
-    if let Some(header) = engine.store.header_json() {
+    if let Some(header) = engine.session.lock().header_json() {
         write_line(&header);
     }
     let mut lines = EventLines::new();
@@ -20,7 +21,7 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
         let outcome = engine.run_blocking(
             vec![prompt],
             &mut |event| write_event(&mut lines, event),
-            &mut |notice| write_line(notice),
+            &mut |notice| write_line(&notice.to_json()),
         );
         if outcome.reason != EndReason::Completed {
             if let EndReason::Error(message) = &outcome.reason {

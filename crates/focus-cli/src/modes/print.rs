@@ -9,6 +9,7 @@ use crate::terminal::STDERR;
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::message::{Message, StopReason};
 use focus_core::provider::StreamEvent;
+use focus_harness::conversation::Notice;
 use std::io::Write;
 
 /// Runs `prompts` one after another and prints the answers; returns the exit code.
@@ -19,20 +20,21 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
         let outcome = engine.run_blocking(
             vec![prompt],
             &mut |event| printer.event(event),
-            &mut |notice| {
-                if let Some(warning) = notice["message"]
-                    .as_str()
-                    .filter(|_| notice["type"].as_str() == Some("warning"))
-                {
+            &mut |notice| match notice {
+                Notice::Warning(warning) => {
                     let warning = focus_tools::output::sanitize(warning);
                     errln!("{}", err_style.yellow(&format!("focus: {warning}")));
-                } else if let Some(note) = crate::modes::interactive::compaction_note(notice) {
-                    errln!("{}", err_style.dim(&note));
+                }
+                Notice::Compaction(event) => {
+                    if let Some(note) = crate::modes::interactive::compaction_note(event) {
+                        errln!("{}", err_style.dim(&note));
+                    }
                 }
             },
         );
         printer.finish_line();
         if let Some(warning) = engine.store_warning.take() {
+            let warning = focus_tools::output::sanitize(&warning);
             errln!("{}", printer.err_style.yellow(&format!("focus: {warning}")));
         }
         match outcome.reason {
@@ -151,6 +153,13 @@ impl TextPrinter {
                 self.finish_line();
                 if let Some(line) = retry_notice(event) {
                     errln!("{}", self.err_style.yellow(&line));
+                }
+            }
+            AgentEvent::CompactionStart { .. } | AgentEvent::CompactionEnd { .. } => {
+                self.finish_line();
+                let note = crate::modes::interactive::compaction_note(event);
+                if let Some(note) = note {
+                    errln!("{}", self.err_style.dim(&note));
                 }
             }
             AgentEvent::ToolExecutionStart {

@@ -2,7 +2,7 @@
 //! types a number (Enter alone starts a new session).
 
 use crate::setup::SetupError;
-use crate::store::{recent_sessions, SessionRequest};
+use focus_harness::conversation::{recent_sessions, SessionRequest};
 use focus_harness::session::SessionInfo;
 use std::io::{BufRead, Write};
 use std::path::Path;

@@ -18,7 +18,6 @@ use crate::args::Args;
 use crate::choose::{ModelChoice, ModelSource};
 use crate::engine::{AfterRun, Engine};
 use crate::seams;
-use crate::store::SessionRequest;
 use focus_core::agent::AgentHandle;
 use focus_core::event::AgentEvent;
 use focus_core::event_lines::EventLines;
@@ -27,6 +26,7 @@ use focus_core::json_object;
 use focus_core::message::{now_ms, Content, Message, UserMessage};
 use focus_core::provider::ThinkingLevel;
 use focus_harness::compaction::OverflowRecovery;
+use focus_harness::conversation::SessionRequest;
 use std::io::Read;
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver, SyncSender};
@@ -78,6 +78,9 @@ struct Server<'a> {
     /// Set by `abort` (until the run ends) and at end of input: approval
     /// requests are denied at once instead of waiting for an answer.
     refuse_approvals: bool,
+    /// A compaction inside the running run is summarizing (`get_state`'s
+    /// `isCompacting`).
+    compacting_in_run: bool,
 }
 
 /// Builds the engine (its gate asks through this server) and serves commands
@@ -117,6 +120,7 @@ pub fn run(
         recovery: OverflowRecovery::new(),
         cwd,
         refuse_approvals: false,
+        compacting_in_run: false,
     };
     let mut lines = EventLines::new();
     // Inputs that arrived while a compaction ran, handled once it is over.
@@ -190,17 +194,23 @@ pub fn run(
             Input::Events(events) => {
                 for event in events {
                     server.engine.record(&event);
+                    match event {
+                        AgentEvent::CompactionStart { .. } => server.compacting_in_run = true,
+                        AgentEvent::CompactionEnd { .. } => server.compacting_in_run = false,
+                        _ => {}
+                    }
                     write_event(&mut lines, &event);
                     server
                         .engine
-                        .pass_on_warning(&mut |notice| write_line(notice));
+                        .pass_on_warning(&mut |notice| write_line(&notice.to_json()));
                 }
             }
             Input::Finished(end, history) => {
                 server.engine.record(&end);
                 server.running = None;
+                server.compacting_in_run = false;
                 server.refuse_approvals = eof.is_some();
-                server.engine.history = history;
+                server.engine.run_ended(history);
                 // Stopping on a signal or after an abort: no compaction (a model
                 // call) on the way out.
                 let aborted = matches!(
@@ -433,7 +443,7 @@ impl Server<'_> {
                 self.idle("compact")?;
                 self.engine
                     .compact(c["customInstructions"].as_str())
-                    .map(Some)
+                    .map(|done| Some(done.to_json()))
             }
             "new_session" => {
                 self.idle("start a new session")?;
@@ -479,7 +489,7 @@ impl Server<'_> {
             "set_session_name" => {
                 let name = c["name"].as_str().filter(|n| !n.trim().is_empty());
                 let name = name.ok_or("set_session_name needs a non-empty \"name\"")?;
-                self.engine.store.set_name(name).map(|_| None)
+                self.engine.session.lock().set_name(name).map(|_| None)
             }
             "get_last_assistant_text" => {
                 let text = self
@@ -625,7 +635,7 @@ impl Server<'_> {
         };
         self.engine.after_run_watching(
             &mut self.recovery,
-            &mut |notice| write_line(notice),
+            &mut |notice| write_line(&notice.to_json()),
             &mut watch,
         )
     }
@@ -646,17 +656,18 @@ impl Server<'_> {
 
     fn state(&self) -> Value {
         let model = self.engine.config.provider.model();
+        let store = self.engine.session.lock();
         json_object! {
             "model" => model_json(model),
             "thinkingLevel" => self.engine.config.options.thinking.as_str(),
             "isStreaming" => self.running.is_some(),
-            "isCompacting" => false,
+            "isCompacting" => self.compacting_in_run,
             "steeringMode" => queue_mode(self.engine.config.steering_mode),
             "followUpMode" => queue_mode(self.engine.config.follow_up_mode),
             "autoCompactionEnabled" => self.engine.compaction.enabled,
-            "sessionFile" => self.engine.store.path().map(|p| p.display().to_string()),
-            "sessionId" => Some(self.engine.store.id()).filter(|s| !s.is_empty()),
-            "sessionName" => self.engine.store.name(),
+            "sessionFile" => store.path().map(|p| p.display().to_string()),
+            "sessionId" => Some(store.id()).filter(|s| !s.is_empty()),
+            "sessionName" => store.name(),
             "messageCount" => self.engine.history.len(),
         }
     }
@@ -683,9 +694,10 @@ impl Server<'_> {
                 Message::Custom(_) => {}
             }
         }
+        let store = self.engine.session.lock();
         json_object! {
-            "sessionFile" => self.engine.store.path().map(|p| p.display().to_string()),
-            "sessionId" => self.engine.store.id(),
+            "sessionFile" => store.path().map(|p| p.display().to_string()),
+            "sessionId" => store.id(),
             "userMessages" => users,
             "assistantMessages" => assistants,
             "toolCalls" => calls,

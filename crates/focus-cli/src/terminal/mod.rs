@@ -1,11 +1,12 @@
 //! The terminal: whether we are on one, raw mode for the line editor, the window
-//! size, and colors that respect `NO_COLOR` and pipes.
+//! size, and colors that respect `NO_COLOR` and pipes, themed ([`theme`]).
 
 pub mod ffi;
 pub mod raw;
 pub mod reveal;
 pub mod signals;
 pub mod style;
+pub mod theme;
 pub mod width;
 
 /// Standard input's descriptor.

@@ -1,7 +1,10 @@
 //! ANSI styles: none for output that is not a terminal, so pipes and files get
 //! plain text; attributes without colors for `NO_COLOR` (<https://no-color.org>
 //! asks for no *color*: bold, dim and italic still tell a heading, thinking and a
-//! note apart).
+//! note apart). Colours come from a [`Theme`] at the terminal's [`Depth`];
+//! outside the interactive mode that is the dark theme's 16 basic colours.
+
+use super::theme::{Depth, Theme, DARK};
 
 /// Which styles to emit on one stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -10,6 +13,10 @@ pub struct Style {
     pub enabled: bool,
     /// Whether colors are written too.
     pub color: bool,
+    /// Where the colours come from.
+    pub theme: &'static Theme,
+    /// How many colours the terminal shows.
+    pub depth: Depth,
 }
 
 impl Style {
@@ -21,6 +28,17 @@ impl Style {
         Style {
             enabled,
             color: enabled && !no_color,
+            theme: &DARK,
+            depth: Depth::Basic,
+        }
+    }
+
+    /// These styles with `theme`'s colours at `depth`.
+    pub fn themed(self, theme: &'static Theme, depth: Depth) -> Style {
+        Style {
+            theme,
+            depth,
+            ..self
         }
     }
 
@@ -28,23 +46,30 @@ impl Style {
     pub const PLAIN: Style = Style {
         enabled: false,
         color: false,
+        theme: &DARK,
+        depth: Depth::Basic,
     };
 
     /// Attributes and colors.
     pub const COLOR: Style = Style {
         enabled: true,
         color: true,
+        theme: &DARK,
+        depth: Depth::Basic,
     };
 
     /// Attributes only (`NO_COLOR` on a terminal).
     pub const NO_COLOR: Style = Style {
         enabled: true,
         color: false,
+        theme: &DARK,
+        depth: Depth::Basic,
     };
 
-    fn paint(self, code: &str, text: &str) -> String {
+    /// `text` in the theme's colour of slot `slot` (see [`super::theme::SLOTS`]).
+    fn paint(self, slot: usize, text: &str) -> String {
         if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
+            format!("\x1b[{}m{text}\x1b[0m", self.theme.sgr(slot, self.depth))
         } else {
             text.to_string()
         }
@@ -73,34 +98,34 @@ impl Style {
         self.wrap("3", text)
     }
 
-    /// Red (errors).
+    /// The theme's `error` colour (red).
     pub fn red(self, text: &str) -> String {
-        self.paint("31", text)
+        self.paint(0, text)
     }
 
-    /// Green (success).
+    /// The theme's `success` colour (green).
     pub fn green(self, text: &str) -> String {
-        self.paint("32", text)
+        self.paint(1, text)
     }
 
-    /// Yellow (warnings, approvals).
+    /// The theme's `warning` colour (yellow: warnings, approvals).
     pub fn yellow(self, text: &str) -> String {
-        self.paint("33", text)
+        self.paint(2, text)
     }
 
-    /// Blue (tool headers).
+    /// The theme's `accent` colour (blue: tool headers).
     pub fn blue(self, text: &str) -> String {
-        self.paint("34", text)
+        self.paint(3, text)
     }
 
-    /// Cyan (code).
+    /// The theme's `code` colour (cyan).
     pub fn cyan(self, text: &str) -> String {
-        self.paint("36", text)
+        self.paint(4, text)
     }
 
-    /// Magenta (keywords in code).
+    /// The theme's `keyword` colour (magenta: keywords in code).
     pub fn magenta(self, text: &str) -> String {
-        self.paint("35", text)
+        self.paint(5, text)
     }
 
     /// Underlined (top headings, links).

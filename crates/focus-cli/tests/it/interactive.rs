@@ -1409,3 +1409,40 @@ fn the_automatic_compaction_runs_in_the_background_and_esc_cancels_it() {
     let session = std::fs::read_to_string(&s.session_files()[0]).unwrap();
     assert!(!session.contains(r#""type":"compaction""#), "{session}");
 }
+
+/// A compaction inside a run shows as it happens: "compacting…" with Esc to
+/// cancel while the summary streams, then the marked summary block and the
+/// answer the run goes on to.
+#[test]
+fn a_compaction_inside_a_run_shows_its_notice_and_summary_then_the_answer() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"compaction":{"reserveTokens":1000,"keepRecentTokens":1}}"#,
+    )
+    .unwrap();
+    let server = mock_with_summarizer(
+        r#"{"name":"c","steps":[
+      {"reply":{"text":"an early answer"}},
+      {"reply":{"text":"Looking.","inputTokens":99500,"toolCalls":[{"name":"ls","arguments":{"path":"."}}]}},
+      {"reply":{"text":"the answer after compacting"}}]}"#,
+        r#"{"name":"s","steps":[{"reply":{"text":"Goal: SUMMARY-ON-SCREEN, said slowly","chunkDelayMs":300}}]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-anthropic/m1"]);
+    pane.type_text("first");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the first answer", "an early answer");
+    pane.type_text("go");
+    pane.keys(&["Enter"]);
+    pane.wait_for(
+        "the notice",
+        "compacting the history (the context is nearly full)…",
+    );
+    pane.wait_for("the summary block", "SUMMARY-ON-SCREEN");
+    let screen = pane.wait_for("the answer", "the answer after compacting");
+    assert!(screen.contains("compacted: about"), "{screen}");
+}

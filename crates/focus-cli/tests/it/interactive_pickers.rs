@@ -33,7 +33,7 @@ fn slash_opens_the_command_menu_filtered_as_you_type() {
 
     // `/` alone: every command, with its line.
     pane.type_text("/");
-    pane.wait_for("the menu", "commands · 13 ·");
+    pane.wait_for("the menu", "commands · 20 ·");
     let screen = pane.visible_screen();
     assert!(screen.contains("❯ /model"), "{screen}");
     assert!(
@@ -42,7 +42,7 @@ fn slash_opens_the_command_menu_filtered_as_you_type() {
     );
     // Typing filters; the best match is selected; Enter runs it.
     pane.type_text("ses");
-    pane.wait_for("the filtered menu", "commands “ses” · 1 of 13");
+    pane.wait_for("the filtered menu", "commands “ses” · 2 of 20");
     assert!(pane.visible_screen().contains("❯ /session"));
     pane.keys(&["Enter"]);
     pane.wait_for("session info", "messages: 0 (0 yours");
@@ -65,7 +65,7 @@ fn slash_opens_the_command_menu_filtered_as_you_type() {
     // PageDown moves a page (the rows shown); Up wraps to the last entry;
     // Esc closes the menu and leaves the input alone.
     pane.type_text("/");
-    pane.wait_for("the menu", "commands · 13 ·");
+    pane.wait_for("the menu", "commands · 20 ·");
     pane.keys(&["PageDown"]);
     pane.wait_for("a page down", "❯ /help");
     pane.keys(&["Escape"]);
@@ -75,7 +75,7 @@ fn slash_opens_the_command_menu_filtered_as_you_type() {
     });
     pane.keys(&["C-u"]);
     pane.type_text("/");
-    pane.wait_for("the menu", "commands · 13 ·");
+    pane.wait_for("the menu", "commands · 20 ·");
     pane.keys(&["Up"]);
     pane.wait_for("the last entry", "❯ /quit");
     pane.keys(&["Enter"]);

@@ -1,13 +1,16 @@
 //! End-to-end tests of the `focus` binary: one integration test binary with one
-//! module per area, so linking happens once.
+//! module per area, so linking happens once. `e2e` plays the scenarios of
+//! `fixtures/scenarios/` for all four wire APIs.
 
 mod choice;
 mod crash;
+mod e2e;
 mod export;
 mod flags;
 mod hooks;
 mod hostile;
 mod interactive;
+mod interactive_commands;
 mod interactive_pickers;
 mod interactive_tree;
 mod keys;

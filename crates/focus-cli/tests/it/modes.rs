@@ -153,25 +153,6 @@ fn several_messages_are_sent_one_after_another() {
     assert!(server.requests()[1].body_text().contains("first"));
 }
 
-/// A mock model whose summarization requests (recognized by the summarizer's
-/// system prompt) always get `summary`, while other requests play `main` in order.
-fn mock_with_summarizer(main: &str, summary: &str) -> focus_transport::testkit::server::TestServer {
-    use focus_providers::mock_llm::{server::respond, Scenario};
-    let main = Scenario::parse(main).unwrap();
-    let summary = Scenario::parse(summary).unwrap();
-    let turn = std::sync::atomic::AtomicUsize::new(0);
-    focus_transport::testkit::server::TestServer::responder(move |request| {
-        if request
-            .body_text()
-            .contains("context summarization assistant")
-        {
-            return respond(&summary, 0, request);
-        }
-        let n = turn.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        respond(&main, n, request)
-    })
-}
-
 #[test]
 fn compaction_on_threshold_and_compact_and_retry_on_overflow() {
     let s = Sandbox::new();
@@ -241,6 +222,82 @@ fn compaction_on_threshold_and_compact_and_retry_on_overflow() {
     assert!(
         retry.contains("THE-SUMMARY") && retry.contains("three"),
         "{retry}"
+    );
+}
+
+/// A long tool-using run fills the context between two model calls: the session
+/// is compacted inside the run, before the next call (issue 20.3), announced in
+/// order with the run's events, and the next call sees the summary.
+#[test]
+fn a_run_that_fills_the_context_is_compacted_before_its_next_model_call() {
+    let s = Sandbox::new();
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"compaction":{"reserveTokens":1000,"keepRecentTokens":1}}"#,
+    )
+    .unwrap();
+    // A long first answer, so the summary is much shorter than what it replaces.
+    let long = "first answer ".repeat(400);
+    let server = mock_with_summarizer(
+        &format!(
+            r#"{{"name":"c","steps":[
+      {{"reply":{{"text":"{long}"}}}},
+      {{"reply":{{"text":"Looking.","inputTokens":99500,"toolCalls":[{{"name":"ls","arguments":{{"path":"."}}}}]}}}},
+      {{"reply":{{"text":"all done"}}}}]}}"#
+        ),
+        r#"{"name":"s","steps":[{"reply":{"text":"Goal: MID-RUN-SUMMARY"}}]}"#,
+    );
+    s.write_models(&server.url());
+    let run = |prompt: &str| {
+        let args = [
+            "--mode",
+            "json",
+            "-c",
+            "--model",
+            "mock-anthropic/m1",
+            prompt,
+        ];
+        s.run(&args, "")
+    };
+    assert!(run("one").status.success());
+    let out = run("two");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_lines(&stdout(&out));
+    let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+    let at = |kind: &str| kinds.iter().position(|k| *k == kind).expect(kind);
+    let start = at("auto_compaction_start");
+    assert_eq!(events[start]["reason"].as_str(), Some("threshold"));
+    assert_eq!(kinds[start + 1], "auto_compaction_end");
+    let end = &events[start + 1];
+    assert!(end["errorMessage"].is_null(), "{}", end.to_json_string());
+    let (before, after) = (
+        end["result"]["tokensBefore"].as_u64().unwrap(),
+        end["result"]["tokensAfter"].as_u64().unwrap(),
+    );
+    assert!(after < before, "{before} → {after}");
+    // Inside the run: after the tool's result, before the answer and agent_end.
+    assert!(at("tool_execution_end") < start, "{kinds:?}");
+    let answer = kinds.iter().rposition(|k| *k == "message_start").unwrap();
+    assert!(start < answer && answer < at("agent_end"), "{kinds:?}");
+    let requests = server.requests();
+    let last = requests.last().unwrap().body_text();
+    assert!(last.contains("MID-RUN-SUMMARY"), "{last}");
+    assert!(
+        !last.contains("first answer"),
+        "the summarized part is gone: {last}"
+    );
+    // The session holds the compaction entry before the answer, and a resume
+    // starts from the summary.
+    let session = std::fs::read_to_string(&s.session_files()[0]).unwrap();
+    let compaction = session
+        .find("\"type\":\"compaction\"")
+        .expect("compaction entry");
+    assert!(compaction < session.find("all done").unwrap());
+    run("three");
+    let resumed = server.requests().last().unwrap().body_text();
+    assert!(
+        resumed.contains("MID-RUN-SUMMARY") && resumed.contains("all done"),
+        "{resumed}"
     );
 }
 
@@ -388,22 +445,76 @@ fn ctrl_c_interrupts_an_automatic_compaction() {
     assert!(!session.contains("\"type\":\"compaction\""), "{session}");
 }
 
+/// Ctrl+C while a compaction inside a run summarizes stops it and the run: exit
+/// 130, nothing recorded as compacted, the model not called again.
+#[test]
+fn ctrl_c_interrupts_a_compaction_inside_a_run() {
+    let s = Sandbox::new();
+    let server = mock_with_summarizer(
+        r#"{"name":"c","steps":[
+      {"reply":{"text":"Looking.","inputTokens":99500,"toolCalls":[{"name":"ls","arguments":{"path":"."}}]}},
+      {"reply":{"text":"never asked for"}}]}"#,
+        r#"{"name":"slow","steps":[{"reply":{"text":"a summary that takes its time","chunkDelayMs":3000}}]}"#,
+    );
+    s.write_models(&server.url());
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"compaction":{"reserveTokens":1000,"keepRecentTokens":1}}"#,
+    )
+    .unwrap();
+    let mut cmd = s.cmd(&["-p", "--model", "mock-anthropic/m1", "go"]);
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while server.requests().len() < 2 {
+        assert!(std::time::Instant::now() < deadline, "no summary request");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let pid = child.id().to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status();
+    assert!(killed.unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("compacting the history"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.requests().len(), 2, "no model call after the abort");
+    let session = std::fs::read_to_string(&s.session_files()[0]).unwrap();
+    assert!(!session.contains("\"type\":\"compaction\""), "{session}");
+    assert!(
+        session.contains("Looking."),
+        "the run so far is kept: {session}"
+    );
+}
+
 /// A compaction that keeps failing is not retried after every run forever: after
 /// three failures in a row focus stops trying and says why.
 #[test]
 fn automatic_compaction_stops_after_three_failures_in_a_row() {
     let s = Sandbox::new();
-    let failing = r#"{"error":{"status":400,"body":"{\"error\":{\"message\":\"summaries are broken today\"}}"}}"#;
-    let answer = r#"{"reply":{"text":"ok"}}"#;
-    let steps = [
-        answer, failing, answer, failing, answer, failing, answer, answer,
-    ];
-    let server = mock(&format!(r#"{{"name":"f","steps":[{}]}}"#, steps.join(",")));
+    let server = mock_with_summarizer(
+        r#"{"name":"f","steps":[{"reply":{"text":"ok"}},{"reply":{"text":"ok"}},
+          {"reply":{"text":"ok"}},{"reply":{"text":"ok"}}]}"#,
+        r#"{"name":"s","steps":[{"error":{"status":400,"body":"{\"error\":{\"message\":\"summaries are broken today\"}}"}}]}"#,
+    );
     s.write_models(&server.url());
     std::fs::write(s.home.join("settings.json"), COMPACT_ALWAYS).unwrap();
     let out = s.run(&["-p", "--model", "mock-openai/m1", "a", "b", "c", "d"], "");
     assert!(out.status.success(), "{}", stderr(&out));
-    // Four answers and three failed summaries; no fourth summary attempt.
+    // Four answers and three failed summaries (after a run or before a call
+    // inside one); no fourth summary attempt.
+    let summaries = server
+        .requests()
+        .iter()
+        .filter(|r| r.body_text().contains("context summarization assistant"))
+        .count();
+    assert_eq!(summaries, 3, "{}", stderr(&out));
     assert_eq!(server.requests().len(), 7, "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("failed 3 times in a row"), "{err}");

@@ -477,6 +477,67 @@ fn compaction_comes_before_agent_end_and_abort_cancels_it() {
     assert_eq!(rpc.close(), 0);
 }
 
+/// A compaction inside a run is reported in order, `get_state` says it is
+/// compacting, and `abort` cancels it and the run.
+#[test]
+fn a_compaction_inside_a_run_shows_in_get_state_and_abort_cancels_it() {
+    let s = Sandbox::new();
+    let server = mock_with_summarizer(
+        r#"{"name":"c","steps":[
+      {"reply":{"text":"Looking.","inputTokens":99500,"toolCalls":[{"name":"ls","arguments":{"path":"."}}]}},
+      {"reply":{"text":"never asked for"}}]}"#,
+        r#"{"name":"slow","steps":[{"reply":{"text":"a summary that takes its time","chunkDelayMs":3000}}]}"#,
+    );
+    s.write_models(&server.url());
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"compaction":{"reserveTokens":1000,"keepRecentTokens":1}}"#,
+    )
+    .unwrap();
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-anthropic/m1"]);
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"hi"}"#);
+    rpc.until("the compaction starting", |v| {
+        v["type"].as_str() == Some("auto_compaction_start")
+    });
+    assert!(
+        rpc.seen
+            .iter()
+            .any(|v| v["type"].as_str() == Some("tool_execution_end")),
+        "inside the run, after the tool"
+    );
+    let state = rpc.call(2, r#"{"id":2,"type":"get_state"}"#);
+    assert_eq!(
+        state["data"]["isCompacting"].as_bool(),
+        Some(true),
+        "{state:?}"
+    );
+    assert_eq!(
+        state["data"]["isStreaming"].as_bool(),
+        Some(true),
+        "{state:?}"
+    );
+    rpc.call(3, r#"{"id":3,"type":"abort"}"#);
+    let end = rpc.until("the compaction ending", |v| {
+        v["type"].as_str() == Some("auto_compaction_end")
+    });
+    assert_eq!(end["aborted"].as_bool(), Some(true), "{end:?}");
+    let agent_end = rpc.agent_end();
+    assert_eq!(
+        agent_end["reason"].as_str(),
+        Some("aborted"),
+        "{agent_end:?}"
+    );
+    let state = rpc.call(4, r#"{"id":4,"type":"get_state"}"#);
+    assert_eq!(state["data"]["isCompacting"].as_bool(), Some(false));
+    let calls = server
+        .requests()
+        .iter()
+        .filter(|r| !r.body_text().contains("context summarization assistant"))
+        .count();
+    assert_eq!(calls, 1, "no model call after the abort");
+    assert_eq!(rpc.close(), 0);
+}
+
 /// Branch summaries and labels are reachable over RPC: leaving a branch can
 /// summarize it (a branch_summary entry the model then reads), and labels are
 /// set, shown in the tree and cleared.

@@ -194,6 +194,28 @@ pub fn mock(scenario: &str) -> MockLlm {
     MockLlm::start(Scenario::parse(scenario).expect("scenario"))
 }
 
+/// A mock model whose summarization requests (recognized by the summarizer's
+/// system prompt) always get `summary`, while other requests play `main` in order.
+pub fn mock_with_summarizer(
+    main: &str,
+    summary: &str,
+) -> focus_transport::testkit::server::TestServer {
+    use focus_providers::mock_llm::{server::respond, Scenario};
+    let main = Scenario::parse(main).unwrap();
+    let summary = Scenario::parse(summary).unwrap();
+    let turn = std::sync::atomic::AtomicUsize::new(0);
+    focus_transport::testkit::server::TestServer::responder(move |request| {
+        if request
+            .body_text()
+            .contains("context summarization assistant")
+        {
+            return respond(&summary, 0, request);
+        }
+        let n = turn.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        respond(&main, n, request)
+    })
+}
+
 /// The four provider/model names [`Sandbox::write_models`] defines.
 pub const MOCK_MODELS: [&str; 4] = [
     "mock-anthropic/m1",

@@ -4,13 +4,23 @@
 use std::sync::Arc;
 
 use crate::cancel::CancelToken;
+use crate::event::{AgentEvent, EventSink};
 use crate::message::Message;
 use crate::provider::{Provider, RequestOptions};
 use crate::tool::{Tool, ToolGate};
 
 /// Turns the stored history into the view sent to one model call (compaction,
 /// pruning). Its output is used for that call only; the stored history is unchanged.
-pub type TransformContext = dyn Fn(Vec<Message>, &CancelToken) -> Vec<Message> + Send + Sync;
+/// It runs at a step boundary on the loop's thread, after the turn's `TurnStart`:
+/// work it does there (a compaction's summary call) stops when the token fires,
+/// and what it wants to report goes to the sink as events (`CompactionStart`,
+/// `CompactionEnd`), in order with the run's own.
+pub type TransformContext =
+    dyn Fn(Vec<Message>, &CancelToken, &EventSink<'_>) -> Vec<Message> + Send + Sync;
+
+/// Sees every event of a run on the loop's thread, before it is queued for the
+/// consumers (see [`AgentConfig::observe`]).
+pub type EventObserver = dyn Fn(&AgentEvent) + Send + Sync;
 
 /// The single boundary where custom message kinds are translated or dropped before
 /// the history reaches a provider.
@@ -100,6 +110,11 @@ pub struct AgentConfig {
     pub transform_context: Option<Arc<TransformContext>>,
     /// Converts the history for the model; default: drop `Message::Custom`.
     pub convert_to_llm: Option<Arc<ConvertToLlm>>,
+    /// Called with every event on the loop's thread before consumers get it: the
+    /// session writer. What it writes is therefore complete and in order whenever
+    /// the loop looks (`transform_context` compacting the session mid-run), however
+    /// far behind the consumers are. It must be quick and must not fail.
+    pub observe: Option<Arc<EventObserver>>,
     /// Runs around prompts (refuse, add context, keep going); see [`PromptHooks`].
     pub prompt_hooks: Option<Arc<dyn PromptHooks>>,
 }
@@ -121,6 +136,7 @@ impl AgentConfig {
             follow_up_mode: QueueMode::All,
             transform_context: None,
             convert_to_llm: None,
+            observe: None,
             prompt_hooks: None,
         }
     }

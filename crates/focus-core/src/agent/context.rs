@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use super::invariants::{check_history, repair_history};
 use super::AgentConfig;
 use crate::cancel::CancelToken;
+use crate::event::EventSink;
 use crate::message::{now_ms, AssistantMessage, Message, StopReason};
 
 /// The history as the model sees it: `transform_context`, then `convert_to_llm`
@@ -17,10 +18,11 @@ pub(crate) fn llm_view<'h>(
     config: &AgentConfig,
     history: &'h [Message],
     cancel: &CancelToken,
+    events: &EventSink<'_>,
 ) -> Cow<'h, [Message]> {
     let has_custom = history.iter().any(|m| matches!(m, Message::Custom(_)));
     let view: Cow<'h, [Message]> = match &config.transform_context {
-        Some(transform) => Cow::Owned(transform(history.to_vec(), cancel)),
+        Some(transform) => Cow::Owned(transform(history.to_vec(), cancel, events)),
         None => Cow::Borrowed(history),
     };
     let view = match &config.convert_to_llm {

@@ -244,8 +244,12 @@ fn step(open: &mut Open, event: &AgentEvent) -> Result<(), String> {
             }
             open.run_messages.push(message.clone());
         }
-        // A retry happens between a turn's start and its model message.
-        AgentEvent::AutoRetryStart { .. } | AgentEvent::AutoRetryEnd { .. } => {
+        // A retry or a compaction happens between a turn's start and its model
+        // message.
+        AgentEvent::AutoRetryStart { .. }
+        | AgentEvent::AutoRetryEnd { .. }
+        | AgentEvent::CompactionStart { .. }
+        | AgentEvent::CompactionEnd { .. } => {
             in_turn(open)?;
             no_message(open)?;
         }

@@ -39,8 +39,8 @@ pub mod testing;
 use std::thread::JoinHandle;
 
 pub use config::{
-    AgentConfig, ConvertToLlm, PromptHooks, QueueMode, SystemPromptSource, TransformContext,
-    MAX_STOP_CONTINUATIONS,
+    AgentConfig, ConvertToLlm, EventObserver, PromptHooks, QueueMode, SystemPromptSource,
+    TransformContext, MAX_STOP_CONTINUATIONS,
 };
 pub use handle::AgentHandle;
 pub use invariants::{check_event_grammar, check_history, repair_history};

@@ -36,6 +36,17 @@ pub fn run_agent(
     events: &EventSink<'_>,
 ) -> Vec<Message> {
     handle.set_running(true);
+    // The observer (the session writer) sees each event before anyone else.
+    let observed = |event: AgentEvent| {
+        if let Some(observe) = &config.observe {
+            observe(&event);
+        }
+        events(event);
+    };
+    let events: &EventSink<'_> = match config.observe {
+        Some(_) => &observed,
+        None => events,
+    };
     let mut run = Run {
         config,
         handle,
@@ -233,7 +244,7 @@ impl Run<'_> {
         // The last retry the provider announced, to report how it ended.
         let mut retried: Option<u32> = None;
         let streamed = catch_unwind(AssertUnwindSafe(|| {
-            let messages = llm_view(config, &self.history, cancel);
+            let messages = llm_view(config, &self.history, cancel, events);
             let rebuilt = config.system_prompt_source.as_ref().map(|build| build());
             let request = ModelRequest {
                 system_prompt: rebuilt.as_deref().unwrap_or(&config.system_prompt),

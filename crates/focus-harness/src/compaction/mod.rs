@@ -4,13 +4,15 @@
 //!
 //! Reading order: [`tokens`] (how big is the context; when to compact), [`cut`]
 //! (where to cut), [`file_ops`] (files read and modified), [`prompts`] (what the
-//! summarizer is asked), [`run`] (plan, summarize, record), [`overflow`] (recovering
-//! from a provider's context-overflow error), [`branch`] (summarizing a branch the
-//! user leaves).
+//! summarizer is asked), [`run`] (plan, summarize, record), [`in_run`] (the same
+//! between two model calls of a run, as the loop's `transform_context`),
+//! [`overflow`] (recovering from a provider's context-overflow error), [`branch`]
+//! (summarizing a branch the user leaves).
 
 pub mod branch;
 pub mod cut;
 pub mod file_ops;
+pub mod in_run;
 pub mod overflow;
 pub mod prompts;
 pub mod run;
@@ -22,10 +24,11 @@ pub use branch::{
 };
 pub use cut::{find_cut_point, CutPoint};
 pub use file_ops::FileOps;
+pub use in_run::{compaction_transform, InRunCompaction, MAX_COMPACTION_FAILURES};
 pub use overflow::{is_context_overflow, OverflowAction, OverflowRecovery};
 pub use run::{
-    compact, compact_if_needed, compact_session, prepare_compaction, CompactionError,
-    CompactionOutcome, CompactionPlan,
+    compact, compact_if_needed, compact_session, prepare_compaction, record_compaction,
+    CompactionError, CompactionOutcome, CompactionPlan,
 };
 pub use tokens::{
     estimate_context_tokens, estimate_message_tokens, estimate_text_tokens, should_compact,

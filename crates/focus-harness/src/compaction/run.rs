@@ -251,8 +251,17 @@ pub fn compact_session(
     // Before and after are counted the same way, from the texts: the model's own
     // count of the context before has no counterpart after (no call has been
     // made), and setting one against the other gave figures like "1212 → 34411".
-    let before = estimate_text_tokens(&session.context().messages);
     let entry = compact(provider, &plan, settings, instructions, cancel)?;
+    record_compaction(session, entry)
+}
+
+/// Appends a summarized compaction `entry` to the session and measures what it
+/// did: the context's size before and after, counted the same way.
+pub fn record_compaction(
+    session: &mut SessionManager,
+    entry: CompactionEntry,
+) -> Result<CompactionOutcome, CompactionError> {
+    let before = estimate_text_tokens(&session.context().messages);
     let entry_id = session
         .append_compaction(entry)
         .map_err(CompactionError::Session)?;

@@ -141,9 +141,13 @@ impl WriterLock {
             pid,
             lock: path.clone(),
         };
-        // A few attempts: each failed one means another process changed the lock
-        // file in between (took over the same stale lock, or released its own).
-        for _ in 0..20 {
+        // Attempts for a while: each failed one means another process changed the
+        // lock file in between (took over the same stale lock, or released its
+        // own). Bounded by time, not by a count: on a loaded machine the process
+        // taking over may be descheduled for longer than a few quick attempts,
+        // and if every contender gave up meanwhile, nobody would get the lock.
+        let deadline = std::time::Instant::now() + TAKEOVER_PATIENCE;
+        while std::time::Instant::now() < deadline {
             match create_lock_file(&path, &me) {
                 Ok(()) => {
                     return Ok(WriterLock {
@@ -194,6 +198,10 @@ impl Drop for WriterLock {
         }
     }
 }
+
+/// How long [`WriterLock::acquire`] keeps trying while other processes take
+/// over the same stale lock.
+const TAKEOVER_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Whether the path a file's lock record names (its second line) is still the
 /// file with `identity`. A lock outlives its file when the file is deleted

@@ -2,9 +2,11 @@
 //!
 //! Modules: `sessions` (tree, branching, fork, labels, listing, fixtures),
 //! `pi_samples` (real pi session files), `crash` (killing the writer at random
-//! moments), `lock` (two writers), `compaction` (cut points, summaries).
+//! moments), `lock` (two writers), `compaction` (cut points, summaries),
+//! `conversation` (a `Conversation` driven without a terminal).
 
 mod compaction;
+mod conversation;
 mod crash;
 mod damaged;
 mod hostile;

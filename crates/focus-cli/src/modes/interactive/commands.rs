@@ -6,10 +6,11 @@
 use super::picker::Item;
 use super::Ui;
 use crate::choose::{ModelChoice, ModelSource};
+use crate::engine::entry_preview;
 use crate::seams;
-use crate::store::{entry_preview, recent_sessions};
 use focus_core::message::Message;
 use focus_core::provider::ThinkingLevel;
+use focus_harness::conversation::recent_sessions;
 use focus_harness::session::EntryKind;
 use std::path::Path;
 
@@ -34,7 +35,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("/new", "start a new session"),
     ("/resume", "pick a recent session to open (/resume N)"),
-    ("/name", "name this session: /name NAME"),
+    (
+        "/name",
+        "name this session: /name NAME (shown in the footer)",
+    ),
     (
         "/session",
         "session file, id, message counts, tokens and cost",
@@ -45,6 +49,25 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "show or set the permission mode: /permissions plan",
     ),
     ("/help", "commands and keys"),
+    (
+        "/clone",
+        "duplicate this session into a new file and continue there",
+    ),
+    (
+        "/undo",
+        "back to before your last message (one step each time)",
+    ),
+    ("/copy", "copy the last answer to the clipboard"),
+    (
+        "/settings",
+        "pick a setting and a value, written to its settings.json",
+    ),
+    (
+        "/reload",
+        "read settings, keybindings, theme, AGENTS.md, skills, templates, models.json again",
+    ),
+    ("/hotkeys", "the keys and what they do"),
+    ("/changelog", "the project's CHANGELOG.md"),
     ("/quit", "leave focus (also /exit, Ctrl+D)"),
 ];
 
@@ -58,7 +81,10 @@ pub fn needs_argument(name: &str) -> bool {
 /// the session, or names it (nothing the running prompt depends on).
 pub fn safe_while_running(line: &str) -> bool {
     let name = line.split_whitespace().next().unwrap_or("");
-    matches!(name, "/session" | "/export" | "/name" | "/help")
+    matches!(
+        name,
+        "/session" | "/export" | "/name" | "/help" | "/copy" | "/hotkeys"
+    )
 }
 
 /// The result of completing a partial command.
@@ -130,10 +156,8 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
             if rest.is_empty() {
                 Err("give a name: /name NAME".into())
             } else {
-                ui.engine()
-                    .store
-                    .set_name(rest)
-                    .map(|_| ui.say(&format!("session named {rest:?}")))
+                let named = ui.engine().session.lock().set_name(rest);
+                named.map(|_| ui.say(&format!("session named {rest:?}")))
             }
         }
         "/session" => {
@@ -147,6 +171,16 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
                 .map(|path| ui.say(&format!("exported to {}", path.display())))
         }
         "/permissions" => seams::set_permission_mode(ui.engine(), rest).map(|text| ui.say(&text)),
+        "/copy" => ui.copy_last_answer(),
+        "/clone" => ui.clone_session(),
+        "/undo" => ui.undo_last_message(),
+        "/hotkeys" => {
+            ui.show_hotkeys();
+            Ok(())
+        }
+        "/changelog" => ui.show_changelog(),
+        "/reload" => ui.reload(),
+        "/settings" => ui.settings_command(rest),
         other => Err(format!("unknown command {other}; /help lists them")),
     };
     if let Err(error) = result {
@@ -160,10 +194,10 @@ fn help(ui: &mut Ui<'_>) {
     for (name, description) in COMMANDS {
         text.push_str(&format!("  {name:<13} {description}\n"));
     }
+    text.push_str("  !COMMAND      run a shell command; its output goes to the model with your next message\n");
+    text.push_str("  !!COMMAND     run a shell command; its output is shown to you only\n");
     text.push_str("Keys:\n");
-    for (keys, _, what) in super::keymap::KEYS {
-        text.push_str(&format!("  {keys:<36} {what}\n"));
-    }
+    text.push_str(&ui.keys_text());
     ui.say(&text);
 }
 
@@ -218,7 +252,8 @@ fn thinking(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
 /// depth first, one step in at each branch point), with their indent and whether
 /// they are on the current branch. Tool results are left out.
 fn message_entries(ui: &mut Ui<'_>) -> Vec<(String, usize, bool, String, bool)> {
-    let manager = ui.engine().store.manager();
+    let store = ui.engine().session.lock();
+    let manager = store.manager();
     let tree = manager.tree();
     let branch: std::collections::HashSet<&str> = tree
         .current_branch()
@@ -264,7 +299,7 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     if is_user {
         // Going back to one of your messages: the leaf moves before it and its text
         // returns to the editor, to edit and resend (a new branch).
-        let entry = engine.store.manager().tree().get(&id).cloned();
+        let entry = engine.session.lock().manager().tree().get(&id).cloned();
         let parent = entry.as_ref().and_then(|e| e.parent_id.clone());
         let text = match entry.map(|e| e.kind) {
             Some(EntryKind::Message(m)) => super::message_text(&m),
@@ -274,11 +309,13 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
             Some(parent) => engine.go_to_entry(&parent)?,
             None => {
                 engine
-                    .store
+                    .session
+                    .lock()
                     .manager_mut()
                     .move_leaf(None)
                     .map_err(|e| e.to_string())?;
-                engine.history = engine.store.context_messages();
+                let history = engine.session.lock().context_messages();
+                engine.history = history;
             }
         }
         ui.set_input(&text);
@@ -322,7 +359,8 @@ fn fork(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     ui.show_history();
     let path = ui
         .engine()
-        .store
+        .session
+        .lock()
         .path()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
@@ -332,7 +370,7 @@ fn fork(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
 
 fn resume(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let cwd = ui.cwd().to_path_buf();
-    let dir = ui.engine().store.dir().map(Path::to_path_buf);
+    let dir = ui.engine().session.lock().dir().map(Path::to_path_buf);
     let sessions = recent_sessions(&cwd, dir.as_deref());
     if sessions.is_empty() {
         return Err("no saved sessions for this directory".into());
@@ -388,11 +426,12 @@ fn session_info(ui: &mut Ui<'_>) {
             Message::Custom(_) => {}
         }
     }
+    let store = engine.session.lock();
     let text = format!(
         "session {}\n  file: {}\n  name: {}\n  messages: {} ({} yours, {} answers, {} tool results)\n  tokens: {} in, {} out · cost ${:.4}\n  {}",
-        engine.store.id(),
-        engine.store.path().map_or("(not saved)".into(), |p| p.display().to_string()),
-        engine.store.name().unwrap_or("-"),
+        store.id(),
+        store.path().map_or("(not saved)".into(), |p| p.display().to_string()),
+        store.name().unwrap_or("-"),
         engine.history.len(),
         users,
         assistants,
@@ -402,6 +441,7 @@ fn session_info(ui: &mut Ui<'_>) {
         cost,
         focus_tools::sandbox::current().describe()
     );
+    drop(store);
     // The id and name come from the session file.
     ui.say(&focus_tools::output::sanitize(&text));
 }
@@ -409,6 +449,48 @@ fn session_info(ui: &mut Ui<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The commands docs/cli.md's table names (the `/words` of each row's
+    /// first cell), and the shell rows.
+    fn documented_commands() -> Vec<String> {
+        let table = super::super::keymap::CLI_DOC
+            .split("### Slash commands")
+            .nth(1)
+            .and_then(|rest| rest.split("\n### ").next())
+            .expect("docs/cli.md has a slash commands section");
+        let mut names = Vec::new();
+        for row in table.lines().filter(|l| l.starts_with("| `")) {
+            let cell = row.split(" | ").next().unwrap_or("");
+            for word in cell.split('`').skip(1).step_by(2) {
+                let name = word.split_whitespace().next().unwrap_or("");
+                names.push(name.to_string());
+            }
+        }
+        names
+    }
+
+    /// Every command has a row in docs/cli.md, and every row is a command.
+    #[test]
+    fn the_document_lists_every_command() {
+        let documented = documented_commands();
+        let known: Vec<&str> = COMMANDS
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(["/exit", "!COMMAND", "!!COMMAND"])
+            .collect();
+        for name in &known {
+            assert!(
+                documented.iter().any(|d| d == name),
+                "docs/cli.md has no row for {name}"
+            );
+        }
+        for name in &documented {
+            assert!(
+                known.contains(&name.as_str()),
+                "docs/cli.md documents {name}, which is no command"
+            );
+        }
+    }
 
     #[test]
     fn completion_of_command_names() {

@@ -7,6 +7,7 @@ use super::{Input, Ui};
 use focus_core::cancel::CancelToken;
 use focus_harness::compaction::run::{compact, prepare_compaction, CompactionError};
 use focus_harness::compaction::tokens::estimate_text_tokens;
+use std::sync::atomic::Ordering;
 
 /// What the summarizing thread sends back.
 pub struct Compacted {
@@ -39,7 +40,8 @@ impl Ui<'_> {
             return Err("already compacting (Esc cancels)".into());
         }
         let plan = {
-            let tree = self.engine.store.manager().tree();
+            let store = self.engine.session.lock();
+            let tree = store.manager().tree();
             prepare_compaction(&tree.current_branch(), &self.engine.compaction)
         }
         .ok_or_else(|| CompactionError::NothingToCompact.to_string())?;
@@ -86,22 +88,28 @@ impl Ui<'_> {
         let automatic = std::mem::take(&mut self.auto_compacting);
         // The automatic one counts toward the engine's stop after three failures.
         match &done.result {
-            Ok(_) => self.engine.compaction_failures = 0,
+            Ok(_) => self.engine.compaction_failures.store(0, Ordering::SeqCst),
             Err(CompactionError::Cancelled) => {}
-            Err(_) if automatic => self.engine.compaction_failures += 1,
+            Err(_) if automatic => {
+                self.engine
+                    .compaction_failures
+                    .fetch_add(1, Ordering::SeqCst);
+            }
             Err(_) => {}
         }
         let style = self.style;
         let recorded = done.result.and_then(|entry| {
             self.engine
-                .store
+                .session
+                .lock()
                 .manager_mut()
                 .append_compaction(entry)
                 .map_err(CompactionError::Session)
         });
         match recorded {
             Ok(_) => {
-                self.engine.history = self.engine.store.context_messages();
+                let history = self.engine.session.lock().context_messages();
+                self.engine.history = history;
                 self.show_summary();
                 let after = estimate_text_tokens(&self.engine.history);
                 self.blocks.push(Block::done(Kind::Note(style.dim(&format!(

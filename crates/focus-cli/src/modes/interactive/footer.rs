@@ -16,12 +16,15 @@ pub struct Totals {
     pub output: u64,
     /// Dollars.
     pub cost: f64,
+    /// Some counts are focus's estimate (the server sent none): shown with `~`.
+    pub estimated: bool,
 }
 
 /// The totals over every answer in the session file, or over the history when
 /// the session is not kept in a tree (nothing saved yet).
 pub fn session_totals(engine: &Engine) -> Totals {
-    let tree = engine.store.manager().tree();
+    let store = engine.session.lock();
+    let tree = store.manager().tree();
     let from_tree: Vec<&Message> = tree
         .entries()
         .iter()
@@ -49,6 +52,7 @@ pub fn totals<'a>(messages: impl Iterator<Item = &'a Message>) -> Totals {
             .saturating_add(u.cache_read);
         sum.output = sum.output.saturating_add(u.output);
         sum.cost += u.cost.total;
+        sum.estimated |= u.estimated;
     }
     sum
 }

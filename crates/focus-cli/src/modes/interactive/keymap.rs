@@ -69,6 +69,8 @@ pub enum Action {
     Redo,
     /// Insert text (typed or pasted).
     Insert,
+    /// Attach the clipboard's image.
+    PasteImage,
 }
 
 /// The documented keys: how docs/cli.md names them, what they do, and the keys
@@ -202,6 +204,11 @@ pub const KEYS: &[(&str, Action, &str)] = &[
         Action::Redo,
         "redo what undo took back (Ctrl+Shift+Z where the terminal reports it)",
     ),
+    (
+        "Ctrl+V",
+        Action::PasteImage,
+        "attach the clipboard's image (`[image #1]` in the input; wl-paste, xclip or pngpaste); text pastes as usual",
+    ),
 ];
 
 /// What `key` does (outside an approval dialog).
@@ -237,6 +244,7 @@ pub fn action(key: &Key) -> Action {
         Key::Alt('y') => Action::YankPop,
         Key::Undo => Action::Undo,
         Key::Redo => Action::Redo,
+        Key::Ctrl('v') => Action::PasteImage,
         _ => Action::Insert,
     }
 }
@@ -249,6 +257,19 @@ pub fn markdown_table() -> String {
         table.push_str(&format!("| {keys} | {what} |\n"));
     }
     table
+}
+
+/// docs/cli.md, as the tests check it against the code.
+#[cfg(test)]
+pub(crate) const CLI_DOC: &str = include_str!("../../../../../docs/cli.md");
+
+/// Fails unless docs/cli.md holds `table` (the `what` table) exactly.
+#[cfg(test)]
+pub(crate) fn assert_cli_doc_shows(table: &str, what: &str) {
+    assert!(
+        CLI_DOC.contains(table),
+        "docs/cli.md must contain the {what} table:\n{table}"
+    );
 }
 
 #[cfg(test)]
@@ -306,6 +327,7 @@ mod tests {
             "Ctrl+-" => b"\x1b[45;5u",
             "Ctrl+Shift+Z" => b"\x1b[122;6u",
             "Alt+Z" => b"\x1bz",
+            "Ctrl+V" => b"\x16",
             _ => return None,
         })
     }
@@ -348,7 +370,7 @@ mod tests {
             Key::Alt('y'),
         ]
         .into_iter()
-        .chain("cdztlgowukyp".chars().map(Key::Ctrl))
+        .chain("cdztlgowukypv".chars().map(Key::Ctrl))
         {
             let action = action(&key);
             assert!(
@@ -361,11 +383,6 @@ mod tests {
     /// docs/cli.md shows exactly this table.
     #[test]
     fn the_document_shows_the_table() {
-        let doc = include_str!("../../../../../docs/cli.md");
-        assert!(
-            doc.contains(&markdown_table()),
-            "docs/cli.md must contain the keys table:\n{}",
-            markdown_table()
-        );
+        assert_cli_doc_shows(&markdown_table(), "keys");
     }
 }

@@ -14,11 +14,14 @@
 //! (Ctrl+G), [`commands`] (slash commands), [`fuzzy`] and [`picker`] (a list
 //! filtered as you type) with [`pickers`] (the command menu, `@` files,
 //! `/model`) and [`project_files`] (the `@` list, walked in the background),
-//! [`tree_rows`] and [`tree_view`] (`/tree`), then this file (the loop, keys,
-//! runs). docs/tui.md explains the
-//! renderer.
+//! [`tree_rows`] and [`tree_view`] (`/tree`), the commands in files of their
+//! own ([`session_commands`], [`info_commands`], [`settings_editor`],
+//! [`reload`], [`shell`] for `!cmd`, [`clipboard`]), [`keybindings`]
+//! (`keybindings.json`), then this file (the loop, keys, runs). docs/tui.md
+//! explains the renderer.
 
 pub mod blocks;
+pub mod clipboard;
 pub mod commands;
 pub mod compacting;
 pub mod dialog;
@@ -27,14 +30,21 @@ pub mod external;
 pub mod footer;
 pub mod fuzzy;
 pub mod highlight;
+pub mod info_commands;
+pub mod keybindings;
 pub mod keymap;
 pub mod keys;
 pub mod markdown;
+pub mod paste_image;
 pub mod picker;
 pub mod pickers;
 pub mod project_files;
+pub mod reload;
 pub mod rows;
 pub mod screen;
+pub mod session_commands;
+pub mod settings_editor;
+pub mod shell;
 pub mod tool_view;
 pub mod transcript;
 pub mod tree_rows;
@@ -53,6 +63,7 @@ use focus_core::agent::AgentHandle;
 use focus_core::event::AgentEvent;
 use focus_core::message::{now_ms, Content, Message, UserMessage};
 use focus_harness::compaction::OverflowRecovery;
+use focus_harness::conversation::Notice;
 use keymap::Action;
 use keys::{Key, KeyDecoder};
 use screen::Screen;
@@ -83,6 +94,10 @@ pub enum Input {
     FilesWalked(Vec<String>),
     /// The summary of a branch left in `/tree` came back.
     BranchSummarized(tree_view::Summarized),
+    /// A `!command` ended.
+    Shell(shell::ShellDone),
+    /// Ctrl+V: the clipboard's image, or why there is none.
+    PastedImage(Result<Vec<u8>, String>),
 }
 
 /// Bracketed paste on (pasted text arrives marked, so its newlines do not
@@ -151,6 +166,12 @@ pub struct Ui<'a> {
     file_index: project_files::FileIndex,
     /// Files picked with `@` since the last message was sent.
     attached: Vec<String>,
+    /// Images pasted with Ctrl+V, by the label the input shows for each.
+    pasted_images: Vec<(String, Content)>,
+    /// Keys `keybindings.json` changed.
+    bindings: keybindings::Bindings,
+    /// A `!command` running: its cancel token.
+    shell: Option<focus_core::cancel::CancelToken>,
     /// Lets the key reader read again after a [`Input::KeysThenWait`].
     resume: mpsc::Sender<()>,
     inputs: SyncSender<Input>,
@@ -210,13 +231,25 @@ pub fn run(
         summarizing: None,
         file_index: project_files::FileIndex::default(),
         attached: Vec::new(),
+        pasted_images: Vec::new(),
+        bindings: keybindings::Bindings::default(),
+        shell: None,
         resume,
         inputs: sender,
         quit: false,
     };
+    // The theme, folded thinking and keybindings.json; their warnings after
+    // the history.
+    let mut look = reload::UiSettings::load(cwd);
+    let warnings = std::mem::take(&mut look.warnings);
+    ui.apply_ui_settings(look);
     ui.welcome = ui.welcome(choice);
     ui.walk_files_in_background();
     ui.show_history();
+    for warning in warnings {
+        let text = focus_tools::output::sanitize(&warning).into_owned();
+        ui.say(&ui.style.yellow(&text));
+    }
     out!("{KEYBOARD_ON}");
     ui.start_next_prompt();
     ui.redraw();
@@ -373,7 +406,7 @@ impl Ui<'_> {
                 Ok(Input::Events(events)) => events.iter().for_each(|e| self.engine.record(e)),
                 Ok(Input::Finished(end, history)) => {
                     self.engine.record(&end);
-                    self.engine.history = history;
+                    self.engine.run_ended(history);
                     return;
                 }
                 Ok(Input::Approval(pending)) => deny(pending),
@@ -414,6 +447,8 @@ impl Ui<'_> {
             Input::Compacted(done) => self.compacted(done),
             Input::BranchSummarized(done) => self.branch_summarized(done),
             Input::FilesWalked(files) => self.files_walked(files),
+            Input::PastedImage(result) => self.pasted_image(result),
+            Input::Shell(done) => self.shell_done(done),
         }
     }
 
@@ -433,6 +468,10 @@ impl Ui<'_> {
             self.approval_key(key);
             return;
         }
+        // keybindings.json: a bound key stands for its action's default key.
+        let Some(key) = self.bindings.translate(key) else {
+            return;
+        };
         if key != Key::Ctrl('c') {
             self.ctrl_c_armed = false;
         }
@@ -458,6 +497,16 @@ impl Ui<'_> {
                 self.notice = Some("cancelling the branch summary…".into());
                 return;
             }
+        }
+        // A `!command` running: Esc cancels it, and Ctrl+C does once the
+        // input is empty.
+        let cancels = match keymap::action(&key) {
+            Action::Abort => true,
+            Action::ClearAbortQuit => self.editor.is_empty(),
+            _ => false,
+        };
+        if cancels && self.cancel_shell() {
+            return;
         }
         match keymap::action(&key) {
             Action::Abort => {
@@ -507,6 +556,7 @@ impl Ui<'_> {
             Action::Complete => self.complete(),
             Action::CycleThinking => self.cycle_thinking(),
             Action::CycleModel => self.cycle_model(),
+            Action::PasteImage => self.paste_image(),
             _ => match self.editor.handle(&key) {
                 EditAction::None => {}
                 EditAction::Submit(text) => self.submit(text, false),
@@ -577,10 +627,21 @@ impl Ui<'_> {
                 return;
             }
         };
+        if self.shell.is_some() {
+            self.notice = Some("wait: a shell command is running · Esc cancels it".into());
+            self.editor.set_text(&text);
+            return;
+        }
+        if text.starts_with('!') {
+            if let Err(error) = self.run_shell(&text) {
+                self.note(self.style.red(&error));
+            }
+            return;
+        }
         if text.trim_start().starts_with('/') && !text.trim_start().starts_with("//") {
             if self.running.is_some() && !commands::safe_while_running(text.trim()) {
                 self.notice = Some(
-                    "this command waits until the agent is done (Esc aborts); /session, /export, /name and /help run now"
+                    "this command waits until the agent is done (Esc aborts); /session, /copy, /hotkeys, /export, /name and /help run now"
                         .into(),
                 );
                 self.editor.set_text(&text);
@@ -599,6 +660,7 @@ impl Ui<'_> {
         };
         // Attached files come first, as with `focus @FILE message`.
         let mut content = files;
+        content.extend(self.take_pasted_images(&text));
         content.push(Content::text(text.clone()));
         let message = Message::User(UserMessage {
             content,
@@ -650,7 +712,7 @@ impl Ui<'_> {
         if self.notice.as_deref() == Some("aborting…") {
             self.notice = None;
         }
-        self.engine.history = history;
+        self.engine.run_ended(history);
         // A context past the threshold (but not an overflow, which must compact
         // before the run goes on) is compacted in the background, like `/compact`:
         // the screen lives, Esc cancels, the next prompt waits for it.
@@ -661,9 +723,16 @@ impl Ui<'_> {
         let mut notes = Vec::new();
         let mut compacted = false;
         let action = self.engine.after_run(&mut self.recovery, &mut |notice| {
-            compacted |= notice["type"].as_str() == Some("auto_compaction_end")
-                && notice["errorMessage"].as_str().is_none();
-            notes.push(compaction_note(notice));
+            if let Notice::Compaction(event) = notice {
+                compacted |= matches!(
+                    &**event,
+                    AgentEvent::CompactionEnd {
+                        result: Some(_),
+                        ..
+                    }
+                );
+                notes.push(compaction_note(event));
+            }
         });
         for note in notes.into_iter().flatten() {
             self.note(style.dim(&note));
@@ -682,7 +751,7 @@ impl Ui<'_> {
             AfterRun::Done => {}
         }
         if let Some(warning) = self.engine.store_warning.take() {
-            self.note(style.yellow(&warning));
+            self.note(style.yellow(&focus_tools::output::sanitize(&warning)));
         }
         self.start_next_prompt();
     }
@@ -695,17 +764,8 @@ impl Ui<'_> {
     /// Shows the summary a compaction just put at the start of the history, as a
     /// marked block.
     pub fn show_summary(&mut self) {
-        let summary = self.engine.history.iter().find_map(|m| match m {
-            Message::Custom(c) if c.role == "compactionSummary" => {
-                Some(c.raw["summary"].as_str().unwrap_or("").to_string())
-            }
-            _ => None,
-        });
-        if let Some(text) = summary {
-            self.blocks.push(Block::done(Kind::Summary {
-                label: "summary of the earlier conversation (compacted)".into(),
-                text,
-            }));
+        if let Some(block) = summary_block(&self.engine.history) {
+            self.blocks.push(block);
         }
     }
 
@@ -771,23 +831,41 @@ fn hyperlinks_supported() -> bool {
         || var("VTE_VERSION").parse::<u32>().is_ok_and(|v| v >= 5000)
 }
 
-/// One line for an automatic compaction notice.
-pub fn compaction_note(notice: &focus_core::json::Value) -> Option<String> {
-    match notice["type"].as_str()? {
-        "auto_compaction_start" => Some(format!(
+/// The marked block showing the compaction summary `history` starts from, if any.
+pub fn summary_block(history: &[Message]) -> Option<Block> {
+    let text = history.iter().find_map(|m| match m {
+        Message::Custom(c) if c.role == "compactionSummary" => {
+            Some(c.raw["summary"].as_str().unwrap_or("").to_string())
+        }
+        _ => None,
+    })?;
+    Some(Block::done(Kind::Summary {
+        label: "summary of the earlier conversation (compacted)".into(),
+        text,
+    }))
+}
+
+/// One line for a compaction's start or end (`None` for other events).
+pub fn compaction_note(event: &AgentEvent) -> Option<String> {
+    match event {
+        AgentEvent::CompactionStart { reason } => Some(format!(
             "compacting the history ({})…",
-            match notice["reason"].as_str() {
-                Some("overflow") => "the model said the context is too long",
+            match reason.as_str() {
+                "overflow" => "the model said the context is too long",
                 _ => "the context is nearly full",
             }
         )),
-        "auto_compaction_end" => Some(match notice["errorMessage"].as_str() {
-            Some(error) => format!("compaction failed: {error}"),
-            None => format!(
+        AgentEvent::CompactionEnd {
+            result,
+            error_message,
+            ..
+        } => Some(match (error_message, result) {
+            (Some(error), _) => format!("compaction failed: {error}"),
+            (None, Some(done)) => format!(
                 "compacted: about {} → {} tokens",
-                notice["result"]["tokensBefore"].as_u64().unwrap_or(0),
-                notice["result"]["tokensAfter"].as_u64().unwrap_or(0)
+                done.tokens_before, done.tokens_after
             ),
+            (None, None) => "compaction ended".to_string(),
         }),
         _ => None,
     }

@@ -1,7 +1,7 @@
 //! A saved conversation as blocks, for when it changes under the user: a
 //! session opened with `-c`, `-r` or `--session`, `/resume`, `/tree`, `/fork`.
 //! Tool results go under their calls; summaries (compaction, a left branch) are
-//! marked blocks.
+//! marked blocks; a `!command` the user ran is a bash block.
 
 use super::blocks::{Block, Kind, Streamed};
 use super::tool_view::ToolBlock;
@@ -76,6 +76,10 @@ pub fn history_blocks(history: &[Message], style: Style) -> Vec<Block> {
                 }
             }
             Message::ToolResult(_) => {}
+            Message::Custom(c) if c.role == "bashExecution" => {
+                // A `!command` the user ran (pi's message).
+                blocks.push(super::shell::execution_block(&c.raw));
+            }
             Message::Custom(c) => {
                 let label = match c.role.as_str() {
                     "compactionSummary" => "summary of the earlier conversation (compacted)",

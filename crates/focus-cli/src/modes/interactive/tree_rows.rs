@@ -17,8 +17,8 @@
 //! Every text shown comes from the session file (the model's words, labels):
 //! it is made printable once, when the rows are built ([`clip`]).
 
+use crate::engine::entry_preview;
 use crate::modes::print::clip;
-use crate::store::entry_preview;
 use focus_core::message::Message;
 use focus_harness::session::{EntryKind, SessionTree};
 use std::collections::HashMap;

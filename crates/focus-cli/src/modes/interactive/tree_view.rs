@@ -363,7 +363,7 @@ impl TreeView {
 impl Ui<'_> {
     /// `/tree` without an argument: opens the navigator.
     pub fn open_tree(&mut self) -> Result<(), String> {
-        let rows = TreeRows::new(self.engine.store.manager().tree());
+        let rows = TreeRows::new(self.engine.session.lock().manager().tree());
         if rows.is_empty() {
             return Err("this session has no entries yet".into());
         }
@@ -424,7 +424,8 @@ impl Ui<'_> {
         };
         let id = view.rows.node(node).id.clone();
         let asked = matches!(view.mode, Mode::Confirm(_));
-        let manager = self.engine.store.manager();
+        let store = self.engine.session.lock();
+        let manager = store.manager();
         let entry = manager.tree().get(&id).cloned();
         // Your message: the leaf goes before it and its text back to the
         // editor (edit and send: a new branch). Anything else: the leaf goes there.
@@ -449,6 +450,7 @@ impl Ui<'_> {
                 return;
             }
         }
+        drop(store);
         self.tree = None;
         if summarize {
             self.start_branch_summary(target, draft);
@@ -456,13 +458,16 @@ impl Ui<'_> {
         }
         let moved = match &target {
             Some(target) => self.engine.go_to_entry(target),
-            None => self
-                .engine
-                .store
-                .manager_mut()
-                .move_leaf(None)
-                .map_err(|e| e.to_string())
-                .map(|_| self.engine.history = self.engine.store.context_messages()),
+            None => {
+                let mut store = self.engine.session.lock();
+                let moved = store
+                    .manager_mut()
+                    .move_leaf(None)
+                    .map_err(|e| e.to_string());
+                let history = store.context_messages();
+                drop(store);
+                moved.map(|_| self.engine.history = history)
+            }
         };
         match moved {
             Ok(()) => self.moved_in_tree(draft),
@@ -491,7 +496,8 @@ impl Ui<'_> {
     /// Summarizes the branch being left on a thread of its own; the move is
     /// made when the summary comes back ([`Ui::branch_summarized`]).
     fn start_branch_summary(&mut self, target: Option<String>, draft: Option<String>) {
-        let manager = self.engine.store.manager();
+        let store = self.engine.session.lock();
+        let manager = store.manager();
         let window = self.engine.config.provider.model().context_window;
         let Some(request) =
             branch_summary_request(manager, target.as_deref(), window, &self.engine.compaction)
@@ -499,6 +505,7 @@ impl Ui<'_> {
             return;
         };
         let old_leaf = manager.leaf_id().unwrap_or("root").to_string();
+        drop(store);
         let provider = self.engine.config.provider.clone();
         let cancel = CancelToken::new();
         let token = cancel.clone();
@@ -523,16 +530,18 @@ impl Ui<'_> {
         self.busy = None;
         self.notice = None;
         let recorded = done.result.and_then(|summary| {
+            let mut store = self.engine.session.lock();
             record_branch_summary(
-                self.engine.store.manager_mut(),
+                store.manager_mut(),
                 done.target.as_deref(),
                 &done.old_leaf,
                 &summary,
             )
+            .map(|_| store.context_messages())
         });
         match recorded {
-            Ok(_) => {
-                self.engine.history = self.engine.store.context_messages();
+            Ok(history) => {
+                self.engine.history = history;
                 self.moved_in_tree(done.draft);
                 self.say("the branch left behind is summarized here");
             }

@@ -45,6 +45,23 @@ impl Ui<'_> {
                 self.notice = None;
                 self.busy = None;
             }
+            // A compaction inside the run: Esc aborts the run, which cancels it.
+            AgentEvent::CompactionStart { .. } => {
+                let line = super::compaction_note(event).unwrap_or_default();
+                self.notice = Some(format!("{line} · Esc cancels"));
+                self.busy = Some("compacting");
+            }
+            AgentEvent::CompactionEnd { result, .. } => {
+                self.notice = None;
+                self.busy = None;
+                if let Some(note) = super::compaction_note(event) {
+                    self.note(self.style.dim(&note));
+                }
+                if result.is_some() {
+                    let context = self.engine.session.lock().context_messages();
+                    self.blocks.extend(super::summary_block(&context));
+                }
+            }
             AgentEvent::MessageEnd {
                 message: Message::Assistant(m),
             } => {
@@ -222,7 +239,8 @@ impl Ui<'_> {
             ),
             (
                 format!(
-                    "↑{} ↓{} ${:.3}",
+                    "{}↑{} ↓{} ${:.3}",
+                    if totals.estimated { "~" } else { "" },
                     human(totals.input),
                     human(totals.output),
                     totals.cost
@@ -240,7 +258,7 @@ impl Ui<'_> {
         if let Some(branch) = &self.git_branch {
             parts.push((format!("⎇ {branch}"), 2));
         }
-        if let Some(name) = self.engine.store.name() {
+        if let Some(name) = self.engine.session.lock().name() {
             parts.push((clip(&reveal_hidden(&sanitize(name)), 30), 2));
         }
         if self.running.is_some() {

@@ -1,18 +1,18 @@
-//! The session store as the CLI sees it: open the session the flags ask for, append
+//! A conversation's session: open the session a front end asks for (the one
+//! lookup rule for `-c`, `--session PATH|ID`, `-r` and `--session-dir`), append
 //! every finished message, and say where it lives. The format, the tree and the
-//! file handling live in focus-harness ([`SessionManager`]); this file maps the
-//! flags onto it and turns its errors into sentences.
+//! file handling are [`SessionManager`]'s; this file maps requests onto it and
+//! turns its errors into sentences.
 //!
 //! `--session-dir DIR` keeps sessions directly in DIR (pi's meaning); otherwise
 //! they go to `FOCUS_HOME/sessions/<encoded cwd>/`.
 
+use crate::session::{EntryKind, SessionInfo, SessionManager, SessionStore};
 use focus_core::json::{ToJson, Value};
-use focus_core::json_object;
 use focus_core::message::{Content, Message};
-use focus_harness::session::{EntryKind, SessionInfo, SessionManager, SessionStore};
 use std::path::{Path, PathBuf};
 
-/// Which session the command line asks for.
+/// Which session a front end asks for (the command line's flags).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SessionRequest {
     /// A new session (the default).
@@ -34,6 +34,15 @@ pub struct Store {
     session_dir: Option<PathBuf>,
     /// Warnings from loading (damaged lines skipped), shown once.
     pub load_warnings: Vec<String>,
+    /// Why the last write from a run's loop failed, until the mode takes it.
+    pub write_warning: Option<String>,
+}
+
+impl AsMut<SessionManager> for Store {
+    /// The session, for the harness's compaction inside a run.
+    fn as_mut(&mut self) -> &mut SessionManager {
+        &mut self.manager
+    }
 }
 
 impl Store {
@@ -44,6 +53,7 @@ impl Store {
             cwd: cwd.to_path_buf(),
             session_dir: None,
             load_warnings: Vec::new(),
+            write_warning: None,
         }
     }
 
@@ -91,6 +101,7 @@ impl Store {
             cwd: cwd.to_path_buf(),
             session_dir: session_dir.map(Path::to_path_buf),
             load_warnings,
+            write_warning: None,
         };
         let history = store.context_messages();
         Ok((store, history))
@@ -112,8 +123,8 @@ impl Store {
         if warnings.len() > 5 {
             text.push_str(&format!("; and {} more", warnings.len() - 5));
         }
-        // The lines quoted come from a file.
-        Some(focus_tools::output::sanitize(&text).into_owned())
+        // The lines quoted come from a file: the front end sanitizes what it shows.
+        Some(text)
     }
 
     /// The messages of the current branch (what the agent continues from).
@@ -212,44 +223,32 @@ impl Store {
             ),
             _ => (Some(entry.id.clone()), String::new()),
         };
+        let (store, history) = self.copy_branch(fork_at.as_deref())?;
+        Ok((store, history, text))
+    }
+
+    /// pi's `/clone`: a new session holding the current branch whole (to the
+    /// leaf), with its messages.
+    pub fn clone_branch(&self) -> Result<(Store, Vec<Message>), String> {
+        self.copy_branch(self.manager.leaf_id())
+    }
+
+    /// A new session with the branch from the root to `at` (`None`: empty).
+    fn copy_branch(&self, at: Option<&str>) -> Result<(Store, Vec<Message>), String> {
         let sessions = SessionStore::from_env();
         let manager = self
             .manager
-            .fork(fork_at.as_deref(), &sessions, &self.cwd)
+            .fork(at, &sessions, &self.cwd)
             .map_err(|e| e.to_string())?;
         let store = Store {
             manager,
             cwd: self.cwd.clone(),
             session_dir: self.session_dir.clone(),
             load_warnings: Vec::new(),
+            write_warning: None,
         };
         let history = store.context_messages();
-        Ok((store, history, text))
-    }
-
-    /// The tree as JSON for `/tree` and RPC `get_session_tree`: every entry with
-    /// `id`, `parentId`, `type`, a short `text`, `label`, and the `leafId`.
-    pub fn tree_json(&self) -> Result<Value, String> {
-        let tree = self.manager.tree();
-        let entries: Vec<Value> = tree
-            .entries()
-            .iter()
-            .map(|e| {
-                json_object! {
-                    "id" => e.id.as_str(),
-                    "parentId" => e.parent_id.as_deref(),
-                    "type" => e.kind.type_name(),
-                    "role" => match &e.kind { EntryKind::Message(m) => Some(m.role().to_string()), _ => None },
-                    "text" => entry_preview(&e.kind),
-                    "label" => tree.label(&e.id),
-                    "timestamp" => e.timestamp.as_str(),
-                }
-            })
-            .collect();
-        Ok(json_object! {
-            "entries" => Value::Array(entries),
-            "leafId" => tree.leaf_id(),
-        })
+        Ok((store, history))
     }
 
     /// Moves the leaf to `entry_id`; returns the messages of the new branch.
@@ -267,37 +266,6 @@ impl Store {
         }
         Some(self.manager.header().to_json())
     }
-}
-
-/// A one-line preview of an entry for tree views.
-pub fn entry_preview(kind: &EntryKind) -> String {
-    let text = match kind {
-        EntryKind::Message(Message::User(u)) => u
-            .content
-            .iter()
-            .filter_map(Content::as_text)
-            .collect::<Vec<_>>()
-            .join(" "),
-        EntryKind::Message(Message::Assistant(a)) => {
-            let text = a.text();
-            let calls: Vec<&str> = a.tool_calls().map(|c| c.name.as_str()).collect();
-            if calls.is_empty() {
-                text
-            } else {
-                format!("{text} [{}]", calls.join(", "))
-            }
-        }
-        EntryKind::Message(Message::ToolResult(r)) => {
-            format!("{} result", focus_core::tool::safe_tool_name(&r.tool_name))
-        }
-        EntryKind::Message(Message::Custom(c)) => c.role.clone(),
-        EntryKind::ModelChange { provider, model_id } => format!("model {provider}/{model_id}"),
-        EntryKind::ThinkingLevelChange { thinking_level } => format!("thinking {thinking_level}"),
-        EntryKind::Compaction(c) => format!("compaction ({} tokens before)", c.tokens_before),
-        EntryKind::SessionInfo { name } => format!("name {}", name.as_deref().unwrap_or("")),
-        other => other.type_name().to_string(),
-    };
-    crate::modes::print::clip(text.trim(), 100)
 }
 
 /// Opens `--session PATH|ID`: an existing path, else an id prefix.
@@ -362,7 +330,7 @@ fn newest_session_in(dir: &Path, cwd: &Path) -> Option<PathBuf> {
     let wanted = cwd.to_string_lossy();
     jsonl_files(dir)
         .into_iter()
-        .filter(|p| focus_harness::session::list::header_cwd(p).is_some_and(|c| c == wanted))
+        .filter(|p| crate::session::list::header_cwd(p).is_some_and(|c| c == wanted))
         .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
 }
 
@@ -372,7 +340,7 @@ pub fn recent_sessions(cwd: &Path, session_dir: Option<&Path>) -> Vec<SessionInf
         Some(dir) => {
             let mut list: Vec<SessionInfo> = jsonl_files(dir)
                 .iter()
-                .filter_map(|p| focus_harness::session::list::session_info(p))
+                .filter_map(|p| crate::session::list::session_info(p))
                 .collect();
             list.sort_by_key(|info| std::cmp::Reverse(info.modified_ms));
             list

@@ -18,13 +18,19 @@ const APIS: [Api; 4] = [
     Api::GoogleGenerativeAi,
 ];
 
-/// Plays `scenario` in print mode for every API: the run succeeds, stdout holds
-/// `answer`, the server saw `requests` requests. Returns the worlds for more checks.
+/// Plays `scenario` in print mode for every API, the four at once (each has its
+/// own server and home; a scenario that waits, such as a `Retry-After`, waits
+/// once): the run succeeds, stdout holds `answer`, the server saw `requests`
+/// requests. Returns the worlds for more checks.
 fn answers_in_print_mode(scenario: &str, answer: &str, requests: usize) -> Vec<World> {
-    APIS.iter()
-        .map(|&api| {
-            let world = World::new(api, scenario);
-            let run = world.focus(&["-p", "Hello"]);
+    let worlds: Vec<World> = APIS.iter().map(|&api| World::new(api, scenario)).collect();
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = worlds
+            .iter()
+            .map(|world| scope.spawn(|| world.focus(&["-p", "Hello"])))
+            .collect();
+        for ((run, world), api) in runs.into_iter().zip(&worlds).zip(APIS) {
+            let run = run.join().expect("the run's thread");
             run.assert_success();
             assert!(
                 run.stdout.contains(answer),
@@ -32,9 +38,9 @@ fn answers_in_print_mode(scenario: &str, answer: &str, requests: usize) -> Vec<W
                 run.stdout
             );
             assert_eq!(world.requests().len(), requests, "{api:?}");
-            world
-        })
-        .collect()
+        }
+    });
+    worlds
 }
 
 #[test]
