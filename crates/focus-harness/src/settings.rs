@@ -124,6 +124,14 @@ const RETRY_KEYS: [(&str, Expect); 4] = [
     ("maxDelayMs", Expect::Count),
 ];
 
+/// The keys of `branchSummary` (pi's): `skipPrompt` leaves a branch in
+/// `/tree` without asking to summarize it; `reserveTokens` is accepted for
+/// pi's files (focus reserves `compaction.reserveTokens`).
+const BRANCH_SUMMARY_KEYS: [(&str, Expect); 2] = [
+    ("skipPrompt", Expect::Flag),
+    ("reserveTokens", Expect::Count),
+];
+
 /// Settings together with the warnings loading them produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadedSettings {
@@ -263,15 +271,15 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     bad(key, &format!("an array of {what}"), v)
                 }
             }
-            "compaction" | "retry" => {
+            "compaction" | "retry" | "branchSummary" => {
                 let Some(section) = v.as_object() else {
                     bad(key, "an object", v);
                     continue;
                 };
-                let known: &[(&str, Expect)] = if key == "retry" {
-                    &RETRY_KEYS
-                } else {
-                    &COMPACTION_KEYS
+                let known: &[(&str, Expect)] = match key {
+                    "retry" => &RETRY_KEYS,
+                    "branchSummary" => &BRANCH_SUMMARY_KEYS,
+                    _ => &COMPACTION_KEYS,
                 };
                 for (sub, sv) in section.iter() {
                     let full = format!("{key}.{sub}");
@@ -500,5 +508,28 @@ mod tests {
         let err = load_settings(&home, &cwd).unwrap_err();
         assert!(err.problems[0].contains("invalid JSON"), "{err}");
         assert!(load_settings(&home.join("none"), &home.join("none")).is_ok());
+    }
+
+    #[test]
+    fn branch_summary_keys_are_pis() {
+        let (home, cwd) = dirs("branch-summary");
+        std::fs::write(
+            project_settings_path(&cwd),
+            r#"{"branchSummary":{"skipPrompt":true,"reserveTokens":16384}}"#,
+        )
+        .unwrap();
+        let loaded = load_settings(&home, &cwd).unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        assert_eq!(
+            loaded.settings.raw("branchSummary")["skipPrompt"].as_bool(),
+            Some(true)
+        );
+        std::fs::write(
+            project_settings_path(&cwd),
+            r#"{"branchSummary":{"skipPrompt":"yes"}}"#,
+        )
+        .unwrap();
+        let err = load_settings(&home, &cwd).unwrap_err();
+        assert!(err.problems[0].contains("branchSummary.skipPrompt: expected true or false"));
     }
 }

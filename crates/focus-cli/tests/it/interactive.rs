@@ -492,16 +492,19 @@ fn slash_commands_do_what_they_say() {
         "/model mock-anthropic/m1",
         "mock-anthropic/m1 · 110×40 · thinking high",
     );
-    // Bare, the choosing commands open a picker (tests/it/interactive_pickers.rs);
-    // Esc closes it.
+    // Bare, the choosing commands open a picker (tests/it/interactive_pickers.rs)
+    // or the tree navigator (tests/it/interactive_tree.rs); Esc closes it.
     let close_picker = || {
         pane.keys(&["Escape"]);
         pane.wait_until("the picker closing", || {
             !pane.visible_screen().contains("❯ ")
         });
     };
-    command("/tree", "* you: hello");
-    close_picker();
+    command("/tree", "❯● ai: first reply");
+    pane.keys(&["Escape"]);
+    pane.wait_until("the navigator closing", || {
+        !pane.visible_screen().contains("session tree ·")
+    });
     let html = s.root.join("chat.html");
     command(&format!("/export {}", html.display()), "exported to");
     assert!(file_contains(&html, "first reply"));
@@ -577,7 +580,7 @@ fn alt_enter_while_working_queues_a_follow_up() {
 
 impl Pane {
     /// focus in a pane of `(columns, rows)`; returns once the editor prompt shows.
-    fn start_sized(s: &Sandbox, args: &[&str], size: (u16, u16)) -> Pane {
+    pub(crate) fn start_sized(s: &Sandbox, args: &[&str], size: (u16, u16)) -> Pane {
         let command = format!(
             "{}; echo FOCUS-EXITED-$?; sleep 30",
             Pane::focus_command(s, args)
@@ -596,7 +599,7 @@ impl Pane {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn resize(&self, columns: u16, rows: u16) {
+    pub(crate) fn resize(&self, columns: u16, rows: u16) {
         assert!(Command::new("tmux")
             .args([
                 "resize-window",
@@ -1122,7 +1125,8 @@ fn thinking_toggles_and_the_footer_counts_the_session() {
 
 /// The editor: a family emoji is one Left press (it took five), Shift+Enter
 /// makes a new line once tmux passes modified keys (`extended-keys on`: focus
-/// asks for modifyOtherKeys), Ctrl+W cuts and Ctrl+Y pastes back, Ctrl+_ undoes.
+/// asks for modifyOtherKeys), Ctrl+W cuts and Ctrl+Y pastes back, Ctrl+_ undoes,
+/// Ctrl+Shift+Z and Alt+Z redo.
 #[test]
 fn the_editor_moves_by_cluster_and_has_a_kill_ring() {
     if !tmux_available() {
@@ -1149,6 +1153,15 @@ fn the_editor_moves_by_cluster_and_has_a_kill_ring() {
     pane.wait_until("the paste undone", || {
         !pane.visible_screen().contains("👨‍👩‍👧line")
     });
+    // Redo: Ctrl+Shift+Z (told from Ctrl+Z by modifyOtherKeys), then Alt+Z.
+    pane.keys(&["C-S-z"]);
+    pane.wait_for("the paste redone", "👨‍👩‍👧line");
+    pane.keys(&["C-_"]);
+    pane.wait_until("the paste undone again", || {
+        !pane.visible_screen().contains("👨‍👩‍👧line")
+    });
+    pane.keys(&["M-z"]);
+    pane.wait_for("the paste redone with Alt+Z", "👨‍👩‍👧line");
     pane.keys(&["C-c"]);
     pane.wait_until("the editor cleared", || {
         !pane.visible_screen().contains("second")

@@ -297,8 +297,8 @@ fn reading_commands_run_while_the_agent_works() {
     pane.wait_for("the answer", "and then some more");
 }
 
-/// `/tree`, `/fork` and `/resume` bare open pickers; the choice does what
-/// `/tree N`, `/fork N` and `/resume N` do.
+/// `/fork` and `/resume` bare open pickers, `/tree` its navigator; the choice
+/// does what `/tree N`, `/fork N` and `/resume N` do.
 #[test]
 fn tree_fork_and_resume_choose_with_the_picker() {
     if !tmux_available() {
@@ -319,13 +319,17 @@ fn tree_fork_and_resume_choose_with_the_picker() {
         pane.wait_for("the answer", answer);
     }
 
-    // The tree: the current entry selected; typing filters; Enter moves there.
+    // The tree (interactive_tree.rs has the rest): the current entry
+    // selected; `/` searches; Enter on your message moves before it.
     pane.type_text("/tree");
     pane.keys(&["Enter"]);
-    pane.wait_for("the tree picker", "❯ * ai : second reply");
-    pane.type_text("beta");
-    pane.wait_for("the filtered tree", "❯ * you: beta question");
+    pane.wait_for("the tree navigator", "❯● ai: second reply");
+    pane.type_text("/beta");
     pane.keys(&["Enter"]);
+    pane.wait_for("the search", "❯● you: beta question");
+    pane.keys(&["Enter"]);
+    pane.wait_for("the summary question", "Summarize branch? [y/n]");
+    pane.keys(&["n"]);
     pane.wait_for("the move", "moved before that message");
     pane.wait_for("the message back in the editor", "› beta question");
     pane.keys(&["C-u"]);

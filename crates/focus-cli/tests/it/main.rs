@@ -13,6 +13,7 @@ mod interactive;
 mod interactive_commands;
 mod interactive_models;
 mod interactive_pickers;
+mod interactive_tree;
 mod keys;
 mod modes;
 mod robustness;

@@ -57,6 +57,54 @@ pub fn abandoned_messages(
     picked
 }
 
+/// The summarizer's request for the branch left when the leaf moves to
+/// `target`, within the budget a model of `context_window` tokens allows;
+/// `None` when the move leaves nothing to summarize. The first of the three
+/// steps of [`leave_branch_with_summary`], for callers that make the model
+/// call elsewhere (the interactive mode, on a thread of its own).
+pub fn branch_summary_request(
+    session: &SessionManager,
+    target: Option<&str>,
+    context_window: u64,
+    settings: &CompactionSettings,
+) -> Option<String> {
+    let window = if context_window == 0 {
+        128_000
+    } else {
+        context_window
+    };
+    let budget = window.saturating_sub(settings.reserve_tokens).max(1_000);
+    let messages = abandoned_messages(session, target, budget);
+    (!messages.is_empty()).then(|| summary_request(&messages, None, BRANCH_INSTRUCTIONS))
+}
+
+/// The model's summary of a branch ([`branch_summary_request`]'s request),
+/// with pi's preamble.
+pub fn summarize_branch(
+    provider: &dyn Provider,
+    request: &str,
+    cancel: &CancelToken,
+) -> Result<String, CompactionError> {
+    let summary = summarize_text(provider, request, 2_048, cancel)?;
+    Ok(format!("{BRANCH_SUMMARY_PREAMBLE}{summary}"))
+}
+
+/// Moves the leaf to `target` and records `summary` (of the branch that ended
+/// at `old_leaf`) there as a `branch_summary` entry; returns its id.
+pub fn record_branch_summary(
+    session: &mut SessionManager,
+    target: Option<&str>,
+    old_leaf: &str,
+    summary: &str,
+) -> Result<String, CompactionError> {
+    session
+        .move_leaf(target)
+        .map_err(CompactionError::Session)?;
+    session
+        .append_branch_summary(old_leaf, summary)
+        .map_err(CompactionError::Session)
+}
+
 /// Moves the leaf to `target`, first summarizing the branch being left and
 /// attaching the summary there as a `branch_summary` entry. With nothing to
 /// summarize it only moves. On failure nothing changes (the leaf stays put).
@@ -69,23 +117,13 @@ pub fn leave_branch_with_summary(
     cancel: &CancelToken,
 ) -> Result<Option<String>, CompactionError> {
     let window = provider.model().context_window;
-    let window = if window == 0 { 128_000 } else { window };
-    let budget = window.saturating_sub(settings.reserve_tokens).max(1_000);
-    let messages = abandoned_messages(session, target, budget);
     let old_leaf = session.leaf_id().unwrap_or("root").to_string();
-    if messages.is_empty() {
+    let Some(request) = branch_summary_request(session, target, window, settings) else {
         session
             .move_leaf(target)
             .map_err(CompactionError::Session)?;
         return Ok(None);
-    }
-    let request = summary_request(&messages, None, BRANCH_INSTRUCTIONS);
-    let summary = summarize_text(provider, &request, 2_048, cancel)?;
-    session
-        .move_leaf(target)
-        .map_err(CompactionError::Session)?;
-    let id = session
-        .append_branch_summary(&old_leaf, &format!("{BRANCH_SUMMARY_PREAMBLE}{summary}"))
-        .map_err(CompactionError::Session)?;
-    Ok(Some(id))
+    };
+    let summary = summarize_branch(provider, &request, cancel)?;
+    record_branch_summary(session, target, &old_leaf, &summary).map(Some)
 }

@@ -18,7 +18,10 @@ pub mod prompts;
 pub mod run;
 pub mod tokens;
 
-pub use branch::{abandoned_messages, leave_branch_with_summary};
+pub use branch::{
+    abandoned_messages, branch_summary_request, leave_branch_with_summary, record_branch_summary,
+    summarize_branch,
+};
 pub use cut::{find_cut_point, CutPoint};
 pub use file_ops::FileOps;
 pub use in_run::{compaction_transform, InRunCompaction, MAX_COMPACTION_FAILURES};

@@ -28,7 +28,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "/tree",
-        "pick an entry of this session to continue from (/tree N)",
+        "navigate the session tree: fold, search, filter, label, continue from an entry",
     ),
     (
         "/fork",
@@ -314,23 +314,7 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         return Err("this session has no messages yet".into());
     }
     if rest.is_empty() {
-        let items = entries
-            .iter()
-            .map(|(_, depth, on_branch, preview, is_user)| {
-                let indent = "  ".repeat((*depth).min(10));
-                let who = if *is_user { "you" } else { "ai " };
-                let mark = if *on_branch { "*" } else { " " };
-                Item::new(format!("{mark} {indent}{who}: {preview}"), "")
-            })
-            .collect();
-        let current = entries.iter().rposition(|e| e.2);
-        ui.open_numbered(
-            "session tree (* = current branch; Enter continues from there)",
-            "/tree",
-            items,
-            current,
-        );
-        return Ok(());
+        return ui.open_tree();
     }
     let n: usize = rest
         .parse()

@@ -40,6 +40,8 @@ pub struct Editor {
     yanked: Option<(usize, usize, usize)>,
     /// States before each change (typing a run of characters is one change).
     undo: Vec<(Vec<char>, usize)>,
+    /// States undo took back, newest last (any new change forgets them).
+    redo: Vec<(Vec<char>, usize)>,
     /// The text of each big paste, shown as `[paste #N +L lines]`.
     pastes: Vec<String>,
 }
@@ -238,7 +240,15 @@ impl Editor {
             }
             Key::Undo => {
                 if let Some((buffer, cursor)) = self.undo.pop() {
-                    self.buffer = buffer;
+                    let now = std::mem::replace(&mut self.buffer, buffer);
+                    self.redo.push((now, self.cursor));
+                    self.cursor = cursor.min(self.buffer.len());
+                }
+            }
+            Key::Redo => {
+                if let Some((buffer, cursor)) = self.redo.pop() {
+                    let now = std::mem::replace(&mut self.buffer, buffer);
+                    self.undo.push((now, self.cursor));
                     self.cursor = cursor.min(self.buffer.len());
                 }
             }
@@ -254,6 +264,7 @@ impl Editor {
         self.cursor = 0;
         self.browsing = None;
         self.undo.clear();
+        self.redo.clear();
         self.pastes.clear();
         text
     }
@@ -270,8 +281,10 @@ impl Editor {
         text
     }
 
-    /// Remembers the state before a change, for Ctrl+_.
+    /// Remembers the state before a change, for Ctrl+_ (what undo took back
+    /// can no longer be redone).
     fn save_undo(&mut self) {
+        self.redo.clear();
         if self.undo.last().is_some_and(|(b, _)| *b == self.buffer) {
             return;
         }
@@ -676,6 +689,29 @@ mod tests {
         typed(&mut e, " four");
         e.handle(&Key::Undo);
         assert_eq!(e.text(), "one two three");
+    }
+
+    #[test]
+    fn redo_takes_back_undo_until_the_next_change() {
+        let mut e = Editor::new(vec![]);
+        typed(&mut e, "one");
+        e.handle(&Key::Ctrl('w'));
+        typed(&mut e, "two");
+        e.handle(&Key::Undo);
+        e.handle(&Key::Undo);
+        assert_eq!(e.text(), "one");
+        e.handle(&Key::Redo);
+        assert_eq!(e.text(), "");
+        e.handle(&Key::Redo);
+        assert_eq!((e.text().as_str(), e.cursor()), ("two", 3));
+        e.handle(&Key::Redo);
+        assert_eq!(e.text(), "two");
+        e.handle(&Key::Undo);
+        assert_eq!(e.text(), "");
+        // A new change forgets what could be redone.
+        typed(&mut e, "x");
+        e.handle(&Key::Redo);
+        assert_eq!(e.text(), "x");
     }
 
     #[test]

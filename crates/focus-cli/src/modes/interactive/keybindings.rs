@@ -63,6 +63,7 @@ pub const ACTIONS: &[(&str, Action, &[&str])] = &[
     ("yank", Action::Yank, &["ctrl+y"]),
     ("yankPop", Action::YankPop, &["alt+y"]),
     ("undo", Action::Undo, &["ctrl+_"]),
+    ("redo", Action::Redo, &["alt+z", "ctrl+shift+z"]),
     ("pasteImage", Action::PasteImage, &["ctrl+v"]),
 ];
 
@@ -94,6 +95,7 @@ fn bytes_of(spec: &str) -> Option<Vec<u8>> {
         "pageup" => b"\x1b[5~",
         "pagedown" => b"\x1b[6~",
         "ctrl+_" | "ctrl+-" => b"\x1f",
+        "ctrl+shift+z" => b"\x1b[122;6u",
         "space" => b" ",
         _ => {
             // The kitty protocol's Ctrl+Shift+letter (pi writes `shift+ctrl+p`).

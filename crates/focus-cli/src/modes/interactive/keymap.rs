@@ -68,6 +68,8 @@ pub enum Action {
     YankPop,
     /// Undo the last change of the input.
     Undo,
+    /// Redo what undo took back.
+    Redo,
     /// Insert text (typed or pasted).
     Insert,
     /// Attach the clipboard's image.
@@ -210,6 +212,11 @@ pub const KEYS: &[(&str, Action, &str)] = &[
         "undo the last change of the input",
     ),
     (
+        "Ctrl+Shift+Z, Alt+Z",
+        Action::Redo,
+        "redo what undo took back (Ctrl+Shift+Z where the terminal reports it)",
+    ),
+    (
         "Ctrl+V",
         Action::PasteImage,
         "attach the clipboard's image (`[image #1]` in the input; wl-paste, xclip or pngpaste); text pastes as usual",
@@ -249,6 +256,7 @@ pub fn action(key: &Key) -> Action {
         Key::Ctrl('y') => Action::Yank,
         Key::Alt('y') => Action::YankPop,
         Key::Undo => Action::Undo,
+        Key::Redo => Action::Redo,
         Key::Ctrl('v') => Action::PasteImage,
         _ => Action::Insert,
     }
@@ -331,6 +339,8 @@ mod tests {
             "Alt+Y" => b"\x1by",
             "Ctrl+_" => b"\x1f",
             "Ctrl+-" => b"\x1b[45;5u",
+            "Ctrl+Shift+Z" => b"\x1b[122;6u",
+            "Alt+Z" => b"\x1bz",
             "Ctrl+V" => b"\x16",
             _ => return None,
         })
@@ -369,6 +379,7 @@ mod tests {
             Key::Home,
             Key::Backspace,
             Key::Undo,
+            Key::Redo,
             Key::Alt('d'),
             Key::Alt('y'),
             Key::CtrlShift('p'),

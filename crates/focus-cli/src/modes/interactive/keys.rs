@@ -58,6 +58,9 @@ pub enum Key {
     Alt(char),
     /// Ctrl+_ (also Ctrl+- and Ctrl+/ in most terminals): undo.
     Undo,
+    /// Ctrl+Shift+Z (where the terminal reports it: the kitty protocol or
+    /// modifyOtherKeys) or Alt+Z (everywhere): redo what undo took back.
+    Redo,
     /// Text pasted between bracketed-paste markers.
     Paste(String),
 }
@@ -187,6 +190,7 @@ fn decode_escape(bytes: &[u8]) -> Decoded {
         },
         b'b' => Decoded::Key(Key::WordLeft, 2),
         b'f' => Decoded::Key(Key::WordRight, 2),
+        b'z' => Decoded::Key(Key::Redo, 2),
         0x7f => Decoded::Key(Key::Ctrl('w'), 2),
         0x1b => Decoded::Key(Key::Esc, 1),
         c if c.is_ascii_graphic() => Decoded::Key(Key::Alt(c as char), 2),
@@ -273,6 +277,7 @@ fn modified_key(params: &[u8]) -> Option<Key> {
         (1, '\t') => Key::Tab,
         (1, '\x7f') => Key::Backspace,
         (1, '\x1b') => Key::Esc,
+        (6, 'z' | 'Z') | (3, 'z') => Key::Redo,
         (1 | 2, c) if !c.is_control() => Key::Char(c),
         (3, 'b') => Key::WordLeft,
         (3, 'f') => Key::WordRight,
@@ -361,6 +366,12 @@ mod tests {
         assert_eq!(
             keys(&[b"\x1bd\x1by\x1f"]),
             [Key::Alt('d'), Key::Alt('y'), Key::Undo]
+        );
+        // Redo: Ctrl+Shift+Z as the kitty protocol and modifyOtherKeys send
+        // it, and Alt+Z.
+        assert_eq!(
+            keys(&[b"\x1b[122;6u\x1b[27;6;90~\x1bz\x1b[122;3u"]),
+            [Key::Redo, Key::Redo, Key::Redo, Key::Redo]
         );
     }
 

@@ -13,10 +13,12 @@
 //! saved conversation as blocks), [`footer`], [`compacting`], [`external`]
 //! (Ctrl+G), [`commands`] (slash commands), [`fuzzy`] and [`picker`] (a list
 //! filtered as you type) with [`pickers`] (the command menu, `@` files,
-//! `/model`), the commands in files of their own ([`session_commands`],
-//! [`info_commands`], [`settings_editor`], [`reload`], [`shell`] for `!cmd`,
-//! [`clipboard`]), [`keybindings`] (`keybindings.json`), then this file (the
-//! loop, keys, runs). docs/tui.md explains the renderer.
+//! `/model`) and [`project_files`] (the `@` list, walked in the background),
+//! [`tree_rows`] and [`tree_view`] (`/tree`), the commands in files of their
+//! own ([`session_commands`], [`info_commands`], [`settings_editor`],
+//! [`reload`], [`shell`] for `!cmd`, [`clipboard`]), [`keybindings`]
+//! (`keybindings.json`), then this file (the loop, keys, runs). docs/tui.md
+//! explains the renderer.
 
 pub mod blocks;
 pub mod clipboard;
@@ -36,6 +38,7 @@ pub mod markdown;
 pub mod paste_image;
 pub mod picker;
 pub mod pickers;
+pub mod project_files;
 pub mod reload;
 pub mod rows;
 pub mod screen;
@@ -44,6 +47,8 @@ pub mod settings_editor;
 pub mod shell;
 pub mod tool_view;
 pub mod transcript;
+pub mod tree_rows;
+pub mod tree_view;
 pub mod view;
 
 use crate::args::Args;
@@ -85,6 +90,10 @@ pub enum Input {
     Approval(crate::approval::PendingApproval),
     /// A `/compact` summary came back.
     Compacted(compacting::Compacted),
+    /// The project's files, walked in the background (for `@`).
+    FilesWalked(Vec<String>),
+    /// The summary of a branch left in `/tree` came back.
+    BranchSummarized(tree_view::Summarized),
     /// A `!command` ended.
     Shell(shell::ShellDone),
     /// Ctrl+V: the clipboard's image, or why there is none.
@@ -149,6 +158,12 @@ pub struct Ui<'a> {
     reason: Editor,
     /// The open picker (command menu, `@` files, models).
     popup: Option<pickers::Popup>,
+    /// The open `/tree` navigator.
+    tree: Option<tree_view::TreeView>,
+    /// A branch left in `/tree` being summarized: its cancel token.
+    summarizing: Option<focus_core::cancel::CancelToken>,
+    /// The project's files for `@`, walked in the background.
+    file_index: project_files::FileIndex,
     /// Files picked with `@` since the last message was sent.
     attached: Vec<String>,
     /// Images pasted with Ctrl+V, by the label the input shows for each.
@@ -214,6 +229,9 @@ pub fn run(
         denying: false,
         reason: Editor::new(Vec::new()),
         popup: None,
+        tree: None,
+        summarizing: None,
+        file_index: project_files::FileIndex::default(),
         attached: Vec::new(),
         pasted_images: Vec::new(),
         bindings: keybindings::Bindings::default(),
@@ -229,6 +247,7 @@ pub fn run(
     let warnings = std::mem::take(&mut look.warnings);
     ui.apply_ui_settings(look);
     ui.welcome = ui.welcome(choice);
+    ui.walk_files_in_background();
     ui.show_history();
     for warning in warnings {
         let text = focus_tools::output::sanitize(&warning).into_owned();
@@ -429,6 +448,8 @@ impl Ui<'_> {
             }
             Input::Approval(pending) => self.approval_asked(pending),
             Input::Compacted(done) => self.compacted(done),
+            Input::BranchSummarized(done) => self.branch_summarized(done),
+            Input::FilesWalked(files) => self.files_walked(files),
             Input::PastedImage(result) => self.pasted_image(result),
             Input::Shell(done) => self.shell_done(done),
         }
@@ -457,7 +478,7 @@ impl Ui<'_> {
         if key != Key::Ctrl('c') {
             self.ctrl_c_armed = false;
         }
-        if self.picker_key(&key) {
+        if self.tree_key(&key) || self.picker_key(&key) {
             return;
         }
         self.key_action(&key);
@@ -472,6 +493,13 @@ impl Ui<'_> {
         {
             self.cancel_compaction();
             return;
+        }
+        if let Some(cancel) = &self.summarizing {
+            if matches!(keymap::action(&key), Action::Abort | Action::ClearAbortQuit) {
+                cancel.cancel();
+                self.notice = Some("cancelling the branch summary…".into());
+                return;
+            }
         }
         // A `!command` running: Esc cancels it, and Ctrl+C does once the
         // input is empty.
@@ -582,6 +610,11 @@ impl Ui<'_> {
 
     fn submit(&mut self, text: String, follow_up: bool) {
         editor::append_history(&self.history_file, &text);
+        if self.summarizing.is_some() {
+            self.notice = Some("wait: summarizing the branch… · Esc cancels".into());
+            self.editor.set_text(&text);
+            return;
+        }
         if self.compacting.is_some() {
             self.notice = Some("wait: compacting the history… · Esc cancels".into());
             self.editor.set_text(&text);
@@ -681,6 +714,7 @@ impl Ui<'_> {
 
     fn finished(&mut self, history: Vec<Message>) {
         self.finish_streams();
+        self.walk_files_in_background();
         self.git_branch = footer::git_branch(&self.cwd);
         self.running = None;
         self.waiting = false;

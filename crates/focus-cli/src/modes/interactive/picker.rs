@@ -13,6 +13,7 @@ use super::keys::Key;
 use crate::modes::print::clip;
 use crate::terminal::style::Style;
 use crate::terminal::width::text_width;
+use std::sync::Arc;
 
 /// One entry: what is matched and shown, and a dim note after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,7 +55,11 @@ pub enum Outcome {
 #[derive(Debug)]
 pub struct Picker {
     title: String,
-    items: Vec<Item>,
+    /// Shared: the `@` picker's 100,000 files are listed once, not copied
+    /// each time it opens.
+    items: Arc<Vec<Item>>,
+    /// The labels, packed for the matcher (built once).
+    labels: fuzzy::Packed,
     query: String,
     /// Indices into `items`, best match first.
     matches: Vec<usize>,
@@ -69,7 +74,13 @@ pub struct Picker {
 impl Picker {
     /// A picker over `items`, everything matching.
     pub fn new(title: impl Into<String>, items: Vec<Item>) -> Picker {
+        Picker::shared(title, Arc::new(items))
+    }
+
+    /// A picker over a list kept elsewhere too.
+    pub fn shared(title: impl Into<String>, items: Arc<Vec<Item>>) -> Picker {
         let mut picker = Picker {
+            labels: fuzzy::Packed::new(items.iter().map(|i| i.label.as_str())),
             title: title.into(),
             matches: Vec::new(),
             items,
@@ -97,9 +108,8 @@ impl Picker {
         let narrowing = !self.query.is_empty() && query.starts_with(self.query.as_str());
         self.query = query.to_string();
         if narrowing {
-            let labels: Vec<&str> = self.items.iter().map(|i| i.label.as_str()).collect();
             let previous = std::mem::take(&mut self.matches);
-            self.matches = fuzzy::rank_among(&self.query, &labels, previous.into_iter());
+            self.matches = fuzzy::rank_among(&self.query, &self.labels, previous.into_iter());
             self.selected = 0;
             self.top = 0;
         } else {
@@ -136,8 +146,7 @@ impl Picker {
     }
 
     fn refilter(&mut self) {
-        let labels: Vec<&str> = self.items.iter().map(|i| i.label.as_str()).collect();
-        self.matches = fuzzy::rank(&self.query, &labels);
+        self.matches = fuzzy::rank(&self.query, &self.labels);
         self.selected = 0;
         self.top = 0;
     }

@@ -5,7 +5,8 @@
 //!   the query; Enter runs the command (one that needs an argument, a template
 //!   or a skill is completed instead), Tab completes it;
 //! - `@` at the start of the input or after a space: the project's files
-//!   (`.gitignore` respected: focus-tools' walker), the input after `@` is the
+//!   (`.gitignore` respected: focus-tools' walker, in the background:
+//!   [`super::project_files`]), the input after `@` is the
 //!   query; Enter or Tab put `@path ` in its place, and when the message is sent
 //!   the file is attached as `focus @FILE` attaches it (text inline, images as
 //!   images);
@@ -30,11 +31,8 @@ use super::{human, Ui};
 use focus_core::message::Content;
 use focus_core::provider::ThinkingLevel;
 use focus_tools::output::sanitize;
-use focus_tools::walk::{walk, Flow};
 use std::path::Path;
 
-/// The most files the `@` picker lists.
-pub const MAX_FILES: usize = 100_000;
 /// The most rows a picker takes.
 const MAX_ROWS: usize = 12;
 
@@ -171,14 +169,13 @@ impl Ui<'_> {
     }
 
     fn open_file_picker(&mut self, anchor: usize) {
-        let files = project_files(&self.cwd);
-        if files.is_empty() {
+        let items = self.project_items();
+        if items.is_empty() {
             self.notice = Some("no files here to attach".into());
             return;
         }
-        let items = files.into_iter().map(|f| Item::new(f, "")).collect();
         self.popup = Some(Popup {
-            picker: Picker::new("files", items),
+            picker: Picker::shared("files", items),
             purpose: Purpose::File,
             anchor: Some(anchor),
         });
@@ -345,23 +342,6 @@ pub fn ago(ms: i64) -> String {
     }
 }
 
-/// The files under `root` (relative, `/`-separated), `.gitignore` respected,
-/// at most [`MAX_FILES`].
-pub fn project_files(root: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    walk(root, true, &mut |entry| {
-        if !entry.is_dir {
-            files.push(entry.rel.clone());
-        }
-        if files.len() >= MAX_FILES {
-            Flow::Stop
-        } else {
-            Flow::Continue
-        }
-    });
-    files
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,20 +352,5 @@ mod tests {
         assert_eq!(ago(90_000), "1m ago");
         assert_eq!(ago(7_200_000), "2h ago");
         assert_eq!(ago(3 * 86_400_000), "3d ago");
-    }
-
-    #[test]
-    fn project_files_leave_out_what_git_ignores() {
-        let root = std::env::temp_dir().join(format!("focus-pickers-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::create_dir_all(root.join("target")).unwrap();
-        std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
-        std::fs::write(root.join("src/main.rs"), "fn main() {}").unwrap();
-        std::fs::write(root.join("target/out.bin"), "x").unwrap();
-        let files = project_files(&root);
-        let _ = std::fs::remove_dir_all(&root);
-        assert!(files.contains(&"src/main.rs".to_string()), "{files:?}");
-        assert!(!files.iter().any(|f| f.starts_with("target")), "{files:?}");
     }
 }

@@ -316,13 +316,25 @@ impl Ui<'_> {
         let mut above = self.above_editor();
         // A picker sits right above the editor, in what the window has left.
         let (_, height) = self.screen.size_now();
-        let editor_rows: Vec<String> = editor;
+        let mut editor_rows: Vec<String> = editor;
+        let mut cursor = (cursor_line, cursor_col);
         let room = height.saturating_sub(above.len() + editor_rows.len() + 3);
         above.extend(self.picker_rows(width.saturating_sub(1), room));
+        // `/tree` takes the whole window: its rows, its input line, the footer.
+        if let Some(rows) = self.tree_rows(width.saturating_sub(1), height) {
+            let (line, column) = self
+                .tree
+                .as_ref()
+                .map(|t| t.input_line())
+                .unwrap_or_default();
+            above = rows;
+            editor_rows = vec![line];
+            cursor = (0, column);
+        }
         let chrome = Chrome {
             above,
             editor: editor_rows,
-            cursor: (cursor_line, cursor_col),
+            cursor,
             below: vec![self.style.dim(&footer)],
         };
         let look = Look {
