@@ -65,31 +65,29 @@ pub struct Theme {
     pub colours: [Colour; 6],
 }
 
+/// Six 24-bit colours from their `0xRRGGBB` values.
+const fn rgb(values: [u32; 6]) -> [Colour; 6] {
+    let mut colours = [Colour::Basic(0); 6];
+    let mut i = 0;
+    while i < 6 {
+        let v = values[i];
+        colours[i] = Colour::Rgb((v >> 16) as u8, (v >> 8) as u8, v as u8);
+        i += 1;
+    }
+    colours
+}
+
 /// The default theme, for dark backgrounds; in 16 colours it is the
 /// terminal's own red, green, yellow, blue, cyan and magenta.
 pub static DARK: Theme = Theme {
     name: "dark",
-    colours: [
-        Colour::Rgb(0xff, 0x5f, 0x5f),
-        Colour::Rgb(0x5f, 0xd7, 0x5f),
-        Colour::Rgb(0xff, 0xd7, 0x5f),
-        Colour::Rgb(0x5f, 0xaf, 0xff),
-        Colour::Rgb(0x5f, 0xd7, 0xd7),
-        Colour::Rgb(0xd7, 0x87, 0xff),
-    ],
+    colours: rgb([0xff5f5f, 0x5fd75f, 0xffd75f, 0x5fafff, 0x5fd7d7, 0xd787ff]),
 };
 
 /// The theme for light backgrounds: darker colours that stay readable on white.
 pub static LIGHT: Theme = Theme {
     name: "light",
-    colours: [
-        Colour::Rgb(0xaf, 0x00, 0x00),
-        Colour::Rgb(0x00, 0x87, 0x00),
-        Colour::Rgb(0x87, 0x5f, 0x00),
-        Colour::Rgb(0x00, 0x5f, 0xaf),
-        Colour::Rgb(0x00, 0x5f, 0x87),
-        Colour::Rgb(0x87, 0x00, 0xaf),
-    ],
+    colours: rgb([0xaf0000, 0x008700, 0x875f00, 0x005faf, 0x005f87, 0x8700af]),
 };
 
 /// The basic colours of [`DARK`] and [`LIGHT`] in 16-colour terminals, slot
