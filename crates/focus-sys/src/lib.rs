@@ -5,7 +5,8 @@
 //! safe function, with the constants and struct layouts of every target written
 //! out under `cfg`:
 //!
-//! - [`process`]: signalling a whole process group (`kill(-pgid, SIGKILL)`);
+//! - [`process`]: signalling a whole process group (`kill(-pgid, SIGKILL)`), and CPU time
+//!   (`getrusage`) for benchmarks;
 //! - [`terminal`]: `isatty`, `tcgetattr`/`tcsetattr` (raw mode), the window size;
 //! - [`signals`]: Ctrl+C counting, stopping ourselves on Ctrl+Z, and recording
 //!   SIGTERM, SIGHUP and SIGQUIT so a caller can treat them as an abort;
