@@ -236,36 +236,50 @@ impl Default for Screen {
 /// The number of columns `text` shows, skipping ANSI escape sequences (CJK and
 /// emoji take two columns, combining marks none).
 pub fn visible_width(text: &str) -> usize {
-    if text.is_ascii() && !text.contains('\x1b') {
-        // The common case, without a table lookup per character.
-        return text.bytes().filter(|b| (0x20..0x7f).contains(b)).count();
-    }
+    // Byte by byte: ASCII (most of what is drawn) and escape sequences need no
+    // decoding; other characters are decoded where they start.
+    let bytes = text.as_bytes();
     let mut width = 0;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            match chars.next() {
-                Some('[') => {
-                    for d in chars.by_ref() {
-                        if ('@'..='~').contains(&d) {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == 0x1b {
+            i += 1;
+            match bytes.get(i) {
+                Some(b'[') => {
+                    i += 1;
+                    while i < bytes.len() {
+                        let d = bytes[i];
+                        i += 1;
+                        if (b'@'..=b'~').contains(&d) {
                             break;
                         }
                     }
                 }
-                Some(']') => {
-                    let mut last = ' ';
-                    for d in chars.by_ref() {
-                        if d == '\x07' || (last == '\x1b' && d == '\\') {
+                Some(b']') => {
+                    i += 1;
+                    let mut last = b' ';
+                    while i < bytes.len() {
+                        let d = bytes[i];
+                        i += 1;
+                        if d == 0x07 || (last == 0x1b && d == b'\\') {
                             break;
                         }
                         last = d;
                     }
                 }
-                _ => {}
+                // Any other character after ESC is part of the escape.
+                Some(_) => i += text[i..].chars().next().map_or(1, char::len_utf8),
+                None => {}
             }
-            continue;
+        } else if b < 0x80 {
+            width += usize::from((0x20..0x7f).contains(&b));
+            i += 1;
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            width += crate::terminal::width::char_width(c);
+            i += c.len_utf8();
         }
-        width += crate::terminal::width::char_width(c);
     }
     width
 }
@@ -305,6 +319,12 @@ mod tests {
         assert_eq!(visible_width("\x1b[1mab\x1b[0mc"), 3);
         assert_eq!(visible_width("\x1b[2m你好\x1b[0m!"), 5);
         assert_eq!(visible_width("\x1b]8;;http://x\x07link\x1b]8;;\x07"), 4);
+        // OSC ended by ESC \, a two-character escape, one before a non-ASCII
+        // character, controls (no width), combining marks, a lone ESC at the end.
+        assert_eq!(visible_width("\x1b]8;;u\x1b\\é中\x1b]8;;\x1b\\"), 3);
+        assert_eq!(visible_width("\x1b7ab\x1b8"), 2);
+        assert_eq!(visible_width("\x1béab"), 2);
+        assert_eq!(visible_width("a\tb\x7f\u{85}e\u{301}\x1b"), 3);
     }
 
     #[test]
