@@ -71,7 +71,7 @@ impl Markdown {
                 2 => style.bold(&text),
                 _ => style.bold(&style.italic(&text)),
             };
-            return wrap_styled(&shown, width, "");
+            return wrap_styled(shown, width, "");
         }
         if is_rule(trimmed) {
             return vec![style.dim(&"─".repeat(width.min(60)))];
@@ -81,7 +81,7 @@ impl Markdown {
             let text = inline_with(quoted.trim_start(), style, self.hyperlinks);
             let first = format!("{indent}{marker}{}", style.italic(&text));
             let lead = format!("{indent}{marker}");
-            return wrap_styled(&first, width, &lead);
+            return wrap_styled(first, width, &lead);
         }
         if let Some((bullet, rest)) = list_item(trimmed) {
             let first = format!(
@@ -89,9 +89,9 @@ impl Markdown {
                 inline_with(rest, style, self.hyperlinks)
             );
             let lead = " ".repeat(indent.len() + visible_width(&bullet) + 1);
-            return wrap_styled(&first, width, &lead);
+            return wrap_styled(first, width, &lead);
         }
-        wrap_styled(&inline_with(line, style, self.hyperlinks), width, "")
+        wrap_styled(inline_with(line, style, self.hyperlinks), width, "")
     }
 }
 
