@@ -123,6 +123,21 @@ fn main() {
     row("print mode (-p, stdout a pipe)", &print);
     row("interactive (tmux pane, 120x40)", &tui);
     row("interactive, no prompt (start, quit)", &idle);
+    let quartiles = |v: &[Cpu]| {
+        let mut own: Vec<f64> = v.iter().map(|c| c.own * 1e3).collect();
+        own.sort_by(|a, b| a.total_cmp(b));
+        let at = |q: usize| {
+            own.get((own.len().max(1) - 1) * q / 4)
+                .copied()
+                .unwrap_or(f64::NAN)
+        };
+        format!("{:.1} / {:.1} / {:.1}", at(1), at(2), at(3))
+    };
+    println!(
+        "  focus own, quartiles (ms): print {}; interactive {}",
+        quartiles(&print),
+        quartiles(&tui)
+    );
     if own(&print) > 0.0 {
         println!(
             "  interactive / print, focus own: {:.3}x (ratio of medians), {:.3}x (median of the runs' ratios, {:.3}-{:.3})",
