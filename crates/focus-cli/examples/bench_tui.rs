@@ -6,8 +6,9 @@
 //!    over loopback, both started, fed one prompt and ended (interactive: Ctrl+D
 //!    once the answer and the idle mark show). The modes alternate (print first
 //!    in even runs, interactive first in odd ones), `--runs N` times (default 11);
-//!    the figures are medians, with the ratio of the medians and the median of
-//!    each run's ratio, and `/proc/loadavg` before and after.
+//!    the figures are medians (and quartiles), with the ratio of the medians, its
+//!    90% bootstrap interval and the median of each run's ratio, and
+//!    `/proc/loadavg` before and after.
 //!
 //!    How CPU is measured: this program, started as `bench_tui --wrap FILE
 //!    PROGRAM ARGS…`, runs PROGRAM, waits for it and writes the CPU time of what
@@ -147,6 +148,9 @@ fn main() {
             ratios.iter().cloned().fold(0.0, f64::max),
         );
     }
+    if let Some((low, high)) = bootstrap(&print, &tui) {
+        println!("  interactive / print, focus own: 90% bootstrap interval of the ratio of medians {low:.3}-{high:.3}x");
+    }
     if args.iter().any(|a| a == "--cpu-only") {
         if std::env::var_os("BENCH_KEEP").is_none() {
             let _ = std::fs::remove_dir_all(&root);
@@ -159,6 +163,33 @@ fn main() {
     println!("  empty session                       {empty:>8.1}");
     println!("  10,000-entry session                {big:>8.1}");
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The 5th and 95th percentiles of the ratio of medians (interactive / print,
+/// focus's own CPU) over 2,000 resamples of each mode's runs: how far the ratio
+/// could move with other runs on the same machine.
+fn bootstrap(print: &[Cpu], tui: &[Cpu]) -> Option<(f64, f64)> {
+    if print.len() < 3 || tui.len() < 3 {
+        return None;
+    }
+    // A fixed-seed xorshift: the interval is the same for the same runs.
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut ratios = Vec::with_capacity(2000);
+    for _ in 0..2000 {
+        let mut p: Vec<f64> = (0..print.len())
+            .map(|_| print[next(print.len())].own)
+            .collect();
+        let mut t: Vec<f64> = (0..tui.len()).map(|_| tui[next(tui.len())].own).collect();
+        ratios.push(median(&mut t) / median(&mut p));
+    }
+    ratios.sort_by(|a, b| a.total_cmp(b));
+    Some((ratios[100], ratios[1899]))
 }
 
 /// `/proc/loadavg`'s three averages.
