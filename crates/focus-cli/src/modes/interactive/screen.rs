@@ -209,14 +209,33 @@ impl Screen {
         self.erase_live();
     }
 
-    /// Writes what was drawn to the terminal.
+    /// Writes what was drawn to the terminal. The rows end with `\r\n` of their
+    /// own, so the terminal's output processing is turned off for the write
+    /// (and back on after it): with it on, the kernel stops at every newline and
+    /// hands the terminal two writes per row. A newline without its `\r` (none
+    /// is drawn; a guard) is written as `\r\n`, as output processing would.
     pub fn flush(&mut self) {
         if self.buffer.is_empty() {
             return;
         }
+        let fd = crate::terminal::STDOUT;
+        let saved = crate::terminal::ffi::get_attributes(fd).ok();
+        let plain = saved.as_ref().is_some_and(|termios| {
+            let off = crate::terminal::ffi::without_output_processing(termios);
+            crate::terminal::ffi::set_attributes_now(fd, &off).is_ok()
+        });
         let mut out = std::io::stdout().lock();
-        let _ = out.write_all(self.buffer.as_bytes());
+        let bytes = if plain {
+            with_carriage_returns(&self.buffer)
+        } else {
+            std::borrow::Cow::Borrowed(self.buffer.as_str())
+        };
+        let _ = out.write_all(bytes.as_bytes());
         let _ = out.flush();
+        drop(out);
+        if let (true, Some(termios)) = (plain, saved) {
+            let _ = crate::terminal::ffi::set_attributes_now(fd, &termios);
+        }
         self.buffer.clear();
     }
 
@@ -231,6 +250,25 @@ impl Default for Screen {
     fn default() -> Self {
         Screen::new()
     }
+}
+
+/// `text` with every `\n` not preceded by `\r` written as `\r\n` (what the
+/// terminal's output processing does, for a write made without it).
+fn with_carriage_returns(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let bare = |i: usize| bytes[i] == b'\n' && (i == 0 || bytes[i - 1] != b'\r');
+    if !(0..bytes.len()).any(bare) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut start = 0;
+    for i in (0..bytes.len()).filter(|&i| bare(i)) {
+        out.push_str(&text[start..i]);
+        out.push_str("\r\n");
+        start = i + 1;
+    }
+    out.push_str(&text[start..]);
+    std::borrow::Cow::Owned(out)
 }
 
 /// The number of columns `text` shows, skipping ANSI escape sequences (CJK and
@@ -312,6 +350,18 @@ mod tests {
     /// each erase of the live area.
     fn committed(out: &str) -> usize {
         out.matches("\r\n").count()
+    }
+
+    #[test]
+    fn bare_newlines_get_their_carriage_return() {
+        assert!(matches!(
+            with_carriage_returns("a\r\nb\r\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            with_carriage_returns("\na\nb\r\nc\n"),
+            "\r\na\r\nb\r\nc\r\n"
+        );
     }
 
     #[test]
