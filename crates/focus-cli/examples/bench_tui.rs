@@ -1,38 +1,67 @@
 //! The interactive renderer's cost, two rows:
 //!
-//! 1. CPU time to show a 320 KB streamed answer: focus in print mode (`-p`,
-//!    stdout a pipe) against focus's interactive mode in a tmux pane (120×40),
-//!    both reading the same mock model over loopback. CPU is user + system time
-//!    of focus and the processes it waited for (the kernel's counts in
-//!    `/proc/PID/stat`, 10 ms ticks), the mean of ten runs; the ratio is the
-//!    figure (target: ≤ 1.05).
+//! 1. CPU time to show a 320 KB streamed answer (about 20,000 deltas of three
+//!    words): focus in print mode (`-p`, stdout a pipe) against focus's
+//!    interactive mode in a tmux pane (120×40), both reading the same mock model
+//!    over loopback, both started, fed one prompt and ended (interactive: Ctrl+D
+//!    once the answer and the idle mark show). The modes alternate (print first
+//!    in even runs, interactive first in odd ones), `--runs N` times (default 11);
+//!    the figures are medians (and quartiles), with the ratio of the medians, its
+//!    90% bootstrap interval and the median of each run's ratio, and
+//!    `/proc/loadavg` before and after.
+//!
+//!    How CPU is measured: this program, started as `bench_tui --wrap FILE
+//!    PROGRAM ARGS…`, runs PROGRAM, waits for it and writes the CPU time of what
+//!    it waited for (`getrusage(RUSAGE_CHILDREN)`: user + system, microseconds,
+//!    through `focus_sys::process::cpu_time`) to FILE. Both modes run under it
+//!    (in the pane, the wrapper is what tmux starts). curl, which focus reads
+//!    the model through, does the same work in both modes and is left out:
+//!    `FOCUS_CURL` points at this program again under the name `curl-shim`,
+//!    which starts the real curl in a process group of its own (focus kills and
+//!    reaps the shim, never curl) and logs its own CPU. *focus's own CPU* is the
+//!    total less the shims': that is the figure (target: interactive / print ≤
+//!    1.05). A third row, interactive started and ended without a prompt, shows
+//!    the fixed cost of the mode.
 //! 2. Keypress echo with a 10,000-entry session open: a character typed with
 //!    `tmux send-keys` until `tmux capture-pane` shows it, the median of 30 keys,
 //!    beside the same with an empty session (the difference is what the session
 //!    costs; the rest is tmux and the polling). Target: ≤ 16 ms.
 //!
-//! Usage: `bench_tui [--focus PATH]` (default: target/release/focus). Needs tmux.
+//! Usage: `bench_tui [--focus PATH] [--runs N] [--cpu-only]` (default:
+//! target/release/focus). Needs tmux and curl.
 
 #[path = "bench_support/mod.rs"]
 mod bench_support;
 
 use bench_support::{flag_value, tmux};
 use focus_providers::mock_llm::{MockLlm, Scenario};
+use focus_sys::process::{cpu_time, Usage};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Clock ticks a second in `/proc` (USER_HZ: 100 on every Linux target).
-const TICKS: f64 = 100.0;
-/// Runs per CPU figure (the kernel counts CPU in 10 ms ticks: the figure is the
-/// total over the runs, divided).
-const RUNS: usize = 10;
+/// Runs per CPU figure unless `--runs` says otherwise.
+const RUNS: usize = 11;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let focus = flag_value(&args, "--focus")
+    if std::env::args_os()
+        .next()
+        .is_some_and(|a| Path::new(&a).file_name() == Some("curl-shim".as_ref()))
+    {
+        std::process::exit(curl_shim(&args));
+    }
+    if args.first().map(String::as_str) == Some("--wrap") && args.len() >= 3 {
+        std::process::exit(wrap(&args[1], &args[2], &args[3..]));
+    }
+    let flag = |name: &str| flag_value(&args, name);
+    let focus = flag("--focus")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/release/focus"));
+    let runs = flag("--runs")
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(RUNS)
+        .max(1);
     let Ok(focus) = focus.canonicalize() else {
         eprintln!("bench_tui: no focus binary at {}", focus.display());
         std::process::exit(2);
@@ -45,26 +74,88 @@ fn main() {
         println!("bench_tui: skipped (tmux not found)");
         return;
     }
+    let me = std::env::current_exe().expect("own path");
     let root = std::env::temp_dir().join(format!("focus-bench-tui-{}", std::process::id()));
     let answer = answer_text(320 * 1024);
-    let mut print = Vec::new();
-    let mut tui = Vec::new();
-    for run in 0..RUNS {
+    let load_before = loadavg();
+    let (mut print, mut tui, mut idle) = (Vec::new(), Vec::new(), Vec::new());
+    let mut ratios = Vec::new();
+    for run in 0..runs {
         let home = root.join(format!("cpu-{run}"));
-        print.extend(cpu_print(&focus, &home.join("p"), &answer));
-        tui.extend(cpu_interactive(&focus, &home.join("i"), &answer));
+        let bench = Bench {
+            me: &me,
+            focus: &focus,
+        };
+        let (p, t) = if run % 2 == 0 {
+            let p = bench.print(&home.join("p"), &answer);
+            (p, bench.interactive(&home.join("i"), Some(&answer)))
+        } else {
+            let t = bench.interactive(&home.join("i"), Some(&answer));
+            (bench.print(&home.join("p"), &answer), t)
+        };
+        if let Some(i) = bench.interactive(&home.join("idle"), None) {
+            idle.push(i);
+        }
+        if let (Some(p), Some(t)) = (p, t) {
+            ratios.push(t.own / p.own);
+            print.push(p);
+            tui.push(t);
+        }
+        if std::env::var_os("BENCH_KEEP").is_none() {
+            let _ = std::fs::remove_dir_all(&home);
+        }
     }
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let (p, t) = (mean(&print), mean(&tui));
+    let load_after = loadavg();
+    let own = |v: &[Cpu]| median(&mut v.iter().map(|c| c.own).collect::<Vec<_>>());
+    let total = |v: &[Cpu]| median(&mut v.iter().map(|c| c.total).collect::<Vec<_>>());
     println!(
-        "rendering a 320 KB streamed answer (CPU s, mean of {}/{} runs):",
-        print.len().min(tui.len()),
-        RUNS
+        "rendering a 320 KB streamed answer (CPU ms, median of {} interleaved runs of {runs}):",
+        print.len()
     );
-    println!("  print mode (-p, stdout a pipe)      {p:>8.3}");
-    println!("  interactive (tmux pane, 120x40)     {t:>8.3}");
-    if p > 0.0 {
-        println!("  interactive / print                 {:>8.2}x", t / p);
+    println!("  load average before: {load_before}; after: {load_after}");
+    println!("                                      focus own   with shims");
+    let row = |name: &str, v: &[Cpu]| {
+        println!(
+            "  {name:<36}{:>9.1}   {:>10.1}",
+            own(v) * 1e3,
+            total(v) * 1e3
+        );
+    };
+    row("print mode (-p, stdout a pipe)", &print);
+    row("interactive (tmux pane, 120x40)", &tui);
+    row("interactive, no prompt (start, quit)", &idle);
+    let quartiles = |v: &[Cpu]| {
+        let mut own: Vec<f64> = v.iter().map(|c| c.own * 1e3).collect();
+        own.sort_by(|a, b| a.total_cmp(b));
+        let at = |q: usize| {
+            own.get((own.len().max(1) - 1) * q / 4)
+                .copied()
+                .unwrap_or(f64::NAN)
+        };
+        format!("{:.1} / {:.1} / {:.1}", at(1), at(2), at(3))
+    };
+    println!(
+        "  focus own, quartiles (ms): print {}; interactive {}",
+        quartiles(&print),
+        quartiles(&tui)
+    );
+    if own(&print) > 0.0 {
+        println!(
+            "  interactive / print, focus own: {:.3}x (ratio of medians), {:.3}x (median of the runs' ratios, {:.3}-{:.3})",
+            own(&tui) / own(&print),
+            median(&mut ratios.clone()),
+            ratios.iter().cloned().fold(f64::INFINITY, f64::min),
+            ratios.iter().cloned().fold(0.0, f64::max),
+        );
+    }
+    if let Some((low, high)) = bootstrap(&print, &tui) {
+        println!("  interactive / print, focus own: 90% bootstrap interval of the ratio of medians {low:.3}-{high:.3}x");
+    }
+    if args.iter().any(|a| a == "--cpu-only") {
+        if std::env::var_os("BENCH_KEEP").is_none() {
+            let _ = std::fs::remove_dir_all(&root);
+        }
+        return;
     }
     let empty = echo_latency(&focus, &root.join("echo-empty"), 0);
     let big = echo_latency(&focus, &root.join("echo-big"), 10_000);
@@ -72,6 +163,207 @@ fn main() {
     println!("  empty session                       {empty:>8.1}");
     println!("  10,000-entry session                {big:>8.1}");
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The 5th and 95th percentiles of the ratio of medians (interactive / print,
+/// focus's own CPU) over 2,000 resamples of each mode's runs: how far the ratio
+/// could move with other runs on the same machine.
+fn bootstrap(print: &[Cpu], tui: &[Cpu]) -> Option<(f64, f64)> {
+    if print.len() < 3 || tui.len() < 3 {
+        return None;
+    }
+    // A fixed-seed xorshift: the interval is the same for the same runs.
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut ratios = Vec::with_capacity(2000);
+    for _ in 0..2000 {
+        let mut p: Vec<f64> = (0..print.len())
+            .map(|_| print[next(print.len())].own)
+            .collect();
+        let mut t: Vec<f64> = (0..tui.len()).map(|_| tui[next(tui.len())].own).collect();
+        ratios.push(median(&mut t) / median(&mut p));
+    }
+    ratios.sort_by(|a, b| a.total_cmp(b));
+    Some((ratios[100], ratios[1899]))
+}
+
+/// `/proc/loadavg`'s three averages.
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// User + system CPU of the children reaped so far, in seconds.
+fn reaped_cpu() -> f64 {
+    cpu_time(Usage::ReapedChildren).map_or(0.0, |(u, s)| (u + s).as_secs_f64())
+}
+
+/// Wrapper mode: runs `program args`, waits, writes the CPU seconds of what it
+/// waited for to `out`; exits with the program's code.
+fn wrap(out: &str, program: &str, args: &[String]) -> i32 {
+    let before = reaped_cpu();
+    let code = Command::new(program)
+        .args(args)
+        .status()
+        .map_or(127, |s| s.code().unwrap_or(1));
+    let _ = std::fs::write(out, format!("{}", reaped_cpu() - before));
+    code
+}
+
+/// Shim mode (invoked as `curl-shim`): starts the real curl with the same
+/// arguments in a process group of its own, appends its own CPU seconds so far to
+/// `cpu.log` beside the shim, and waits for curl. focus ends its curl by killing
+/// the group it started, which is the shim's alone: curl is never reaped by
+/// focus, so focus's count of its children holds the shim (less than a
+/// millisecond, subtracted) and not curl.
+fn curl_shim(args: &[String]) -> i32 {
+    use std::os::unix::process::CommandExt;
+    let child = Command::new("curl").args(args).process_group(0).spawn();
+    let own = cpu_time(Usage::OwnProcess).map_or(0.0, |(u, s)| (u + s).as_secs_f64());
+    if let Some(dir) = std::env::args_os()
+        .next()
+        .and_then(|a| Path::new(&a).parent().map(Path::to_path_buf))
+    {
+        use std::io::Write;
+        if let Ok(mut log) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("cpu.log"))
+        {
+            let _ = writeln!(log, "{own}");
+        }
+    }
+    match child {
+        Ok(mut child) => child.wait().map_or(1, |s| s.code().unwrap_or(1)),
+        Err(_) => 127,
+    }
+}
+
+/// One measurement: everything focus reaped (itself and its curl shims), and
+/// focus alone, in seconds.
+#[derive(Clone, Copy, Debug)]
+struct Cpu {
+    total: f64,
+    own: f64,
+}
+
+/// What a measurement runs: this program (wrapper and shim) and focus.
+struct Bench<'a> {
+    me: &'a Path,
+    focus: &'a Path,
+}
+
+impl Bench<'_> {
+    /// A home with a mock model answering `text`, the curl shim in it.
+    fn setup(&self, home: &Path, text: &str) -> MockLlm {
+        let server = model_home(home, text);
+        let shim = home.join("curl-shim");
+        let _ = std::fs::remove_file(&shim);
+        std::os::unix::fs::symlink(self.me, &shim).expect("shim link");
+        server
+    }
+
+    /// The CPU of the wrapped run whose result went to `out`, less the shim's.
+    fn read(&self, home: &Path, out: &Path) -> Option<Cpu> {
+        let total: f64 = std::fs::read_to_string(out).ok()?.trim().parse().ok()?;
+        let shims: f64 = std::fs::read_to_string(home.join("cpu.log"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse::<f64>().ok())
+            .sum();
+        Some(Cpu {
+            total,
+            own: total - shims,
+        })
+    }
+
+    fn print(&self, home: &Path, answer: &str) -> Option<Cpu> {
+        let _server = self.setup(home, answer);
+        let out = home.join("cpu.out");
+        let output = Command::new(self.me)
+            .arg("--wrap")
+            .arg(&out)
+            .arg(self.focus)
+            .args(["--model", "mock/m", "--no-session", "-p", "go"])
+            .current_dir(home.join("work"))
+            .env("FOCUS_HOME", home)
+            .env("HOME", home)
+            .env("FOCUS_OFFLINE", "1")
+            .env("FOCUS_CURL", home.join("curl-shim"))
+            .stdin(Stdio::null())
+            .output()
+            .ok()?;
+        if !String::from_utf8_lossy(&output.stdout).contains("ENDMARK") {
+            eprintln!(
+                "print mode: no answer: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            return None;
+        }
+        self.read(home, &out)
+    }
+
+    /// Interactive mode in a tmux pane: with `answer`, one prompt answered;
+    /// without, started and ended.
+    fn interactive(&self, home: &Path, answer: Option<&str>) -> Option<Cpu> {
+        let _server = self.setup(home, answer.unwrap_or("unused"));
+        let out = home.join("cpu.out");
+        let name = format!("focus-bench-tui-{}", std::process::id());
+        let line = format!(
+            "cd '{}' && FOCUS_HOME='{}' HOME='{}' FOCUS_OFFLINE=1 FOCUS_CURL='{}' exec '{}' --wrap '{}' '{}' --model mock/m --no-session",
+            home.join("work").display(),
+            home.display(),
+            home.display(),
+            home.join("curl-shim").display(),
+            self.me.display(),
+            out.display(),
+            self.focus.display()
+        );
+        let started = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                "-s",
+                &name,
+                &line,
+            ])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !started {
+            return None;
+        }
+        let shown = (|| {
+            wait(|| tmux(&["capture-pane", "-p", "-t", &name]).contains('›'))?;
+            if answer.is_some() {
+                tmux(&["send-keys", "-t", &name, "-l", "go"]);
+                tmux(&["send-keys", "-t", &name, "Enter"]);
+                wait(|| {
+                    let screen = tmux(&["capture-pane", "-p", "-t", &name]);
+                    screen.contains("ENDMARK") && screen.contains('○')
+                })?;
+            }
+            tmux(&["send-keys", "-t", &name, "C-d"]);
+            wait(|| out.exists())
+        })();
+        tmux(&["kill-session", "-t", &name]);
+        shown?;
+        // The wrapper writes the figure in one call; a read can race it.
+        wait(|| std::fs::read_to_string(&out).is_ok_and(|t| t.trim().parse::<f64>().is_ok()))?;
+        self.read(home, &out)
+    }
 }
 
 /// Markdown-like text of about `bytes` bytes, lines of words, ending in ENDMARK.
@@ -106,50 +398,6 @@ fn model_home(home: &Path, text: &str) -> MockLlm {
     )
     .expect("models.json");
     server
-}
-
-/// User + system time of the processes this one has waited for, in seconds.
-fn children_cpu() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rfind(')')
-        .map_or("", |i| &stat[i + 2..])
-        .split_whitespace()
-        .collect();
-    // After the name: state is field 3, cutime 16 and cstime 17 (1-based).
-    let at = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<f64>().ok());
-    (at(16).unwrap_or(0.0) + at(17).unwrap_or(0.0)) / TICKS
-}
-
-/// A process's own and waited-for children's CPU, in seconds.
-fn process_cpu(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let fields: Vec<&str> = stat[stat.rfind(')')? + 2..].split_whitespace().collect();
-    let at = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<f64>().ok());
-    Some((at(14)? + at(15)? + at(16)? + at(17)?) / TICKS)
-}
-
-fn cpu_print(focus: &Path, home: &Path, answer: &str) -> Option<f64> {
-    let _server = model_home(home, answer);
-    let before = children_cpu();
-    let output = Command::new(focus)
-        .current_dir(home.join("work"))
-        .env("FOCUS_HOME", home)
-        .env("HOME", home)
-        .env("FOCUS_OFFLINE", "1")
-        .args(["--model", "mock/m", "--no-session", "-p", "go"])
-        .stdin(Stdio::null())
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&output.stdout);
-    if !text.contains("ENDMARK") {
-        eprintln!(
-            "print mode: no answer: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        return None;
-    }
-    Some(children_cpu() - before)
 }
 
 /// focus started in a tmux pane (120×40) with `args`; the session name and
@@ -194,26 +442,9 @@ fn wait(mut done: impl FnMut() -> bool) -> Option<()> {
         if done() {
             return Some(());
         }
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(10));
     }
     None
-}
-
-fn cpu_interactive(focus: &Path, home: &Path, answer: &str) -> Option<f64> {
-    let _server = model_home(home, answer);
-    let name = format!("focus-bench-tui-{}", std::process::id());
-    let pid = start_pane(focus, home, "--model mock/m --no-session", &name)?;
-    let before = process_cpu(pid)?;
-    tmux(&["send-keys", "-t", &name, "-l", "go"]);
-    tmux(&["send-keys", "-t", &name, "Enter"]);
-    let seen = wait(|| {
-        let screen = tmux(&["capture-pane", "-p", "-t", &name]);
-        screen.contains("ENDMARK") && screen.contains('○')
-    });
-    let after = process_cpu(pid);
-    tmux(&["kill-session", "-t", &name]);
-    seen?;
-    Some(after? - before)
 }
 
 /// A session file of `entries` messages (user and assistant in turn).

@@ -223,11 +223,21 @@ pub fn entry_preview(kind: &EntryKind) -> String {
 /// How many inputs (keys, stdin lines, batches of agent events) a mode's loop may
 /// have waiting. The threads that feed it wait when it is full: an agent streaming
 /// faster than the screen or the client can take it is slowed down, and memory
-/// stays flat: at most this many batches of [`FORWARD_BATCH`] events wait.
+/// stays flat: at most this many batches of [`FORWARD_MAX`] events wait.
 pub const INPUT_QUEUE_CAPACITY: usize = 64;
 
-/// The most events forwarded as one input by [`follow_run`].
+/// A batch this large means the events come fast (a streamed answer read faster
+/// than a model writes): [`follow_run`] then rests [`FORWARD_PACE`] before taking
+/// the next batch, so the mode wakes once for many events instead of once for
+/// every few dozen.
 pub const FORWARD_BATCH: usize = 64;
+
+/// The most events forwarded as one input by [`follow_run`].
+pub const FORWARD_MAX: usize = 1024;
+
+/// How long [`follow_run`] rests after a batch of [`FORWARD_BATCH`] events or
+/// more: far below a frame (16 ms), so nothing shows later for it.
+pub const FORWARD_PACE: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// Follows `run` to its end on a thread of its own, for the modes that keep
 /// reading input while the agent works: the events but the last go to `inputs`
@@ -246,17 +256,16 @@ pub fn follow_run<T: Send + 'static>(
         let mut end = None;
         while let Ok(first) = run.events.recv() {
             let mut batch = vec![first];
-            while batch.len() < FORWARD_BATCH {
-                match run.events.try_recv() {
-                    Ok(next) => batch.push(next),
-                    Err(_) => break,
-                }
-            }
+            run.events.try_recv_many(FORWARD_MAX - 1, &mut batch);
+            let fast = batch.len() >= FORWARD_BATCH;
             if matches!(batch.last(), Some(AgentEvent::AgentEnd { .. })) {
                 end = batch.pop();
             }
             if !batch.is_empty() && inputs.send(events(batch)).is_err() {
                 return;
+            }
+            if fast {
+                std::thread::sleep(FORWARD_PACE);
             }
         }
         let history = run.join();

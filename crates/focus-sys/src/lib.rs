@@ -7,7 +7,7 @@
 //!
 //! - [`process`]: children run to a deadline in their own process group
 //!   ([`process::Job::run_with_deadline`]), killed as a group (`kill(-pgid, SIGKILL)`),
-//!   and whether a pid exists (`kill(pid, 0)`);
+//!   whether a pid exists (`kill(pid, 0)`), and CPU time (`getrusage`) for benchmarks;
 //! - [`terminal`]: `isatty`, `tcgetattr`/`tcsetattr` (raw mode), the window size;
 //! - [`signals`]: Ctrl+C counting, stopping ourselves on Ctrl+Z, and recording
 //!   SIGTERM, SIGHUP and SIGQUIT so a caller can treat them as an abort;

@@ -1,5 +1,6 @@
 //! Child processes that must never hang focus: a deadline, a process group,
-//! output drained on threads, and a reaped child whatever happened.
+//! output drained on threads, and a reaped child whatever happened; and the
+//! CPU time benchmarks read.
 //!
 //! Every process focus starts on someone's behalf (the bash tool, a user hook,
 //! an `!command` API key, an MCP server) can misbehave: loop forever, fork a
@@ -67,6 +68,10 @@
 //! [`exists`] (signal 0: "is there such a process?"): the arguments are plain
 //! integers and the call has no memory effects on this process. The shells
 //! scripts run in are built in one place too ([`sh`], [`bash`]).
+//!
+//! std has no `getrusage(2)` either: [`cpu_time`] reads the CPU time (user +
+//! system, microsecond resolution) of this process or of its reaped children,
+//! which benchmarks use where `/proc/PID/stat`'s 10 ms ticks are too coarse.
 
 mod deadline;
 mod shell;
@@ -83,6 +88,62 @@ extern "C" {
     /// `int kill(pid_t pid, int sig)`; `pid_t` is 32 bits on every supported
     /// target, and a negative `pid` names a process group.
     fn kill(pid: i32, sig: i32) -> i32;
+}
+
+/// `struct timeval`: `time_t` and `suseconds_t` are both `long` on Linux and
+/// the BSDs; macOS has a 32-bit `suseconds_t` (then padding).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct TimeVal {
+    seconds: std::ffi::c_long,
+    #[cfg(not(target_os = "macos"))]
+    micros: std::ffi::c_long,
+    #[cfg(target_os = "macos")]
+    micros: i32,
+}
+
+/// `struct rusage`: two `timeval`s, then 14 `long` counters (room for more is
+/// kept, so a larger layout could never be written past the end).
+#[repr(C)]
+#[derive(Default)]
+struct RUsage {
+    user: TimeVal,
+    system: TimeVal,
+    counters: [std::ffi::c_long; 32],
+}
+
+extern "C" {
+    /// `int getrusage(int who, struct rusage *usage)`.
+    fn getrusage(who: i32, usage: *mut RUsage) -> i32;
+}
+
+/// Whose CPU time [`cpu_time`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Usage {
+    /// This process, all its threads (`RUSAGE_SELF`).
+    OwnProcess,
+    /// The children this process has waited for, and the children they waited
+    /// for, all added up (`RUSAGE_CHILDREN`).
+    ReapedChildren,
+}
+
+/// User and system CPU time so far of `who`, or `None` if `getrusage` fails.
+pub fn cpu_time(who: Usage) -> Option<(std::time::Duration, std::time::Duration)> {
+    let code = match who {
+        Usage::OwnProcess => 0,
+        Usage::ReapedChildren => -1,
+    };
+    let mut usage = RUsage::default();
+    // SAFETY: `usage` is a live, writable struct at least as large as the C
+    // library's `struct rusage`, and `code` is RUSAGE_SELF or RUSAGE_CHILDREN.
+    if unsafe { getrusage(code, &mut usage) } != 0 {
+        return None;
+    }
+    let time = |t: TimeVal| {
+        std::time::Duration::from_secs(t.seconds.max(0) as u64)
+            + std::time::Duration::from_micros(t.micros.max(0) as u64)
+    };
+    Some((time(usage.user), time(usage.system)))
 }
 
 /// Sends SIGKILL to every process in group `pgid`. Returns whether the signal
@@ -157,6 +218,20 @@ mod tests {
     use super::*;
     use std::os::unix::process::CommandExt;
     use std::process::Command;
+
+    #[test]
+    fn cpu_time_counts_own_work_and_reaped_children() {
+        let before = cpu_time(Usage::OwnProcess).expect("getrusage");
+        let mut x = 0u64;
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_millis(30) {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+        }
+        let after = cpu_time(Usage::OwnProcess).expect("getrusage");
+        assert!(after.0 + after.1 > before.0 + before.1);
+        let children = cpu_time(Usage::ReapedChildren).expect("getrusage");
+        assert!(children.0 + children.1 < std::time::Duration::from_secs(3600));
+    }
 
     #[test]
     fn refuses_group_ids_with_special_meaning() {

@@ -143,6 +143,33 @@ pub fn get_attributes(fd: i32) -> io::Result<Termios> {
     Ok(Termios(termios))
 }
 
+/// `OPOST`, "post-process output": 1 in every supported target's headers.
+const OPOST: u32 = 1;
+
+/// `TCSANOW`: 0 in every supported target's headers.
+const TCSANOW: c_int = 0;
+
+/// `termios` with output processing off (`OPOST` cleared: bytes reach the
+/// terminal as written, a `\n` is not turned into `\r\n`), for output that
+/// writes its own `\r\n`. The kernel then passes a write on in one piece
+/// instead of stopping at every newline.
+pub fn without_output_processing(termios: &Termios) -> Termios {
+    let mut raw = termios.0;
+    raw.c_oflag &= !(OPOST as Flag);
+    Termios(raw)
+}
+
+/// Sets the terminal attributes of `fd` at once (`TCSANOW`): output not yet
+/// written and input not yet read stay (unlike [`set_attributes`]).
+pub fn set_attributes_now(fd: i32, termios: &Termios) -> io::Result<()> {
+    // SAFETY: the pointer is to a valid `struct termios` that libc only reads.
+    let rc = unsafe { tcsetattr(fd, TCSANOW, &termios.0) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Sets the terminal attributes of `fd` (after pending output is written).
 pub fn set_attributes(fd: i32, termios: &Termios) -> io::Result<()> {
     // SAFETY: the pointer is to a valid `struct termios` that libc only reads.

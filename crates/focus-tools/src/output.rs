@@ -167,9 +167,15 @@ pub fn format_size(bytes: usize) -> String {
 /// characters other than `\n` and `\t`, DEL, and C1 controls. `\r\n` becomes
 /// `\n`; a lone `\r` (progress bars) becomes `\n` so each update stays readable.
 pub fn sanitize(text: &str) -> Cow<'_, str> {
-    let needs_work = text
-        .chars()
-        .any(|c| (c.is_control() && c != '\n' && c != '\t') || c == '\u{1b}');
+    // A byte check first (most text has nothing to remove): controls are below
+    // 0x20, DEL is 0x7F, and the C1 controls (U+0080..U+009F) start with 0xC2.
+    let maybe = text
+        .bytes()
+        .any(|b| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f || b == 0xc2);
+    let needs_work = maybe
+        && text
+            .chars()
+            .any(|c| (c.is_control() && c != '\n' && c != '\t') || c == '\u{1b}');
     if !needs_work {
         return Cow::Borrowed(text);
     }
@@ -272,6 +278,13 @@ mod tests {
         assert_eq!(format_size(51200), "50.0KB");
         assert_eq!(format_size(10), "10B");
         assert_eq!(format_size(3 * 1024 * 1024), "3.0MB");
+    }
+
+    #[test]
+    fn sanitize_finds_controls_behind_the_byte_check() {
+        assert!(matches!(sanitize("plain é 中 text\n\t"), Cow::Borrowed(_)));
+        assert_eq!(sanitize("a\u{85}b\u{9b}c\x7fd"), "abcd");
+        assert_eq!(sanitize("Â©\u{c2}x"), "Â©\u{c2}x");
     }
 
     #[test]

@@ -69,7 +69,14 @@ impl Style {
     /// `text` in the theme's colour of slot `slot` (see [`super::theme::SLOTS`]).
     fn paint(self, slot: usize, text: &str) -> String {
         if self.color {
-            format!("\x1b[{}m{text}\x1b[0m", self.theme.sgr(slot, self.depth))
+            let sgr = self.theme.sgr(slot, self.depth);
+            let mut out = String::with_capacity(text.len() + sgr.len() + 7);
+            out.push_str("\x1b[");
+            out.push_str(&sgr);
+            out.push('m');
+            out.push_str(text);
+            out.push_str("\x1b[0m");
+            out
         } else {
             text.to_string()
         }
@@ -77,7 +84,13 @@ impl Style {
 
     fn wrap(self, code: &str, text: &str) -> String {
         if self.enabled {
-            format!("\x1b[{code}m{text}\x1b[0m")
+            let mut out = String::with_capacity(text.len() + code.len() + 7);
+            out.push_str("\x1b[");
+            out.push_str(code);
+            out.push('m');
+            out.push_str(text);
+            out.push_str("\x1b[0m");
+            out
         } else {
             text.to_string()
         }

@@ -155,6 +155,19 @@ impl EventReceiver {
         }
     }
 
+    /// Moves up to `max` queued events to `out` under one lock, without
+    /// waiting; returns how many.
+    pub fn try_recv_many(&self, max: usize, out: &mut Vec<AgentEvent>) -> usize {
+        let mut state = self.shared.lock();
+        let take = max.min(state.events.len());
+        out.extend(state.events.drain(..take));
+        if take > 0 && state.sender_waiting {
+            state.sender_waiting = false;
+            self.shared.not_full.notify_all();
+        }
+        take
+    }
+
     /// The events queued now, without waiting.
     pub fn try_iter(&self) -> impl Iterator<Item = AgentEvent> + '_ {
         std::iter::from_fn(|| self.try_recv().ok())
@@ -254,6 +267,25 @@ mod tests {
             assert_eq!(event, &delta(i));
         }
         assert_eq!(got[1000], AgentEvent::TurnStart);
+    }
+
+    #[test]
+    fn many_events_are_taken_at_once_in_order_and_free_a_waiting_writer() {
+        let (tx, rx) = event_queue(4);
+        let writer = std::thread::spawn(move || {
+            for i in 0..100 {
+                tx.send(delta(i)).unwrap();
+            }
+        });
+        let mut got = Vec::new();
+        while got.len() < 100 {
+            if rx.try_recv_many(3, &mut got) == 0 {
+                std::thread::yield_now();
+            }
+        }
+        writer.join().unwrap();
+        assert_eq!(got, (0..100).map(delta).collect::<Vec<_>>());
+        assert_eq!(rx.try_recv_many(3, &mut got), 0);
     }
 
     #[test]

@@ -210,7 +210,7 @@ fn style_line(markdown: &mut Markdown, line: &str, look: &Look, thinking: bool) 
     if thinking {
         let marker = format!("{} ", style.dim("┊"));
         let text = format!("{marker}{}", style.dim(&style.italic(line)));
-        return wrap_styled(&text, width, &marker);
+        return wrap_styled(text, width, &marker);
     }
     markdown.rows(line, style, width)
 }

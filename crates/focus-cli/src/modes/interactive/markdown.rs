@@ -71,7 +71,7 @@ impl Markdown {
                 2 => style.bold(&text),
                 _ => style.bold(&style.italic(&text)),
             };
-            return wrap_styled(&shown, width, "");
+            return wrap_styled(shown, width, "");
         }
         if is_rule(trimmed) {
             return vec![style.dim(&"─".repeat(width.min(60)))];
@@ -81,7 +81,7 @@ impl Markdown {
             let text = inline_with(quoted.trim_start(), style, self.hyperlinks);
             let first = format!("{indent}{marker}{}", style.italic(&text));
             let lead = format!("{indent}{marker}");
-            return wrap_styled(&first, width, &lead);
+            return wrap_styled(first, width, &lead);
         }
         if let Some((bullet, rest)) = list_item(trimmed) {
             let first = format!(
@@ -89,9 +89,9 @@ impl Markdown {
                 inline_with(rest, style, self.hyperlinks)
             );
             let lead = " ".repeat(indent.len() + visible_width(&bullet) + 1);
-            return wrap_styled(&first, width, &lead);
+            return wrap_styled(first, width, &lead);
         }
-        wrap_styled(&inline_with(line, style, self.hyperlinks), width, "")
+        wrap_styled(inline_with(line, style, self.hyperlinks), width, "")
     }
 }
 
@@ -107,11 +107,17 @@ fn heading(line: &str) -> Option<(usize, &str)> {
 
 /// `---`, `***`, `___` (three or more, spaces allowed).
 fn is_rule(line: &str) -> bool {
-    let compact: String = line.chars().filter(|c| !c.is_whitespace()).collect();
-    compact.len() >= 3
-        && ["-", "*", "_"]
-            .iter()
-            .any(|m| compact.chars().all(|c| c.to_string() == *m))
+    let mut marker = None;
+    let mut count = 0;
+    for c in line.chars().filter(|c| !c.is_whitespace()) {
+        match marker {
+            None if matches!(c, '-' | '*' | '_') => marker = Some(c),
+            Some(m) if m == c => {}
+            _ => return false,
+        }
+        count += 1;
+    }
+    count >= 3
 }
 
 /// A list item's marker as shown (`•` for bullets, `3.` kept) and its text.
@@ -253,6 +259,14 @@ pub fn inline_with(text: &str, style: Style, hyperlinks: bool) -> String {
     let mut rest = text;
     let mut previous = ' ';
     while !rest.is_empty() {
+        // Text up to the next character that may open markup is copied as is.
+        let plain = rest.find(['*', '_', '`', '[']).unwrap_or(rest.len());
+        if plain > 0 {
+            out.push_str(&rest[..plain]);
+            previous = rest[..plain].chars().next_back().unwrap_or(previous);
+            rest = &rest[plain..];
+            continue;
+        }
         if let Some(after) = rest.strip_prefix("**") {
             if let Some(end) = after.find("**") {
                 if end > 0 {

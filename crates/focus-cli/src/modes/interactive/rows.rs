@@ -140,13 +140,19 @@ pub fn editor_rows(
 /// Word-wraps `text` (which may carry SGR styles) to `width` display columns:
 /// escape sequences take no room, rows break at spaces (a word longer than a row
 /// is cut), and rows after the first start with `indent` (plain spaces or a
-/// styled marker). Styles open at a break are closed and reopened.
-pub fn wrap_styled(text: &str, width: usize, indent: &str) -> Vec<String> {
+/// styled marker). Styles open at a break are closed and reopened. An owned
+/// `text` that fits is returned as it is, not copied.
+pub fn wrap_styled<T: AsRef<str> + Into<String>>(
+    text: T,
+    width: usize,
+    indent: &str,
+) -> Vec<String> {
     let width = width.max(2);
-    if super::screen::visible_width(text) <= width {
+    if super::screen::visible_width(text.as_ref()) <= width {
         // Fits as it is (most lines): no word splitting.
-        return vec![text.to_string()];
+        return vec![text.into()];
     }
+    let text = text.as_ref();
     let indent_width = super::screen::visible_width(indent);
     let mut rows: Vec<String> = Vec::new();
     let body = text.trim_start_matches(' ');
@@ -292,7 +298,7 @@ mod tests {
     fn a_link_broken_across_rows_is_closed_and_reopened() {
         let open = "\x1b]8;;https://e.com\x1b\\";
         let close = "\x1b]8;;\x1b\\";
-        let rows = wrap_styled(&format!("{open}two words{close} after"), 5, "");
+        let rows = wrap_styled(format!("{open}two words{close} after"), 5, "");
         assert_eq!(
             rows,
             [

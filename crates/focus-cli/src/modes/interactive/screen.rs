@@ -209,14 +209,33 @@ impl Screen {
         self.erase_live();
     }
 
-    /// Writes what was drawn to the terminal.
+    /// Writes what was drawn to the terminal. The rows end with `\r\n` of their
+    /// own, so the terminal's output processing is turned off for the write
+    /// (and back on after it): with it on, the kernel stops at every newline and
+    /// hands the terminal two writes per row. A newline without its `\r` (none
+    /// is drawn; a guard) is written as `\r\n`, as output processing would.
     pub fn flush(&mut self) {
         if self.buffer.is_empty() {
             return;
         }
+        let fd = crate::terminal::STDOUT;
+        let saved = crate::terminal::ffi::get_attributes(fd).ok();
+        let plain = saved.as_ref().is_some_and(|termios| {
+            let off = crate::terminal::ffi::without_output_processing(termios);
+            crate::terminal::ffi::set_attributes_now(fd, &off).is_ok()
+        });
         let mut out = std::io::stdout().lock();
-        let _ = out.write_all(self.buffer.as_bytes());
+        let bytes = if plain {
+            with_carriage_returns(&self.buffer)
+        } else {
+            std::borrow::Cow::Borrowed(self.buffer.as_str())
+        };
+        let _ = out.write_all(bytes.as_bytes());
         let _ = out.flush();
+        drop(out);
+        if let (true, Some(termios)) = (plain, saved) {
+            let _ = crate::terminal::ffi::set_attributes_now(fd, &termios);
+        }
         self.buffer.clear();
     }
 
@@ -233,39 +252,72 @@ impl Default for Screen {
     }
 }
 
+/// `text` with every `\n` not preceded by `\r` written as `\r\n` (what the
+/// terminal's output processing does, for a write made without it).
+fn with_carriage_returns(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let bare = |i: usize| bytes[i] == b'\n' && (i == 0 || bytes[i - 1] != b'\r');
+    if !(0..bytes.len()).any(bare) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut start = 0;
+    for i in (0..bytes.len()).filter(|&i| bare(i)) {
+        out.push_str(&text[start..i]);
+        out.push_str("\r\n");
+        start = i + 1;
+    }
+    out.push_str(&text[start..]);
+    std::borrow::Cow::Owned(out)
+}
+
 /// The number of columns `text` shows, skipping ANSI escape sequences (CJK and
 /// emoji take two columns, combining marks none).
 pub fn visible_width(text: &str) -> usize {
-    if text.is_ascii() && !text.contains('\x1b') {
-        // The common case, without a table lookup per character.
-        return text.bytes().filter(|b| (0x20..0x7f).contains(b)).count();
-    }
+    // Byte by byte: ASCII (most of what is drawn) and escape sequences need no
+    // decoding; other characters are decoded where they start.
+    let bytes = text.as_bytes();
     let mut width = 0;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            match chars.next() {
-                Some('[') => {
-                    for d in chars.by_ref() {
-                        if ('@'..='~').contains(&d) {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == 0x1b {
+            i += 1;
+            match bytes.get(i) {
+                Some(b'[') => {
+                    i += 1;
+                    while i < bytes.len() {
+                        let d = bytes[i];
+                        i += 1;
+                        if (b'@'..=b'~').contains(&d) {
                             break;
                         }
                     }
                 }
-                Some(']') => {
-                    let mut last = ' ';
-                    for d in chars.by_ref() {
-                        if d == '\x07' || (last == '\x1b' && d == '\\') {
+                Some(b']') => {
+                    i += 1;
+                    let mut last = b' ';
+                    while i < bytes.len() {
+                        let d = bytes[i];
+                        i += 1;
+                        if d == 0x07 || (last == 0x1b && d == b'\\') {
                             break;
                         }
                         last = d;
                     }
                 }
-                _ => {}
+                // Any other character after ESC is part of the escape.
+                Some(_) => i += text[i..].chars().next().map_or(1, char::len_utf8),
+                None => {}
             }
-            continue;
+        } else if b < 0x80 {
+            width += usize::from((0x20..0x7f).contains(&b));
+            i += 1;
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            width += crate::terminal::width::char_width(c);
+            i += c.len_utf8();
         }
-        width += crate::terminal::width::char_width(c);
     }
     width
 }
@@ -301,10 +353,28 @@ mod tests {
     }
 
     #[test]
+    fn bare_newlines_get_their_carriage_return() {
+        assert!(matches!(
+            with_carriage_returns("a\r\nb\r\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            with_carriage_returns("\na\nb\r\nc\n"),
+            "\r\na\r\nb\r\nc\r\n"
+        );
+    }
+
+    #[test]
     fn widths_skip_escapes() {
         assert_eq!(visible_width("\x1b[1mab\x1b[0mc"), 3);
         assert_eq!(visible_width("\x1b[2m你好\x1b[0m!"), 5);
         assert_eq!(visible_width("\x1b]8;;http://x\x07link\x1b]8;;\x07"), 4);
+        // OSC ended by ESC \, a two-character escape, one before a non-ASCII
+        // character, controls (no width), combining marks, a lone ESC at the end.
+        assert_eq!(visible_width("\x1b]8;;u\x1b\\é中\x1b]8;;\x1b\\"), 3);
+        assert_eq!(visible_width("\x1b7ab\x1b8"), 2);
+        assert_eq!(visible_width("\x1béab"), 2);
+        assert_eq!(visible_width("a\tb\x7f\u{85}e\u{301}\x1b"), 3);
     }
 
     #[test]
