@@ -395,7 +395,7 @@ fn escape_aborts_and_keeps_the_history() {
     let s = Sandbox::new();
     let server = mock(
         r#"{"name":"slow","steps":[
-      {"reply":{"text":"one two three four five six seven eight nine ten eleven twelve","chunkDelayMs":300}},
+      {"reply":{"text":"one two three four five six seven eight nine ten eleven twelve and many more words after them, so many that the answer streams for longer than any loaded machine takes to press Esc once the first words show, which is what this test needs","chunkDelayMs":300}},
       {"reply":{"text":"after the abort"}}]}"#,
     );
     s.write_models(&server.url());
@@ -527,25 +527,34 @@ fn slash_commands_do_what_they_say() {
     assert!(file_contains(&file, "\"model_change\""));
 }
 
+/// A first step that keeps the run busy until the test says so (a file named
+/// `release` appears in the working directory), however slow the machine:
+/// what is typed meanwhile is queued, never sent as a prompt of its own. Needs
+/// `--permission-mode auto` (the loop is a command the default mode would ask
+/// about).
+const WAIT_FOR_RELEASE: &str = r#"{"reply":{"text":"waiting","toolCalls":[{"name":"bash","arguments":{"command":"while [ ! -e release ]; do sleep 0.05; done"}}]}}"#;
+
 #[test]
 fn enter_while_working_steers() {
     if !tmux_available() {
         return;
     }
     let s = Sandbox::new();
-    let server = mock(
-        r#"{"name":"s","steps":[
-      {"reply":{"text":"a slow answer with many words in it","chunkDelayMs":250}},
-      {"reply":{"text":"steered reply"}}]}"#,
-    );
+    let server = mock(&format!(
+        r#"{{"name":"s","steps":[{WAIT_FOR_RELEASE},{{"reply":{{"text":"steered reply"}}}}]}}"#
+    ));
     s.write_models(&server.url());
-    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    let pane = Pane::start(
+        &s,
+        &["--model", "mock-openai/m1", "--permission-mode", "auto"],
+    );
     pane.type_text("start");
     pane.keys(&["Enter"]);
-    pane.wait_for("streaming", "Esc aborts");
+    pane.wait_for("the waiting tool", "● bash while");
     pane.type_text("change of plan");
     pane.keys(&["Enter"]);
     pane.wait_for("queued", "steering queued");
+    std::fs::write(s.work.join("release"), "").unwrap();
     pane.wait_for("steered answer", "steered reply");
     assert!(server.requests()[1].body_text().contains("change of plan"));
 }
@@ -556,23 +565,27 @@ fn alt_enter_while_working_queues_a_follow_up() {
         return;
     }
     let s = Sandbox::new();
-    let server = mock(
-        r#"{"name":"f","steps":[
-      {"reply":{"text":"a slow answer with many words in it","chunkDelayMs":250}},
-      {"reply":{"text":"follow-up reply"}}]}"#,
-    );
+    let server = mock(&format!(
+        r#"{{"name":"f","steps":[{WAIT_FOR_RELEASE},
+      {{"reply":{{"text":"the first answer, complete"}}}},
+      {{"reply":{{"text":"follow-up reply"}}}}]}}"#
+    ));
     s.write_models(&server.url());
-    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    let pane = Pane::start(
+        &s,
+        &["--model", "mock-openai/m1", "--permission-mode", "auto"],
+    );
     pane.type_text("start");
     pane.keys(&["Enter"]);
-    pane.wait_for("streaming", "Esc aborts");
+    pane.wait_for("the waiting tool", "● bash while");
     pane.type_text("and then this");
     pane.keys(&["M-Enter"]);
     pane.wait_for("queued", "follow-up queued");
+    std::fs::write(s.work.join("release"), "").unwrap();
     let screen = pane.wait_for("the follow-up answer", "follow-up reply");
     // The first answer finished before the follow-up was sent.
     let first = screen
-        .find("many words in it")
+        .find("the first answer, complete")
         .expect("first answer complete");
     let second = screen.find("› and then this").expect("follow-up shown");
     assert!(first < second, "{screen}");
@@ -1019,16 +1032,17 @@ fn the_queue_and_the_notice_line() {
         return;
     }
     let s = Sandbox::new();
-    let server = mock(
-        r#"{"name":"q","steps":[
-      {"reply":{"text":"a slow answer with many words in it for sure","chunkDelayMs":300}},
-      {"reply":{"text":"second"}}]}"#,
-    );
+    let server = mock(&format!(
+        r#"{{"name":"q","steps":[{WAIT_FOR_RELEASE},{{"reply":{{"text":"second"}}}}]}}"#
+    ));
     s.write_models(&server.url());
-    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    let pane = Pane::start(
+        &s,
+        &["--model", "mock-openai/m1", "--permission-mode", "auto"],
+    );
     pane.type_text("start");
     pane.keys(&["Enter"]);
-    pane.wait_for("streaming", "Esc aborts");
+    pane.wait_for("the waiting tool", "● bash while");
     pane.type_text("steer me");
     pane.keys(&["Enter"]);
     pane.type_text("follow me");
@@ -1050,6 +1064,7 @@ fn the_queue_and_the_notice_line() {
     pane.type_text("steer again");
     pane.keys(&["Enter"]);
     pane.wait_for("queued again", "⧗ steering queued: steer again");
+    std::fs::write(s.work.join("release"), "").unwrap();
     pane.wait_for("the last answer", "second");
     let sent = server.requests()[1].body_text();
     assert!(
