@@ -527,13 +527,6 @@ fn slash_commands_do_what_they_say() {
     assert!(file_contains(&file, "\"model_change\""));
 }
 
-/// A first step that keeps the run busy until the test says so (a file named
-/// `release` appears in the working directory), however slow the machine:
-/// what is typed meanwhile is queued, never sent as a prompt of its own. Needs
-/// `--permission-mode auto` (the loop is a command the default mode would ask
-/// about).
-const WAIT_FOR_RELEASE: &str = r#"{"reply":{"text":"waiting","toolCalls":[{"name":"bash","arguments":{"command":"while [ ! -e release ]; do sleep 0.05; done"}}]}}"#;
-
 #[test]
 fn enter_while_working_steers() {
     if !tmux_available() {
@@ -940,7 +933,7 @@ fn compaction_runs_in_the_background_and_shows_a_marked_summary() {
         r##"{"name":"c","steps":[
       {"reply":{"text":"a first answer"}},
       {"reply":{"text":"a second answer"}},
-      {"reply":{"text":"a slow summary that will be cancelled before it ends","chunkDelayMs":400}},
+      {"reply":{"text":"a slow summary that will be cancelled before it ends, long enough that no loaded machine sees its end before the test presses Esc","chunkDelayMs":400}},
       {"reply":{"text":"Goal: greet\nthe summary of everything so far"}}]}"##,
     );
     s.write_models(&server.url());
@@ -1450,7 +1443,7 @@ fn a_compaction_inside_a_run_shows_its_notice_and_summary_then_the_answer() {
       {"reply":{"text":"an early answer"}},
       {"reply":{"text":"Looking.","inputTokens":99500,"toolCalls":[{"name":"ls","arguments":{"path":"."}}]}},
       {"reply":{"text":"the answer after compacting"}}]}"#,
-        r#"{"name":"s","steps":[{"reply":{"text":"Goal: SUMMARY-ON-SCREEN, said slowly","chunkDelayMs":300}}]}"#,
+        r#"{"name":"s","steps":[{"reply":{"text":"Goal: SUMMARY-ON-SCREEN, said slowly, word by word, so that the notice stays on the screen for a good while","chunkDelayMs":200}}]}"#,
     );
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-anthropic/m1"]);

@@ -275,15 +275,16 @@ fn reading_commands_run_while_the_agent_works() {
         return;
     }
     let s = Sandbox::new();
-    let server = mock(
-        r#"{"name":"slow","steps":[
-      {"reply":{"text":"a slow answer with many words in it and then some more","chunkDelayMs":300}}]}"#,
-    );
+    let server = mock(&format!(
+        r#"{{"name":"slow","steps":[{WAIT_FOR_RELEASE},
+      {{"reply":{{"text":"and then some more"}}}}]}}"#
+    ));
     s.write_models(&server.url());
-    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    let args = ["--model", "mock-openai/m1", "--permission-mode", "auto"];
+    let pane = Pane::start(&s, &args);
     pane.type_text("go");
     pane.keys(&["Enter"]);
-    pane.wait_for("the run", "Esc aborts");
+    pane.wait_for("the waiting tool", "● bash while");
     pane.type_text("/sess");
     pane.keys(&["Enter"]);
     pane.wait_for("session info during the run", "messages: 0 (0 yours");
@@ -294,6 +295,7 @@ fn reading_commands_run_while_the_agent_works() {
     pane.keys(&["Enter"]);
     pane.wait_for("the notice", "this command waits until the agent is done");
     assert!(pane.visible_screen().contains("› /thinking high"));
+    std::fs::write(s.work.join("release"), "").unwrap();
     pane.wait_for("the answer", "and then some more");
 }
 

@@ -206,17 +206,17 @@ fn approvals_go_through_the_approve_command() {
 #[test]
 fn steer_and_follow_up_reach_the_running_prompt() {
     let s = Sandbox::new();
-    let server = mock(
-        r#"{"name":"s","steps":[
-      {"reply":{"text":"slow one two three four","chunkDelayMs":150}},
-      {"reply":{"text":"answer to the steer"}},
-      {"reply":{"text":"answer to the follow-up"}}]}"#,
-    );
+    let server = mock(&format!(
+        r#"{{"name":"s","steps":[{WAIT_FOR_RELEASE},
+      {{"reply":{{"text":"answer to the steer"}}}},
+      {{"reply":{{"text":"answer to the follow-up"}}}}]}}"#
+    ));
     s.write_models(&server.url());
-    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    let args = ["--model", "mock-openai/m1", "--permission-mode", "auto"];
+    let mut rpc = RpcClient::start(&s, &args);
     rpc.call(1, r#"{"id":1,"type":"prompt","message":"start"}"#);
-    rpc.until("first delta", |v| {
-        v["type"].as_str() == Some("message_update")
+    rpc.until("the waiting tool", |v| {
+        v["type"].as_str() == Some("tool_execution_start")
     });
     let steer = rpc.call(2, r#"{"id":2,"type":"steer","message":"STEER-MSG"}"#);
     assert_eq!(steer["success"].as_bool(), Some(true));
@@ -225,6 +225,7 @@ fn steer_and_follow_up_reach_the_running_prompt() {
         r#"{"id":3,"type":"prompt","message":"FOLLOW-MSG","streamingBehavior":"followUp"}"#,
     );
     assert_eq!(follow["success"].as_bool(), Some(true));
+    std::fs::write(s.work.join("release"), "").unwrap();
     let end = rpc.agent_end();
     let texts: Vec<String> = end["messages"]
         .as_array()

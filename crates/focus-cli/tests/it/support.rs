@@ -244,6 +244,13 @@ pub fn mock_with_summarizer(
     })
 }
 
+/// A first step that keeps the run busy until the test says so (a file named
+/// `release` appears in the working directory), however slow the machine:
+/// what is typed meanwhile is queued, never sent as a prompt of its own. Needs
+/// `--permission-mode auto` (the loop is a command the default mode would ask
+/// about).
+pub const WAIT_FOR_RELEASE: &str = r#"{"reply":{"text":"waiting","toolCalls":[{"name":"bash","arguments":{"command":"while [ ! -e release ]; do sleep 0.05; done"}}]}}"#;
+
 /// The four provider/model names [`Sandbox::write_models`] defines.
 pub const MOCK_MODELS: [&str; 4] = [
     "mock-anthropic/m1",
