@@ -14,7 +14,7 @@
 //! A renamed function therefore fails this test until the documents follow, and so
 //! does a method cited on the wrong type.
 
-mod docs_cite;
+use crate::docs_cite;
 
 use docs_cite::CodeIndex;
 use std::path::{Path, PathBuf};

@@ -2,13 +2,14 @@
 //! with a position, and only exit codes 0 and 1 whatever the input.
 //!
 //! `cargo test` builds examples before running tests; when the binary is missing
-//! (e.g. `cargo test --test json_check_cli` alone), the test says so and passes.
+//! (e.g. `cargo test -p focus-core --test it json_check_cli` alone), the test
+//! says so and passes.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// `target/<profile>/examples/json_check`, found from this test binary's location
-/// (`target/<profile>/deps/json_check_cli-…`).
+/// (`target/<profile>/deps/it-…`).
 fn json_check() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let profile_dir = exe.parent()?.parent()?;
