@@ -13,8 +13,13 @@
 //!   stderr, and a line appended to the file `FOCUS_SKIP_LOG` names, so that
 //!   `scripts/test` can end by counting the skipped suites instead of letting
 //!   them pass unseen.
+//!
+//! And one way for a test to have a process to itself inside a crate's single
+//! test binary: [`alone::in_own_process`].
 
 #![forbid(unsafe_code)]
+
+pub mod alone;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,11 +1,12 @@
 //! curl honours `http_proxy` from the environment: the test server plays the
 //! proxy and receives the absolute-form request. focus adds what curl leaves out:
 //! uppercase `HTTP_PROXY` for `http://` URLs, and loopback addresses never
-//! proxied. Its own test binary, with one test, because it changes this
-//! process's environment.
+//! proxied. It runs in a process of its own (`in_own_process`), because it
+//! changes the process's environment.
 
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;
+use focus_testkit::alone::in_own_process;
 use focus_transport::testkit::server::{ScriptedResponse, TestServer};
 use focus_transport::{HttpRequest, Transport};
 use std::io::Read;
@@ -13,6 +14,12 @@ use std::time::Duration;
 
 #[test]
 fn requests_go_through_the_proxy_from_the_environment() {
+    if !in_own_process(
+        module_path!(),
+        "requests_go_through_the_proxy_from_the_environment",
+    ) {
+        return;
+    }
     let proxy = TestServer::queue(vec![ScriptedResponse::json("{\"via\":\"proxy\"}")]);
     for name in ["no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY"] {
         std::env::remove_var(name);

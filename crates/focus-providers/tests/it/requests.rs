@@ -4,7 +4,7 @@
 //! tool call, no missing or stray result, no empty message, proper alternation).
 //!
 //! To regenerate the golden files after an intended change:
-//! `FOCUS_UPDATE_GOLDEN=1 cargo test -p focus-providers --test requests`, then
+//! `FOCUS_UPDATE_GOLDEN=1 cargo test -p focus-providers --test it requests`, then
 //! review the diff.
 
 use focus_core::json::{parse, FromJson, Value};

@@ -1,9 +1,12 @@
 //! Cancelling 100 in-flight requests (half waiting for the head, half in the
 //! middle of a streamed body) leaves no curl process, no zombie, no temp file and
-//! no extra thread and no open pipe behind; so does a request that completes. Its own test binary, so the process scan sees only it.
+//! no extra thread and no open pipe behind; so does a request that completes.
+//! It runs in a process of its own (`in_own_process`), so that the scan of the
+//! process's children, threads and descriptors sees only it.
 
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;
+use focus_testkit::alone::in_own_process;
 use focus_transport::sse::EventReader;
 use focus_transport::testkit::server::{Gate, ScriptedResponse, TestServer};
 use focus_transport::{HttpRequest, Transport, TransportError};
@@ -60,6 +63,12 @@ fn leftover_temp_files() -> Vec<String> {
 
 #[test]
 fn cancelling_100_requests_leaves_nothing_behind() {
+    if !in_own_process(
+        module_path!(),
+        "cancelling_100_requests_leaves_nothing_behind",
+    ) {
+        return;
+    }
     let threads_before = thread_count();
     let fds_before = open_fd_count();
     let never = Gate::new();

@@ -1,9 +1,11 @@
 //! While a request is in flight, no process's argument list (nor curl's
-//! environment) holds the API key: it travels in curl's stdin config. Its own test
-//! binary, so the `/proc` scan sees only this test's curl.
+//! environment) holds the API key: it travels in curl's stdin config. It runs
+//! in a process of its own (`in_own_process`), so that the `/proc` scan sees only
+//! this test's curl.
 
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;
+use focus_testkit::alone::in_own_process;
 use focus_transport::testkit::server::{Gate, ScriptedResponse, TestServer};
 use focus_transport::{HttpRequest, Transport};
 use std::io::Read;
@@ -44,6 +46,12 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 
 #[test]
 fn api_key_is_in_no_command_line_while_in_flight() {
+    if !in_own_process(
+        module_path!(),
+        "api_key_is_in_no_command_line_while_in_flight",
+    ) {
+        return;
+    }
     let key = format!("sk-focus-secret-{}-{}", std::process::id(), line!());
     let url_key = format!("AIzaFocusUrlKey{}", std::process::id());
     let gate = Gate::new();
