@@ -46,8 +46,9 @@ pub fn in_own_process(module: &str, test: &str) -> bool {
     false
 }
 
-/// The name libtest knows a test by: its module path without the crate's name.
-fn test_name(module: &str, test: &str) -> String {
+/// The name libtest knows a test by (for `--exact`): its module path, given as
+/// the caller's `module_path!()`, without the crate's name, then `test`.
+pub fn test_name(module: &str, test: &str) -> String {
     match module.split_once("::") {
         Some((_crate, path)) => format!("{path}::{test}"),
         None => test.to_string(),

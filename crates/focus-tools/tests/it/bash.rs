@@ -1,7 +1,7 @@
 //! bash on real processes: merged output, exit codes, truncation with a full
 //! output file, streaming, cancellation, and timeouts that kill grandchildren.
 
-mod common;
+use crate::support::common;
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

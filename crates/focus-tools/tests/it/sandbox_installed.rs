@@ -1,7 +1,9 @@
-//! The installed sandbox as the file tools and hooks meet it: one test in its
-//! own binary, because `sandbox::install` is process-wide.
+//! The installed sandbox as the file tools and hooks meet it: one test, run in a
+//! process of its own (`in_own_process`), because `sandbox::install` is
+//! process-wide.
 
-mod common;
+use crate::support::common;
+use focus_testkit::alone::in_own_process;
 
 use common::{call, tool, TempTree};
 use focus_core::json::parse_str;
@@ -13,6 +15,12 @@ use std::sync::Arc;
 
 #[test]
 fn file_tools_and_hooks_follow_the_installed_policy() {
+    if !in_own_process(
+        module_path!(),
+        "file_tools_and_hooks_follow_the_installed_policy",
+    ) {
+        return;
+    }
     let tree = TempTree::new("installed");
     tree.write("project/a.txt", "original\n");
     tree.write("outside/victim", "original\n");

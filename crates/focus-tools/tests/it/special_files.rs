@@ -3,7 +3,7 @@
 //! for a writer. Reached directly or through a symbolic link in the project,
 //! `read` and `grep` answer at once and say what was skipped.
 
-mod common;
+use crate::support::common;
 
 use std::path::Path;
 use std::sync::mpsc;

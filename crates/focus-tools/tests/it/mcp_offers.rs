@@ -90,7 +90,7 @@ impl HttpPost for Library {
     }
 }
 
-mod mcp_support;
+use crate::support::mcp;
 
 /// Calls the tool `name` of `tools` with `args`.
 fn run(tools: &[Arc<dyn Tool>], name: &str, args: &str) -> ToolOutput {
@@ -98,7 +98,7 @@ fn run(tools: &[Arc<dyn Tool>], name: &str, args: &str) -> ToolOutput {
         .iter()
         .find(|t| t.name() == name)
         .unwrap_or_else(|| panic!("no tool {name}"));
-    mcp_support::run(&**tool, args)
+    mcp::run(&**tool, args)
 }
 
 #[test]

@@ -1,8 +1,6 @@
 //! Small fakes shared by the gate tests: tools that only report their name and
 //! read-only-ness, and an approver that records what it was asked.
 
-#![allow(dead_code)]
-
 use focus_core::json::{parse_str, Value};
 use focus_core::message::{AssistantMessage, ToolCall};
 use focus_core::tool::{Tool, ToolContext, ToolOutput};

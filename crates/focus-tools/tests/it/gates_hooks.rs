@@ -1,13 +1,11 @@
 //! User hooks through the Gatekeeper: they block, append, see the call as JSON, and
 //! never hang the agent (hanging and crashing hooks are bounded and fail closed).
 
-mod gates_support;
-
+use crate::support::gates::*;
 use focus_core::json::parse_str;
 use focus_core::tool::{GateDecision, ToolGate, ToolOutput};
 use focus_tools::gates::hooks::{HookConfig, HookEvent};
 use focus_tools::gates::{Gatekeeper, Mode, NonInteractiveApprover};
-use gates_support::*;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! grep, find and ls on temp trees: ignore-file semantics, glob filters,
 //! regex and literal search, context, limits, binary files and errors.
 
-mod common;
+use crate::support::common;
 
 use common::{call, tool, TempTree};
 use focus_core::json_object;

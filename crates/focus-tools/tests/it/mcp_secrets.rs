@@ -1,9 +1,10 @@
 //! MCP servers are third-party programs: they inherit no credential from focus's
-//! environment, only the variables their configuration names. (Its own test
-//! binary: it sets environment variables, which is only safe while no other
-//! thread reads them.)
+//! environment, only the variables their configuration names. (It runs in a
+//! process of its own, `in_own_process`: it sets environment variables, which is
+//! only safe while no other thread reads them.)
 
-mod mcp_support;
+use crate::support::mcp;
+use focus_testkit::alone::in_own_process;
 
 use focus_core::json_object;
 use focus_tools::mcp::{McpManager, McpServerConfig, ServerState};
@@ -11,10 +12,16 @@ use std::time::Duration;
 
 #[test]
 fn servers_get_no_inherited_credentials_but_their_configured_ones() {
+    if !in_own_process(
+        module_path!(),
+        "servers_get_no_inherited_credentials_but_their_configured_ones",
+    ) {
+        return;
+    }
     std::env::set_var("FOCUS_TEST_MCP_API_KEY", "sk-must-not-reach-the-server");
     std::env::set_var("FOCUS_TEST_MCP_AUTH_TOKEN", "tok-must-not-reach-the-server");
     std::env::set_var("FOCUS_TEST_MCP_PLAIN", "plain-is-inherited");
-    let binary = mcp_support::server_binary();
+    let binary = mcp::server_binary();
     let mut config = McpServerConfig::stdio("s", binary.to_str().unwrap(), &[]);
     config.startup_timeout = Duration::from_secs(5);
     config.request_timeout = Duration::from_secs(5);
@@ -31,7 +38,7 @@ fn servers_get_no_inherited_credentials_but_their_configured_ones() {
         .expect("the env tool");
     let read = |name: &str| {
         let args = json_object! { "name" => name }.to_json_string();
-        mcp_support::run(&*env, &args).text_content()
+        mcp::run(&*env, &args).text_content()
     };
     assert_eq!(read("FOCUS_TEST_MCP_API_KEY"), "(unset)");
     assert_eq!(read("FOCUS_TEST_MCP_AUTH_TOKEN"), "(unset)");

@@ -1,8 +1,7 @@
 //! Permission modes × tools, rules, approvals, and plan mode's promise: nothing
 //! writes, whatever the model asks.
 
-mod gates_support;
-
+use crate::support::gates::*;
 use focus_core::json::parse_str;
 use focus_core::message::ToolCall;
 use focus_core::tool::{GateDecision, Tool, ToolGate};
@@ -10,7 +9,6 @@ use focus_tools::gates::{
     ApprovalAnswer, Decision, GateConfig, Gatekeeper, Mode, NonInteractiveApprover,
     PermissionConfig,
 };
-use gates_support::*;
 use std::sync::Arc;
 
 fn gate(mode: Mode, settings: &str, approver: Arc<dyn focus_tools::gates::Approver>) -> Gatekeeper {

@@ -1,7 +1,5 @@
 //! Test support: throw-away directory trees and a one-line way to call a tool.
 
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 

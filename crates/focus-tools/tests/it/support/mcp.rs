@@ -1,7 +1,5 @@
 //! The MCP test server (`examples/mcp_test_server.rs`) for the tests that start it.
 
-#![allow(dead_code)] // each test binary uses its own part
-
 use focus_core::cancel::CancelToken;
 use focus_core::json::parse_str;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};

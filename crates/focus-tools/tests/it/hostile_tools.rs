@@ -5,7 +5,7 @@
 //! sequences. No call may panic or hang, no output may carry a raw control
 //! character, and no file the user had may be lost or replaced behind their back.
 
-mod common;
+use crate::support::common;
 
 use common::{call, tool, TempTree};
 use focus_core::json::Value;

@@ -1,7 +1,8 @@
 //! edit on temp trees: exact, multi and fuzzy matching, every error branch,
 //! CRLF and BOM preservation, and crash safety under SIGKILL.
 
-mod common;
+use crate::support::common;
+use focus_testkit::alone::test_name;
 
 use common::{call, tool, TempTree};
 use focus_core::json::Value;
@@ -305,7 +306,8 @@ fn a_killed_edit_leaves_the_file_old_or_new() {
     let mut previous = old.clone();
     for round in 0..24 {
         let mut child = std::process::Command::new(&exe)
-            .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
+            .args(["--exact", &test_name(module_path!(), "crash_child")])
+            .args(["--nocapture", "--test-threads=1"])
             .env(CRASH_FILE_ENV, &path)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())

@@ -18,7 +18,7 @@
 //! `utime` or ownership (see docs/permissions.md), so the judge alone keeps
 //! `chmod` from running unasked.
 
-mod common;
+use crate::support::common;
 
 use common::{call, TempTree};
 use focus_core::json_object;

@@ -1,9 +1,11 @@
 //! Issue 19, item 5: bash output beyond the inline cap is spilled to a file
 //! that is capped, private (directory 0700, file 0600), removed at exit, and
-//! described to the model (where it is, that it was capped). Its own test
-//! binary: [`remove_spill_dir`] acts on the whole process.
+//! described to the model (where it is, that it was capped). Each test runs in
+//! a process of its own (`in_own_process`): [`remove_spill_dir`] acts on the
+//! whole process, and would pull the spill files from under the bash tests.
 
-mod common;
+use crate::support::common;
+use focus_testkit::alone::in_own_process;
 
 use std::os::unix::fs::PermissionsExt;
 
@@ -13,12 +15,14 @@ use focus_tools::bash::spill::{remove_spill_dir, spill_dir, DEFAULT_SPILL_CAP};
 use focus_tools::bash::BashTool;
 use focus_tools::output::MAX_BYTES;
 
-/// The spill directory is process-wide: the tests here take turns.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 #[test]
 fn spill_files_are_capped_private_described_and_removed_at_exit() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    if !in_own_process(
+        module_path!(),
+        "spill_files_are_capped_private_described_and_removed_at_exit",
+    ) {
+        return;
+    }
     assert_eq!(DEFAULT_SPILL_CAP, 10 * MAX_BYTES as u64);
     let tree = TempTree::new("spill");
     let cap = 200_000;
@@ -64,7 +68,9 @@ fn spill_files_are_capped_private_described_and_removed_at_exit() {
 
 #[test]
 fn a_dead_process_spill_directory_is_swept() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    if !in_own_process(module_path!(), "a_dead_process_spill_directory_is_swept") {
+        return;
+    }
     // A directory named for a pid that cannot exist (above pid_max).
     let stale = std::env::temp_dir().join("focus-spill-4294967295-1");
     std::fs::create_dir_all(&stale).unwrap();

@@ -111,8 +111,8 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-mod mcp_support;
-use mcp_support::run;
+use crate::support::mcp;
+use mcp::run;
 
 #[test]
 fn talks_to_an_http_server() {

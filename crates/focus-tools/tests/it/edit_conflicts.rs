@@ -2,7 +2,7 @@
 //! read it and refuse; they keep the file's mode, its hard links and its open
 //! writers; concurrent appends are never lost.
 
-mod common;
+use crate::support::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};

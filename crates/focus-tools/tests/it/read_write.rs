@@ -1,7 +1,7 @@
 //! read and write on temp trees: every error branch, caps and notes, images,
 //! control characters, atomic overwrite, and the tool registry.
 
-mod common;
+use crate::support::common;
 
 use common::{call, tool, TempTree};
 use focus_core::json_object;

@@ -2,14 +2,14 @@
 //! calling (text, image, isError), pagination, `tools/list_changed`, a server that
 //! dies mid-call, one that hangs, one that never starts, cancellation, and cleanup.
 
-mod mcp_support;
+use crate::support::mcp;
 
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::message::Content;
 use focus_core::tool::Tool;
 use focus_tools::mcp::{McpManager, McpServerConfig, ServerState};
-use mcp_support::{run, run_with, server_binary};
+use mcp::{run, run_with, server_binary};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

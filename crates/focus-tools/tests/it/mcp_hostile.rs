@@ -2,11 +2,13 @@
 //! (wrong types, duplicates, empty and non-ASCII names, schemas that are not
 //! objects), odd call results, and a flood of `tools/list_changed`
 //! notifications. focus must keep working, never panic, and not pile up
-//! threads. (Its own binary, so the thread count is not disturbed by other tests.)
+//! threads. (The flood test runs in a process of its own, `in_own_process`, so
+//! that the thread count is not disturbed by other tests.)
 
 use focus_core::cancel::CancelToken;
 use focus_core::json::parse_str;
 use focus_core::tool::ToolContext;
+use focus_testkit::alone::in_own_process;
 use focus_tools::mcp::{McpManager, McpServerConfig, ServerState};
 use std::time::{Duration, Instant};
 
@@ -77,6 +79,12 @@ fn odd_tool_lists_and_results_are_survived() {
 
 #[test]
 fn a_flood_of_list_changed_notifications_does_not_pile_up_threads() {
+    if !in_own_process(
+        module_path!(),
+        "a_flood_of_list_changed_notifications_does_not_pile_up_threads",
+    ) {
+        return;
+    }
     let Some(before) = threads() else { return };
     let tools = r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t"}]}}"#;
     // After the handshake: 300 notifications, then silence (each refresh would

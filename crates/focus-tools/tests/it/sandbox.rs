@@ -2,7 +2,7 @@
 //! write, checked on the file system afterwards. Skipped (visibly) where the
 //! kernel has no Landlock.
 
-mod common;
+use crate::support::common;
 
 use common::{call, TempTree};
 use focus_core::json_object;
