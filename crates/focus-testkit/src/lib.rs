@@ -14,12 +14,14 @@
 //!   `scripts/test` can end by counting the skipped suites instead of letting
 //!   them pass unseen.
 //!
-//! And one way for a test to have a process to itself inside a crate's single
-//! test binary: [`alone::in_own_process`].
+//! Beside it: one way for a test to have a process to itself inside a crate's
+//! single test binary ([`alone::in_own_process`]), and the workspace's source
+//! tree for the tests that check rules about all of it ([`tree::rust_files`]).
 
 #![forbid(unsafe_code)]
 
 pub mod alone;
+pub mod tree;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -8,6 +8,7 @@
 //! cheap (a function nested in a method counts as one of the type's names) and never
 //! needs a compiler.
 
+use focus_testkit::tree::rust_files;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -37,8 +38,7 @@ impl CodeIndex {
 
     /// Reads every `.rs` file under `root` (skipping `target`).
     pub fn of_tree(root: &Path) -> (CodeIndex, Vec<PathBuf>) {
-        let mut files = Vec::new();
-        rust_files(root, &mut files);
+        let files = rust_files(root);
         let mut index = CodeIndex::default();
         for file in &files {
             if let Ok(text) = std::fs::read_to_string(file) {
@@ -395,21 +395,5 @@ fn module_name(path: &Path) -> Option<String> {
             .map(|s| s.replace('-', "_")),
         "main" | "build" => None,
         _ => Some(stem.to_string()),
-    }
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "target") {
-                rust_files(&path, out);
-            }
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
     }
 }

@@ -17,11 +17,8 @@
 use crate::docs_cite;
 
 use docs_cite::CodeIndex;
+use focus_testkit::tree::workspace;
 use std::path::{Path, PathBuf};
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// The backticked spans of a Markdown text, skipping fenced code blocks.
 fn backticked(text: &str) -> Vec<String> {
@@ -114,7 +111,7 @@ fn problem_with(
 
 #[test]
 fn every_cited_name_exists_in_the_code() {
-    let root = workspace_root();
+    let root = workspace();
     let (index, files) = CodeIndex::of_tree(&root.join("crates"));
     assert!(
         files.len() > 20,
