@@ -14,13 +14,16 @@
 //!   `scripts/test` can end by counting the skipped suites instead of letting
 //!   them pass unseen.
 //!
-//! Beside it: one way for a test to have a process to itself inside a crate's
-//! single test binary ([`alone::in_own_process`]), and the workspace's source
-//! tree for the tests that check rules about all of it ([`tree::rust_files`]).
+//! Beside it: the loop's test doubles ([`scripted::ScriptedProvider`], a
+//! provider that streams canned replies, and [`scripted::FnTool`]); one way for
+//! a test to have a process to itself inside a crate's single test binary
+//! ([`alone::in_own_process`]); and the workspace's source tree for the tests
+//! that check rules about all of it ([`tree::rust_files`]).
 
 #![forbid(unsafe_code)]
 
 pub mod alone;
+pub mod scripted;
 pub mod tree;
 
 use std::io::Write;

@@ -7,7 +7,6 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use focus_core::agent::testing::{wait_for_cancel, FnTool, Reply, ScriptedProvider};
 use focus_core::agent::{
     check_event_grammar, check_history, run_agent, spawn_agent, AgentConfig, AgentHandle,
 };
@@ -17,6 +16,7 @@ use focus_core::message::{
     UserMessage,
 };
 use focus_core::tool::{GateDecision, Tool, ToolGate, ToolOutput};
+use focus_testkit::scripted::{wait_for_cancel, FnTool, Reply, ScriptedProvider};
 
 fn user(text: &str) -> Message {
     Message::User(UserMessage::text(text, 1))

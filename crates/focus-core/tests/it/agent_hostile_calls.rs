@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
-use focus_core::agent::testing::{FnTool, Reply, ScriptedProvider};
 use focus_core::agent::{check_event_grammar, check_history, spawn_agent, AgentConfig};
 use focus_core::event::AgentEvent;
 use focus_core::message::{Message, UserMessage};
 use focus_core::tool::{Tool, ToolOutput};
+use focus_testkit::scripted::{FnTool, Reply, ScriptedProvider};
 
 fn run(reply: Reply, tools: Vec<Arc<dyn Tool>>) -> Vec<Message> {
     let provider = Arc::new(ScriptedProvider::new(vec![reply, Reply::text("done")]));

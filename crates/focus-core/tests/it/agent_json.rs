@@ -6,13 +6,13 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use focus_core::agent::testing::{FnTool, Reply, ScriptedProvider};
 use focus_core::agent::{spawn_agent, AgentConfig};
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::event_lines::EventLines;
 use focus_core::json::{parse_str, ToJson, Value};
 use focus_core::message::{Message, UserMessage};
 use focus_core::tool::ToolOutput;
+use focus_testkit::scripted::{FnTool, Reply, ScriptedProvider};
 
 /// The pi sample, or None (with SKIPPED printed) when the shared data is absent.
 fn pi_events() -> Option<Vec<Value>> {

@@ -5,11 +5,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use focus_core::agent::testing::{FnTool, Reply, ScriptedProvider};
 use focus_core::agent::{check_event_grammar, spawn_agent, AgentConfig};
 use focus_core::event::{AgentEvent, Compacted};
 use focus_core::message::{Message, UserMessage};
 use focus_core::tool::ToolOutput;
+use focus_testkit::scripted::{FnTool, Reply, ScriptedProvider};
 
 fn user(text: &str) -> Message {
     Message::User(UserMessage::text(text, 1))

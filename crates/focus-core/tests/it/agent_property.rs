@@ -13,11 +13,11 @@ use focus_core::rng::Rng;
 use std::sync::mpsc;
 use std::sync::Arc;
 
-use focus_core::agent::testing::{FnTool, Reply, ScriptedProvider};
 use focus_core::agent::{check_event_grammar, check_history, run_agent, AgentConfig, AgentHandle};
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::message::{AssistantMessage, Message, StopReason, ToolCall, UserMessage};
 use focus_core::tool::{GateDecision, Tool, ToolGate, ToolOutput};
+use focus_testkit::scripted::{FnTool, Reply, ScriptedProvider};
 
 fn user(text: &str) -> Message {
     Message::User(UserMessage::text(text, 1))

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use focus_core::agent::execute::MAX_PARALLEL_TOOLS;
-use focus_core::agent::testing::{FnTool, Reply, ScriptedProvider};
 use focus_core::agent::{check_history, spawn_agent, AgentConfig};
 use focus_core::message::{Message, UserMessage};
 use focus_core::tool::ToolOutput;
+use focus_testkit::scripted::{FnTool, Reply, ScriptedProvider};
 
 #[test]
 fn many_calls_run_in_bounded_waves_in_order() {

@@ -1,19 +1,19 @@
-//! Test doubles for the loop, public so the CLI's offline demo and other crates'
-//! tests can use them: [`ScriptedProvider`] (a queue of canned [`Reply`]s streamed
-//! the way a real provider streams) and [`FnTool`] (a tool from a closure).
+//! Test doubles for the agent loop: [`ScriptedProvider`] (a queue of canned
+//! [`Reply`]s streamed the way a real provider streams) and [`FnTool`] (a tool
+//! from a closure), for the tests and benchmarks of every crate.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::invariants::check_history;
-use crate::cancel::CancelToken;
-use crate::json::{parse_partial, parse_str, Object, Value};
-use crate::message::{
+use focus_core::agent::check_history;
+use focus_core::cancel::CancelToken;
+use focus_core::json::{parse_partial, parse_str, Object, Value};
+use focus_core::message::{
     now_ms, AssistantMessage, Content, Message, SharedText, StopReason, ToolCall,
 };
-use crate::provider::{ModelInfo, ModelRequest, Provider, StreamEvent, StreamSink};
-use crate::tool::{Tool, ToolContext, ToolOutput};
+use focus_core::provider::{ModelInfo, ModelRequest, Provider, StreamEvent, StreamSink};
+use focus_core::tool::{Tool, ToolContext, ToolOutput};
 
 /// One canned model answer: steps streamed in order, then an ending.
 #[derive(Clone, Debug, Default)]
