@@ -17,12 +17,14 @@
 //! Beside it: the loop's test doubles ([`scripted::ScriptedProvider`], a
 //! provider that streams canned replies, and [`scripted::FnTool`]); one way for
 //! a test to have a process to itself inside a crate's single test binary
-//! ([`alone::in_own_process`]); and the workspace's source tree for the tests
-//! that check rules about all of it ([`tree::rust_files`]).
+//! ([`alone::in_own_process`]); random damage to JSON documents for the
+//! hostile-input tests ([`mutate::JsonMutator`]); and the workspace's source
+//! tree for the tests that check rules about all of it ([`tree::rust_files`]).
 
 #![forbid(unsafe_code)]
 
 pub mod alone;
+pub mod mutate;
 pub mod scripted;
 pub mod tree;
 

@@ -8,6 +8,7 @@ use focus_core::message::{Message, UserMessage};
 use focus_core::provider::{ModelInfo, ModelRequest, RequestOptions, ThinkingLevel};
 use focus_core::rng::Rng;
 use focus_providers::Registry;
+use focus_testkit::mutate::JsonMutator;
 use focus_transport::replay::ReplayTransport;
 use std::sync::Arc;
 
@@ -45,28 +46,14 @@ const WEIRD: [&str; 16] = [
     "\"google-generative-ai\"",
 ];
 
-fn mutate(v: &mut Value, rng: &mut Rng, depth: usize) {
-    if rng.below(6) == 0 || depth > 6 {
-        *v = parse_str(WEIRD[rng.below(WEIRD.len())]).unwrap();
-        return;
-    }
-    match v {
-        Value::Object(o) => {
-            let keys: Vec<String> = o.keys().map(str::to_string).collect();
-            for k in keys {
-                match rng.below(7) {
-                    0 => {
-                        o.remove(&k);
-                    }
-                    1 | 2 => mutate(o.get_mut(&k).unwrap(), rng, depth + 1),
-                    _ => {}
-                }
-            }
-        }
-        Value::Array(a) => a.iter_mut().for_each(|c| mutate(c, rng, depth + 1)),
-        _ => *v = parse_str(WEIRD[rng.below(WEIRD.len())]).unwrap(),
-    }
-}
+/// How the documents here are damaged.
+const MUTATOR: JsonMutator = JsonMutator {
+    weird: &WEIRD,
+    replace_one_in: 6,
+    deepest: 6,
+    key_draws: 7,
+    reshape_arrays: false,
+};
 
 fn build_every_request(registry: &Registry, models: &[ModelInfo]) {
     let messages = vec![Message::User(UserMessage::text("hi", 0))];
@@ -107,7 +94,7 @@ fn mutated_models_json_merges_or_names_the_problem() {
     let mut rng = Rng::new(0x30de_15ee);
     for _ in 0..400 {
         let mut doc = example.clone();
-        mutate(&mut doc, &mut rng, 0);
+        MUTATOR.mutate(&mut doc, &mut rng);
         let mut registry = Registry::builtin();
         let before = registry.models().len();
         match registry.merge_models_json(&doc.to_json_string()) {
@@ -180,7 +167,7 @@ fn mutated_histories_build_requests_for_every_api() {
         for _ in 0..rng.below(8) + 1 {
             let mut m = originals[rng.below(originals.len())].clone();
             if rng.below(2) == 0 {
-                mutate(&mut m, &mut rng, 0);
+                MUTATOR.mutate(&mut m, &mut rng);
             }
             if let Ok(message) = Message::from_json(&m) {
                 messages.push(message);

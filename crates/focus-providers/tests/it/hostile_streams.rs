@@ -4,12 +4,13 @@
 //! panic, and every decode still ends with exactly one terminal event and
 //! well-nested blocks. Seeded, so a failure reproduces.
 
-use focus_core::json::{parse_str, Value};
+use focus_core::json::parse_str;
 use focus_core::message::AssistantMessage;
 use focus_core::provider::StreamEvent;
 use focus_core::rng::Rng;
 use focus_providers::decode::APIS;
 use focus_providers::decode_body;
+use focus_testkit::mutate::JsonMutator;
 use std::path::PathBuf;
 
 const FOLDERS: [(&str, &str); 5] = [
@@ -61,48 +62,14 @@ const WEIRD: [&str; 22] = [
     "\"\u{1F600}\u{0301}\"",
 ];
 
-/// Replaces, removes or re-types a few values anywhere in `v`.
-fn mutate(v: &mut Value, rng: &mut Rng, depth: usize) {
-    if rng.below(6) == 0 || depth > 6 {
-        *v = parse_str(WEIRD[rng.below(WEIRD.len())]).unwrap();
-        return;
-    }
-    match v {
-        Value::Object(o) => {
-            let keys: Vec<String> = o.keys().map(str::to_string).collect();
-            for k in keys {
-                match rng.below(8) {
-                    0 => {
-                        o.remove(&k);
-                    }
-                    1 | 2 => {
-                        if let Some(child) = o.get_mut(&k) {
-                            mutate(child, rng, depth + 1);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Value::Array(a) => {
-            if !a.is_empty() && rng.below(4) == 0 {
-                let i = rng.below(a.len());
-                a.remove(i);
-            }
-            if !a.is_empty() && rng.below(4) == 0 {
-                let i = rng.below(a.len());
-                let copy = a[i].clone();
-                a.push(copy);
-            }
-            for child in a.iter_mut() {
-                if rng.below(3) == 0 {
-                    mutate(child, rng, depth + 1);
-                }
-            }
-        }
-        _ => *v = parse_str(WEIRD[rng.below(WEIRD.len())]).unwrap(),
-    }
-}
+/// How the documents here are damaged.
+const MUTATOR: JsonMutator = JsonMutator {
+    weird: &WEIRD,
+    replace_one_in: 6,
+    deepest: 6,
+    key_draws: 8,
+    reshape_arrays: true,
+};
 
 /// The `(event name, data)` pairs of a recorded body, by blank-line frames.
 fn frames(body: &str) -> Vec<(Option<String>, String)> {
@@ -222,7 +189,7 @@ fn mutated_recorded_streams_never_panic_and_keep_the_event_protocol() {
                     continue;
                 }
                 if let Ok(mut v) = parse_str(&frame.1) {
-                    mutate(&mut v, &mut rng, 0);
+                    MUTATOR.mutate(&mut v, &mut rng);
                     frame.1 = v.to_json_string();
                 } else if rng.below(2) == 0 {
                     frame.1 = WEIRD[rng.below(WEIRD.len())].to_string();
@@ -301,7 +268,7 @@ fn random_bytes_and_random_json_events_never_panic() {
                             r#"{{"type":"{t}","index":1,"output_index":2,"content_block":{{"type":"tool_use","id":"x","name":"n"}},"delta":{{"type":"input_json_delta","partial_json":"{{","text":"t"}},"item":{{"type":"function_call","call_id":"c","name":"n"}},"choices":[{{"index":0,"delta":{{"tool_calls":[{{"index":0,"id":"c","function":{{"name":"n","arguments":"{{"}}}}]}},"finish_reason":"tool_calls"}}],"candidates":[{{"content":{{"parts":[{{"functionCall":{{"name":"n","args":{{}}}}}},{{"text":"x","thought":true}}]}},"finishReason":"STOP"}}]}}"#
                         ))
                         .unwrap();
-                        mutate(&mut v, &mut rng, 0);
+                        MUTATOR.mutate(&mut v, &mut rng);
                         body.extend_from_slice(format!("event: {t}\ndata: ").as_bytes());
                         body.extend_from_slice(v.to_json_string().as_bytes());
                         body.extend_from_slice(b"\n\n");

@@ -4,8 +4,9 @@
 //! `GateConfig::from_json` and `McpServerConfig::from_json`. Nothing may panic or
 //! hang. Seeded, so a failure reproduces.
 
-use focus_core::json::{parse_str, Value};
+use focus_core::json::parse_str;
 use focus_core::rng::Rng;
+use focus_testkit::mutate::JsonMutator;
 use focus_tools::gates::judge::{is_workspace_edit_command, judge, split_commands};
 use focus_tools::gates::rules::{glob_match, Rule};
 use focus_tools::gates::GateConfig;
@@ -100,28 +101,14 @@ const WEIRD: [&str; 14] = [
     "\"${A:-${B}}\"",
 ];
 
-fn mutate(v: &mut Value, rng: &mut Rng, depth: usize) {
-    if rng.below(5) == 0 || depth > 5 {
-        *v = parse_str(WEIRD[rng.below(WEIRD.len())]).unwrap();
-        return;
-    }
-    match v {
-        Value::Object(o) => {
-            let keys: Vec<String> = o.keys().map(str::to_string).collect();
-            for k in keys {
-                match rng.below(6) {
-                    0 => {
-                        o.remove(&k);
-                    }
-                    1 | 2 => mutate(o.get_mut(&k).unwrap(), rng, depth + 1),
-                    _ => {}
-                }
-            }
-        }
-        Value::Array(a) => a.iter_mut().for_each(|c| mutate(c, rng, depth + 1)),
-        _ => *v = parse_str(WEIRD[rng.below(WEIRD.len())]).unwrap(),
-    }
-}
+/// How the documents here are damaged.
+const MUTATOR: JsonMutator = JsonMutator {
+    weird: &WEIRD,
+    replace_one_in: 5,
+    deepest: 5,
+    key_draws: 6,
+    reshape_arrays: false,
+};
 
 #[test]
 fn mutated_settings_give_configs_or_named_errors() {
@@ -135,7 +122,7 @@ fn mutated_settings_give_configs_or_named_errors() {
     let mut rng = Rng::new(0x5e77_0000);
     for _ in 0..3_000 {
         let mut s = settings.clone();
-        mutate(&mut s, &mut rng, 0);
+        MUTATOR.mutate(&mut s, &mut rng);
         if let Err(e) = GateConfig::from_json(&s) {
             assert!(!e.is_empty());
         }
