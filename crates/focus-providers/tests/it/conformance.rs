@@ -3,56 +3,20 @@
 //! parsed arguments, signatures), stop reason, usage and errors; whole, byte by
 //! byte, and split at random points; with the event protocol checked on the way.
 
+use crate::support::decode::{check_protocol, decode_in_pieces, Decoded};
 use focus_core::json::{parse, Value};
 use focus_core::message::{AssistantMessage, Content, StopReason};
-use focus_core::provider::StreamEvent;
 use focus_core::rng::Rng;
-use focus_providers::decode_body;
-use std::path::{Path, PathBuf};
-
-/// The folders and the API each holds.
-const FOLDERS: [(&str, &str); 5] = [
-    ("anthropic", "anthropic-messages"),
-    ("openai-chat", "openai-completions"),
-    ("openai-compat", "openai-completions"),
-    ("openai-responses", "openai-responses"),
-    ("gemini", "google-generative-ai"),
-];
-
-fn streams() -> Option<Vec<(String, &'static str, PathBuf)>> {
-    let dir = focus_testkit::conformance_dir("providers")?;
-    let mut out = Vec::new();
-    for (folder, api) in FOLDERS {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(folder))
-            .expect("readable conformance folder")
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "sse"))
-            .collect();
-        files.sort();
-        for f in files {
-            let name = format!("{folder}/{}", f.file_stem().unwrap().to_string_lossy());
-            out.push((name, api, f));
-        }
-    }
-    Some(out)
-}
+use focus_testkit::streams::{recorded_streams, RecordedStream};
+use std::path::Path;
 
 /// Decodes `body` split at `cuts`, checking the event protocol as it goes.
 fn decode(api: &str, body: &[u8], cuts: &[usize]) -> AssistantMessage {
-    let mut chunks = Vec::new();
-    let mut start = 0;
-    for &c in cuts {
-        chunks.push(&body[start..c]);
-        start = c;
-    }
-    chunks.push(&body[start..]);
-    let mut events: Vec<StreamEvent> = Vec::new();
-    let mut last_partial_len = 0;
-    let mut sink = |e: &StreamEvent, m: &AssistantMessage| {
-        last_partial_len = m.content.len();
-        events.push(e.clone());
-    };
-    let mut message = decode_body(api, &chunks, &mut sink).unwrap();
+    let Decoded {
+        mut message,
+        events,
+        last_partial_len,
+    } = decode_in_pieces(api, body, cuts);
     // Gemini sends no call ids; minted ones may embed the clock. Compare by shape.
     for c in &mut message.content {
         if let Content::ToolCall(call) = c {
@@ -61,53 +25,9 @@ fn decode(api: &str, body: &[u8], cuts: &[usize]) -> AssistantMessage {
             }
         }
     }
-    check_protocol(&events, &message);
+    check_protocol(api, &events, &message);
     assert_eq!(last_partial_len, message.content.len());
     message
-}
-
-fn check_protocol(events: &[StreamEvent], message: &AssistantMessage) {
-    assert_eq!(
-        events.first(),
-        Some(&StreamEvent::Start),
-        "Start comes first"
-    );
-    let terminal = events
-        .iter()
-        .filter(|e| matches!(e, StreamEvent::Done { .. } | StreamEvent::Error { .. }))
-        .count();
-    assert_eq!(terminal, 1, "exactly one terminal event");
-    assert!(matches!(
-        events.last(),
-        Some(StreamEvent::Done { .. } | StreamEvent::Error { .. })
-    ));
-    let mut open = vec![0u8; message.content.len()]; // 0 unseen, 1 open, 2 closed
-    for e in events {
-        let (index, phase) = match e {
-            StreamEvent::TextStart { index }
-            | StreamEvent::ThinkingStart { index }
-            | StreamEvent::ToolCallStart { index } => (*index, 0),
-            StreamEvent::TextDelta { index, .. }
-            | StreamEvent::ThinkingDelta { index, .. }
-            | StreamEvent::ToolCallDelta { index, .. } => (*index, 1),
-            StreamEvent::TextEnd { index }
-            | StreamEvent::ThinkingEnd { index }
-            | StreamEvent::ToolCallEnd { index } => (*index, 2),
-            _ => continue,
-        };
-        match phase {
-            0 => {
-                assert_eq!(open[index], 0, "block {index} started twice");
-                open[index] = 1;
-            }
-            1 => assert_eq!(open[index], 1, "delta outside block {index}"),
-            _ => {
-                assert_eq!(open[index], 1, "block {index} ended while not open");
-                open[index] = 2;
-            }
-        }
-    }
-    assert!(open.iter().all(|&s| s == 2), "every block closed: {open:?}");
 }
 
 fn thinking_text(m: &AssistantMessage) -> String {
@@ -423,9 +343,11 @@ fn load(path: &Path) -> (Vec<u8>, Value) {
 
 #[test]
 fn all_recorded_streams_reproduce_their_expectations() {
-    let Some(streams) = streams() else { return };
+    let Some(streams) = recorded_streams() else {
+        return;
+    };
     assert_eq!(streams.len(), 54, "the README promises 54 streams");
-    for (name, api, path) in &streams {
+    for RecordedStream { name, api, path } in &streams {
         let (body, expect) = load(path);
         let folder = name.split('/').next().unwrap();
         let whole = decode(api, &body, &[]);
@@ -437,9 +359,11 @@ fn all_recorded_streams_reproduce_their_expectations() {
 
 #[test]
 fn chunking_never_changes_the_result() {
-    let Some(streams) = streams() else { return };
+    let Some(streams) = recorded_streams() else {
+        return;
+    };
     let mut rng = Rng::new(0x5eed);
-    for (name, api, path) in &streams {
+    for RecordedStream { name, api, path } in &streams {
         let (body, expect) = load(path);
         let folder = name.split('/').next().unwrap();
         let reference = decode(api, &body, &[]);

@@ -3,6 +3,7 @@
 //! in a process of its own (`in_own_process`), so that the `/proc` scan sees only
 //! this test's curl.
 
+use crate::support::procs::{children, processes};
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;
 use focus_testkit::alone::in_own_process;
@@ -10,35 +11,6 @@ use focus_transport::testkit::server::{Gate, ScriptedResponse, TestServer};
 use focus_transport::{HttpRequest, Transport};
 use std::io::Read;
 use std::time::Duration;
-
-/// `(pid, parent pid, command name)` of every process visible in /proc.
-fn processes() -> Vec<(u32, u32, String)> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue; // the process ended meanwhile
-        };
-        // "pid (comm) state ppid …"; comm may hold spaces, so split at the last ')'.
-        let Some((head, tail)) = stat.rsplit_once(')') else {
-            continue;
-        };
-        let comm = head.split_once('(').map_or("", |(_, c)| c).to_string();
-        let ppid = tail
-            .split_whitespace()
-            .nth(1)
-            .and_then(|p| p.parse().ok())
-            .unwrap_or(0);
-        found.push((pid, ppid, comm));
-    }
-    found
-}
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
@@ -85,11 +57,10 @@ fn api_key_is_in_no_command_line_while_in_flight() {
         "the key did reach the server"
     );
 
-    let me = std::process::id();
-    let curls: Vec<u32> = processes()
+    let curls: Vec<u32> = children()
         .into_iter()
-        .filter(|(_, ppid, comm)| *ppid == me && comm == "curl")
-        .map(|(pid, _, _)| pid)
+        .filter(|p| p.comm == "curl")
+        .map(|p| p.pid)
         .collect();
     assert_eq!(curls.len(), 1, "expected exactly our one curl in flight");
     let curl_cmdline = std::fs::read(format!("/proc/{}/cmdline", curls[0])).unwrap();
@@ -101,7 +72,7 @@ fn api_key_is_in_no_command_line_while_in_flight() {
     );
 
     let mut scanned = 0;
-    for (pid, _, _) in processes() {
+    for pid in processes().into_iter().map(|p| p.pid) {
         let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
             continue;
         };

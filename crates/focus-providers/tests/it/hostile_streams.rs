@@ -4,37 +4,13 @@
 //! panic, and every decode still ends with exactly one terminal event and
 //! well-nested blocks. Seeded, so a failure reproduces.
 
+use crate::support::decode::{check_protocol, decode_in_pieces, Decoded};
 use focus_core::json::parse_str;
 use focus_core::message::AssistantMessage;
-use focus_core::provider::StreamEvent;
 use focus_core::rng::Rng;
 use focus_providers::decode::APIS;
-use focus_providers::decode_body;
 use focus_testkit::mutate::JsonMutator;
-use std::path::PathBuf;
-
-const FOLDERS: [(&str, &str); 5] = [
-    ("anthropic", "anthropic-messages"),
-    ("openai-chat", "openai-completions"),
-    ("openai-compat", "openai-completions"),
-    ("openai-responses", "openai-responses"),
-    ("gemini", "google-generative-ai"),
-];
-
-fn streams() -> Option<Vec<(&'static str, PathBuf)>> {
-    let dir = focus_testkit::conformance_dir("providers")?;
-    let mut out = Vec::new();
-    for (folder, api) in FOLDERS {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(folder))
-            .expect("readable conformance folder")
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "sse"))
-            .collect();
-        files.sort();
-        out.extend(files.into_iter().map(|f| (api, f)));
-    }
-    Some(out)
-}
+use focus_testkit::streams::{recorded_streams, RecordedStream};
 
 /// Values a hostile or broken server might put where anything else belongs.
 const WEIRD: [&str; 22] = [
@@ -110,62 +86,10 @@ fn decode_checked(api: &str, body: &[u8], rng: &mut Rng, what: &str) -> Assistan
         .map(|_| rng.below(body.len() + 1))
         .collect();
     cuts.sort();
-    let mut chunks = Vec::new();
-    let mut start = 0;
-    for c in cuts {
-        chunks.push(&body[start..c]);
-        start = c;
-    }
-    chunks.push(&body[start..]);
-    let mut events: Vec<StreamEvent> = Vec::new();
-    let mut sink = |e: &StreamEvent, _: &AssistantMessage| events.push(e.clone());
-    let message = decode_body(api, &chunks, &mut sink).unwrap();
-    let terminal = events
-        .iter()
-        .filter(|e| matches!(e, StreamEvent::Done { .. } | StreamEvent::Error { .. }))
-        .count();
-    assert_eq!(terminal, 1, "{what}: exactly one terminal event");
-    assert_eq!(
-        events.first(),
-        Some(&StreamEvent::Start),
-        "{what}: Start first"
-    );
-    let mut open = vec![0u8; message.content.len()];
-    for e in &events {
-        let (index, phase) = match e {
-            StreamEvent::TextStart { index }
-            | StreamEvent::ThinkingStart { index }
-            | StreamEvent::ToolCallStart { index } => (*index, 0),
-            StreamEvent::TextDelta { index, .. }
-            | StreamEvent::ThinkingDelta { index, .. }
-            | StreamEvent::ToolCallDelta { index, .. } => (*index, 1),
-            StreamEvent::TextEnd { index }
-            | StreamEvent::ThinkingEnd { index }
-            | StreamEvent::ToolCallEnd { index } => (*index, 2),
-            _ => continue,
-        };
-        assert!(
-            index < open.len(),
-            "{what}: event for block {index} beyond the message"
-        );
-        match phase {
-            0 => assert_eq!(
-                std::mem::replace(&mut open[index], 1),
-                0,
-                "{what}: {index} restarted"
-            ),
-            1 => assert_eq!(open[index], 1, "{what}: delta outside block {index}"),
-            _ => assert_eq!(
-                std::mem::replace(&mut open[index], 2),
-                1,
-                "{what}: {index} ended twice"
-            ),
-        }
-    }
-    assert!(
-        open.iter().all(|&s| s == 2),
-        "{what}: every block closed: {open:?}"
-    );
+    let Decoded {
+        message, events, ..
+    } = decode_in_pieces(api, body, &cuts);
+    check_protocol(what, &events, &message);
     let ids: Vec<&str> = message.tool_calls().map(|c| c.id.as_str()).collect();
     let unique: std::collections::HashSet<&str> = ids.iter().copied().collect();
     assert!(
@@ -177,9 +101,11 @@ fn decode_checked(api: &str, body: &[u8], rng: &mut Rng, what: &str) -> Assistan
 
 #[test]
 fn mutated_recorded_streams_never_panic_and_keep_the_event_protocol() {
-    let Some(streams) = streams() else { return };
+    let Some(streams) = recorded_streams() else {
+        return;
+    };
     let mut rng = Rng::new(0x5eed_0001);
-    for (api, path) in &streams {
+    for RecordedStream { api, path, .. } in &streams {
         let body = std::fs::read_to_string(path).unwrap();
         let original = frames(&body);
         for round in 0..25 {
@@ -220,9 +146,11 @@ fn mutated_recorded_streams_never_panic_and_keep_the_event_protocol() {
 
 #[test]
 fn truncated_recorded_streams_end_with_one_terminal_event() {
-    let Some(streams) = streams() else { return };
+    let Some(streams) = recorded_streams() else {
+        return;
+    };
     let mut rng = Rng::new(0x5eed_0002);
-    for (api, path) in &streams {
+    for RecordedStream { api, path, .. } in &streams {
         let body = std::fs::read(path).unwrap();
         for _ in 0..8 {
             let cut = rng.below(body.len() + 1);

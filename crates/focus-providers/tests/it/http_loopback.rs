@@ -3,10 +3,13 @@
 //! then streams a recorded response in small chunks. Checks the request that
 //! reached the server (path, auth header, body) and the decoded message.
 
+use crate::support::ask::ask;
 use focus_core::cancel::CancelToken;
 use focus_core::json::parse;
 use focus_core::message::{AssistantMessage, Message, StopReason, UserMessage};
-use focus_core::provider::{ModelRequest, Provider, RequestOptions, StreamEvent, ToolSpec};
+use focus_core::provider::{
+    ModelInfo, ModelRequest, Provider, RequestOptions, StreamEvent, ToolSpec,
+};
 use focus_providers::curl::CurlTransport;
 use focus_providers::registry::Registry;
 use focus_providers::{ApiKey, HttpProvider, RetryPolicy};
@@ -152,6 +155,21 @@ fn every_api_streams_through_curl_from_the_loopback_server() {
     }
 }
 
+/// The start of an Anthropic answer, up to its first words, "Half an".
+const HALF_AN_ANSWER: &str = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":4}}}\n\n\
+event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
+event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Half an\"}}\n\n";
+
+/// The built-in Anthropic model, its base URL pointed at `server`.
+fn anthropic_at(server: &TestServer) -> ModelInfo {
+    let mut model = Registry::builtin()
+        .find("anthropic/claude-sonnet-4-5")
+        .unwrap()
+        .clone();
+    model.base_url = server.url();
+    model
+}
+
 /// Cancelling while curl waits for the rest of the body: the stream ends at once
 /// with `aborted`, keeping the text that already arrived; nothing is retried.
 #[test]
@@ -161,32 +179,16 @@ fn cancel_mid_stream_through_curl_keeps_the_partial_answer() {
         return;
     }
     use focus_transport::testkit::server::Gate;
-    let first = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":4}}}\n\n\
-event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
-event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Half an\"}}\n\n";
     let never = Gate::new();
     let server = TestServer::queue(vec![ScriptedResponse::new(200)
         .header("content-type", "text/event-stream")
         .chunked()
-        .chunk(first)
+        .chunk(HALF_AN_ANSWER)
         .chunk_after_gate(
             &never,
             "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
         )]);
-    let mut model = Registry::builtin()
-        .find("anthropic/claude-sonnet-4-5")
-        .unwrap()
-        .clone();
-    model.base_url = server.url();
-    let provider = HttpProvider::new(model, None, Arc::new(CurlTransport::new()));
-    let messages = vec![Message::User(UserMessage::text("hello", 0))];
-    let options = RequestOptions::default();
-    let request = ModelRequest {
-        system_prompt: "",
-        messages: &messages,
-        tools: &[],
-        options: &options,
-    };
+    let provider = HttpProvider::new(anthropic_at(&server), None, Arc::new(CurlTransport::new()));
     let cancel = CancelToken::new();
     let trigger = cancel.clone();
     let mut sink = |e: &StreamEvent, _: &AssistantMessage| {
@@ -200,7 +202,7 @@ event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,
         }
     };
     let started = std::time::Instant::now();
-    let message = provider.stream(&request, &cancel, &mut sink);
+    let message = ask(&provider, "", "hello", &cancel, &mut sink);
     never.open(); // let the server thread finish
     assert_eq!(message.stop_reason, StopReason::Aborted);
     assert_eq!(message.text(), "Half an");
@@ -221,9 +223,6 @@ fn a_silent_server_is_detected_as_stalled() {
         return;
     }
     use focus_transport::testkit::server::Gate;
-    let ok = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":4}}}\n\n\
-event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
-event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Half an\"}}\n\n";
     let never = Gate::new();
     let server = TestServer::queue(vec![
         // 1: the head never comes.
@@ -232,31 +231,18 @@ event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,
         ScriptedResponse::new(200)
             .header("content-type", "text/event-stream")
             .chunked()
-            .chunk(ok)
+            .chunk(HALF_AN_ANSWER)
             .chunk_after_gate(&never, "event: message_stop\ndata: {}\n\n"),
     ]);
-    let mut model = Registry::builtin()
-        .find("anthropic/claude-sonnet-4-5")
-        .unwrap()
-        .clone();
-    model.base_url = server.url();
-    let provider = HttpProvider::new(model, None, Arc::new(CurlTransport::new()))
+    let provider = HttpProvider::new(anthropic_at(&server), None, Arc::new(CurlTransport::new()))
         .with_idle_timeout(Duration::from_millis(400))
         .with_retry(RetryPolicy {
             max_attempts: 2,
             base_delay: Duration::from_millis(5),
             max_delay: Duration::from_secs(1),
         });
-    let messages = vec![Message::User(UserMessage::text("hello", 0))];
-    let options = RequestOptions::default();
-    let request = ModelRequest {
-        system_prompt: "",
-        messages: &messages,
-        tools: &[],
-        options: &options,
-    };
     let started = std::time::Instant::now();
-    let message = provider.stream(&request, &CancelToken::new(), &mut |_, _| {});
+    let message = ask(&provider, "", "hello", &CancelToken::new(), &mut |_, _| {});
     never.open();
     assert_eq!(message.stop_reason, StopReason::Error);
     assert_eq!(message.text(), "Half an");

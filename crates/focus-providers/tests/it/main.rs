@@ -5,7 +5,8 @@
 //! hostile and cut streams), `provider` (`HttpProvider` over a scripted
 //! transport), `curl_*` and `http_loopback` (the real curl path against the
 //! loopback test server: cancellation, proxies, secrets), `hostile_config`
-//! (`models.json` mutated) and `pi_compat` (pi's own sessions).
+//! (`models.json` mutated) and `pi_compat` (pi's own sessions); their shared
+//! helpers are in `support`.
 //!
 //! The tests that scan this process's children or change its environment run
 //! in a process of their own (`focus_testkit::alone`).
@@ -22,5 +23,6 @@ mod http_loopback;
 mod pi_compat;
 mod provider;
 mod requests;
+mod support;
 mod terminal_event;
 mod usage_estimate;

@@ -2,11 +2,10 @@
 //! with Retry-After honoured and bounded), errors reported with the provider's
 //! message, cancellation during backoff and mid-stream, and keys kept out of sight.
 
+use crate::support::ask::ask;
 use focus_core::cancel::CancelToken;
-use focus_core::message::{AssistantMessage, Message, StopReason, UserMessage};
-use focus_core::provider::{
-    ModelInfo, ModelRequest, Provider, RequestOptions, StreamEvent, StreamSink,
-};
+use focus_core::message::{AssistantMessage, StopReason};
+use focus_core::provider::{ModelInfo, StreamEvent, StreamSink};
 use focus_providers::{is_context_overflow, ApiKey, HttpProvider, RetryPolicy};
 use focus_transport::replay::{ReplayResponse, ReplayTransport};
 use focus_transport::TransportError;
@@ -62,14 +61,6 @@ fn run_with(responses: Vec<ReplayResponse>, retry: RetryPolicy, cancel: &CancelT
         transport.clone(),
     )
     .with_retry(retry);
-    let messages = vec![Message::User(UserMessage::text("hi", 0))];
-    let options = RequestOptions::default();
-    let request = ModelRequest {
-        system_prompt: "be brief",
-        messages: &messages,
-        tools: &[],
-        options: &options,
-    };
     let mut events = Vec::new();
     let mut priced_done = true;
     let mut sink = |e: &StreamEvent, m: &AssistantMessage| {
@@ -78,7 +69,7 @@ fn run_with(responses: Vec<ReplayResponse>, retry: RetryPolicy, cancel: &CancelT
         }
         events.push(e.clone());
     };
-    let message = provider.stream(&request, cancel, &mut sink);
+    let message = ask(&provider, "be brief", "hi", cancel, &mut sink);
     assert!(
         priced_done,
         "the partial message with Done carries its cost"
@@ -105,15 +96,7 @@ fn ask_hi(
     cancel: &CancelToken,
     sink: &mut StreamSink<'_>,
 ) -> AssistantMessage {
-    let messages = vec![Message::User(UserMessage::text("hi", 0))];
-    let options = RequestOptions::default();
-    let request = ModelRequest {
-        system_prompt: "",
-        messages: &messages,
-        tools: &[],
-        options: &options,
-    };
-    provider.stream(&request, cancel, sink)
+    ask(provider, "", "hi", cancel, sink)
 }
 
 fn ok() -> ReplayResponse {

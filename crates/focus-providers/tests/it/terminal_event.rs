@@ -2,9 +2,10 @@
 //! `[DONE]`, `message_stop` or `response.completed` is not appended, and a server
 //! that keeps the connection open after it does not hold focus.
 
+use crate::support::ask::ask;
 use focus_core::cancel::CancelToken;
-use focus_core::message::{Message, StopReason, UserMessage};
-use focus_core::provider::{ModelInfo, ModelRequest, Provider, RequestOptions};
+use focus_core::message::StopReason;
+use focus_core::provider::ModelInfo;
 use focus_providers::curl::CurlTransport;
 use focus_providers::{ApiKey, HttpProvider};
 use focus_transport::replay::{ReplayResponse, ReplayTransport};
@@ -49,16 +50,9 @@ fn model(api: &str, base_url: &str) -> ModelInfo {
     }
 }
 
-fn ask(provider: &HttpProvider) -> focus_core::message::AssistantMessage {
-    let messages = vec![Message::User(UserMessage::text("hi", 0))];
-    let options = RequestOptions::default();
-    let request = ModelRequest {
-        system_prompt: "",
-        messages: &messages,
-        tools: &[],
-        options: &options,
-    };
-    provider.stream(&request, &CancelToken::new(), &mut |_, _| {})
+/// `provider`'s whole answer to "hi".
+fn whole_answer(provider: &HttpProvider) -> focus_core::message::AssistantMessage {
+    ask(provider, "", "hi", &CancelToken::new(), &mut |_, _| {})
 }
 
 const CASES: [(&str, &str, &str); 3] = [
@@ -75,7 +69,7 @@ fn data_after_the_terminal_event_is_not_part_of_the_answer() {
             body.into_bytes(),
         )]));
         let provider = HttpProvider::new(model(api, "http://x"), Some(ApiKey::new("k")), transport);
-        let message = ask(&provider);
+        let message = whole_answer(&provider);
         assert_eq!(message.stop_reason, StopReason::Stop, "{api}: {message:?}");
         assert_eq!(message.text(), "Hello", "{api}");
         assert_eq!(message.content.len(), 1, "{api}");
@@ -103,7 +97,7 @@ fn a_server_that_keeps_the_connection_open_after_the_end_does_not_hold_focus() {
             Arc::new(CurlTransport::new()),
         )
         .with_idle_timeout(Duration::from_secs(600));
-        let message = ask(&provider);
+        let message = whole_answer(&provider);
         assert_eq!(message.stop_reason, StopReason::Stop, "{api}: {message:?}");
         assert_eq!(message.text(), "Hello", "{api}");
         gate.open();

@@ -1,7 +1,7 @@
 //! `sse_dump` (the example) prints the same events for `--chunk 1` as for the whole
 //! input, on every recorded provider stream, and the conformance meanings on a case.
 
-use focus_testkit::conformance_dir;
+use focus_testkit::streams::recorded_streams;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -62,24 +62,12 @@ fn run(input: &[u8], args: &[&str]) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
-fn sse_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sse_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "sse") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn chunk_one_equals_whole_on_every_provider_stream() {
-    let Some(dir) = conformance_dir("providers") else {
+    let Some(streams) = recorded_streams() else {
         return;
     };
-    let mut files = Vec::new();
-    sse_files(&dir, &mut files);
+    let files: Vec<_> = streams.into_iter().map(|s| s.path).collect();
     assert!(files.len() >= 50, "found only {} .sse files", files.len());
     for file in files {
         let input = std::fs::read(&file).unwrap();

@@ -2,28 +2,15 @@
 //! `.expect.json` states (`wire.sse_events`), whole and in random pieces.
 
 use focus_core::json;
-use focus_testkit::conformance_dir;
+use focus_testkit::streams::recorded_streams;
 use focus_transport::sse::SseDecoder;
-use std::path::{Path, PathBuf};
-
-fn streams(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            streams(&path, out);
-        } else if path.extension().is_some_and(|e| e == "sse") {
-            out.push(path);
-        }
-    }
-}
 
 #[test]
 fn event_counts_match_the_recordings() {
-    let Some(dir) = conformance_dir("providers") else {
+    let Some(streams) = recorded_streams() else {
         return;
     };
-    let mut files = Vec::new();
-    streams(&dir, &mut files);
+    let files: Vec<_> = streams.into_iter().map(|s| s.path).collect();
     assert!(files.len() >= 50);
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;
     for file in files {
