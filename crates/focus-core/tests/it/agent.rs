@@ -3,7 +3,7 @@
 //! failures. Every test also checks both invariants on what the run produced.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -34,12 +34,18 @@ fn run(config: AgentConfig, history: Vec<Message>, prompts: Vec<Message>) -> Out
     let run = spawn_agent(config, history, prompts);
     let events: Vec<AgentEvent> = run.events.iter().collect();
     let history = run.join();
-    let (sender, receiver) = mpsc::channel();
-    for e in events {
-        sender.send(e).unwrap();
-    }
+    finish(events, history)
+}
+
+/// Runs the loop on this thread with `handle`, as `spawn_agent` would on its
+/// own, from the one prompt `prompt`; then [`finish`].
+fn run_here(config: &AgentConfig, handle: &AgentHandle, prompt: &str) -> Outcome {
+    let (sender, events) = mpsc::channel();
+    let history = run_agent(config, Vec::new(), vec![user(prompt)], handle, &|e| {
+        let _ = sender.send(e);
+    });
     drop(sender);
-    finish(receiver, history)
+    finish(events.iter().collect(), history)
 }
 
 struct Outcome {
@@ -48,8 +54,9 @@ struct Outcome {
     reason: EndReason,
 }
 
-fn finish(events: Receiver<AgentEvent>, history: Vec<Message>) -> Outcome {
-    let events: Vec<AgentEvent> = events.iter().collect();
+/// Checks both invariants on what a run produced; the end reason is the last
+/// event's.
+fn finish(events: Vec<AgentEvent>, history: Vec<Message>) -> Outcome {
     check_event_grammar(&events).unwrap();
     check_history(&history).unwrap();
     let reason = match events.last() {
@@ -274,12 +281,7 @@ fn steering_arrives_after_the_whole_tool_batch_and_before_the_next_call() {
     ]));
     let tools: Vec<Arc<dyn Tool>> = vec![Arc::new(steer), Arc::new(FnTool::echo())];
     let cfg = config(&provider, tools);
-    let (sender, events) = mpsc::channel();
-    let history = run_agent(&cfg, Vec::new(), vec![user("do X")], &handle, &|e| {
-        let _ = sender.send(e);
-    });
-    drop(sender);
-    let out = finish(events, history);
+    let out = run_here(&cfg, &handle, "do X");
     assert_eq!(out.reason, EndReason::Completed);
     assert_eq!(
         roles(&out.history),
@@ -307,12 +309,7 @@ fn follow_ups_wait_until_the_agent_would_stop() {
         Reply::text("Z done"),
     ]));
     let cfg = config(&provider, vec![Arc::new(FnTool::echo())]);
-    let (sender, events) = mpsc::channel();
-    let history = run_agent(&cfg, Vec::new(), vec![user("do X")], &handle, &|e| {
-        let _ = sender.send(e);
-    });
-    drop(sender);
-    let out = finish(events, history);
+    let out = run_here(&cfg, &handle, "do X");
     assert_eq!(out.reason, EndReason::Completed);
     assert_eq!(
         roles(&out.history),
@@ -361,12 +358,7 @@ fn abort_when(config: AgentConfig, trigger: fn(&AgentEvent) -> bool) -> (Outcome
     assert!(!run.handle.is_running());
     seen.extend(run.events.try_iter());
     let history = run.join();
-    let (sender, events) = mpsc::channel();
-    for e in seen {
-        sender.send(e).unwrap();
-    }
-    drop(sender);
-    (finish(events, history), took)
+    (finish(seen, history), took)
 }
 
 #[test]
@@ -875,12 +867,7 @@ fn undelivered_messages_stay_queued_for_the_caller() {
     let mut cfg = config(&provider, vec![Arc::new(steer)]);
     cfg.max_turns = 1;
     handle.follow_up(user("later"));
-    let (sender, events) = mpsc::channel();
-    let history = run_agent(&cfg, Vec::new(), vec![user("go")], &handle, &|e| {
-        let _ = sender.send(e);
-    });
-    drop(sender);
-    let out = finish(events, history);
+    let out = run_here(&cfg, &handle, "go");
     assert_eq!(out.reason, EndReason::TurnLimit(1));
     assert_eq!(
         handle.drain_queued(),
@@ -892,18 +879,7 @@ fn undelivered_messages_stay_queued_for_the_caller() {
     let handle = AgentHandle::new();
     handle.abort();
     let provider = Arc::new(ScriptedProvider::new(vec![Reply::text("unused")]));
-    let (sender, events) = mpsc::channel();
-    let history = run_agent(
-        &config(&provider, vec![]),
-        Vec::new(),
-        vec![user("go")],
-        &handle,
-        &|e| {
-            let _ = sender.send(e);
-        },
-    );
-    drop(sender);
-    let out = finish(events, history);
+    let out = run_here(&config(&provider, vec![]), &handle, "go");
     assert_eq!(out.reason, EndReason::Aborted);
     assert!(out.history.is_empty());
     assert_eq!(handle.drain_queued(), [user("go")]);

@@ -5,9 +5,7 @@
 //! threads. (The flood test runs in a process of its own, `in_own_process`, so
 //! that the thread count is not disturbed by other tests.)
 
-use focus_core::cancel::CancelToken;
-use focus_core::json::parse_str;
-use focus_core::tool::ToolContext;
+use crate::support::mcp;
 use focus_testkit::alone::in_own_process;
 use focus_tools::mcp::{McpManager, McpServerConfig, ServerState};
 use std::time::{Duration, Instant};
@@ -66,14 +64,7 @@ fn odd_tool_lists_and_results_are_survived() {
         );
     }
     let ok = tools.iter().find(|t| t.name() == "odd__ok").unwrap();
-    let cancel = CancelToken::new();
-    let on_update = |_| {};
-    let ctx = ToolContext {
-        call_id: "c",
-        cancel: &cancel,
-        on_update: &on_update,
-    };
-    let output = ok.execute(&parse_str(r#"{"n":1}"#).unwrap(), &ctx);
+    let output = mcp::run(ok.as_ref(), r#"{"n":1}"#);
     assert!(!output.content.is_empty());
 }
 
@@ -120,15 +111,8 @@ fn a_server_that_stops_reading_cannot_block_a_call_past_its_timeout() {
     let manager = McpManager::start(vec![config], &log_dir("deaf"));
     let tool = manager.tools().into_iter().next().expect("one tool");
     let big = format!(r#"{{"text":"{}"}}"#, "x".repeat(1 << 20));
-    let cancel = CancelToken::new();
-    let on_update = |_| {};
-    let ctx = ToolContext {
-        call_id: "c",
-        cancel: &cancel,
-        on_update: &on_update,
-    };
     let started = Instant::now();
-    let output = tool.execute(&parse_str(&big).unwrap(), &ctx);
+    let output = mcp::run(tool.as_ref(), &big);
     let took = started.elapsed();
     assert!(output.is_error);
     assert!(

@@ -3,10 +3,10 @@
 //! streams with junk events, responses with other ids, odd session headers.
 //! Starting and calling must never panic and always end within the timeouts.
 
+use crate::support::mcp;
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::rng::Rng;
-use focus_core::tool::ToolContext;
 use focus_tools::mcp::{HttpPost, HttpReply, McpManager, McpServerConfig};
 use std::io::Cursor;
 use std::sync::{Arc, Mutex};
@@ -99,15 +99,8 @@ fn a_chaotic_http_server_never_panics_and_never_hangs() {
         let manager = McpManager::start_with_http(vec![config], &log_dir, Some(chaos.clone()));
         for tool in manager.tools() {
             running += 1;
-            let cancel = CancelToken::new();
-            let on_update = |_| {};
-            let ctx = ToolContext {
-                call_id: "c",
-                cancel: &cancel,
-                on_update: &on_update,
-            };
             for _ in 0..3 {
-                let _ = tool.execute(&parse_str("{}").unwrap(), &ctx);
+                let _ = mcp::run(tool.as_ref(), "{}");
             }
         }
         let _ = manager.take_warnings();
