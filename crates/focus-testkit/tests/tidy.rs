@@ -12,6 +12,8 @@
 //!   declares an `unsafe` item.
 //! - A crate's integration tests are one binary, `tests/it` (one link instead
 //!   of one per file); the few others are listed in [`OTHER_TEST_BINARIES`].
+//! - focus-testkit (test doubles and test data) is only ever a
+//!   dev-dependency: no build of focus links it.
 //!
 //! Test code (`tests/`, `examples/`, focus-testkit, which is only ever a
 //! dev-dependency, and everything after a `#[cfg(test)]` line in a source file)
@@ -246,4 +248,32 @@ fn integration_tests_are_one_binary_per_crate() {
             "tidy.rs lists {other} ({why}), which does not exist"
         );
     }
+}
+
+#[test]
+fn the_testkit_is_only_a_dev_dependency() {
+    let mut users = 0;
+    for krate in std::fs::read_dir(workspace().join("crates"))
+        .unwrap()
+        .flatten()
+    {
+        let Ok(manifest) = std::fs::read_to_string(krate.path().join("Cargo.toml")) else {
+            continue;
+        };
+        let mut section = "";
+        for line in manifest.lines().map(str::trim) {
+            if line.starts_with('[') {
+                section = line;
+            } else if line.starts_with("focus-testkit") {
+                users += 1;
+                assert_eq!(
+                    section,
+                    "[dev-dependencies]",
+                    "{}: focus-testkit under {section}",
+                    relative(&krate.path())
+                );
+            }
+        }
+    }
+    assert!(users >= 5, "only {users} crates use focus-testkit");
 }
