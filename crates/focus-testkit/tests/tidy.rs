@@ -101,6 +101,17 @@ fn relative(path: &Path) -> String {
         .replace('\\', "/")
 }
 
+/// Every `(path, reason)` of a list here names something that exists: a list
+/// that outlives its entries would excuse what is no longer there.
+fn all_listed_exist(list: &[(&str, &str)]) {
+    for (path, why) in list {
+        assert!(
+            workspace().join(path).exists(),
+            "tidy.rs lists {path} ({why}), which does not exist"
+        );
+    }
+}
+
 /// The production part of a source file: up to its first `#[cfg(test)]`.
 fn production_code(text: &str) -> &str {
     text.find("#[cfg(test)]").map_or(text, |at| &text[..at])
@@ -157,12 +168,7 @@ fn processes_and_sockets_only_in_their_homes() {
             strays.is_empty(),
             "{what} outside the files listed in tidy.rs: {strays:?}"
         );
-        for (home, why) in homes {
-            assert!(
-                workspace().join(home).is_file(),
-                "tidy.rs lists {home} ({why}), which does not exist"
-            );
-        }
+        all_listed_exist(homes);
     };
     check(&["Command::new"], PROCESS_HOMES, "processes started");
     check(&["try_wait"], CHILD_WAIT_HOMES, "children polled");
@@ -242,12 +248,7 @@ fn integration_tests_are_one_binary_per_crate() {
         strays.is_empty(),
         "test binaries outside tests/it (move them there, or list them in tidy.rs): {strays:?}"
     );
-    for (other, why) in OTHER_TEST_BINARIES {
-        assert!(
-            workspace().join(other).exists(),
-            "tidy.rs lists {other} ({why}), which does not exist"
-        );
-    }
+    all_listed_exist(OTHER_TEST_BINARIES);
 }
 
 #[test]
