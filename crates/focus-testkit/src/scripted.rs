@@ -3,7 +3,7 @@
 //! from a closure), for the tests and benchmarks of every crate.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use focus_core::agent::check_history;
@@ -13,6 +13,7 @@ use focus_core::message::{
     now_ms, AssistantMessage, Content, Message, SharedText, StopReason, ToolCall,
 };
 use focus_core::provider::{ModelInfo, ModelRequest, Provider, StreamEvent, StreamSink};
+use focus_core::sync::lock;
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
 
 /// One canned model answer: steps streamed in order, then an ending.
@@ -501,10 +502,4 @@ impl Tool for FnTool {
     fn runs_alone(&self, _args: &Value) -> bool {
         self.alone
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
