@@ -15,12 +15,12 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use focus_core::agent::testing::{FnTool, Reply, ScriptedProvider};
 use focus_core::agent::{run_agent, AgentConfig, AgentHandle};
 use focus_core::cancel::CancelToken;
 use focus_core::message::{Message, UserMessage};
 use focus_core::provider::{ModelRequest, Provider, RequestOptions};
 use focus_core::tool::{Tool, ToolContext, ToolOutput};
+use focus_testkit::scripted::{FnTool, Reply, ScriptedProvider};
 
 const TURNS: usize = 20;
 const RUNS: usize = 1_000;

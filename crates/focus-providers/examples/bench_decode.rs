@@ -12,17 +12,10 @@
 use focus_core::message::AssistantMessage;
 use focus_core::provider::StreamEvent;
 use focus_providers::decode_body;
+use focus_testkit::streams::FOLDERS;
 use focus_transport::sse::SseDecoder;
 use std::hint::black_box;
 use std::time::Instant;
-
-const FOLDERS: [(&str, &str); 5] = [
-    ("anthropic", "anthropic-messages"),
-    ("openai-chat", "openai-completions"),
-    ("openai-compat", "openai-completions"),
-    ("openai-responses", "openai-responses"),
-    ("gemini", "google-generative-ai"),
-];
 
 fn main() {
     let Some(root) = focus_testkit::conformance_dir("providers") else {

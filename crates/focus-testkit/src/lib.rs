@@ -1,7 +1,7 @@
 //! focus-testkit: support for the workspace's tests, used only as a
 //! dev-dependency (no library crate of focus depends on it for real).
 //!
-//! Its job here is one rule, kept in one place: where the shared test data is,
+//! Its first job is one rule, kept in one place: where the shared test data is,
 //! and what happens when it is not there. The data (JSONTestSuite, SSE cases,
 //! recorded provider streams, pi's sample sessions) lives outside the repository,
 //! in `../shared/` beside the workspace. A test that needs it asks
@@ -13,8 +13,24 @@
 //!   stderr, and a line appended to the file `FOCUS_SKIP_LOG` names, so that
 //!   `scripts/test` can end by counting the skipped suites instead of letting
 //!   them pass unseen.
+//!
+//! Beside that rule, the helpers more than one crate's tests share:
+//!
+//! - [`scripted`]: the agent loop's test doubles, [`scripted::ScriptedProvider`]
+//!   (canned replies streamed as a real provider streams) and
+//!   [`scripted::FnTool`];
+//! - [`streams`]: the recorded provider streams of the conformance data;
+//! - [`mutate`]: random damage to JSON documents for the hostile-input tests;
+//! - [`alone`]: a process of its own for a test inside a crate's one test binary;
+//! - [`tree`]: the workspace's source files, for the checks over the whole tree.
 
 #![forbid(unsafe_code)]
+
+pub mod alone;
+pub mod mutate;
+pub mod scripted;
+pub mod streams;
+pub mod tree;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

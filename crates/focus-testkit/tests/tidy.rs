@@ -7,11 +7,20 @@
 //!   [`PROCESS_HOMES`], waited for against a clock (`try_wait`) only in
 //!   [`CHILD_WAIT_HOMES`], and sockets opened only in [`SOCKET_HOMES`]; a new
 //!   place must be added there, on purpose, with its reason.
+//! - `unsafe` lives only in focus-sys: every other crate root forbids it, and no
+//!   file elsewhere (examples and tests included) opens an `unsafe` block or
+//!   declares an `unsafe` item.
+//! - A crate's integration tests are one binary, `tests/it` (one link instead
+//!   of one per file); the few others are listed in [`OTHER_TEST_BINARIES`].
+//! - focus-testkit (test doubles and test data) is only ever a
+//!   dev-dependency: no build of focus links it.
 //!
-//! Test code (`tests/`, `examples/`, and everything after a `#[cfg(test)]` line
-//! in a source file) is free to do any of these.
+//! Test code (`tests/`, `examples/`, focus-testkit, which is only ever a
+//! dev-dependency, and everything after a `#[cfg(test)]` line in a source file)
+//! is free to do any of these.
 
-use std::path::{Path, PathBuf};
+use focus_testkit::tree::{rust_files, workspace};
+use std::path::Path;
 
 /// Where focus starts processes, and why.
 const PROCESS_HOMES: &[(&str, &str)] = &[
@@ -78,32 +87,11 @@ const SOCKET_HOMES: &[(&str, &str)] = &[
     ),
 ];
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Every `.rs` file under `dir`, sorted.
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                if path.file_name().is_some_and(|n| n != "target") {
-                    stack.push(path);
-                }
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+/// Integration-test binaries besides each crate's `tests/it`, and why.
+const OTHER_TEST_BINARIES: &[(&str, &str)] = &[(
+    "crates/focus-testkit/tests/tidy.rs",
+    "these rules about the whole tree",
+)];
 
 /// `path` relative to the workspace, with `/`.
 fn relative(path: &Path) -> String {
@@ -111,6 +99,17 @@ fn relative(path: &Path) -> String {
         .unwrap_or(path)
         .to_string_lossy()
         .replace('\\', "/")
+}
+
+/// Every `(path, reason)` of a list here names something that exists: a list
+/// that outlives its entries would excuse what is no longer there.
+fn all_listed_exist(list: &[(&str, &str)]) {
+    for (path, why) in list {
+        assert!(
+            workspace().join(path).exists(),
+            "tidy.rs lists {path} ({why}), which does not exist"
+        );
+    }
 }
 
 /// The production part of a source file: up to its first `#[cfg(test)]`.
@@ -156,7 +155,8 @@ fn processes_and_sockets_only_in_their_homes() {
         let mut strays = Vec::new();
         for path in rust_files(&workspace().join("crates")) {
             let name = relative(&path);
-            if !name.contains("/src/") || homes.iter().any(|(home, _)| *home == name) {
+            let test_code = !name.contains("/src/") || name.starts_with("crates/focus-testkit/");
+            if test_code || homes.iter().any(|(home, _)| *home == name) {
                 continue;
             }
             let text = std::fs::read_to_string(&path).unwrap_or_default();
@@ -168,12 +168,7 @@ fn processes_and_sockets_only_in_their_homes() {
             strays.is_empty(),
             "{what} outside the files listed in tidy.rs: {strays:?}"
         );
-        for (home, why) in homes {
-            assert!(
-                workspace().join(home).is_file(),
-                "tidy.rs lists {home} ({why}), which does not exist"
-            );
-        }
+        all_listed_exist(homes);
     };
     check(&["Command::new"], PROCESS_HOMES, "processes started");
     check(&["try_wait"], CHILD_WAIT_HOMES, "children polled");
@@ -188,4 +183,98 @@ fn processes_and_sockets_only_in_their_homes() {
         SOCKET_HOMES,
         "sockets opened",
     );
+}
+
+#[test]
+fn unsafe_lives_only_in_focus_sys() {
+    // Spelled in two pieces, so that this file does not name what it looks for.
+    let forms = ["{", "fn", "impl", "extern"].map(|after| format!("{} {after}", "unsafe"));
+    let mut offenders = Vec::new();
+    let mut roots = 0;
+    for krate in std::fs::read_dir(workspace().join("crates"))
+        .unwrap()
+        .flatten()
+    {
+        let name = krate.file_name().to_string_lossy().into_owned();
+        if name == "focus-sys" || !krate.path().is_dir() {
+            continue;
+        }
+        for root in ["src/lib.rs", "src/main.rs"] {
+            if let Ok(text) = std::fs::read_to_string(krate.path().join(root)) {
+                roots += 1;
+                if !text.contains("#![forbid(unsafe_code)]") {
+                    offenders.push(format!("{name}/{root} does not forbid unsafe_code"));
+                }
+            }
+        }
+        for file in rust_files(&krate.path()) {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                if forms.iter().any(|form| code.contains(form.as_str())) {
+                    offenders.push(format!("{}:{}: {}", relative(&file), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(roots >= 6, "found only {roots} crate roots");
+    assert!(
+        offenders.is_empty(),
+        "unsafe outside focus-sys:\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn integration_tests_are_one_binary_per_crate() {
+    let mut strays = Vec::new();
+    for krate in std::fs::read_dir(workspace().join("crates"))
+        .unwrap()
+        .flatten()
+    {
+        let Ok(entries) = std::fs::read_dir(krate.path().join("tests")) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = relative(&entry.path());
+            let binary = entry.path().is_dir() || name.ends_with(".rs");
+            let listed = OTHER_TEST_BINARIES.iter().any(|(other, _)| *other == name);
+            if binary && !name.ends_with("/tests/it") && !listed {
+                strays.push(name);
+            }
+        }
+    }
+    assert!(
+        strays.is_empty(),
+        "test binaries outside tests/it (move them there, or list them in tidy.rs): {strays:?}"
+    );
+    all_listed_exist(OTHER_TEST_BINARIES);
+}
+
+#[test]
+fn the_testkit_is_only_a_dev_dependency() {
+    let mut users = 0;
+    for krate in std::fs::read_dir(workspace().join("crates"))
+        .unwrap()
+        .flatten()
+    {
+        let Ok(manifest) = std::fs::read_to_string(krate.path().join("Cargo.toml")) else {
+            continue;
+        };
+        let mut section = "";
+        for line in manifest.lines().map(str::trim) {
+            if line.starts_with('[') {
+                section = line;
+            } else if line.starts_with("focus-testkit") {
+                users += 1;
+                assert_eq!(
+                    section,
+                    "[dev-dependencies]",
+                    "{}: focus-testkit under {section}",
+                    relative(&krate.path())
+                );
+            }
+        }
+    }
+    assert!(users >= 5, "only {users} crates use focus-testkit");
 }

@@ -7,13 +7,14 @@
 //! `context.rs` builds the model's view of the history for it),
 //! [`execute`] (one batch of tool calls), [`schema`] (argument validation),
 //! [`invariants`] (the two rules every run keeps, as reusable checkers), [`queue`]
-//! (the bounded channel events travel on), [`testing`]
-//! (a scripted in-memory provider and test tools). docs/loop.md walks one prompt
-//! through all of it.
+//! (the bounded channel events travel on). docs/loop.md walks one prompt
+//! through all of it. The tests drive the loop with `ScriptedProvider`, a
+//! provider that streams canned replies, from the dev-only crate focus-testkit.
 //!
 //! ```
 //! use std::sync::Arc;
-//! use focus_core::agent::{spawn_agent, AgentConfig, testing::{Reply, ScriptedProvider}};
+//! use focus_core::agent::{spawn_agent, AgentConfig};
+//! use focus_testkit::scripted::{Reply, ScriptedProvider};
 //! use focus_core::message::{Message, UserMessage};
 //! let provider = Arc::new(ScriptedProvider::new(vec![Reply::text("hello")]));
 //! let run = spawn_agent(AgentConfig::new(provider), Vec::new(),
@@ -34,7 +35,6 @@ pub mod invariants;
 pub mod queue;
 pub mod run;
 pub mod schema;
-pub mod testing;
 
 use std::thread::JoinHandle;
 

@@ -3,13 +3,13 @@
 //! tool-using run fills the context between two model calls.
 
 use crate::support::{Scratch, ScriptedProvider};
-use focus_core::agent::testing::FnTool;
 use focus_core::agent::AgentConfig;
 use focus_core::message::{AssistantMessage, Content, Message, StopReason, ToolCall, UserMessage};
 use focus_core::tool::ToolOutput;
 use focus_harness::compaction::CompactionSettings;
 use focus_harness::conversation::{Conversation, Notice, SessionRequest, Store};
 use focus_harness::session::EntryKind;
+use focus_testkit::scripted::FnTool;
 use std::sync::Arc;
 
 fn prompt(text: &str) -> Vec<Message> {

@@ -1,0 +1,101 @@
+//! The installed sandbox as the file tools and hooks meet it: one test, run in a
+//! process of its own (`in_own_process`), because `sandbox::install` is
+//! process-wide.
+
+use crate::support::common;
+use focus_testkit::alone::in_own_process;
+
+use common::{call, tool, TempTree};
+use focus_core::json::parse_str;
+use focus_core::json_object;
+use focus_tools::gates::hooks::{run_pre_tool_use, HookConfig};
+use focus_tools::gates::Mode;
+use focus_tools::sandbox::{self, Sandbox, SandboxSettings};
+use std::sync::Arc;
+
+#[test]
+fn file_tools_and_hooks_follow_the_installed_policy() {
+    if !in_own_process(
+        module_path!(),
+        "file_tools_and_hooks_follow_the_installed_policy",
+    ) {
+        return;
+    }
+    let tree = TempTree::new("installed");
+    tree.write("project/a.txt", "original\n");
+    tree.write("outside/victim", "original\n");
+    tree.mkdir("tmp");
+    std::os::unix::fs::symlink(tree.path("outside"), tree.path("project/link")).unwrap();
+    let project = tree.path("project");
+    let sandbox = Arc::new(
+        Sandbox::with_temp_base(&SandboxSettings::default(), &project, &tree.path("tmp")).unwrap(),
+    );
+    sandbox::install(Arc::clone(&sandbox));
+
+    // write and edit: inside yes, outside and through the link no.
+    let write = tool("write", &project);
+    let out = call(
+        &*write,
+        json_object! {"path" => "new.txt", "content" => "x"},
+    );
+    assert!(!out.is_error, "{}", out.text_content());
+    for path in ["../outside/victim", "link/victim", "link/new.txt"] {
+        let out = call(&*write, json_object! {"path" => path, "content" => "pwned"});
+        assert!(out.is_error, "{path}: {}", out.text_content());
+        assert!(
+            out.text_content().contains("sandbox"),
+            "{}",
+            out.text_content()
+        );
+    }
+    let edit = tool("edit", &project);
+    let out = call(
+        &*edit,
+        json_object! {"path" => "link/victim", "edits" => focus_core::json_array![
+            json_object! {"oldText" => "original", "newText" => "pwned"}
+        ]},
+    );
+    assert!(
+        out.is_error && out.text_content().contains("sandbox"),
+        "{}",
+        out.text_content()
+    );
+    assert_eq!(tree.read("outside/victim"), "original\n");
+
+    // read: everything but a process's environment.
+    let read = tool("read", &project);
+    assert!(!call(&*read, json_object! {"path" => "link/victim"}).is_error);
+    let out = call(&*read, json_object! {"path" => "/proc/self/environ"});
+    assert!(
+        out.is_error && out.text_content().contains("environment"),
+        "{}",
+        out.text_content()
+    );
+
+    // A hook is confined like a tool (when Landlock is there).
+    if sandbox.is_enforcing() {
+        let settings = parse_str(&format!(
+            r#"{{"hooks":{{"PreToolUse":[{{"matcher":"bash","hooks":[{{"type":"command","command":"echo pwned > {}/victim; echo ok > hook-ran"}}]}}]}}}}"#,
+            tree.path("outside").display()
+        ))
+        .unwrap();
+        let hooks = HookConfig::from_json(&settings).unwrap();
+        let _ = run_pre_tool_use(&hooks, "bash", &json_object! {}, &project);
+        assert!(project.join("hook-ran").exists());
+        assert_eq!(tree.read("outside/victim"), "original\n");
+    } else {
+        eprintln!("SKIPPED (hooks): {}", sandbox.describe());
+    }
+
+    // Plan mode: even the project is read-only for the file tools.
+    sandbox.set_mode(Mode::Plan);
+    let out = call(
+        &*write,
+        json_object! {"path" => "plan.txt", "content" => "x"},
+    );
+    assert!(
+        out.is_error && out.text_content().contains("plan mode"),
+        "{}",
+        out.text_content()
+    );
+}

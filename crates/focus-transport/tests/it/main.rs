@@ -1,0 +1,15 @@
+//! Integration tests of focus-transport, in one binary (one link instead of many).
+//!
+//! Modules: `replay` (`ReplayTransport`), `secrets` (keys kept out of `Debug`),
+//! `sse_conformance`, `sse_reference` and `sse_provider_streams` (the SSE decoder
+//! against the shared cases, a naive reference and recorded streams), `sse_dump`
+//! (the example as a user runs it) and `test_server` (the scripted server on the
+//! wire).
+
+mod replay;
+mod secrets;
+mod sse_conformance;
+mod sse_dump;
+mod sse_provider_streams;
+mod sse_reference;
+mod test_server;
