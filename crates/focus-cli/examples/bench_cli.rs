@@ -10,7 +10,7 @@
 //! - focus's peak resident set size during that run, as the kernel reports it
 //!   (VmHWM, printed by the binary under `FOCUS_REPORT_PEAK_RSS`; target: under 10 MB).
 
-use focus_providers::mock_llm::{MockLlm, Scenario};
+use focus_testkit::mock_llm::{MockLlm, Scenario};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

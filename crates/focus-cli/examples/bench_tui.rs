@@ -34,8 +34,8 @@
 mod bench_support;
 
 use bench_support::{flag_value, tmux};
-use focus_providers::mock_llm::{MockLlm, Scenario};
 use focus_sys::process::{cpu_time, Usage};
+use focus_testkit::mock_llm::{MockLlm, Scenario};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -14,7 +14,7 @@
 //! same generator.
 
 use focus_core::json::{parse, parse_partial, Value};
-use focus_core::rng::Rng;
+use focus_testkit::rng::Rng;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

@@ -9,8 +9,7 @@
 //! byte-search helper the parser and the session reader share, [`shared_text`] the
 //! string type that lets copies of a message share its texts, [`sync`] the locks that
 //! survive a panic, [`char_boundary`] cuts text by bytes without splitting a
-//! character, [`civil_date`] turns dates into day counts and back, and [`rng`] the
-//! seeded generator the workspace's property tests and benchmarks draw from.
+//! character, and [`civil_date`] turns dates into day counts and back.
 
 #![forbid(unsafe_code)]
 
@@ -24,7 +23,6 @@ pub mod json;
 pub mod message;
 pub mod overflow;
 pub mod provider;
-pub mod rng;
 pub mod scan;
 pub mod shared_text;
 pub mod sync;

@@ -11,7 +11,7 @@
 
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;
-use focus_transport::testkit::server::{ScriptedResponse, TestServer};
+use focus_testkit::server::{ScriptedResponse, TestServer};
 use focus_transport::{HttpRequest, Transport};
 use std::io::Read;
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! `cargo run -q -p focus-providers --example mock_llm_server -- SCENARIO.json`
 //! prints the base URL on the first line of stdout; point a model's `baseUrl` at it.
 
-use focus_providers::mock_llm::{MockLlm, Scenario};
+use focus_testkit::mock_llm::{MockLlm, Scenario};
 
 fn main() {
     let Some(path) = std::env::args().nth(1) else {

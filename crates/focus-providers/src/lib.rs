@@ -25,7 +25,6 @@ pub mod google;
 pub mod history;
 pub mod http;
 pub mod ids;
-pub mod mock_llm;
 pub mod openai_completions;
 pub mod openai_responses;
 pub mod registry;

@@ -19,6 +19,11 @@
 //! - [`scripted`]: the agent loop's test doubles, [`scripted::ScriptedProvider`]
 //!   (canned replies streamed as a real provider streams) and
 //!   [`scripted::FnTool`];
+//! - [`server`]: [`server::TestServer`], a scripted HTTP/1.1 server on loopback;
+//! - [`mock_llm`]: [`mock_llm::MockLlm`], a mock LLM server for all four wire
+//!   APIs, playing a scenario on a [`server::TestServer`];
+//! - [`rng`]: [`rng::Rng`], the seeded generator of the property tests and
+//!   benchmarks;
 //! - [`streams`]: the recorded provider streams of the conformance data;
 //! - [`mutate`]: random damage to JSON documents for the hostile-input tests;
 //! - [`alone`]: a process of its own for a test inside a crate's one test binary;
@@ -27,8 +32,11 @@
 #![forbid(unsafe_code)]
 
 pub mod alone;
+pub mod mock_llm;
 pub mod mutate;
+pub mod rng;
 pub mod scripted;
+pub mod server;
 pub mod streams;
 pub mod tree;
 

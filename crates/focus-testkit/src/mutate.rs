@@ -6,8 +6,8 @@
 //! settings each damage a real document this way, with odd values of their own
 //! and at their own rates: a [`JsonMutator`] holds those choices.
 
+use crate::rng::Rng;
 use focus_core::json::{parse_str, Value};
-use focus_core::rng::Rng;
 
 /// How to damage a document (see [`JsonMutator::mutate`]).
 #[derive(Clone, Copy, Debug)]

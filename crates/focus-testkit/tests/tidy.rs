@@ -68,24 +68,10 @@ const CHILD_WAIT_HOMES: &[(&str, &str)] = &[
 ];
 
 /// Where focus opens sockets, and why.
-const SOCKET_HOMES: &[(&str, &str)] = &[
-    (
-        "crates/focus-cli/src/probe.rs",
-        "the loopback probe for a local model server",
-    ),
-    (
-        "crates/focus-transport/src/testkit/server.rs",
-        "the scripted loopback test server",
-    ),
-    (
-        "crates/focus-transport/src/testkit/server/scripted.rs",
-        "the scripted loopback test server",
-    ),
-    (
-        "crates/focus-transport/src/testkit/server/recorded.rs",
-        "the scripted loopback test server",
-    ),
-];
+const SOCKET_HOMES: &[(&str, &str)] = &[(
+    "crates/focus-cli/src/probe.rs",
+    "the loopback probe for a local model server",
+)];
 
 /// Integration-test binaries besides each crate's `tests/it`, and why.
 const OTHER_TEST_BINARIES: &[(&str, &str)] = &[(

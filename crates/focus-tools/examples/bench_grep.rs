@@ -148,7 +148,7 @@ fn count(dir: &Path, files: &mut usize, bytes: &mut u64) {
 }
 
 /// The generator of the benchmark tree: plain xorshift64, kept (rather than
-/// `focus_core::rng::Rng`) so the tree, and the match counts recorded in
+/// `focus_testkit::rng::Rng`) so the tree, and the match counts recorded in
 /// docs/benchmarks.md, stay the same from run to run of every version.
 struct Rng(u64);
 

@@ -5,8 +5,9 @@
 //! implementation lives in focus-providers (it spawns a process); this crate holds
 //! the trait, the typed [`TransportError`], and what sits on raw bytes: the
 //! server-sent-events decoder in [`sse`], the `Retry-After` reading in
-//! [`retry_after`], and test doubles: [`replay::ReplayTransport`] (recorded
-//! responses, no process) and [`testkit::server`] (a scripted HTTP server).
+//! [`retry_after`], and [`replay::ReplayTransport`] (recorded responses served
+//! without a process). The scripted loopback HTTP server the tests talk to is
+//! focus-testkit's.
 
 #![forbid(unsafe_code)]
 
@@ -130,4 +131,3 @@ pub trait Transport: Send + Sync {
         cancel: &CancelToken,
     ) -> Result<HttpResponse, TransportError>;
 }
-pub mod testkit;

@@ -14,7 +14,7 @@ mod session_load;
 mod bench_support;
 
 use bench_support::{default_focus, flag_value, write_models_json};
-use focus_providers::mock_llm::{MockLlm, Scenario};
+use focus_testkit::mock_llm::{MockLlm, Scenario};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! then an API key in the environment, then a loopback server, then the demo.
 
 use crate::support::*;
-use focus_transport::testkit::server::{ScriptedResponse, TestServer};
+use focus_testkit::server::{ScriptedResponse, TestServer};
 
 /// A fake Ollama answering `/api/tags` with one model.
 fn fake_ollama() -> TestServer {
@@ -91,7 +91,7 @@ fn the_order_settings_env_key_local_server_demo() {
 #[test]
 fn a_local_server_is_used_end_to_end() {
     let s = Sandbox::new();
-    let scenario = focus_providers::mock_llm::Scenario::parse(
+    let scenario = focus_testkit::mock_llm::Scenario::parse(
         r#"{"name":"l","steps":[{"reply":{"text":"hello from the local model"}}]}"#,
     )
     .unwrap();
@@ -101,7 +101,7 @@ fn a_local_server_is_used_end_to_end() {
             return ScriptedResponse::json(r#"{"models":[{"name":"tiny"}]}"#);
         }
         let n = turn.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        focus_providers::mock_llm::server::respond(&scenario, n, request)
+        focus_testkit::mock_llm::server::respond(&scenario, n, request)
     });
     let mut cmd = s.cmd(&["-p", "--no-tools", "hi"]);
     cmd.env_remove("FOCUS_OFFLINE")

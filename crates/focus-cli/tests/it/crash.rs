@@ -11,7 +11,7 @@
 //! `FOCUS_CRASH_SEED` replays one.
 
 use crate::support::*;
-use focus_core::rng::Rng;
+use focus_testkit::rng::Rng;
 use std::time::{Duration, Instant};
 
 /// The signals a user or a system sends to stop a program (SIGKILL cannot be

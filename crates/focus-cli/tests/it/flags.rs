@@ -420,7 +420,7 @@ fn mcp_list_and_mcp_tools_in_a_run() {
 #[test]
 fn mcp_servers_over_http_work_end_to_end() {
     use focus_core::json::parse_str;
-    use focus_transport::testkit::server::{ScriptedResponse, TestServer};
+    use focus_testkit::server::{ScriptedResponse, TestServer};
     let mcp = TestServer::responder(|request| {
         let message = parse_str(&request.body_text()).unwrap_or_default();
         let id = message["id"].to_json_string();

@@ -20,7 +20,7 @@ fn start_with(s: &Sandbox, prefix: &str, env: &[(&str, &str)], args: &[&str]) ->
 }
 
 /// A sandbox whose models are served by a mock playing `scenario`.
-fn sandbox_with(scenario: &str) -> (Sandbox, focus_providers::mock_llm::MockLlm) {
+fn sandbox_with(scenario: &str) -> (Sandbox, focus_testkit::mock_llm::MockLlm) {
     let s = Sandbox::new();
     let server = mock(scenario);
     s.write_models(&server.url());

@@ -6,7 +6,7 @@
 
 use crate::interactive::{tmux_available, Pane};
 use crate::support::*;
-use focus_providers::mock_llm::MockLlm;
+use focus_testkit::mock_llm::MockLlm;
 
 /// The visible window's rows, trailing spaces cut.
 fn visible_rows(pane: &Pane) -> Vec<String> {

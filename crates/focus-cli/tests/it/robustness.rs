@@ -2,7 +2,7 @@
 //! piped into print mode. "Crash" means a panic message or a signal death.
 
 use crate::support::*;
-use focus_core::rng::Rng;
+use focus_testkit::rng::Rng;
 
 fn assert_no_crash(output: &std::process::Output, what: &str) {
     let err = stderr(output);

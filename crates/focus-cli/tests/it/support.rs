@@ -3,7 +3,7 @@
 //! limit, mock model servers for the four APIs, and an RPC client.
 
 use focus_core::json::{parse_str, Value};
-use focus_providers::mock_llm::{MockLlm, Scenario};
+use focus_testkit::mock_llm::{MockLlm, Scenario};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -224,15 +224,12 @@ pub fn mock(scenario: &str) -> MockLlm {
 
 /// A mock model whose summarization requests (recognized by the summarizer's
 /// system prompt) always get `summary`, while other requests play `main` in order.
-pub fn mock_with_summarizer(
-    main: &str,
-    summary: &str,
-) -> focus_transport::testkit::server::TestServer {
-    use focus_providers::mock_llm::{server::respond, Scenario};
+pub fn mock_with_summarizer(main: &str, summary: &str) -> focus_testkit::server::TestServer {
+    use focus_testkit::mock_llm::{server::respond, Scenario};
     let main = Scenario::parse(main).unwrap();
     let summary = Scenario::parse(summary).unwrap();
     let turn = std::sync::atomic::AtomicUsize::new(0);
-    focus_transport::testkit::server::TestServer::responder(move |request| {
+    focus_testkit::server::TestServer::responder(move |request| {
         if request
             .body_text()
             .contains("context summarization assistant")

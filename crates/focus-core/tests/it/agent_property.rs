@@ -9,7 +9,7 @@
 //! provider or a tool cancels the token at a chosen point), not by timing. A failure
 //! prints the run's seed; rerun one with `FOCUS_AGENT_SEED=<seed> FOCUS_AGENT_RUNS=1`.
 
-use focus_core::rng::Rng;
+use focus_testkit::rng::Rng;
 use std::sync::mpsc;
 use std::sync::Arc;
 

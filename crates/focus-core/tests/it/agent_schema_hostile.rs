@@ -5,7 +5,7 @@
 
 use focus_core::agent::schema::validate;
 use focus_core::json::{parse_str, Value, MAX_DEPTH};
-use focus_core::rng::Rng;
+use focus_testkit::rng::Rng;
 
 /// Runs `f` on a thread with the default 2 MiB stack, as the agent loop does.
 fn on_small_stack(f: impl FnOnce() + Send + 'static) {

@@ -7,7 +7,7 @@
 //! reports the seed, the case number and the input, so it can be replayed.
 
 use focus_core::json::{parse, parse_partial};
-use focus_core::rng::Rng;
+use focus_testkit::rng::Rng;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Bytes that matter to a JSON parser, so random input reaches deep into it.

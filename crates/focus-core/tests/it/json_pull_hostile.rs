@@ -3,7 +3,7 @@
 //! or an error; none may panic, loop or read past the input. Seeded.
 
 use focus_core::json::{parse_str, PullReader};
-use focus_core::rng::Rng;
+use focus_testkit::rng::Rng;
 
 const PIECES: [&str; 30] = [
     "{",

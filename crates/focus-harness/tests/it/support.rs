@@ -38,7 +38,7 @@ impl Drop for Scratch {
     }
 }
 
-pub use focus_core::rng::Rng;
+pub use focus_testkit::rng::Rng;
 
 pub fn user(text: &str) -> Message {
     Message::User(UserMessage::text(text, 1))

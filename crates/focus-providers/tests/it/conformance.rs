@@ -6,7 +6,7 @@
 use crate::support::decode::{check_protocol, decode_in_pieces, Decoded};
 use focus_core::json::{parse, Value};
 use focus_core::message::{AssistantMessage, Content, StopReason};
-use focus_core::rng::Rng;
+use focus_testkit::rng::Rng;
 use focus_testkit::streams::{recorded_streams, RecordedStream};
 use std::path::Path;
 

@@ -8,8 +8,8 @@ use crate::support::procs::children;
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;
 use focus_testkit::alone::in_own_process;
+use focus_testkit::server::{Gate, ScriptedResponse, TestServer};
 use focus_transport::sse::EventReader;
-use focus_transport::testkit::server::{Gate, ScriptedResponse, TestServer};
 use focus_transport::{HttpRequest, Transport, TransportError};
 use std::time::{Duration, Instant};
 

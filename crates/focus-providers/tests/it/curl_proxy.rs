@@ -7,7 +7,7 @@
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;
 use focus_testkit::alone::in_own_process;
-use focus_transport::testkit::server::{ScriptedResponse, TestServer};
+use focus_testkit::server::{ScriptedResponse, TestServer};
 use focus_transport::{HttpRequest, Transport};
 use std::io::Read;
 use std::time::Duration;

@@ -7,7 +7,7 @@ use crate::support::procs::{children, processes};
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;
 use focus_testkit::alone::in_own_process;
-use focus_transport::testkit::server::{Gate, ScriptedResponse, TestServer};
+use focus_testkit::server::{Gate, ScriptedResponse, TestServer};
 use focus_transport::{HttpRequest, Transport};
 use std::io::Read;
 use std::time::Duration;

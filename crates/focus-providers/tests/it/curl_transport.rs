@@ -3,8 +3,8 @@
 
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;
+use focus_testkit::server::{Gate, ScriptedResponse, TestServer};
 use focus_transport::sse::EventReader;
-use focus_transport::testkit::server::{Gate, ScriptedResponse, TestServer};
 use focus_transport::{HttpRequest, HttpResponse, Transport, TransportError};
 use std::io::Read;
 use std::time::{Duration, Instant};

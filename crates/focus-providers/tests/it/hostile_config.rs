@@ -6,9 +6,9 @@
 use focus_core::json::{parse_str, Value};
 use focus_core::message::{Message, UserMessage};
 use focus_core::provider::{ModelInfo, ModelRequest, RequestOptions, ThinkingLevel};
-use focus_core::rng::Rng;
 use focus_providers::Registry;
 use focus_testkit::mutate::JsonMutator;
+use focus_testkit::rng::Rng;
 use focus_transport::replay::ReplayTransport;
 use std::sync::Arc;
 

@@ -7,9 +7,9 @@
 use crate::support::decode::{check_protocol, decode_in_pieces, Decoded};
 use focus_core::json::parse_str;
 use focus_core::message::AssistantMessage;
-use focus_core::rng::Rng;
 use focus_providers::decode::APIS;
 use focus_testkit::mutate::JsonMutator;
+use focus_testkit::rng::Rng;
 use focus_testkit::streams::{recorded_streams, RecordedStream};
 
 /// Values a hostile or broken server might put where anything else belongs.

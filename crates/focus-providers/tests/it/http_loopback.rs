@@ -13,7 +13,7 @@ use focus_core::provider::{
 use focus_providers::curl::CurlTransport;
 use focus_providers::registry::Registry;
 use focus_providers::{ApiKey, HttpProvider, RetryPolicy};
-use focus_transport::testkit::server::{ScriptedResponse, TestServer};
+use focus_testkit::server::{ScriptedResponse, TestServer};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -178,7 +178,7 @@ fn cancel_mid_stream_through_curl_keeps_the_partial_answer() {
         eprintln!("SKIPPED: curl is not available");
         return;
     }
-    use focus_transport::testkit::server::Gate;
+    use focus_testkit::server::Gate;
     let never = Gate::new();
     let server = TestServer::queue(vec![ScriptedResponse::new(200)
         .header("content-type", "text/event-stream")
@@ -222,7 +222,7 @@ fn a_silent_server_is_detected_as_stalled() {
         eprintln!("SKIPPED: curl is not available");
         return;
     }
-    use focus_transport::testkit::server::Gate;
+    use focus_testkit::server::Gate;
     let never = Gate::new();
     let server = TestServer::queue(vec![
         // 1: the head never comes.

@@ -8,8 +8,8 @@ use focus_core::message::StopReason;
 use focus_core::provider::ModelInfo;
 use focus_providers::curl::CurlTransport;
 use focus_providers::{ApiKey, HttpProvider};
+use focus_testkit::server::{Gate, ScriptedResponse, TestServer};
 use focus_transport::replay::{ReplayResponse, ReplayTransport};
-use focus_transport::testkit::server::{Gate, ScriptedResponse, TestServer};
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -9,7 +9,7 @@ use focus_core::provider::{ModelRequest, Provider, RequestOptions, StreamEvent};
 use focus_providers::curl::CurlTransport;
 use focus_providers::registry::Registry;
 use focus_providers::HttpProvider;
-use focus_transport::testkit::server::{ScriptedResponse, TestServer};
+use focus_testkit::server::{ScriptedResponse, TestServer};
 use std::sync::Arc;
 
 #[test]

@@ -5,8 +5,8 @@
 //! hang. Seeded, so a failure reproduces.
 
 use focus_core::json::parse_str;
-use focus_core::rng::Rng;
 use focus_testkit::mutate::JsonMutator;
+use focus_testkit::rng::Rng;
 use focus_tools::gates::judge::{is_workspace_edit_command, judge, split_commands};
 use focus_tools::gates::rules::{glob_match, Rule};
 use focus_tools::gates::GateConfig;

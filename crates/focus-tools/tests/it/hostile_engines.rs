@@ -3,7 +3,7 @@
 //! compile to an error or a matcher that answers; nothing may panic, overflow
 //! the stack or hang. Seeded, so a failure reproduces.
 
-use focus_core::rng::Rng;
+use focus_testkit::rng::Rng;
 use focus_tools::glob::Glob;
 use focus_tools::ignore::IgnoreRules;
 use focus_tools::regex::Regex;

@@ -9,9 +9,9 @@ use crate::support::common;
 
 use common::{call, tool, TempTree};
 use focus_core::json::Value;
-use focus_core::rng::Rng;
 use focus_core::tool::ToolOutput;
 use focus_core::{json_array, json_object};
+use focus_testkit::rng::Rng;
 
 /// Every text block of `output` is free of raw control characters other than
 /// newline and tab.

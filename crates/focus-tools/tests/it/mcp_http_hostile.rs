@@ -6,7 +6,7 @@
 use crate::support::mcp;
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
-use focus_core::rng::Rng;
+use focus_testkit::rng::Rng;
 use focus_tools::mcp::{HttpPost, HttpReply, McpManager, McpServerConfig};
 use std::io::Cursor;
 use std::sync::{Arc, Mutex};

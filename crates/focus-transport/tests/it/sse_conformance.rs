@@ -3,8 +3,8 @@
 //! seeded random split points. Chunking must never change the result.
 
 use focus_core::json::{self, ToJson, Value};
-use focus_core::rng::Rng;
 use focus_testkit::conformance_dir;
+use focus_testkit::rng::Rng;
 use focus_transport::sse::{SseDecoder, SseEvent};
 use std::path::Path;
 

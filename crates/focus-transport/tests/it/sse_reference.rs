@@ -3,7 +3,7 @@
 //! on thousands of random streams built from the tricky pieces, each fed at
 //! random split points.
 
-use focus_core::rng::Rng;
+use focus_testkit::rng::Rng;
 use focus_transport::sse::{SseDecoder, SseEvent};
 
 /// The standard's algorithm, written for clarity with no concern for speed.

@@ -1,7 +1,7 @@
 //! The scripted test server, exercised with a raw std `TcpStream` client so that
 //! what it writes on the wire is checked byte for byte.
 
-use focus_transport::testkit::server::{ScriptedResponse, TestServer};
+use focus_testkit::server::{ScriptedResponse, TestServer};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -204,7 +204,7 @@ fn dropping_the_server_ends_a_long_scripted_delay() {
 
 #[test]
 fn gated_chunk_waits_for_the_test() {
-    use focus_transport::testkit::server::Gate;
+    use focus_testkit::server::Gate;
     let gate = Gate::new();
     let server = TestServer::queue(vec![
         ScriptedResponse::sse(&["data: 1\n\n"]).chunk_after_gate(&gate, "data: 2\n\n")

@@ -8,7 +8,7 @@
 
 mod support;
 
-use focus_providers::mock_llm::Api;
+use focus_testkit::mock_llm::Api;
 use support::{check_event_grammar, check_requests, World, KEY};
 
 const APIS: [Api; 4] = [

@@ -4,8 +4,8 @@
 
 use focus_core::json::{parse_str, Value};
 use focus_core::message::Message;
-use focus_providers::mock_llm::{Api, MockLlm, Scenario};
-use focus_transport::testkit::server::RecordedRequest;
+use focus_testkit::mock_llm::{Api, MockLlm, Scenario};
+use focus_testkit::server::RecordedRequest;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

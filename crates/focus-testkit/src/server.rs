@@ -14,7 +14,7 @@
 //!   for a mock server that looks at the request (several turns of a mock LLM).
 //!
 //! ```no_run
-//! use focus_transport::testkit::server::{ScriptedResponse, TestServer};
+//! use focus_testkit::server::{ScriptedResponse, TestServer};
 //! use std::time::Duration;
 //!
 //! let server = TestServer::queue(vec![

@@ -3,7 +3,7 @@
 
 use super::encode::{encode_reply, Api};
 use super::scenario::{Reply, Scenario, Step};
-use focus_transport::testkit::server::{RecordedRequest, ScriptedResponse, TestServer};
+use crate::server::{RecordedRequest, ScriptedResponse, TestServer};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
