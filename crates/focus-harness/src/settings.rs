@@ -258,15 +258,15 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     bad(key, "one of off, minimal, low, medium, high, xhigh", v)
                 }
             }
-            "tools" | "enabledModels" => {
+            "tools" | "enabledModels" | "skills" | "prompts" => {
                 let names = v
                     .as_array()
                     .filter(|a| a.iter().all(|t| t.as_str().is_some()));
                 if names.is_none() {
-                    let what = if key == "tools" {
-                        "tool names"
-                    } else {
-                        "model patterns"
+                    let what = match key {
+                        "tools" => "tool names",
+                        "enabledModels" => "model patterns",
+                        _ => "directory paths",
                     };
                     bad(key, &format!("an array of {what}"), v)
                 }

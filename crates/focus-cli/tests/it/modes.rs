@@ -593,3 +593,50 @@ fn prompt_templates_and_skills_expand_before_sending() {
         stderr(&out)
     );
 }
+
+/// pi's settings keys `prompts` and `skills` add directories: a template and a
+/// skill kept outside `.focus/` are found, and an unknown-key warning is gone.
+#[test]
+fn templates_and_skills_from_the_settings_directories() {
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"t","steps":[{"reply":{"text":"ok"}},{"reply":{"text":"ok"}}]}"#);
+    s.write_models(&server.url());
+    let team = s.work.join("team");
+    std::fs::create_dir_all(team.join("prompts")).unwrap();
+    std::fs::create_dir_all(team.join("skills/deploy")).unwrap();
+    std::fs::write(
+        team.join("prompts/ship.md"),
+        "Ship $1 to production (team 7731).\n",
+    )
+    .unwrap();
+    std::fs::write(
+        team.join("skills/deploy/SKILL.md"),
+        "---\nname: deploy\ndescription: Deploy\n---\nCheck the canary first (team 8842).\n",
+    )
+    .unwrap();
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"prompts":["team/prompts"],"skills":["team/skills"]}"#,
+    )
+    .unwrap();
+    let model = ["-p", "--no-session", "--model", "mock-openai/m1"];
+    let out = s.run(&[&model[..], &["/ship v2"]].concat(), "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("prompts"),
+        "no warning: {}",
+        stderr(&out)
+    );
+    let sent = server.requests()[0].body_text();
+    assert!(
+        sent.contains("Ship v2 to production (team 7731)."),
+        "{sent}"
+    );
+    let out = s.run(&[&model[..], &["/skill:deploy"]].concat(), "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sent = server.requests()[1].body_text();
+    assert!(
+        sent.contains("Check the canary first (team 8842)."),
+        "{sent}"
+    );
+}

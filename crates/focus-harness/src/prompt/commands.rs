@@ -48,7 +48,7 @@ pub fn is_template_name(name: &str) -> bool {
 /// The names of the prompt templates offered (for `/help` and completion).
 pub fn template_names(config_dir: &Path, cwd: &Path) -> Vec<String> {
     let mut names = Vec::new();
-    for dir in [cwd.join(".focus/prompts"), config_dir.join("prompts")] {
+    for dir in super::resource_dirs::resource_dirs("prompts", config_dir, cwd) {
         let Ok(read) = std::fs::read_dir(dir) else {
             continue;
         };
@@ -67,9 +67,10 @@ pub fn template_names(config_dir: &Path, cwd: &Path) -> Vec<String> {
     names
 }
 
-/// The file of template `name`: the project's, else the config directory's.
+/// The file of template `name`: the project's, else the config directory's,
+/// else one in the settings' `prompts` directories.
 pub(crate) fn template_path(name: &str, config_dir: &Path, cwd: &Path) -> Option<PathBuf> {
-    [cwd.join(".focus/prompts"), config_dir.join("prompts")]
+    super::resource_dirs::resource_dirs("prompts", config_dir, cwd)
         .into_iter()
         .map(|dir| dir.join(format!("{name}.md")))
         .find(|path| path.is_file())

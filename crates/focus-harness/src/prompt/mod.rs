@@ -9,6 +9,7 @@
 pub mod commands;
 pub mod context_files;
 pub mod listing;
+pub mod resource_dirs;
 pub mod skills;
 
 use crate::session::time::{format_iso8601, now_millis};

@@ -3,8 +3,9 @@
 //! a skill's file when a task matches, so the full instructions cost tokens only
 //! when used.
 //!
-//! Looked for in `<cwd>/.focus/skills/` first, then `<config dir>/skills/`; on a
-//! name collision the project's skill wins and a warning says so.
+//! Looked for in `<cwd>/.focus/skills/` first, then `<config dir>/skills/`, then
+//! the directories of the settings' `skills` key ([`super::resource_dirs`]); on
+//! a name collision the earlier skill wins and a warning says so.
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +25,7 @@ pub struct Skill {
 pub fn discover_skills(config_dir: &Path, cwd: &Path) -> (Vec<Skill>, Vec<String>) {
     let mut skills: Vec<Skill> = Vec::new();
     let mut warnings = Vec::new();
-    for root in [cwd.join(".focus/skills"), config_dir.join("skills")] {
+    for root in super::resource_dirs::resource_dirs("skills", config_dir, cwd) {
         let Ok(read) = std::fs::read_dir(&root) else {
             continue;
         };
