@@ -62,8 +62,9 @@ pub struct Picker {
     /// Shared: the `@` picker's 100,000 files are listed once, not copied
     /// each time it opens.
     items: Arc<Vec<Item>>,
-    /// The labels, packed for the matcher (built once).
-    labels: fuzzy::Packed,
+    /// The labels, packed for the matcher (built once, or kept with a list
+    /// shared by several pickers).
+    labels: Arc<fuzzy::Packed>,
     query: String,
     /// Indices into `items` of every match, not ranked (the count, and what a
     /// longer query looks at again).
@@ -87,8 +88,26 @@ impl Picker {
 
     /// A picker over a list kept elsewhere too.
     pub fn shared(title: impl Into<String>, items: Arc<Vec<Item>>) -> Picker {
+        let labels = Arc::new(Picker::pack(&items));
+        Picker::packed(title, items, labels)
+    }
+
+    /// The labels of `items`, packed for the matcher: what
+    /// [`Picker::packed`] takes (packing 100,000 labels takes a while: a list
+    /// kept for several pickers is packed once, in the background).
+    pub fn pack(items: &[Item]) -> fuzzy::Packed {
+        fuzzy::Packed::new(items.iter().map(|i| i.label.as_str()))
+    }
+
+    /// A picker over a list kept elsewhere, its labels already packed (by
+    /// [`Picker::pack`], from the same items).
+    pub fn packed(
+        title: impl Into<String>,
+        items: Arc<Vec<Item>>,
+        labels: Arc<fuzzy::Packed>,
+    ) -> Picker {
         let mut picker = Picker {
-            labels: fuzzy::Packed::new(items.iter().map(|i| i.label.as_str())),
+            labels,
             title: title.into(),
             matches: Vec::new(),
             ranked: Vec::new(),
@@ -127,7 +146,7 @@ impl Picker {
     /// Ranks the matches in `among` (the best [`RANKED_FIRST`] only), the
     /// selection back on the best.
     fn filter(&mut self, among: impl Iterator<Item = usize>) {
-        let found = fuzzy::top(&self.query, &self.labels, among, RANKED_FIRST);
+        let found = fuzzy::top(&self.query, &*self.labels, among, RANKED_FIRST);
         self.matches = found.matches;
         self.ranked = found.best;
         self.selected = 0;
@@ -140,7 +159,7 @@ impl Picker {
     fn rank_to(&mut self, count: usize) {
         if count > self.ranked.len() && self.ranked.len() < self.matches.len() {
             self.ranked =
-                fuzzy::rank_among(&self.query, &self.labels, self.matches.iter().copied());
+                fuzzy::rank_among(&self.query, &*self.labels, self.matches.iter().copied());
         }
     }
 
