@@ -90,8 +90,9 @@ pub enum Input {
     Approval(crate::approval::PendingApproval),
     /// A `/compact` summary came back.
     Compacted(compacting::Compacted),
-    /// The project's files, walked in the background (for `@`).
-    FilesWalked(Vec<String>),
+    /// The project's files, walked (and packed for the matcher) in the
+    /// background (for `@`).
+    FilesWalked(project_files::Walked),
     /// The summary of a branch left in `/tree` came back.
     BranchSummarized(tree_view::Summarized),
     /// A `!command` ended.

@@ -51,6 +51,10 @@ pub enum Outcome {
     Other,
 }
 
+/// How many matches are ranked when the query changes: more than a picker
+/// shows (12 rows at most, the title one of them).
+const RANKED_FIRST: usize = 16;
+
 /// A list filtered as you type.
 #[derive(Debug)]
 pub struct Picker {
@@ -58,12 +62,17 @@ pub struct Picker {
     /// Shared: the `@` picker's 100,000 files are listed once, not copied
     /// each time it opens.
     items: Arc<Vec<Item>>,
-    /// The labels, packed for the matcher (built once).
-    labels: fuzzy::Packed,
+    /// The labels, packed for the matcher (built once, or kept with a list
+    /// shared by several pickers).
+    labels: Arc<fuzzy::Packed>,
     query: String,
-    /// Indices into `items`, best match first.
+    /// Indices into `items` of every match, not ranked (the count, and what a
+    /// longer query looks at again).
     matches: Vec<usize>,
-    /// Index into `matches`.
+    /// The best matches, best first: the first of the full ranking, as many
+    /// as shown until the selection goes further (then all of them).
+    ranked: Vec<usize>,
+    /// Index into `ranked`.
     selected: usize,
     /// The first match shown.
     top: usize,
@@ -79,10 +88,29 @@ impl Picker {
 
     /// A picker over a list kept elsewhere too.
     pub fn shared(title: impl Into<String>, items: Arc<Vec<Item>>) -> Picker {
+        let labels = Arc::new(Picker::pack(&items));
+        Picker::packed(title, items, labels)
+    }
+
+    /// The labels of `items`, packed for the matcher: what
+    /// [`Picker::packed`] takes (packing 100,000 labels takes a while: a list
+    /// kept for several pickers is packed once, in the background).
+    pub fn pack(items: &[Item]) -> fuzzy::Packed {
+        fuzzy::Packed::new(items.iter().map(|i| i.label.as_str()))
+    }
+
+    /// A picker over a list kept elsewhere, its labels already packed (by
+    /// [`Picker::pack`], from the same items).
+    pub fn packed(
+        title: impl Into<String>,
+        items: Arc<Vec<Item>>,
+        labels: Arc<fuzzy::Packed>,
+    ) -> Picker {
         let mut picker = Picker {
-            labels: fuzzy::Packed::new(items.iter().map(|i| i.label.as_str())),
+            labels,
             title: title.into(),
             matches: Vec::new(),
+            ranked: Vec::new(),
             items,
             query: String::new(),
             selected: 0,
@@ -109,18 +137,39 @@ impl Picker {
         self.query = query.to_string();
         if narrowing {
             let previous = std::mem::take(&mut self.matches);
-            self.matches = fuzzy::rank_among(&self.query, &self.labels, previous.into_iter());
-            self.selected = 0;
-            self.top = 0;
+            self.filter(previous.into_iter());
         } else {
             self.refilter();
         }
     }
 
+    /// Ranks the matches in `among` (the best [`RANKED_FIRST`] only), the
+    /// selection back on the best.
+    fn filter(&mut self, among: impl Iterator<Item = usize>) {
+        let found = fuzzy::top(&self.query, &*self.labels, among, RANKED_FIRST);
+        self.matches = found.matches;
+        self.ranked = found.best;
+        self.selected = 0;
+        self.top = 0;
+    }
+
+    /// Makes sure the first `count` matches are ranked: past the first few,
+    /// all of them are (once per query, when the selection or the view goes
+    /// that far).
+    fn rank_to(&mut self, count: usize) {
+        if count > self.ranked.len() && self.ranked.len() < self.matches.len() {
+            self.ranked =
+                fuzzy::rank_among(&self.query, &*self.labels, self.matches.iter().copied());
+        }
+    }
+
     /// Selects the entry labelled `label`, if it matches (the view follows).
     pub fn select_label(&mut self, label: &str) {
+        if !self.ranked.iter().any(|&i| self.items[i].label == label) {
+            self.rank_to(self.matches.len());
+        }
         if let Some(at) = self
-            .matches
+            .ranked
             .iter()
             .position(|&i| self.items[i].label == label)
         {
@@ -130,7 +179,10 @@ impl Picker {
 
     /// Selects the entry at `index` of the items, if it matches.
     pub fn select_index(&mut self, index: usize) {
-        if let Some(at) = self.matches.iter().position(|&i| i == index) {
+        if !self.ranked.contains(&index) {
+            self.rank_to(self.matches.len());
+        }
+        if let Some(at) = self.ranked.iter().position(|&i| i == index) {
             self.selected = at;
         }
     }
@@ -142,13 +194,11 @@ impl Picker {
 
     /// The selected entry.
     pub fn selected(&self) -> Option<&Item> {
-        self.matches.get(self.selected).map(|&i| &self.items[i])
+        self.ranked.get(self.selected).map(|&i| &self.items[i])
     }
 
     fn refilter(&mut self) {
-        self.matches = fuzzy::rank(&self.query, &self.labels);
-        self.selected = 0;
-        self.top = 0;
+        self.filter(0..self.items.len());
     }
 
     /// Applies a navigation key; see [`Outcome`].
@@ -162,7 +212,7 @@ impl Picker {
             Key::PageDown if count > 0 => self.selected = (self.selected + page).min(count - 1),
             Key::Up | Key::Down | Key::PageDown => {}
             Key::Enter | Key::Tab => {
-                return match self.matches.get(self.selected) {
+                return match self.ranked.get(self.selected) {
                     Some(&i) if *key == Key::Enter => Outcome::Chosen(i),
                     Some(&i) => Outcome::Completed(i),
                     None => Outcome::NoMatch,
@@ -171,6 +221,7 @@ impl Picker {
             Key::Esc => return Outcome::Cancelled,
             _ => return Outcome::Other,
         }
+        self.rank_to(self.selected + 1);
         Outcome::Moved
     }
 
@@ -203,6 +254,7 @@ impl Picker {
         if self.selected >= self.top + shown {
             self.top = self.selected + 1 - shown;
         }
+        self.rank_to(self.top + shown);
         let width = width.max(12);
         let count = if self.matches.len() == self.items.len() {
             format!("{}", self.items.len())
@@ -224,7 +276,7 @@ impl Picker {
             rows.push(style.dim("  (nothing matches)"));
             return rows;
         }
-        for (at, &i) in self.matches.iter().enumerate().skip(self.top).take(shown) {
+        for (at, &i) in self.ranked.iter().enumerate().skip(self.top).take(shown) {
             let item = &self.items[i];
             let mark = if at == self.selected { "❯ " } else { "  " };
             let label = clip(&item.label, width - 3);
@@ -297,7 +349,8 @@ mod tests {
             typed.set_query(query);
             let mut fresh = Picker::new("files", items.clone());
             fresh.set_query(query);
-            assert_eq!(typed.matches, fresh.matches, "{query}");
+            assert_eq!(typed.ranked, fresh.ranked, "{query}");
+            assert_eq!(typed.match_count(), fresh.match_count(), "{query}");
         }
         assert_eq!(typed.match_count(), 2);
     }

@@ -175,7 +175,7 @@ impl Ui<'_> {
             return;
         }
         self.popup = Some(Popup {
-            picker: Picker::shared("files", items),
+            picker: items.picker("files"),
             purpose: Purpose::File,
             anchor: Some(anchor),
         });

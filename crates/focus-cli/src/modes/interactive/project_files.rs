@@ -4,7 +4,8 @@
 //! of 100,000 files (only the very first `@`, when typed before the first walk
 //! ended, walks on the spot).
 
-use super::picker::Item;
+use super::fuzzy::Packed;
+use super::picker::{Item, Picker};
 use super::{Input, Ui};
 use focus_tools::walk::{walk, Flow};
 use std::path::Path;
@@ -16,10 +17,39 @@ pub const MAX_FILES: usize = 100_000;
 /// The files known, and whether a walk is going on.
 #[derive(Debug, Default)]
 pub struct FileIndex {
-    /// The last walk's files, as picker entries.
-    files: Option<Arc<Vec<Item>>>,
+    /// The last walk's files, as picker entries, packed.
+    files: Option<Walked>,
     /// A walk was started and has not come back.
     walking: bool,
+}
+
+/// A walk's files as picker entries, and their labels packed for the matcher
+/// (both made off the keystroke, on the walking thread).
+#[derive(Clone, Debug)]
+pub struct Walked {
+    items: Arc<Vec<Item>>,
+    labels: Arc<Packed>,
+}
+
+impl Walked {
+    /// The entries and packed labels of `files`.
+    pub fn new(files: Vec<String>) -> Walked {
+        let items: Vec<Item> = files.into_iter().map(|f| Item::new(f, "")).collect();
+        Walked {
+            labels: Arc::new(Picker::pack(&items)),
+            items: Arc::new(items),
+        }
+    }
+
+    /// A picker titled `title` over these files.
+    pub fn picker(&self, title: &str) -> Picker {
+        Picker::packed(title, self.items.clone(), self.labels.clone())
+    }
+
+    /// Whether there are no files.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
 }
 
 impl Ui<'_> {
@@ -32,23 +62,23 @@ impl Ui<'_> {
         let root = self.cwd.clone();
         let sender = self.inputs.clone();
         std::thread::spawn(move || {
-            let _ = sender.send(Input::FilesWalked(project_files(&root)));
+            let _ = sender.send(Input::FilesWalked(Walked::new(project_files(&root))));
         });
     }
 
     /// A background walk came back.
-    pub(super) fn files_walked(&mut self, files: Vec<String>) {
+    pub(super) fn files_walked(&mut self, files: Walked) {
         self.file_index.walking = false;
-        self.file_index.files = Some(Arc::new(as_items(files)));
+        self.file_index.files = Some(files);
     }
 
     /// The project's files for a picker opening now: the last walk's (and a
     /// new walk for next time), or a walk on the spot when none ended yet.
-    pub(super) fn project_items(&mut self) -> Arc<Vec<Item>> {
+    pub(super) fn project_items(&mut self) -> Walked {
         let files = match &self.file_index.files {
             Some(files) => files.clone(),
             None => {
-                let files = Arc::new(as_items(project_files(&self.cwd)));
+                let files = Walked::new(project_files(&self.cwd));
                 self.file_index.files = Some(files.clone());
                 files
             }
@@ -56,10 +86,6 @@ impl Ui<'_> {
         self.walk_files_in_background();
         files
     }
-}
-
-fn as_items(files: Vec<String>) -> Vec<Item> {
-    files.into_iter().map(|f| Item::new(f, "")).collect()
 }
 
 /// The files under `root` (relative, `/`-separated), `.gitignore` respected,
@@ -96,5 +122,26 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root);
         assert!(files.contains(&"src/main.rs".to_string()), "{files:?}");
         assert!(!files.iter().any(|f| f.starts_with("target")), "{files:?}");
+    }
+
+    #[test]
+    fn walked_files_pick_like_a_picker_made_on_the_spot() {
+        let files: Vec<String> = ["src/main.rs", "docs/model.md", "Makefile", "src/mod.rs"]
+            .iter()
+            .map(|f| f.to_string())
+            .collect();
+        let walked = Walked::new(files.clone());
+        assert!(!walked.is_empty());
+        let mut kept = walked.picker("files");
+        let mut fresh = Picker::new("files", files.iter().map(|f| Item::new(f, "")).collect());
+        for query in ["m", "mo", "mod", "s"] {
+            kept.set_query(query);
+            fresh.set_query(query);
+            assert_eq!(kept.match_count(), fresh.match_count(), "{query}");
+            assert_eq!(
+                kept.rows(80, 12, crate::terminal::style::Style::PLAIN),
+                fresh.rows(80, 12, crate::terminal::style::Style::PLAIN)
+            );
+        }
     }
 }

@@ -1,157 +1,17 @@
-//! A small fuzzy matcher for the pickers: the query's characters must appear in
-//! the candidate in order (a subsequence, ignoring case); among the ways they
-//! can, the best-scoring one counts. A match scores more at a word start (the
-//! first character, after `/ _ - . :` or a space, a capital after a small
-//! letter) and right after the previous match (a contiguous run), and a little
-//! less for every character skipped between two matches. [`rank`] orders a list
-//! by that score, then shorter candidates first, then the list's own order.
-//! Speed (100,000 paths) is `bench_picker`'s business (docs/benchmarks.md):
-//! a growing query narrows the last matches, candidates can be packed in one
-//! buffer ([`Packed`]), a long list is scored on every core, each query
-//! character is only looked for between its earliest and latest possible
-//! place, and no candidate allocates.
+//! One candidate's score: the best alignment of the query in it, found row by
+//! row (one per query character), each character looked for only between its
+//! earliest and latest possible place. An ASCII candidate (most file names) is
+//! compared byte by byte, others character by character; no candidate
+//! allocates.
 
-/// Points for each matched character.
-const MATCH: i64 = 16;
-/// Extra points for a match at a word start.
-const WORD_START: i64 = 10;
-/// Extra points for a match right after the previous one.
-const CONTIGUOUS: i64 = 12;
-/// Points lost per character skipped between two matches.
-const GAP: i64 = 1;
-
-/// The score of `query` against `candidate`, `None` when the query's characters
-/// do not all appear in order. An empty query matches everything with 0.
-pub fn score(query: &str, candidate: &str) -> Option<i64> {
-    Matcher::new(query).score(candidate)
-}
-
-/// The indices of the `candidates` matching `query`, best first (ties: shorter
-/// first, then in the given order). An empty query keeps the given order.
-pub fn rank<C: Candidates + ?Sized>(query: &str, candidates: &C) -> Vec<usize> {
-    rank_among(query, candidates, 0..candidates.count())
-}
-
-/// A list of candidates, by index.
-pub trait Candidates: Sync {
-    /// The candidate at `index`.
-    fn get(&self, index: usize) -> &str;
-    /// How many there are.
-    fn count(&self) -> usize;
-}
-
-impl<S: AsRef<str> + Sync> Candidates for [S] {
-    fn get(&self, index: usize) -> &str {
-        self[index].as_ref()
-    }
-    fn count(&self) -> usize {
-        self.len()
-    }
-}
-
-/// Candidates in one buffer, end to end: scoring 100,000 of them reads memory
-/// in order instead of chasing 100,000 separate strings.
-#[derive(Clone, Debug, Default)]
-pub struct Packed {
-    text: String,
-    /// Where each candidate ends in `text`.
-    ends: Vec<u32>,
-}
-
-impl Packed {
-    /// The candidates `labels`, packed.
-    pub fn new<'a>(labels: impl Iterator<Item = &'a str>) -> Packed {
-        let mut packed = Packed::default();
-        for label in labels {
-            packed.text.push_str(label);
-            packed.ends.push(packed.text.len() as u32);
-        }
-        packed
-    }
-}
-
-impl Candidates for Packed {
-    fn get(&self, index: usize) -> &str {
-        let start = index
-            .checked_sub(1)
-            .map_or(0, |before| self.ends[before] as usize);
-        &self.text[start..self.ends[index] as usize]
-    }
-    fn count(&self) -> usize {
-        self.ends.len()
-    }
-}
-
-/// Like [`rank`], looking only at the candidates at `among` (a picker narrowing
-/// its last matches when the query grows).
-pub fn rank_among<C: Candidates + ?Sized>(
-    query: &str,
-    candidates: &C,
-    among: impl Iterator<Item = usize>,
-) -> Vec<usize> {
-    if query.is_empty() {
-        return among.collect();
-    }
-    let among: Vec<usize> = among.collect();
-    // A long list is scored on every core, a slice each.
-    let threads = if among.len() >= PARALLEL_FROM {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
-    } else {
-        1
-    };
-    let score_slice = |slice: &[usize]| {
-        let mut matcher = Matcher::new(query);
-        slice
-            .iter()
-            .filter_map(|&i| {
-                let c = candidates.get(i);
-                matcher.score(c).map(|s| sort_key(s, c.len(), i))
-            })
-            .collect::<Vec<u64>>()
-    };
-    // One u64 per match, sorted as a number: the best score first, then the
-    // shorter candidate, then the list's order (no tuple comparisons, no
-    // allocation per candidate).
-    let mut keys: Vec<u64> = if threads > 1 {
-        let size = among.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let parts: Vec<_> = among
-                .chunks(size)
-                .map(|slice| scope.spawn(move || score_slice(slice)))
-                .collect();
-            parts
-                .into_iter()
-                .flat_map(|p| p.join().unwrap_or_default())
-                .collect()
-        })
-    } else {
-        score_slice(&among)
-    };
-    keys.sort_unstable();
-    keys.into_iter()
-        .map(|k| (k & INDEX_MASK) as usize)
-        .collect()
-}
-
-/// From this many candidates on, [`rank_among`] scores on several threads.
-const PARALLEL_FROM: usize = 20_000;
-
-/// Bits of a sort key holding the candidate's index.
-const INDEX_MASK: u64 = (1 << 32) - 1;
-
-/// The sort key of a match: `score` inverted (higher sorts first) in the top
-/// 20 bits, the length (capped) in the next 12, the index in the low 32.
-fn sort_key(score: i64, len: usize, index: usize) -> u64 {
-    let score = score.clamp(-(1 << 19), (1 << 19) - 1);
-    let inverted = ((1i64 << 19) - 1 - score) as u64;
-    (inverted << 44) | ((len.min(4095) as u64) << 32) | (index as u64 & INDEX_MASK)
-}
+use super::{CONTIGUOUS, GAP, MATCH, WORD_START};
 
 /// A query ready to score many candidates, reusing its buffers: no
 /// allocation per candidate. An ASCII candidate (most file names) is compared
 /// byte by byte, others character by character.
-struct Matcher {
-    query: Vec<char>,
+pub(super) struct Matcher {
+    /// The query, folded.
+    pub(super) query: Vec<char>,
     /// The query as bytes, when it is ASCII.
     ascii: Option<Vec<u8>>,
     /// A candidate's characters (when it is not ASCII).
@@ -175,7 +35,8 @@ struct Buffers {
 const NONE: i32 = i32::MIN / 2;
 
 impl Matcher {
-    fn new(query: &str) -> Matcher {
+    /// A matcher for `query`.
+    pub(super) fn new(query: &str) -> Matcher {
         let folded: Vec<char> = query.chars().map(fold).collect();
         Matcher {
             ascii: folded
@@ -188,7 +49,9 @@ impl Matcher {
         }
     }
 
-    fn score(&mut self, candidate: &str) -> Option<i64> {
+    /// The best score of the query in `candidate`, `None` when it does not
+    /// match.
+    pub(super) fn score(&mut self, candidate: &str) -> Option<i64> {
         if self.query.is_empty() {
             return Some(0);
         }
@@ -201,10 +64,38 @@ impl Matcher {
         self.text.extend(candidate.chars());
         align(&self.query, &self.text, &mut self.buffers)
     }
+
+    /// Whether the query matches `candidate` (the cheap test: the first place
+    /// each character can go), and where its first character can go first.
+    pub(super) fn find(&mut self, candidate: &str) -> Option<usize> {
+        if self.query.is_empty() {
+            return Some(0);
+        }
+        if candidate.is_ascii() {
+            if let Some(query) = &self.ascii {
+                return first_place(query, candidate.as_bytes());
+            }
+        }
+        self.text.clear();
+        self.text.extend(candidate.chars());
+        first_place(&self.query, &self.text)
+    }
+}
+
+/// Where `query`'s first character goes in the earliest alignment, `None`
+/// when `query` (not empty) is not a subsequence of `text`.
+fn first_place<U: Unit>(query: &[U], text: &[U]) -> Option<usize> {
+    let mut places = text.iter().enumerate();
+    let mut first = None;
+    for &q in query {
+        let (j, _) = places.find(|(_, c)| c.is(q))?;
+        first.get_or_insert(j);
+    }
+    first
 }
 
 /// What the search compares: a byte of an ASCII name, or a character.
-trait Unit: Copy + PartialEq {
+pub(super) trait Unit: Copy + PartialEq {
     /// Compared without case.
     fn fold(self) -> Self;
     /// Whether it is `q` (already folded), ignoring case.
@@ -376,13 +267,13 @@ fn fold(c: char) -> char {
 }
 
 /// Whether position `j` of `text` starts a word.
-#[cfg(test)]
-fn word_start(text: &[char], j: usize) -> bool {
+pub(super) fn word_start<U: Unit>(text: &[U], j: usize) -> bool {
     j == 0 || text[j - 1].separates() || (text[j - 1].is_small() && text[j].is_capital())
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::score;
     use super::*;
 
     #[test]
@@ -419,29 +310,6 @@ mod tests {
         let best = score("mod", "xm/mod.rs").unwrap();
         let greedy_only = MATCH * 3; // what a scattered, bonus-less match would get
         assert!(best > greedy_only, "{best}");
-    }
-
-    #[test]
-    fn rank_orders_by_score_then_length_then_order() {
-        let items = [
-            "docs/cli.md",
-            "crates/focus-cli/src/lib.rs",
-            "cli",
-            "c_l_i",
-            "nothing",
-        ];
-        let ranked = rank("cli", &items[..]);
-        assert_eq!(ranked[0], 2, "{ranked:?}");
-        assert!(!ranked.contains(&4));
-        assert_eq!(ranked.len(), 4);
-        assert_eq!(rank("", &items[..]), vec![0, 1, 2, 3, 4]);
-        // Packed, the same.
-        let packed = Packed::new(items.iter().copied());
-        assert_eq!(rank("cli", &packed), ranked);
-        assert_eq!(packed.get(0), "docs/cli.md");
-        assert_eq!(packed.get(4), "nothing");
-        let ties = ["ab", "ab"];
-        assert_eq!(rank("ab", &ties[..]), vec![0, 1]);
     }
 
     /// Every alignment, tried one by one: what the bounded search must find.
