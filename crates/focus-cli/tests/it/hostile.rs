@@ -100,27 +100,9 @@ fn a_session_path_that_is_not_a_file_is_refused_at_once() {
 #[test]
 fn rpc_commands_with_wrongly_typed_fields_each_get_an_answer() {
     // Well-formed JSON, known commands, every field of the wrong type or absurd.
-    let commands = [
-        "prompt",
-        "steer",
-        "follow_up",
-        "abort",
-        "get_state",
-        "get_messages",
-        "set_model",
-        "set_thinking_level",
-        "compact",
-        "new_session",
-        "switch_session",
-        "fork",
-        "get_session_tree",
-        "set_session_name",
-        "get_last_assistant_text",
-        "get_session_stats",
-        "get_available_models",
-        "approve",
-        "no_such_command",
-    ];
+    // Every command the server knows, and one it does not.
+    let mut commands = focus_cli::modes::rpc::COMMANDS.to_vec();
+    commands.push("no_such_command");
     let values = [
         Value::Null,
         Value::from(true),
