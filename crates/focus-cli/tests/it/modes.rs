@@ -450,18 +450,7 @@ fn ctrl_c_interrupts_an_automatic_compaction() {
 #[test]
 fn ctrl_c_interrupts_a_compaction_inside_a_run() {
     let s = Sandbox::new();
-    let server = mock_with_summarizer(
-        r#"{"name":"c","steps":[
-      {"reply":{"text":"Looking.","inputTokens":99500,"toolCalls":[{"name":"ls","arguments":{"path":"."}}]}},
-      {"reply":{"text":"never asked for"}}]}"#,
-        r#"{"name":"slow","steps":[{"reply":{"text":"a summary that takes its time","chunkDelayMs":3000}}]}"#,
-    );
-    s.write_models(&server.url());
-    std::fs::write(
-        s.home.join("settings.json"),
-        r#"{"compaction":{"reserveTokens":1000,"keepRecentTokens":1}}"#,
-    )
-    .unwrap();
+    let server = context_filling_tool_call_then_a_slow_summary(&s);
     let mut cmd = s.cmd(&["-p", "--model", "mock-anthropic/m1", "go"]);
     cmd.stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())

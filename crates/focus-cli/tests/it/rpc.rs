@@ -483,18 +483,7 @@ fn compaction_comes_before_agent_end_and_abort_cancels_it() {
 #[test]
 fn a_compaction_inside_a_run_shows_in_get_state_and_abort_cancels_it() {
     let s = Sandbox::new();
-    let server = mock_with_summarizer(
-        r#"{"name":"c","steps":[
-      {"reply":{"text":"Looking.","inputTokens":99500,"toolCalls":[{"name":"ls","arguments":{"path":"."}}]}},
-      {"reply":{"text":"never asked for"}}]}"#,
-        r#"{"name":"slow","steps":[{"reply":{"text":"a summary that takes its time","chunkDelayMs":3000}}]}"#,
-    );
-    s.write_models(&server.url());
-    std::fs::write(
-        s.home.join("settings.json"),
-        r#"{"compaction":{"reserveTokens":1000,"keepRecentTokens":1}}"#,
-    )
-    .unwrap();
+    let server = context_filling_tool_call_then_a_slow_summary(&s);
     let mut rpc = RpcClient::start(&s, &["--model", "mock-anthropic/m1"]);
     rpc.call(1, r#"{"id":1,"type":"prompt","message":"hi"}"#);
     rpc.until("the compaction starting", |v| {

@@ -248,6 +248,28 @@ pub fn mock_with_summarizer(main: &str, summary: &str) -> focus_testkit::server:
 /// about).
 pub const WAIT_FOR_RELEASE: &str = r#"{"reply":{"text":"waiting","toolCalls":[{"name":"bash","arguments":{"command":"while [ ! -e release ]; do sleep 0.05; done"}}]}}"#;
 
+/// A model for `s` (`mock-anthropic/m1`, a 100,000-token window, 1,000 reserved)
+/// whose first answer calls a tool and reports 99,500 input tokens, so the run
+/// compacts before its next call; the summary then streams slowly (one piece
+/// every 3 s), long enough to interrupt it. The next answer is never asked for.
+pub fn context_filling_tool_call_then_a_slow_summary(
+    s: &Sandbox,
+) -> focus_testkit::server::TestServer {
+    let server = mock_with_summarizer(
+        r#"{"name":"c","steps":[
+      {"reply":{"text":"Looking.","inputTokens":99500,"toolCalls":[{"name":"ls","arguments":{"path":"."}}]}},
+      {"reply":{"text":"never asked for"}}]}"#,
+        r#"{"name":"slow","steps":[{"reply":{"text":"a summary that takes its time","chunkDelayMs":3000}}]}"#,
+    );
+    s.write_models(&server.url());
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"compaction":{"reserveTokens":1000,"keepRecentTokens":1}}"#,
+    )
+    .unwrap();
+    server
+}
+
 /// The four provider/model names [`Sandbox::write_models`] defines.
 pub const MOCK_MODELS: [&str; 4] = [
     "mock-anthropic/m1",
