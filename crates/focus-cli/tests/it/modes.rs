@@ -408,6 +408,32 @@ fn the_system_prompt_follows_agents_md_and_states_the_mode() {
 /// settings.json that compacts after every run (the reserve is nearly the window).
 const COMPACT_ALWAYS: &str = r#"{"compaction":{"reserveTokens":99990,"keepRecentTokens":1}}"#;
 
+/// Runs focus with `args` and sends it SIGINT (a terminal's Ctrl+C) once
+/// `summary_sent` says the summary request reached the server (the compaction
+/// is running); its output.
+fn ctrl_c_once_requests_reach(
+    s: &Sandbox,
+    args: &[&str],
+    summary_sent: impl Fn() -> bool,
+) -> std::process::Output {
+    let mut cmd = s.cmd(args);
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !summary_sent() {
+        assert!(std::time::Instant::now() < deadline, "no summary request");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let pid = child.id().to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status();
+    assert!(killed.unwrap().success());
+    child.wait_with_output().unwrap()
+}
+
 /// Ctrl+C while the automatic compaction's summary streams stops it: exit 130,
 /// no compaction recorded, the answer kept.
 #[test]
@@ -420,24 +446,8 @@ fn ctrl_c_interrupts_an_automatic_compaction() {
     );
     s.write_models(&server.url());
     std::fs::write(s.home.join("settings.json"), COMPACT_ALWAYS).unwrap();
-    let mut cmd = s.cmd(&["-p", "--model", "mock-openai/m1", "one", "two"]);
-    cmd.stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let child = cmd.spawn().unwrap();
-    // The summary request has reached the server: the compaction is running.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while server.requests().len() < 2 {
-        assert!(std::time::Instant::now() < deadline, "no summary request");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    let pid = child.id().to_string();
-    assert!(std::process::Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap()
-        .success());
-    let out = child.wait_with_output().unwrap();
+    let args = ["-p", "--model", "mock-openai/m1", "one", "two"];
+    let out = ctrl_c_once_requests_reach(&s, &args, || server.requests().len() >= 2);
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert_eq!(stdout(&out).trim(), "The answer.");
     assert_eq!(server.requests().len(), 2, "the second prompt was not sent");
@@ -451,22 +461,8 @@ fn ctrl_c_interrupts_an_automatic_compaction() {
 fn ctrl_c_interrupts_a_compaction_inside_a_run() {
     let s = Sandbox::new();
     let server = context_filling_tool_call_then_a_slow_summary(&s);
-    let mut cmd = s.cmd(&["-p", "--model", "mock-anthropic/m1", "go"]);
-    cmd.stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let child = cmd.spawn().unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while server.requests().len() < 2 {
-        assert!(std::time::Instant::now() < deadline, "no summary request");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    let pid = child.id().to_string();
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &pid])
-        .status();
-    assert!(killed.unwrap().success());
-    let out = child.wait_with_output().unwrap();
+    let args = ["-p", "--model", "mock-anthropic/m1", "go"];
+    let out = ctrl_c_once_requests_reach(&s, &args, || server.requests().len() >= 2);
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("compacting the history"),
