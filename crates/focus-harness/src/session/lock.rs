@@ -165,9 +165,17 @@ impl WriterLock {
                         {
                             return Err(locked(holder.pid))
                         }
+                        // The lock went away between the two looks (its holder
+                        // released it, or a takeover removed it): try again.
+                        // Nothing is removed on the strength of an absence: a
+                        // new lock may appear at any moment, without the
+                        // takeover guard, and would be the one removed.
+                        _ if text.is_none() => {
+                            std::thread::sleep(std::time::Duration::from_millis(1))
+                        }
                         // A dead holder, a reused pid, a lock whose file is gone
                         // (its inode number now names another file), or an
-                        // unreadable lock (its writer died between creating and
+                        // empty lock (its writer died between creating and
                         // filling it): stale.
                         _ => take_over_stale(&path, text.as_deref())?,
                     }
@@ -359,7 +367,9 @@ fn take_over_stale(path: &Path, stale: Option<&str>) -> Result<(), SessionError>
         }
         Err(e) => return Err(SessionError::io("creating", &guard, e)),
     }
-    if fs::read_to_string(path).ok().as_deref() == stale {
+    // Only a lock still holding the stale record is removed; an absent one is
+    // left to whoever creates it next (see `acquire_at`).
+    if stale.is_some() && fs::read_to_string(path).ok().as_deref() == stale {
         let _ = fs::remove_file(path);
     }
     let _ = fs::remove_file(&guard);
