@@ -113,6 +113,14 @@ impl Pane {
         assert!(Command::new("tmux").args(&args).status().unwrap().success());
     }
 
+    /// Types `text`, presses Enter and waits until the screen shows `expect`;
+    /// the screen then.
+    pub(crate) fn send(&self, text: &str, expect: &str) -> String {
+        self.type_text(text);
+        self.keys(&["Enter"]);
+        self.wait_for(text, expect)
+    }
+
     /// Lets tmux pass modified keys (Shift+Enter, Ctrl+Shift+P) in the
     /// encoding focus asks for (modifyOtherKeys).
     pub(crate) fn extended_keys(&self) {
@@ -249,9 +257,7 @@ fn a_conversation_with_tools_commands_and_quit() {
     let server = mock(TOOL_THEN_ANSWER);
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    pane.type_text("Run echo please");
-    pane.keys(&["Enter"]);
-    let screen = pane.wait_for("the answer", "Done.");
+    let screen = pane.send("Run echo please", "Done.");
     assert!(screen.contains("› Run echo please"));
     assert!(screen.contains("● bash echo hi-from-tool"), "{screen}");
     assert!(screen.contains("⎿ hi-from-tool"), "{screen}");
@@ -270,9 +276,7 @@ fn a_conversation_with_tools_commands_and_quit() {
     pane.type_text("line two");
     pane.wait_for("second line", "  line two");
     pane.keys(&["C-c"]);
-    pane.type_text("/quit");
-    pane.keys(&["Enter"]);
-    pane.wait_for("exit", "FOCUS-EXITED-0");
+    pane.send("/quit", "FOCUS-EXITED-0");
     // History survives the run.
     let history = std::fs::read_to_string(s.home.join("history.jsonl")).unwrap();
     assert!(history.contains("Run echo please"));
@@ -301,9 +305,7 @@ fn the_cursor_follows_wide_characters() {
     pane.type_text(&format!("a{}", "字".repeat(60)));
     pane.wait_for_cursor(14);
     pane.keys(&["C-c"]);
-    pane.type_text("/quit");
-    pane.keys(&["Enter"]);
-    pane.wait_for("exit", "FOCUS-EXITED-0");
+    pane.send("/quit", "FOCUS-EXITED-0");
 }
 
 /// Narrowing the window re-wraps the live area on screen; widening joins it
@@ -340,9 +342,7 @@ fn resizing_the_window_leaves_no_stale_rows() {
         assert!(settled(&mut screen), "at width {width}:\n{screen}");
     }
     pane.keys(&["C-u"]);
-    pane.type_text("/quit");
-    pane.keys(&["Enter"]);
-    pane.wait_for("exit", "FOCUS-EXITED-0");
+    pane.send("/quit", "FOCUS-EXITED-0");
 }
 
 /// Ctrl+Z stops focus like any terminal program (raw mode turns it into a key, so
@@ -362,9 +362,7 @@ fn ctrl_z_stops_and_fg_resumes() {
         Pane::process_state(pid) == 'T'
     });
     // The shell has the terminal, in its own mode: it echoes a command and runs it.
-    pane.type_text("echo SHELL-$((40+2))");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the shell answering", "SHELL-42");
+    pane.send("echo SHELL-$((40+2))", "SHELL-42");
     pane.type_text("fg");
     pane.keys(&["Enter"]);
     // Type only once focus has redrawn its editor below the shell's output: it
@@ -400,16 +398,12 @@ fn escape_aborts_and_keeps_the_history() {
     );
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    pane.type_text("talk");
-    pane.keys(&["Enter"]);
-    pane.wait_for("streaming", "Esc aborts");
+    pane.send("talk", "Esc aborts");
     // Mid-answer: the first piece is on screen, the rest 300 ms apart.
     pane.wait_for("the first words", "one two three");
     pane.keys(&["Escape"]);
     pane.wait_for("abort", "(aborted)");
-    pane.type_text("again");
-    pane.keys(&["Enter"]);
-    pane.wait_for("next answer", "after the abort");
+    pane.send("again", "after the abort");
     let second = server.requests()[1].body_text();
     assert!(
         second.contains("talk"),
@@ -430,9 +424,7 @@ fn approval_prompt_allows_once() {
     );
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    pane.type_text("make it");
-    pane.keys(&["Enter"]);
-    pane.wait_for("approval prompt", "[y] allow once");
+    pane.send("make it", "[y] allow once");
     assert!(!s.work.join("approved.txt").exists());
     pane.keys(&["y"]);
     pane.wait_for("answer", "file made");
@@ -451,9 +443,7 @@ fn resume_lists_sessions_and_opens_the_chosen_one() {
         .success());
     let pane = Pane::start_raw(&s, &["-r"]);
     pane.wait_for("list", "the first session");
-    pane.type_text("1");
-    pane.keys(&["Enter"]);
-    let screen = pane.wait_for("resumed", "continuing a session with 2 messages");
+    let screen = pane.send("1", "continuing a session with 2 messages");
     // The conversation itself is shown (it was not).
     assert!(screen.contains("› the first session"), "{screen}");
 }
@@ -541,12 +531,8 @@ fn enter_while_working_steers() {
         &s,
         &["--model", "mock-openai/m1", "--permission-mode", "auto"],
     );
-    pane.type_text("start");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the waiting tool", "● bash while");
-    pane.type_text("change of plan");
-    pane.keys(&["Enter"]);
-    pane.wait_for("queued", "steering queued");
+    pane.send("start", "● bash while");
+    pane.send("change of plan", "steering queued");
     std::fs::write(s.work.join("release"), "").unwrap();
     pane.wait_for("steered answer", "steered reply");
     assert!(server.requests()[1].body_text().contains("change of plan"));
@@ -568,9 +554,7 @@ fn alt_enter_while_working_queues_a_follow_up() {
         &s,
         &["--model", "mock-openai/m1", "--permission-mode", "auto"],
     );
-    pane.type_text("start");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the waiting tool", "● bash while");
+    pane.send("start", "● bash while");
     pane.type_text("and then this");
     pane.keys(&["M-Enter"]);
     pane.wait_for("queued", "follow-up queued");
@@ -681,9 +665,7 @@ fn a_200_line_paste_reaches_the_scrollback_once() {
         "the paste's marker in the editor",
         "› [paste #1 +200 lines]",
     );
-    pane.type_text("end of prompt");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the answer", "pasted text received");
+    pane.send("end of prompt", "pasted text received");
     pane.wait_for("idle", "○ mock-openai/m1");
     let all = pane.scrollback();
     assert_eq!(all.matches("› pasted line 001").count(), 1, "{all}");
@@ -752,12 +734,8 @@ fn resizing_mid_stream_loses_and_doubles_nothing() {
     ));
     s.write_models(&server.url());
     let pane = Pane::start_sized(&s, &["--model", "mock-openai/m1"], (120, 30));
-    pane.type_text("warm up");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the first answer", "first answer");
-    pane.type_text("stream while I resize");
-    pane.keys(&["Enter"]);
-    pane.wait_for("streaming", "l05w01");
+    pane.send("warm up", "first answer");
+    pane.send("stream while I resize", "l05w01");
     pane.resize(40, 30);
     // At 40 columns the footer keeps the model and "Esc aborts" only (the rows
     // tmux re-wrapped from the 120-column footer look otherwise).
@@ -815,9 +793,7 @@ fn tool_calls_show_under_their_own_call() {
             "accept-edits",
         ],
     );
-    pane.type_text("use your tools");
-    pane.keys(&["Enter"]);
-    let screen = pane.wait_for("the answer", "all tools done");
+    let screen = pane.send("use your tools", "all tools done");
     let rows: Vec<&str> = screen.lines().collect();
     let at = |needle: &str| {
         rows.iter()
@@ -878,9 +854,7 @@ fn the_conversation_is_shown_when_it_changes() {
     let pane = Pane::start(&s, &[&models[..], &["-c"]].concat());
     let screen = pane.wait_for("the earlier conversation", "answer number one");
     assert!(screen.contains("› question one"), "{screen}");
-    pane.type_text("question two");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the second answer", "answer number two");
+    pane.send("question two", "answer number two");
     // Back to the first answer: the window shows the branch up to it.
     pane.type_text("/tree 2");
     pane.keys(&["Enter"]);
@@ -938,18 +912,9 @@ fn compaction_runs_in_the_background_and_shows_a_marked_summary() {
     );
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    pane.type_text("hello there");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the answer", "a first answer");
-    pane.type_text("and again");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the answer", "a second answer");
-    pane.type_text("/compact");
-    pane.keys(&["Enter"]);
-    pane.wait_for(
-        "the compaction notice",
-        "compacting the history… · Esc cancels",
-    );
+    pane.send("hello there", "a first answer");
+    pane.send("and again", "a second answer");
+    pane.send("/compact", "compacting the history… · Esc cancels");
     pane.type_text("still typing");
     pane.wait_for("keys taken while compacting", "› still typing");
     // Cancel once the summary request reached the model (else the next
@@ -961,9 +926,7 @@ fn compaction_runs_in_the_background_and_shows_a_marked_summary() {
         "compaction cancelled; the history was kept in full",
     );
     pane.keys(&["C-c"]);
-    pane.type_text("/compact");
-    pane.keys(&["Enter"]);
-    let screen = pane.wait_for("the summary block", "≡ summary of the earlier conversation");
+    let screen = pane.send("/compact", "≡ summary of the earlier conversation");
     assert!(
         screen.contains("│ the summary of everything so far"),
         "{screen}"
@@ -989,9 +952,7 @@ fn approvals_keep_the_draft_and_ctrl_c_aborts() {
     );
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    pane.type_text("make files");
-    pane.keys(&["Enter"]);
-    pane.wait_for("streaming", "let me");
+    pane.send("make files", "let me");
     pane.type_text("draft text");
     pane.wait_for("the approval dialog", "[y] allow once");
     let screen = pane.visible_screen();
@@ -999,9 +960,7 @@ fn approvals_keep_the_draft_and_ctrl_c_aborts() {
     assert!(screen.contains("Esc or Ctrl+C aborts the run"), "{screen}");
     pane.keys(&["n"]);
     pane.wait_for("the reason prompt", "reason›");
-    pane.type_text("not now");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the denial", "✗ bash: denied (not now)");
+    pane.send("not now", "✗ bash: denied (not now)");
     pane.wait_until("the second question", || {
         let screen = pane.visible_screen();
         screen.contains("touch two.txt") && screen.contains("[y] allow once")
@@ -1033,9 +992,7 @@ fn the_queue_and_the_notice_line() {
         &s,
         &["--model", "mock-openai/m1", "--permission-mode", "auto"],
     );
-    pane.type_text("start");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the waiting tool", "● bash while");
+    pane.send("start", "● bash while");
     pane.type_text("steer me");
     pane.keys(&["Enter"]);
     pane.type_text("follow me");
@@ -1054,9 +1011,7 @@ fn the_queue_and_the_notice_line() {
             && !screen.contains("queued:")
     });
     pane.keys(&["C-c"]);
-    pane.type_text("steer again");
-    pane.keys(&["Enter"]);
-    pane.wait_for("queued again", "⧗ steering queued: steer again");
+    pane.send("steer again", "⧗ steering queued: steer again");
     std::fs::write(s.work.join("release"), "").unwrap();
     pane.wait_for("the last answer", "second");
     let sent = server.requests()[1].body_text();
@@ -1108,9 +1063,7 @@ fn thinking_toggles_and_the_footer_counts_the_session() {
         screen.contains(" · default · "),
         "the permission mode: {screen}"
     );
-    pane.type_text("think");
-    pane.keys(&["Enter"]);
-    let screen = pane.wait_for("the answer", "answer one");
+    let screen = pane.send("think", "answer one");
     assert!(screen.contains("┊ a deep thought here"), "{screen}");
     pane.keys(&["C-t"]);
     pane.wait_until("thinking folded", || {
@@ -1120,14 +1073,10 @@ fn thinking_toggles_and_the_footer_counts_the_session() {
     });
     pane.keys(&["C-t"]);
     pane.wait_for("thinking shown again", "┊ a deep thought here");
-    pane.type_text("more");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the second answer", "answer two");
+    pane.send("more", "answer two");
     pane.wait_for("the totals", "↑3.0k ↓20");
     assert!(pane.visible_screen().contains("ctx 2.0% of 100.0k"));
-    pane.type_text("/tree 2");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the move", "continuing from that entry");
+    pane.send("/tree 2", "continuing from that entry");
     pane.wait_for("the totals kept", "↑3.0k ↓20");
 }
 
@@ -1174,9 +1123,7 @@ fn the_editor_moves_by_cluster_and_has_a_kill_ring() {
     pane.wait_until("the editor cleared", || {
         !pane.visible_screen().contains("second")
     });
-    pane.type_text("/quit");
-    pane.keys(&["Enter"]);
-    pane.wait_for("exit", "FOCUS-EXITED-0");
+    pane.send("/quit", "FOCUS-EXITED-0");
 }
 
 /// Markdown in the real binary: a table laid out with column widths, a link as
@@ -1209,9 +1156,7 @@ fn markdown_tables_links_quotes_and_rules() {
     ));
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    pane.type_text("format it");
-    pane.keys(&["Enter"]);
-    let screen = pane.wait_for("the answer", "done-marker");
+    let screen = pane.send("format it", "done-marker");
     for row in [
         "file    │ lines",
         "────────┼──────",
@@ -1251,9 +1196,7 @@ fn a_retry_wait_is_shown_and_esc_cancels_it() {
     )
     .unwrap();
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    pane.type_text("go");
-    pane.keys(&["Enter"]);
-    let screen = pane.wait_for("the retry notice", "(attempt 2/3)");
+    let screen = pane.send("go", "(attempt 2/3)");
     let rows: Vec<&str> = screen.lines().collect();
     let notice = rows
         .iter()
@@ -1302,13 +1245,9 @@ fn ctrl_g_edits_the_draft_in_the_external_editor() {
     pane.wait_for("the draft", "› draft");
     pane.keys(&["C-g"]);
     pane.wait_for("the external editor", "EDITOR-READY");
-    pane.type_text("from the editor");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the edited draft", "› draft + from the editor");
+    pane.send("from the editor", "› draft + from the editor");
     pane.keys(&["C-c"]);
-    pane.type_text("/quit");
-    pane.keys(&["Enter"]);
-    pane.wait_for("exit", "FOCUS-EXITED-0");
+    pane.send("/quit", "FOCUS-EXITED-0");
 }
 
 /// A command longer than the dialog is printed whole in the conversation
@@ -1328,19 +1267,15 @@ fn a_long_command_to_approve_is_shown_whole() {
     ));
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    pane.type_text("make twelve");
-    pane.keys(&["Enter"]);
-    let screen = pane.wait_for(
-        "the dialog",
+    let screen = pane.send(
+        "make twelve",
         "more lines: the whole command is printed above",
     );
     for line in &lines {
         assert!(screen.contains(line.as_str()), "{line}: {screen}");
     }
     pane.keys(&["n"]);
-    pane.type_text("no");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the answer", "done");
+    pane.send("no", "done");
     assert!(!s.work.join("file-01.txt").exists());
 }
 
@@ -1405,9 +1340,7 @@ fn the_automatic_compaction_runs_in_the_background_and_esc_cancels_it() {
     );
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    pane.type_text("hello there");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the answer", "the only answer");
+    pane.send("hello there", "the only answer");
     pane.wait_for(
         "the background compaction",
         "compacting the history… · Esc cancels",
@@ -1447,15 +1380,8 @@ fn a_compaction_inside_a_run_shows_its_notice_and_summary_then_the_answer() {
     );
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-anthropic/m1"]);
-    pane.type_text("first");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the first answer", "an early answer");
-    pane.type_text("go");
-    pane.keys(&["Enter"]);
-    pane.wait_for(
-        "the notice",
-        "compacting the history (the context is nearly full)…",
-    );
+    pane.send("first", "an early answer");
+    pane.send("go", "compacting the history (the context is nearly full)…");
     pane.wait_for("the summary block", "SUMMARY-ON-SCREEN");
     let screen = pane.wait_for("the answer", "the answer after compacting");
     assert!(screen.contains("compacted: about"), "{screen}");

@@ -27,13 +27,6 @@ fn sandbox_with(scenario: &str) -> (Sandbox, focus_testkit::mock_llm::MockLlm) {
     (s, server)
 }
 
-/// Types `text`, presses Enter and waits for `expect`.
-fn enter(pane: &Pane, text: &str, expect: &str) -> String {
-    pane.type_text(text);
-    pane.keys(&["Enter"]);
-    pane.wait_for(text, expect)
-}
-
 /// The last row of the visible window holding text (the footer).
 fn footer(pane: &Pane) -> String {
     let screen = pane.visible_screen();
@@ -74,9 +67,9 @@ fn copy_name_undo_and_clone() {
         .status()
         .unwrap()
         .success());
-    enter(&pane, "/copy", "no answer to copy yet");
-    enter(&pane, "hello", "first reply");
-    enter(&pane, "/copy", "copied the last answer (1 lines)");
+    pane.send("/copy", "no answer to copy yet");
+    pane.send("hello", "first reply");
+    pane.send("/copy", "copied the last answer (1 lines)");
     assert!(pane.screen().contains("OSC 52) and xclip"));
     pane.wait_until("the clipboard program receiving the answer", || {
         std::fs::read_to_string(&clip).is_ok_and(|t| t == "first reply")
@@ -92,14 +85,14 @@ fn copy_name_undo_and_clone() {
     });
 
     // The name shows in the footer and is recorded as pi's session_info.
-    enter(&pane, "/name the-named-one", "session named");
+    pane.send("/name the-named-one", "session named");
     pane.wait_until("the name in the footer", || {
         footer(&pane).contains("the-named-one")
     });
 
     // /undo: back before "hello", its text in the editor; the answer stays
     // in the file (append-only) but leaves the screen's conversation.
-    enter(&pane, "/undo", "undone: back to before your last message");
+    pane.send("/undo", "undone: back to before your last message");
     pane.wait_until("the message back in the editor", || {
         pane.visible_screen()
             .lines()
@@ -109,20 +102,20 @@ fn copy_name_undo_and_clone() {
     assert!(file_contains(&file, "first reply"));
     assert!(file_contains(&file, "\"session_info\""));
     pane.keys(&["C-u"]);
-    enter(&pane, "/undo", "nothing to undo");
-    enter(&pane, "again", "second reply");
+    pane.send("/undo", "nothing to undo");
+    pane.send("again", "second reply");
     let context = server.requests()[1].body_text();
     assert!(!context.contains("first reply"), "{context}");
 
     // /clone: a second file with the branch, continued from there.
-    enter(&pane, "/clone", "cloned into a new session");
+    pane.send("/clone", "cloned into a new session");
     let files = s.session_files();
     assert_eq!(files.len(), 2, "{files:?}");
     let clone = files.iter().find(|f| **f != file).unwrap();
     assert!(file_contains(clone, "second reply"));
     assert!(!file_contains(clone, "first reply"), "only the branch");
     assert!(file_contains(clone, "parentSession"));
-    enter(&pane, "more", "third reply");
+    pane.send("more", "third reply");
     assert!(file_contains(clone, "third reply"));
     assert!(!file_contains(&file, "third reply"));
 }
@@ -135,29 +128,29 @@ fn shell_commands_go_to_the_context_or_to_the_user_only() {
     let (s, server) = sandbox_with(r#"{"name":"c","steps":[{"reply":{"text":"seen it"}}]}"#);
     let pane = start_with(&s, "", &[], &["--model", "mock-openai/m1"]);
 
-    enter(&pane, "!echo SHELL-OUT-$((40+2))", "SHELL-OUT-42");
+    pane.send("!echo SHELL-OUT-$((40+2))", "SHELL-OUT-42");
     pane.wait_for("the note", "output added to the model's context");
-    enter(&pane, "!!echo HIDDEN-$((1+1))", "HIDDEN-2");
+    pane.send("!!echo HIDDEN-$((1+1))", "HIDDEN-2");
     pane.wait_for("the note", "shown to you only");
     // A key focus holds (models.json's) never reaches the context.
-    enter(&pane, "!echo the key is test-key", "the key is [redacted]");
+    pane.send("!echo the key is test-key", "the key is [redacted]");
     // A failing command shows its exit code.
-    enter(&pane, "!exit 3", "Command exited with code 3");
+    pane.send("!exit 3", "Command exited with code 3");
     // Output streams while the command runs (it would take 30 s), and Esc
     // cancels it.
-    enter(&pane, "!echo EARLY-$((6*7)); sleep 30", "EARLY-42");
+    pane.send("!echo EARLY-$((6*7)); sleep 30", "EARLY-42");
     assert!(pane
         .visible_screen()
         .contains("running !echo EARLY-$((6*7))"));
     pane.keys(&["Escape"]);
     pane.wait_for("the cancel", "Command aborted by the user");
     // Plan mode: a command that writes is refused, and nothing runs.
-    enter(&pane, "/permissions plan", "permission mode: plan");
-    enter(&pane, "!touch made-by-shell.txt", "not run (plan mode)");
+    pane.send("/permissions plan", "permission mode: plan");
+    pane.send("!touch made-by-shell.txt", "not run (plan mode)");
     assert!(!s.work.join("made-by-shell.txt").exists());
-    enter(&pane, "/permissions default", "permission mode: default");
+    pane.send("/permissions default", "permission mode: default");
 
-    enter(&pane, "what did you see", "seen it");
+    pane.send("what did you see", "seen it");
     let body = server.requests()[0].body_text();
     assert!(body.contains("Ran `echo SHELL-OUT-$((40+2))`"), "{body}");
     assert!(body.contains("SHELL-OUT-42"), "{body}");
@@ -198,28 +191,23 @@ fn settings_reload_hotkeys_changelog_and_keybindings() {
     .unwrap();
     let pane = start_with(&s, "", &[], &["--model", "mock-openai/m1"]);
 
-    enter(&pane, "/changelog", "this project has no CHANGELOG.md");
+    pane.send("/changelog", "this project has no CHANGELOG.md");
     std::fs::write(
         s.work.join("CHANGELOG.md"),
         "# Changelog\n\n## 1.2.3\n\n- CHANGELOG-MARKER fixed\n",
     )
     .unwrap();
-    enter(&pane, "/changelog", "CHANGELOG-MARKER fixed");
-    enter(&pane, "/hotkeys", "Shift+Enter, Ctrl+J");
+    pane.send("/changelog", "CHANGELOG-MARKER fixed");
+    pane.send("/hotkeys", "Shift+Enter, Ctrl+J");
 
     // The picker: a key, then a value; written where the key is set.
-    enter(&pane, "/settings", "settings (Enter: choose a value)");
+    pane.send("/settings", "settings (Enter: choose a value)");
     assert!(pane.screen().contains("theme = dark"));
     pane.type_text("hidethink");
     pane.wait_for("the filtered keys", "hideThinkingBlock = (not set)");
     pane.keys(&["Enter"]);
     pane.wait_for("the values", "hideThinkingBlock → the global");
-    pane.type_text("true");
-    pane.keys(&["Enter"]);
-    pane.wait_for(
-        "the write",
-        "hideThinkingBlock = true written to the global",
-    );
+    pane.send("true", "hideThinkingBlock = true written to the global");
     let global = std::fs::read_to_string(s.home.join("settings.json")).unwrap();
     assert!(global.contains("\"hideThinkingBlock\": true"), "{global}");
     assert!(
@@ -227,8 +215,7 @@ fn settings_reload_hotkeys_changelog_and_keybindings() {
         "kept: {global}"
     );
     // Typed: the theme is set in the project file, so it is written there.
-    enter(
-        &pane,
+    pane.send(
         "/settings theme light",
         "theme = light written to the project",
     );
@@ -238,7 +225,7 @@ fn settings_reload_hotkeys_changelog_and_keybindings() {
         project.contains("\"steeringMode\": \"all\""),
         "kept: {project}"
     );
-    enter(&pane, "/settings theme nope", "theme takes dark, light");
+    pane.send("/settings theme nope", "theme takes dark, light");
 
     // keybindings.json, read by /reload: Ctrl+X cycles thinking, Shift+Tab
     // no longer does.
@@ -247,14 +234,14 @@ fn settings_reload_hotkeys_changelog_and_keybindings() {
         r#"{"cycleThinkingLevel":"ctrl+x","noSuchAction":"ctrl+q"}"#,
     )
     .unwrap();
-    enter(&pane, "/reload", "reloaded: settings (theme light)");
+    pane.send("/reload", "reloaded: settings (theme light)");
     pane.wait_for("the warning", "unknown action \"noSuchAction\" ignored");
     let before = footer(&pane);
     assert!(before.contains("thinking off"), "{before}");
     pane.keys(&["BTab"]);
     pane.keys(&["C-x"]);
-    enter(&pane, "/thinking", "thinking: minimal (choose");
-    enter(&pane, "/hotkeys", "cycleThinkingLevel");
+    pane.send("/thinking", "thinking: minimal (choose");
+    pane.send("/hotkeys", "cycleThinkingLevel");
     assert!(pane.screen().contains("Changed by keybindings.json:"));
 }
 
@@ -273,22 +260,22 @@ fn themes_and_the_16_colour_fallback() {
     std::fs::write(s.home.join("settings.json"), r#"{"theme":"mine"}"#).unwrap();
     let truecolor = [("NO_COLOR=1", "NO_COLOR= COLORTERM=truecolor TERM=xterm")];
     let pane = start_with(&s, "", &truecolor, &["--model", "mock-openai/m1"]);
-    enter(&pane, "/nonsense", "unknown command /nonsense");
+    pane.send("/nonsense", "unknown command /nonsense");
     assert!(
         pane.styled_screen().contains("38;2;18;52;86"),
         "the theme file's error colour: {}",
         pane.styled_screen()
     );
     // The built-in light theme, chosen by /settings.
-    enter(&pane, "/settings theme light", "theme = light written");
-    enter(&pane, "/nonsense2", "unknown command /nonsense2");
+    pane.send("/settings theme light", "theme = light written");
+    pane.send("/nonsense2", "unknown command /nonsense2");
     assert!(pane.styled_screen().contains("38;2;175;0;0"));
     drop(pane);
 
     // A terminal that only has 16 colours gets the basic red.
     let basic = [("NO_COLOR=1", "NO_COLOR= COLORTERM= TERM=xterm")];
     let pane = start_with(&s, "", &basic, &["--model", "mock-openai/m1"]);
-    enter(&pane, "/nonsense", "unknown command /nonsense");
+    pane.send("/nonsense", "unknown command /nonsense");
     let styled = pane.styled_screen();
     assert!(styled.contains("\x1b[31m"), "{styled}");
     assert!(!styled.contains("38;2;"), "{styled}");
@@ -298,7 +285,7 @@ fn themes_and_the_16_colour_fallback() {
     std::fs::write(s.work.join(".focus/settings.json"), r#"{"theme":"nope"}"#).unwrap();
     let pane = start_with(&s, "", &[], &["--model", "mock-openai/m1"]);
     pane.wait_for("the warning", "theme \"nope\": not built in (dark, light)");
-    enter(&pane, "/nonsense", "unknown command /nonsense");
+    pane.send("/nonsense", "unknown command /nonsense");
     let styled = pane.styled_screen();
     assert!(
         !styled.contains("\x1b[31m") && !styled.contains("38;2;"),
@@ -320,7 +307,7 @@ fn hide_thinking_block_folds_thinking_from_the_start() {
     )
     .unwrap();
     let pane = start_with(&s, "", &[], &["--model", "mock-openai/m1"]);
-    let screen = enter(&pane, "think", "the answer");
+    let screen = pane.send("think", "the answer");
     assert!(screen.contains("Ctrl+T shows thinking"), "{screen}");
     assert!(!screen.contains("a secret thought"), "{screen}");
     pane.keys(&["C-t"]);
@@ -336,17 +323,11 @@ fn safe_commands_run_while_the_agent_works() {
         r#"{"name":"c","steps":[{"reply":{"text":"done at last","chunkDelayMs":2000}}]}"#,
     );
     let pane = start_with(&s, "", &[], &["--model", "mock-openai/m1"]);
-    pane.type_text("slow one");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the run", "Esc aborts");
-    enter(&pane, "/hotkeys", "Shift+Enter, Ctrl+J");
-    enter(&pane, "/name during-run", "session named");
-    enter(&pane, "/copy", "no answer to copy yet");
-    enter(
-        &pane,
-        "/clone",
-        "this command waits until the agent is done",
-    );
+    pane.send("slow one", "Esc aborts");
+    pane.send("/hotkeys", "Shift+Enter, Ctrl+J");
+    pane.send("/name during-run", "session named");
+    pane.send("/copy", "no answer to copy yet");
+    pane.send("/clone", "this command waits until the agent is done");
     assert!(!pane.screen().contains("done at last"), "still running");
     pane.wait_for("the answer", "done at last");
 }
@@ -386,9 +367,7 @@ fn ctrl_v_attaches_the_clipboards_image() {
     pane.keys(&["C-v"]);
     pane.wait_for("the label", "› what is in [image #1]");
     pane.wait_for("the notice", "[image #1] attached (1 KB image/png)");
-    pane.type_text("this?");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the answer", "nice picture");
+    pane.send("this?", "nice picture");
     let body = server.requests()[0].body_text();
     let png = focus_tools::read::base64_encode(b"\x89PNG\r\n\x1a\nPIXELS");
     assert!(body.contains(&png), "the image was sent: {body}");

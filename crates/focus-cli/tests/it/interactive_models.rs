@@ -27,9 +27,7 @@ fn ctrl_p_cycles_within_enabled_models() {
     // Started outside the scope: Ctrl+P goes to its first model.
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
     pane.extended_keys();
-    pane.type_text("hello");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the answer", "first reply");
+    pane.send("hello", "first reply");
 
     pane.keys(&["C-p"]);
     pane.wait_for("the first scoped model", "mock-anthropic/m1 · 110×40");
@@ -52,9 +50,7 @@ fn ctrl_p_cycles_within_enabled_models() {
         "mock-responses/m1 · 110×40",
     );
 
-    pane.type_text("again");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the second answer", "second reply");
+    pane.send("again", "second reply");
     let requests = server.requests();
     assert!(
         requests[0].path.contains("/chat/completions"),

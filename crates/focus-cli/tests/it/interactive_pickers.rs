@@ -58,9 +58,7 @@ fn slash_opens_the_command_menu_filtered_as_you_type() {
     pane.wait_until("the menu closing after Tab", || {
         !pane.visible_screen().contains("commands “")
     });
-    pane.type_text("high");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the thinking level", "thinking high ·");
+    pane.send("high", "thinking high ·");
 
     // PageDown moves a page (the rows shown); Up wraps to the last entry;
     // Esc closes the menu and leaves the input alone.
@@ -144,9 +142,7 @@ fn at_searches_the_project_files_and_attaches_the_chosen_one() {
     pane.wait_until("the picker closing", || {
         !pane.visible_screen().contains("files “")
     });
-    pane.type_text("please");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the answer", "got the file");
+    pane.send("please", "got the file");
     // The file went to the model as `focus @FILE` sends it.
     let body = server.requests()[0].body_text();
     assert!(body.contains("ALPHA-CONTENT-42"), "{body}");
@@ -229,13 +225,9 @@ fn model_opens_a_picker_and_switching_is_recorded() {
     assert!(json.contains("red"), "{json}");
     std::fs::write(&models, json).unwrap();
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    pane.type_text("hello");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the answer", "first reply");
+    pane.send("hello", "first reply");
 
-    pane.type_text("/model");
-    pane.keys(&["Enter"]);
-    let screen = pane.wait_for("the model picker", "models · ");
+    let screen = pane.send("/model", "models · ");
     // The current model is selected; each shows its context window.
     assert!(screen.contains("❯ mock-openai/m1  ctx 100.0k"), "{screen}");
     assert!(screen.contains("mock-anthropic/m1"), "{screen}");
@@ -249,16 +241,12 @@ fn model_opens_a_picker_and_switching_is_recorded() {
     pane.keys(&["Enter"]);
     pane.wait_for("the switch", "model: mock-anthropic/m1");
     pane.wait_for("the footer", "mock-anthropic/m1 · 110×40");
-    pane.type_text("again");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the second answer", "second reply");
+    pane.send("again", "second reply");
     let change = s.last_entry("model_change");
     assert!(change.contains("mock-anthropic"), "{change}");
 
     // Esc closes the picker without switching.
-    pane.type_text("/model");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the model picker", "❯ mock-anthropic/m1");
+    pane.send("/model", "❯ mock-anthropic/m1");
     pane.type_text("goo");
     pane.keys(&["Escape"]);
     pane.wait_until("the picker closing on the same model", || {
@@ -282,18 +270,13 @@ fn reading_commands_run_while_the_agent_works() {
     s.write_models(&server.url());
     let args = ["--model", "mock-openai/m1", "--permission-mode", "auto"];
     let pane = Pane::start(&s, &args);
-    pane.type_text("go");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the waiting tool", "● bash while");
-    pane.type_text("/sess");
-    pane.keys(&["Enter"]);
-    pane.wait_for("session info during the run", "messages: 0 (0 yours");
-    pane.type_text("/name busy-run");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the name during the run", "session named \"busy-run\"");
-    pane.type_text("/thinking high");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the notice", "this command waits until the agent is done");
+    pane.send("go", "● bash while");
+    pane.send("/sess", "messages: 0 (0 yours");
+    pane.send("/name busy-run", "session named \"busy-run\"");
+    pane.send(
+        "/thinking high",
+        "this command waits until the agent is done",
+    );
     assert!(pane.visible_screen().contains("› /thinking high"));
     std::fs::write(s.work.join("release"), "").unwrap();
     pane.wait_for("the answer", "and then some more");
@@ -316,19 +299,13 @@ fn tree_fork_and_resume_choose_with_the_picker() {
         ("alpha question", "first reply"),
         ("beta question", "second reply"),
     ] {
-        pane.type_text(prompt);
-        pane.keys(&["Enter"]);
-        pane.wait_for("the answer", answer);
+        pane.send(prompt, answer);
     }
 
     // The tree (interactive_tree.rs has the rest): the current entry
     // selected; `/` searches; Enter on your message moves before it.
-    pane.type_text("/tree");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the tree navigator", "❯● ai: second reply");
-    pane.type_text("/beta");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the search", "❯● you: beta question");
+    pane.send("/tree", "❯● ai: second reply");
+    pane.send("/beta", "❯● you: beta question");
     pane.keys(&["Enter"]);
     pane.wait_for("the summary question", "Summarize branch? [y/n]");
     pane.keys(&["n"]);
@@ -337,18 +314,14 @@ fn tree_fork_and_resume_choose_with_the_picker() {
     pane.keys(&["C-u"]);
 
     // Fork: your messages on this branch.
-    pane.type_text("/fork");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the fork picker", "❯ alpha question");
+    pane.send("/fork", "❯ alpha question");
     pane.keys(&["Enter"]);
     pane.wait_for("the fork", "forked into a new session");
     pane.wait_for("the forked message in the editor", "› alpha question");
     pane.keys(&["C-u"]);
 
     // Resume: the recent sessions with their age and size.
-    pane.type_text("/resume");
-    pane.keys(&["Enter"]);
-    let screen = pane.wait_for("the resume picker", "recent sessions");
+    let screen = pane.send("/resume", "recent sessions");
     assert!(screen.contains("msgs"), "{screen}");
     pane.type_text("alpha");
     pane.wait_for("the filtered sessions", "❯ alpha question");
@@ -369,9 +342,7 @@ fn shift_tab_and_ctrl_p_cycle_thinking_and_models() {
     );
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    pane.type_text("hello");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the answer", "first reply");
+    pane.send("hello", "first reply");
     pane.keys(&["BTab"]);
     pane.wait_for(
         "the next level",
@@ -385,9 +356,7 @@ fn shift_tab_and_ctrl_p_cycle_thinking_and_models() {
         screen.contains("mock-responses/m1 · 110×40 · thinking low"),
         "{screen}"
     );
-    pane.type_text("again");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the second answer", "second reply");
+    pane.send("again", "second reply");
     let change = s.last_entry("model_change");
     assert!(change.contains("mock-responses"), "{change}");
     let level = s.last_entry("thinking_level_change");
@@ -413,9 +382,7 @@ fn a_picked_file_gone_before_sending_keeps_the_message() {
     pane.keys(&["Enter"]);
     pane.wait_for("the path", "› @notes.txt");
     std::fs::remove_file(&file).unwrap();
-    pane.type_text("read");
-    pane.keys(&["Enter"]);
-    pane.wait_for("the error", "cannot attach @notes.txt");
+    pane.send("read", "cannot attach @notes.txt");
     assert!(pane.visible_screen().contains("› @notes.txt read"));
     assert!(server.requests().is_empty());
     std::fs::write(&file, "NOTES-BODY-7\n").unwrap();
@@ -476,9 +443,7 @@ fn templates_and_skills_are_listed_in_the_menu_and_help() {
     pane.type_text("x");
     pane.wait_for("a space after it", "› /review x");
     pane.keys(&["C-u"]);
-    pane.type_text("/help");
-    pane.keys(&["Enter"]);
-    pane.wait_for("/help", "Keys:");
+    pane.send("/help", "Keys:");
     let screen = pane.screen();
     assert!(screen.contains("Prompt templates and skills"), "{screen}");
     assert!(

@@ -36,9 +36,7 @@ fn wait_for_row(pane: &Pane, what: &str, parts: &[&str]) -> String {
 
 /// Sends `prompt` and waits for `answer`.
 fn ask(pane: &Pane, prompt: &str, answer: &str) {
-    pane.type_text(prompt);
-    pane.keys(&["Enter"]);
-    pane.wait_for("the answer", answer);
+    pane.send(prompt, answer);
 }
 
 /// focus on a mock model, after two turns: "alpha question" answered "first
