@@ -232,8 +232,10 @@ pub const INPUT_QUEUE_CAPACITY: usize = 64;
 /// every few dozen.
 pub const FORWARD_BATCH: usize = 64;
 
-/// The most events forwarded as one input by [`follow_run`].
-pub const FORWARD_MAX: usize = 1024;
+/// The most events forwarded as one input by [`follow_run`]. A batch stays well
+/// under the allocator's threshold for mapping fresh pages (128 KB in glibc;
+/// an event is a few hundred bytes): the memory of one batch serves the next.
+pub const FORWARD_MAX: usize = 256;
 
 /// How long [`follow_run`] rests after a batch of [`FORWARD_BATCH`] events or
 /// more: far below a frame (16 ms), so nothing shows later for it.
@@ -249,18 +251,26 @@ pub const FORWARD_PACE: std::time::Duration = std::time::Duration::from_millis(2
 pub fn follow_run<T: Send + 'static>(
     run: AgentRun,
     inputs: std::sync::mpsc::SyncSender<T>,
-    events: fn(Vec<AgentEvent>) -> T,
+    events: fn(EventBatch) -> T,
     finished: fn(AgentEvent, Vec<Message>) -> T,
 ) {
     std::thread::spawn(move || {
+        let (give_back, spares) = std::sync::mpsc::channel();
         let mut end = None;
         while let Ok(first) = run.events.recv() {
-            let mut batch = vec![first];
+            let mut batch: Vec<AgentEvent> = spares.try_recv().unwrap_or_default();
+            batch.push(first);
             run.events.try_recv_many(FORWARD_MAX - 1, &mut batch);
-            let fast = batch.len() >= FORWARD_BATCH;
+            // A full batch leaves more queued: take it at once. A large one that
+            // emptied the queue means the events come fast: rest a little.
+            let fast = (FORWARD_BATCH..FORWARD_MAX).contains(&batch.len());
             if matches!(batch.last(), Some(AgentEvent::AgentEnd { .. })) {
                 end = batch.pop();
             }
+            let batch = EventBatch {
+                events: batch,
+                give_back: Some(give_back.clone()),
+            };
             if !batch.is_empty() && inputs.send(events(batch)).is_err() {
                 return;
             }
@@ -275,4 +285,43 @@ pub fn follow_run<T: Send + 'static>(
         });
         let _ = inputs.send(finished(end, history));
     });
+}
+
+/// Events forwarded together by [`follow_run`], read as a slice. Dropped, it
+/// hands its emptied buffer back to the thread that filled it: a stream of tens
+/// of thousands of deltas reuses a few buffers instead of asking the allocator
+/// for fresh pages at every batch.
+#[derive(Debug)]
+pub struct EventBatch {
+    events: Vec<AgentEvent>,
+    give_back: Option<std::sync::mpsc::Sender<Vec<AgentEvent>>>,
+}
+
+impl From<Vec<AgentEvent>> for EventBatch {
+    /// Events made elsewhere (a `!command`'s output): nobody takes the buffer back.
+    fn from(events: Vec<AgentEvent>) -> EventBatch {
+        EventBatch {
+            events,
+            give_back: None,
+        }
+    }
+}
+
+impl std::ops::Deref for EventBatch {
+    type Target = [AgentEvent];
+
+    fn deref(&self) -> &[AgentEvent] {
+        &self.events
+    }
+}
+
+impl Drop for EventBatch {
+    fn drop(&mut self) {
+        if let Some(give_back) = &self.give_back {
+            let mut events = std::mem::take(&mut self.events);
+            events.clear();
+            // The follower may have finished: the buffer is then simply freed.
+            let _ = give_back.send(events);
+        }
+    }
 }

@@ -289,6 +289,21 @@ impl ToJson for StreamEvent {
 }
 
 impl AgentEvent {
+    /// Whether the event only adds text to a streaming block (a text, thinking or
+    /// tool-argument delta): what a reader may take in batches, and what cannot
+    /// change anything but that block.
+    pub fn is_delta(&self) -> bool {
+        matches!(
+            self,
+            AgentEvent::MessageUpdate {
+                event: StreamEvent::TextDelta { .. }
+                    | StreamEvent::ThinkingDelta { .. }
+                    | StreamEvent::ToolCallDelta { .. },
+                ..
+            }
+        )
+    }
+
     /// The pi event type name (`agent_start`, `message_update`, `tool_execution_end`…).
     pub fn type_name(&self) -> &'static str {
         match self {

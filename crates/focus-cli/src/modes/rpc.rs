@@ -56,7 +56,7 @@ pub enum Input {
     /// stdin closed.
     Eof,
     /// Events of the running prompt, in order (forwarded in batches).
-    Events(Vec<AgentEvent>),
+    Events(crate::engine::EventBatch),
     /// The running prompt ended: its `agent_end` event and the full history,
     /// delivered together so the server is idle once a client sees `agent_end`.
     Finished(AgentEvent, Vec<Message>),
@@ -192,14 +192,14 @@ pub fn run(
                 server.end_of_input();
             }
             Input::Events(events) => {
-                for event in events {
-                    server.engine.record(&event);
+                for event in events.iter() {
+                    server.engine.record(event);
                     match event {
                         AgentEvent::CompactionStart { .. } => server.compacting_in_run = true,
                         AgentEvent::CompactionEnd { .. } => server.compacting_in_run = false,
                         _ => {}
                     }
-                    write_event(&mut lines, &event);
+                    write_event(&mut lines, event);
                     server
                         .engine
                         .pass_on_warning(&mut |notice| write_line(&notice.to_json()));

@@ -21,7 +21,6 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::event::AgentEvent;
-use crate::provider::StreamEvent;
 
 /// How many deltas wait before the writer wakes the reader.
 pub const WAKE_BATCH: usize = 64;
@@ -105,7 +104,7 @@ impl EventSender {
         if !state.receiver_alive {
             return Err(ReaderGone);
         }
-        let urgent = !is_delta(&event);
+        let urgent = !event.is_delta();
         state.events.push_back(event);
         if state.receiver_waiting && (urgent || state.events.len() >= WAKE_BATCH) {
             shared.not_empty.notify_one();
@@ -160,6 +159,8 @@ impl EventReceiver {
     pub fn try_recv_many(&self, max: usize, out: &mut Vec<AgentEvent>) -> usize {
         let mut state = self.shared.lock();
         let take = max.min(state.events.len());
+        // One allocation for the batch, not a doubling per power of two.
+        out.reserve(take);
         out.extend(state.events.drain(..take));
         if take > 0 && state.sender_waiting {
             state.sender_waiting = false;
@@ -223,23 +224,10 @@ impl Drop for EventReceiver {
     }
 }
 
-/// Whether an event only adds text to a block (the reader need not be woken for it
-/// alone).
-fn is_delta(event: &AgentEvent) -> bool {
-    matches!(
-        event,
-        AgentEvent::MessageUpdate {
-            event: StreamEvent::TextDelta { .. }
-                | StreamEvent::ThinkingDelta { .. }
-                | StreamEvent::ToolCallDelta { .. },
-            ..
-        }
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::StreamEvent;
 
     fn delta(i: usize) -> AgentEvent {
         AgentEvent::MessageUpdate {

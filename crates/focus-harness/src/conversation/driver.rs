@@ -231,6 +231,11 @@ impl Conversation {
     /// Follows one event the mode received: a session write that failed on the
     /// loop's side becomes the warning; at the run's end, so do hook failures.
     pub fn record(&mut self, event: &AgentEvent) {
+        // The session is written at a message's end, never during its deltas: a
+        // streamed answer's tens of thousands of them need not take the lock.
+        if event.is_delta() {
+            return;
+        }
         if let Some(warning) = self.session.lock().write_warning.take() {
             self.store_warning = Some(warning);
         }

@@ -83,7 +83,7 @@ pub enum Input {
     /// stdin closed.
     Eof,
     /// Events of the running prompt, in order (forwarded in batches).
-    Events(Vec<AgentEvent>),
+    Events(crate::engine::EventBatch),
     /// The running prompt ended: its `agent_end` event and the full history.
     Finished(AgentEvent, Vec<Message>),
     /// A tool call waits for the user's decision.
@@ -437,9 +437,9 @@ impl Ui<'_> {
             }
             Input::Eof => self.quit = true,
             Input::Events(events) => {
-                for event in events {
-                    self.engine.record(&event);
-                    self.event(&event);
+                for event in events.iter() {
+                    self.engine.record(event);
+                    self.event(event);
                 }
             }
             Input::Finished(end, history) => {

@@ -91,12 +91,13 @@ impl Ui<'_> {
         std::thread::spawn(move || {
             let updates = inputs.clone();
             let on_update = |partial: ToolOutput| {
-                let _ = updates.send(Input::Events(vec![AgentEvent::ToolExecutionUpdate {
+                let update = AgentEvent::ToolExecutionUpdate {
                     call_id: call.id.to_string(),
                     tool_name: "bash".into(),
                     args: Value::Null,
                     partial,
-                }]));
+                };
+                let _ = updates.send(Input::Events(vec![update].into()));
             };
             let context = ToolContext {
                 call_id: &call.id,
