@@ -8,7 +8,6 @@
 //! real model. Each step is decided from the history it is given, so the script
 //! survives steering, aborts and resumed sessions.
 
-use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::message::{now_ms, AssistantMessage, Content, Message, StopReason, ToolCall};
 use focus_core::provider::{ModelInfo, ModelRequest, Provider, StreamEvent, StreamSink};
@@ -77,12 +76,8 @@ impl Provider for DemoProvider {
         &self.info
     }
 
-    fn stream(
-        &self,
-        request: &ModelRequest<'_>,
-        cancel: &CancelToken,
-        sink: &mut StreamSink<'_>,
-    ) -> AssistantMessage {
+    fn stream(&self, request: &ModelRequest<'_>, sink: &mut StreamSink<'_>) -> AssistantMessage {
+        let cancel = request.cancel;
         let step = next_step(request);
         let mut message = AssistantMessage {
             api: self.info.api.clone().into(),
@@ -316,6 +311,7 @@ fn short(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use focus_core::cancel::CancelToken;
     use focus_core::message::{ToolResultMessage, UserMessage};
     use focus_core::provider::{RequestOptions, ToolSpec};
 
@@ -345,13 +341,11 @@ mod tests {
             messages,
             tools,
             options: &options,
+            cancel: &CancelToken::new(),
         };
         let mut events = 0;
-        let message = DemoProvider::with_delay(Duration::ZERO).stream(
-            &request,
-            &CancelToken::new(),
-            &mut |_, _| events += 1,
-        );
+        let message =
+            DemoProvider::with_delay(Duration::ZERO).stream(&request, &mut |_, _| events += 1);
         (message, events)
     }
 
@@ -390,16 +384,16 @@ mod tests {
     fn cancellation_ends_with_aborted() {
         let options = RequestOptions::default();
         let history = vec![Message::User(UserMessage::text("hi", 0))];
+        let cancel = CancelToken::new();
+        cancel.cancel();
         let request = ModelRequest {
             system_prompt: "",
             messages: &history,
             tools: &[],
             options: &options,
+            cancel: &cancel,
         };
-        let cancel = CancelToken::new();
-        cancel.cancel();
-        let message =
-            DemoProvider::with_delay(Duration::ZERO).stream(&request, &cancel, &mut |_, _| {});
+        let message = DemoProvider::with_delay(Duration::ZERO).stream(&request, &mut |_, _| {});
         assert_eq!(message.stop_reason, StopReason::Aborted);
     }
 }

@@ -120,8 +120,9 @@ fn time_provider(calls_per_turn: usize) -> Sample {
                     messages: &history,
                     tools: &specs,
                     options: &options,
+                    cancel: &cancel,
                 };
-                std::hint::black_box(provider.stream(&request, &cancel, &mut |_, _| {}));
+                std::hint::black_box(provider.stream(&request, &mut |_, _| {}));
             }
         }
     })

@@ -136,6 +136,9 @@ pub struct ModelRequest<'a> {
     pub tools: &'a [ToolSpec],
     /// Per-call knobs.
     pub options: &'a RequestOptions,
+    /// What stops the call: once it fires, the provider ends the message with
+    /// `StopReason::Aborted` (pi's `signal` in a stream's options).
+    pub cancel: &'a CancelToken,
 }
 
 /// One step of a streamed assistant message. `index` is the position of the block in
@@ -246,11 +249,7 @@ pub trait Provider: Send + Sync {
     /// Streams one answer to `request`, calling `sink` for every event, and returns
     /// the final message. Never panics on bad input from the network; failures end
     /// the message with `StopReason::Error`, cancellation with `StopReason::Aborted`
-    /// (keeping what was received). Must return promptly once `cancel` fires.
-    fn stream(
-        &self,
-        request: &ModelRequest<'_>,
-        cancel: &CancelToken,
-        sink: &mut StreamSink<'_>,
-    ) -> AssistantMessage;
+    /// (keeping what was received). Must return promptly once `request.cancel`
+    /// fires.
+    fn stream(&self, request: &ModelRequest<'_>, sink: &mut StreamSink<'_>) -> AssistantMessage;
 }

@@ -434,12 +434,8 @@ impl Provider for HttpProvider {
         &self.model
     }
 
-    fn stream(
-        &self,
-        request: &ModelRequest<'_>,
-        cancel: &CancelToken,
-        sink: &mut StreamSink<'_>,
-    ) -> AssistantMessage {
+    fn stream(&self, request: &ModelRequest<'_>, sink: &mut StreamSink<'_>) -> AssistantMessage {
+        let cancel = request.cancel;
         let fail = |message: String, reason: StopReason, sink: &mut StreamSink<'_>| {
             let mut b =
                 MessageBuilder::new(&self.model.api, &self.model.provider, &self.model.id, sink);

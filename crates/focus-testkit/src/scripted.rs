@@ -220,12 +220,8 @@ impl Provider for ScriptedProvider {
         &self.model
     }
 
-    fn stream(
-        &self,
-        request: &ModelRequest<'_>,
-        cancel: &CancelToken,
-        sink: &mut StreamSink<'_>,
-    ) -> AssistantMessage {
+    fn stream(&self, request: &ModelRequest<'_>, sink: &mut StreamSink<'_>) -> AssistantMessage {
+        let cancel = request.cancel;
         if self.record {
             if let Err(problem) = check_history(request.messages) {
                 lock(&self.violations).push(problem);

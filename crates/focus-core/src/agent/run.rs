@@ -251,57 +251,56 @@ impl Run<'_> {
                 messages: &messages,
                 tools: &self.specs,
                 options: &config.options,
+                cancel,
             };
             let mut ended = false;
-            config
-                .provider
-                .stream(&request, cancel, &mut |event, partial| {
-                    // MessageStart on the first event (providers send `Start` first, but
-                    // a lax one must not break the grammar); nothing after the terminal
-                    // event; `Done`/`Error` are carried by MessageEnd's stop reason.
-                    if ended {
-                        return;
-                    }
-                    // A retry comes before the message starts: not part of it.
-                    if let StreamEvent::Retry {
-                        attempt,
-                        max_attempts,
-                        delay_ms,
-                        error,
-                    } = event
-                    {
-                        if !started {
-                            retried = Some(*attempt);
-                            events(AgentEvent::AutoRetryStart {
-                                attempt: *attempt,
-                                max_attempts: *max_attempts,
-                                delay_ms: *delay_ms,
-                                error_message: error.clone(),
-                            });
-                        }
-                        return;
-                    }
+            config.provider.stream(&request, &mut |event, partial| {
+                // MessageStart on the first event (providers send `Start` first, but
+                // a lax one must not break the grammar); nothing after the terminal
+                // event; `Done`/`Error` are carried by MessageEnd's stop reason.
+                if ended {
+                    return;
+                }
+                // A retry comes before the message starts: not part of it.
+                if let StreamEvent::Retry {
+                    attempt,
+                    max_attempts,
+                    delay_ms,
+                    error,
+                } = event
+                {
                     if !started {
-                        started = true;
-                        let message = Message::Assistant(partial.clone());
-                        events(AgentEvent::MessageStart { message });
+                        retried = Some(*attempt);
+                        events(AgentEvent::AutoRetryStart {
+                            attempt: *attempt,
+                            max_attempts: *max_attempts,
+                            delay_ms: *delay_ms,
+                            error_message: error.clone(),
+                        });
                     }
-                    match event {
-                        StreamEvent::Start => {}
-                        StreamEvent::Done { .. } | StreamEvent::Error { .. } => ended = true,
-                        // What changed, and for a block's start or end the block
-                        // itself; never the message so far (see `MessageUpdate`).
-                        _ => {
-                            let block = event
-                                .opens_or_closes_a_block()
-                                .then(|| event.index().and_then(|i| partial.content.get(i)))
-                                .flatten()
-                                .cloned();
-                            let event = event.clone();
-                            events(AgentEvent::MessageUpdate { event, block });
-                        }
+                    return;
+                }
+                if !started {
+                    started = true;
+                    let message = Message::Assistant(partial.clone());
+                    events(AgentEvent::MessageStart { message });
+                }
+                match event {
+                    StreamEvent::Start => {}
+                    StreamEvent::Done { .. } | StreamEvent::Error { .. } => ended = true,
+                    // What changed, and for a block's start or end the block
+                    // itself; never the message so far (see `MessageUpdate`).
+                    _ => {
+                        let block = event
+                            .opens_or_closes_a_block()
+                            .then(|| event.index().and_then(|i| partial.content.get(i)))
+                            .flatten()
+                            .cloned();
+                        let event = event.clone();
+                        events(AgentEvent::MessageUpdate { event, block });
                     }
-                })
+                }
+            })
         }));
         let mut message = streamed.unwrap_or_else(|panic| {
             let why = format!("the model call failed (panic: {})", panic_text(&*panic));

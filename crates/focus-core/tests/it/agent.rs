@@ -597,7 +597,6 @@ impl focus_core::provider::Provider for PanickyProvider {
     fn stream(
         &self,
         _: &focus_core::provider::ModelRequest<'_>,
-        _: &focus_core::cancel::CancelToken,
         _: &mut focus_core::provider::StreamSink<'_>,
     ) -> AssistantMessage {
         panic!("provider bug")

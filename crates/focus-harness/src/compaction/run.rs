@@ -199,8 +199,9 @@ pub(crate) fn summarize_text(
         messages: &messages,
         tools: &[],
         options: &options,
+        cancel,
     };
-    let answer = provider.stream(&request, cancel, &mut |_, _| {});
+    let answer = provider.stream(&request, &mut |_, _| {});
     match answer.stop_reason {
         StopReason::Aborted => return Err(CompactionError::Cancelled),
         StopReason::Error => {

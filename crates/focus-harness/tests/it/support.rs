@@ -1,7 +1,6 @@
 //! Test helpers: scratch directories, a seeded random number generator, message
 //! builders and a scripted provider.
 
-use focus_core::cancel::CancelToken;
 use focus_core::json::Value;
 use focus_core::message::{
     AssistantMessage, Content, Message, StopReason, ToolCall, ToolResultMessage, Usage, UserMessage,
@@ -128,12 +127,7 @@ impl Provider for ScriptedProvider {
         &self.info
     }
 
-    fn stream(
-        &self,
-        request: &ModelRequest<'_>,
-        _cancel: &CancelToken,
-        _sink: &mut StreamSink<'_>,
-    ) -> AssistantMessage {
+    fn stream(&self, request: &ModelRequest<'_>, _sink: &mut StreamSink<'_>) -> AssistantMessage {
         let text: Vec<String> = request
             .messages
             .iter()

@@ -71,6 +71,7 @@ fn build_every_request(registry: &Registry, models: &[ModelInfo]) {
                     messages: &messages,
                     tools: &[],
                     options: &options,
+                    cancel: &focus_core::cancel::CancelToken::new(),
                 };
                 let _ = provider.http_request(&request);
             }
@@ -182,6 +183,7 @@ fn mutated_histories_build_requests_for_every_api() {
                 messages: &messages,
                 tools: &[],
                 options: &options,
+                cancel: &focus_core::cancel::CancelToken::new(),
             };
             built += usize::from(provider.http_request(&request).is_some());
         }

@@ -108,6 +108,7 @@ fn every_api_streams_through_curl_from_the_loopback_server() {
             messages: &messages,
             tools: &tools,
             options: &options,
+            cancel: &CancelToken::new(),
         };
         let mut deltas = 0;
         let mut sink = |e: &StreamEvent, _: &AssistantMessage| {
@@ -118,7 +119,7 @@ fn every_api_streams_through_curl_from_the_loopback_server() {
                 deltas += 1;
             }
         };
-        let message = provider.stream(&request, &CancelToken::new(), &mut sink);
+        let message = provider.stream(&request, &mut sink);
 
         assert_ne!(
             message.stop_reason,

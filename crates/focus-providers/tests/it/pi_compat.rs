@@ -114,6 +114,7 @@ fn focus_encodes_pis_sessions_as_pi_did() {
             messages: &messages[..cut],
             tools: std::slice::from_ref(&tool),
             options: &options,
+            cancel: &focus_core::cancel::CancelToken::new(),
         };
         let ours = match api {
             anthropic::API => anthropic::build_request(&model, &request),

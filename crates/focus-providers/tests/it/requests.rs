@@ -146,6 +146,7 @@ fn build(target: &ModelInfo, case: &Case, options: &RequestOptions) -> Value {
         messages: &case.messages,
         tools: &case.tools,
         options,
+        cancel: &focus_core::cancel::CancelToken::new(),
     };
     match target.api.as_str() {
         anthropic::API => anthropic::build_request(target, &request),

@@ -44,9 +44,10 @@ fn an_answer_without_usage_gets_an_estimate_marked_as_one() {
         messages: &messages,
         tools: &[],
         options: &options,
+        cancel: &CancelToken::new(),
     };
     let mut sink = |_: &StreamEvent, _: &AssistantMessage| {};
-    let message = provider.stream(&request, &CancelToken::new(), &mut sink);
+    let message = provider.stream(&request, &mut sink);
     assert_eq!(
         message.stop_reason,
         StopReason::Stop,

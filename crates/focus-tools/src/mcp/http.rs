@@ -14,7 +14,7 @@
 //! caller can stop waiting at its timeout or on cancel; the POST is then cancelled
 //! through its own [`CancelToken`].
 
-use super::rpc::{NotificationHandler, Reply, RpcChannel, RpcError};
+use super::rpc::{NotificationHandler, Reply, RpcChannel, RpcError, Wait};
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
@@ -134,13 +134,8 @@ impl HttpConnection {
 }
 
 impl RpcChannel for HttpConnection {
-    fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: Option<&CancelToken>,
-    ) -> Reply {
+    fn request(&self, method: &str, params: Value, wait: Wait<'_>) -> Reply {
+        let Wait { timeout, cancel } = wait;
         if let Some(reason) = lock(&self.inner.closed).clone() {
             return Err(RpcError::Closed(reason));
         }

@@ -21,7 +21,7 @@ use std::process::{Child, ChildStdin, ChildStdout};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Why a request got no result.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,19 +57,34 @@ pub type Reply = Result<Value, RpcError>;
 /// Sees every notification a server sends: method and params.
 pub type NotificationHandler = Box<dyn Fn(&str, &Value) + Send + Sync>;
 
+/// How long a request may wait for its answer, and what may end the wait sooner.
+#[derive(Clone, Copy, Debug)]
+pub struct Wait<'a> {
+    /// The longest wait; past it the request fails as timed out.
+    pub timeout: Duration,
+    /// A token whose firing ends the wait at once (the user's abort).
+    pub cancel: Option<&'a CancelToken>,
+}
+
+impl Wait<'_> {
+    /// A wait that ends at `deadline` (at least a millisecond from now), with
+    /// nothing to cancel it: the handshake and the tool listing at start.
+    pub fn until(deadline: Instant) -> Wait<'static> {
+        Wait {
+            timeout: deadline
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(1)),
+            cancel: None,
+        }
+    }
+}
+
 /// A JSON-RPC connection to one server, whatever carries it (a child's stdio, or
 /// HTTP in [`super::http`]).
 pub trait RpcChannel: Send + Sync {
-    /// Sends a request and waits for its result, at most `timeout`, returning early
-    /// if `cancel` fires; on timeout or cancel the server is told with
-    /// `notifications/cancelled`.
-    fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: Option<&CancelToken>,
-    ) -> Reply;
+    /// Sends a request and waits for its result as `wait` allows; on timeout or
+    /// cancel the server is told with `notifications/cancelled`.
+    fn request(&self, method: &str, params: Value, wait: Wait<'_>) -> Reply;
     /// Sends a notification (no answer expected).
     fn notify(&self, method: &str, params: Value) -> Result<(), String>;
     /// Stops talking to the server and releases it.
@@ -255,13 +270,8 @@ impl Connection {
 }
 
 impl RpcChannel for Connection {
-    fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-        cancel: Option<&CancelToken>,
-    ) -> Reply {
+    fn request(&self, method: &str, params: Value, wait: Wait<'_>) -> Reply {
+        let Wait { timeout, cancel } = wait;
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let (tx, rx) = mpsc::channel();
         {

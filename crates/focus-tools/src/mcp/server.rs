@@ -13,7 +13,7 @@
 
 use super::config::McpServerConfig;
 use super::http::{HttpConnection, HttpPost};
-use super::rpc::{Connection, NotificationHandler, RpcChannel, RpcError};
+use super::rpc::{Connection, NotificationHandler, RpcChannel, RpcError, Wait};
 use focus_core::cancel::CancelToken;
 use focus_core::json::Value;
 use focus_core::json_object;
@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The MCP protocol version focus asks for.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -227,7 +227,7 @@ impl Server {
             "clientInfo" => json_object! { "name" => "focus", "version" => env!("CARGO_PKG_VERSION") },
         };
         let result = connection
-            .request("initialize", params, remaining(deadline), None)
+            .request("initialize", params, Wait::until(deadline))
             .map_err(|e| format!("initialize failed: {e}"))?;
         if result["protocolVersion"].as_str().is_none() {
             return Err("initialize answered without a protocolVersion".to_string());
@@ -345,7 +345,11 @@ impl Server {
                 _ => "not started".to_string(),
             }));
         };
-        connection.request(method, params, self.config.request_timeout, Some(cancel))
+        let wait = Wait {
+            timeout: self.config.request_timeout,
+            cancel: Some(cancel),
+        };
+        connection.request(method, params, wait)
     }
 
     /// Moves to a failed or exited state (once), drops the tools, and queues a
@@ -425,7 +429,7 @@ fn list_tools(connection: &dyn RpcChannel, deadline: Instant) -> Result<Vec<Remo
             None => json_object! {},
         };
         let result = connection
-            .request("tools/list", params, remaining(deadline), None)
+            .request("tools/list", params, Wait::until(deadline))
             .map_err(|e| format!("tools/list failed: {e}"))?;
         let items = result["tools"]
             .as_array()
@@ -449,10 +453,4 @@ fn list_tools(connection: &dyn RpcChannel, deadline: Instant) -> Result<Vec<Remo
         }
     }
     Err("tools/list returned more than 100 pages".to_string())
-}
-
-fn remaining(deadline: Instant) -> Duration {
-    deadline
-        .saturating_duration_since(Instant::now())
-        .max(Duration::from_millis(1))
 }

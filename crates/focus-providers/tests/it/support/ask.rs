@@ -21,6 +21,7 @@ pub fn ask(
         messages: &messages,
         tools: &[],
         options: &options,
+        cancel,
     };
-    provider.stream(&request, cancel, sink)
+    provider.stream(&request, sink)
 }
