@@ -169,9 +169,14 @@ pub fn format_size(bytes: usize) -> String {
 pub fn sanitize(text: &str) -> Cow<'_, str> {
     // A byte check first (most text has nothing to remove): controls are below
     // 0x20, DEL is 0x7F, and the C1 controls (U+0080..U+009F) start with 0xC2.
+    // Checked 32 bytes at a time without stopping early inside a chunk: the
+    // compiler turns that into vector compares, several times faster than a
+    // byte loop that can exit at every byte (this runs on every streamed delta).
+    let suspect = |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f || b == 0xc2;
     let maybe = text
-        .bytes()
-        .any(|b| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f || b == 0xc2);
+        .as_bytes()
+        .chunks(32)
+        .any(|chunk| chunk.iter().fold(false, |found, &b| found | suspect(b)));
     let needs_work = maybe
         && text
             .chars()

@@ -260,13 +260,8 @@ mod tests {
     /// exactly the first ones of the exhaustive order, and every match.
     #[test]
     fn the_pruned_top_is_the_exhaustive_top() {
-        let mut seed = 2026u64;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize % n
-        };
+        let mut rng = focus_testkit::rng::Rng::new(2026);
+        let mut next = |n: usize| rng.below(n);
         let pieces = [
             "core", "Core", "src", "main", "rs", "model", "mod", "a", "b", "ab", "/", "_", "-",
             ".", "x", "é", "É", "ü", "mainRs", "cor", "e",

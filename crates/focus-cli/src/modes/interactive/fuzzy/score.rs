@@ -339,13 +339,8 @@ mod tests {
 
     #[test]
     fn the_bounded_search_finds_the_best_alignment() {
-        let mut seed = 99u64;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize % n
-        };
+        let mut rng = focus_testkit::rng::Rng::new(99);
+        let mut next = |n: usize| rng.below(n);
         let letters: Vec<char> = "abAB/._-xé".chars().collect();
         for _ in 0..3000 {
             let text: String = (0..next(14))
