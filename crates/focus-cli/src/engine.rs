@@ -16,6 +16,7 @@ use focus_harness::conversation::{Conversation, ConversationHooks, Store, ToolSo
 use focus_harness::session::EntryKind;
 use focus_tools::gates::Gatekeeper;
 use focus_tools::mcp::McpManager;
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -223,7 +224,8 @@ pub fn entry_preview(kind: &EntryKind) -> String {
 /// How many inputs (keys, stdin lines, batches of agent events) a mode's loop may
 /// have waiting. The threads that feed it wait when it is full: an agent streaming
 /// faster than the screen or the client can take it is slowed down, and memory
-/// stays flat: at most this many batches of [`FORWARD_MAX`] events wait.
+/// stays flat: at most this many batches wait, each at most the agent's queue
+/// ([`focus_core::agent::EVENT_QUEUE_CAPACITY`] events) taken whole.
 pub const INPUT_QUEUE_CAPACITY: usize = 64;
 
 /// A batch this large means the events come fast (a streamed answer read faster
@@ -231,11 +233,6 @@ pub const INPUT_QUEUE_CAPACITY: usize = 64;
 /// the next batch, so the mode wakes once for many events instead of once for
 /// every few dozen.
 pub const FORWARD_BATCH: usize = 64;
-
-/// The most events forwarded as one input by [`follow_run`]. A batch stays well
-/// under the allocator's threshold for mapping fresh pages (128 KB in glibc;
-/// an event is a few hundred bytes): the memory of one batch serves the next.
-pub const FORWARD_MAX: usize = 256;
 
 /// How long [`follow_run`] rests after a batch of [`FORWARD_BATCH`] events or
 /// more: far below a frame (16 ms), so nothing shows later for it.
@@ -258,14 +255,13 @@ pub fn follow_run<T: Send + 'static>(
         let (give_back, spares) = std::sync::mpsc::channel();
         let mut end = None;
         while let Ok(first) = run.events.recv() {
-            let mut batch: Vec<AgentEvent> = spares.try_recv().unwrap_or_default();
-            batch.push(first);
-            run.events.try_recv_many(FORWARD_MAX - 1, &mut batch);
-            // A full batch leaves more queued: take it at once. A large one that
-            // emptied the queue means the events come fast: rest a little.
-            let fast = (FORWARD_BATCH..FORWARD_MAX).contains(&batch.len());
-            if matches!(batch.last(), Some(AgentEvent::AgentEnd { .. })) {
-                end = batch.pop();
+            // Everything queued meanwhile, taken whole (no event is copied); the
+            // spare buffer, one a batch gave back, becomes the queue's.
+            let mut batch = run.events.take_all(spares.try_recv().unwrap_or_default());
+            batch.push_front(first);
+            let fast = batch.len() >= FORWARD_BATCH;
+            if matches!(batch.back(), Some(AgentEvent::AgentEnd { .. })) {
+                end = batch.pop_back();
             }
             let batch = EventBatch {
                 events: batch,
@@ -293,24 +289,24 @@ pub fn follow_run<T: Send + 'static>(
 /// for fresh pages at every batch.
 #[derive(Debug)]
 pub struct EventBatch {
-    events: Vec<AgentEvent>,
-    give_back: Option<std::sync::mpsc::Sender<Vec<AgentEvent>>>,
+    events: VecDeque<AgentEvent>,
+    give_back: Option<std::sync::mpsc::Sender<VecDeque<AgentEvent>>>,
 }
 
 impl From<Vec<AgentEvent>> for EventBatch {
     /// Events made elsewhere (a `!command`'s output): nobody takes the buffer back.
     fn from(events: Vec<AgentEvent>) -> EventBatch {
         EventBatch {
-            events,
+            events: events.into(),
             give_back: None,
         }
     }
 }
 
 impl std::ops::Deref for EventBatch {
-    type Target = [AgentEvent];
+    type Target = VecDeque<AgentEvent>;
 
-    fn deref(&self) -> &[AgentEvent] {
+    fn deref(&self) -> &VecDeque<AgentEvent> {
         &self.events
     }
 }

@@ -154,19 +154,20 @@ impl EventReceiver {
         }
     }
 
-    /// Moves up to `max` queued events to `out` under one lock, without
-    /// waiting; returns how many.
-    pub fn try_recv_many(&self, max: usize, out: &mut Vec<AgentEvent>) -> usize {
+    /// Takes every queued event at once, under one lock and without copying
+    /// one: the queue's storage is handed over whole and `spare` (emptied)
+    /// becomes the queue's. A reader that gives its spent buffers back here
+    /// keeps a stream of any length in a few buffers (`focus-cli`'s
+    /// `engine::follow_run` does).
+    pub fn take_all(&self, mut spare: VecDeque<AgentEvent>) -> VecDeque<AgentEvent> {
+        spare.clear();
         let mut state = self.shared.lock();
-        let take = max.min(state.events.len());
-        // One allocation for the batch, not a doubling per power of two.
-        out.reserve(take);
-        out.extend(state.events.drain(..take));
-        if take > 0 && state.sender_waiting {
+        let taken = std::mem::replace(&mut state.events, spare);
+        if !taken.is_empty() && state.sender_waiting {
             state.sender_waiting = false;
             self.shared.not_full.notify_all();
         }
-        take
+        taken
     }
 
     /// The events queued now, without waiting.
@@ -258,7 +259,7 @@ mod tests {
     }
 
     #[test]
-    fn many_events_are_taken_at_once_in_order_and_free_a_waiting_writer() {
+    fn all_events_are_taken_at_once_in_order_and_free_a_waiting_writer() {
         let (tx, rx) = event_queue(4);
         let writer = std::thread::spawn(move || {
             for i in 0..100 {
@@ -266,14 +267,35 @@ mod tests {
             }
         });
         let mut got = Vec::new();
+        let mut spare = VecDeque::with_capacity(8);
         while got.len() < 100 {
-            if rx.try_recv_many(3, &mut got) == 0 {
+            let mut taken = rx.take_all(spare);
+            // The writer waits on a full queue of 4: no batch is larger.
+            assert!(taken.len() <= 4, "{}", taken.len());
+            if taken.is_empty() {
                 std::thread::yield_now();
             }
+            got.extend(taken.drain(..));
+            spare = taken;
         }
         writer.join().unwrap();
         assert_eq!(got, (0..100).map(delta).collect::<Vec<_>>());
-        assert_eq!(rx.try_recv_many(3, &mut got), 0);
+        assert!(rx.take_all(spare).is_empty());
+    }
+
+    #[test]
+    fn the_spare_buffer_becomes_the_queue() {
+        let (tx, rx) = event_queue(16);
+        tx.send(delta(1)).unwrap();
+        let mut spare = VecDeque::with_capacity(64);
+        spare.push_back(delta(0));
+        let taken = rx.take_all(spare);
+        assert_eq!(taken, [delta(1)]);
+        tx.send(delta(2)).unwrap();
+        // The spare was emptied before it became the queue, and kept its room.
+        let next = rx.take_all(VecDeque::new());
+        assert_eq!(next, [delta(2)]);
+        assert!(next.capacity() >= 64);
     }
 
     #[test]
