@@ -27,7 +27,12 @@
 //!    beside the same with an empty session (the difference is what the session
 //!    costs; the rest is tmux and the polling). Target: ≤ 16 ms.
 //!
-//! Usage: `bench_tui [--focus PATH] [--runs N] [--cpu-only]` (default:
+//! `--paced MS` has the mock model wait MS milliseconds between events, as a
+//! model writing at its own pace does (at 1 ms, about 25 s an answer): the
+//! screen then draws many frames of a little new text each, where an answer
+//! read at once is a few frames of much.
+//!
+//! Usage: `bench_tui [--focus PATH] [--runs N] [--paced MS] [--cpu-only]` (default:
 //! target/release/focus). Needs tmux and curl.
 
 #[path = "bench_support/mod.rs"]
@@ -77,6 +82,9 @@ fn main() {
     let me = std::env::current_exe().expect("own path");
     let root = std::env::temp_dir().join(format!("focus-bench-tui-{}", std::process::id()));
     let answer = answer_text(320 * 1024);
+    let pace = flag("--paced")
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or(0);
     let load_before = loadavg();
     let (mut print, mut tui, mut idle) = (Vec::new(), Vec::new(), Vec::new());
     let mut ratios = Vec::new();
@@ -85,6 +93,7 @@ fn main() {
         let bench = Bench {
             me: &me,
             focus: &focus,
+            pace,
         };
         let (p, t) = if run % 2 == 0 {
             let p = bench.print(&home.join("p"), &answer);
@@ -108,8 +117,12 @@ fn main() {
     let load_after = loadavg();
     let own = |v: &[Cpu]| median(&mut v.iter().map(|c| c.own).collect::<Vec<_>>());
     let total = |v: &[Cpu]| median(&mut v.iter().map(|c| c.total).collect::<Vec<_>>());
+    let paced = match pace {
+        0 => String::new(),
+        ms => format!(", {ms} ms between events"),
+    };
     println!(
-        "rendering a 320 KB streamed answer (CPU ms, median of {} interleaved runs of {runs}):",
+        "rendering a 320 KB streamed answer{paced} (CPU ms, median of {} interleaved runs of {runs}):",
         print.len()
     );
     println!("  load average before: {load_before}; after: {load_after}");
@@ -260,12 +273,14 @@ struct Cpu {
 struct Bench<'a> {
     me: &'a Path,
     focus: &'a Path,
+    /// Milliseconds between the mock model's events.
+    pace: u64,
 }
 
 impl Bench<'_> {
     /// A home with a mock model answering `text`, the curl shim in it.
     fn setup(&self, home: &Path, text: &str) -> MockLlm {
-        let server = model_home(home, text);
+        let server = model_home(home, text, self.pace);
         let shim = home.join("curl-shim");
         let _ = std::fs::remove_file(&shim);
         std::os::unix::fs::symlink(self.me, &shim).expect("shim link");
@@ -383,10 +398,13 @@ fn answer_text(bytes: usize) -> String {
     text
 }
 
-/// A mock model that answers `text`, and a FOCUS_HOME whose models.json points at
-/// it; returns the server (alive while held).
-fn model_home(home: &Path, text: &str) -> MockLlm {
-    let scenario = format!(r#"{{"name":"bench","steps":[{{"reply":{{"text":"{text}"}}}}]}}"#);
+/// A mock model that answers `text` (waiting `pace_ms` between events), and a
+/// FOCUS_HOME whose models.json points at it; returns the server (alive while
+/// held).
+fn model_home(home: &Path, text: &str, pace_ms: u64) -> MockLlm {
+    let scenario = format!(
+        r#"{{"name":"bench","steps":[{{"reply":{{"text":"{text}","chunkDelayMs":{pace_ms}}}}}]}}"#
+    );
     let server = MockLlm::start(Scenario::parse(&scenario).expect("scenario"));
     std::fs::create_dir_all(home.join("work")).expect("home");
     std::fs::write(
@@ -476,7 +494,7 @@ fn write_session(path: &Path, entries: usize) {
 
 /// The median echo time of 30 keys, in ms, with a session of `entries` open.
 fn echo_latency(focus: &Path, home: &Path, entries: usize) -> f64 {
-    let _server = model_home(home, "unused");
+    let _server = model_home(home, "unused", 0);
     let session = home.join("big.jsonl");
     write_session(&session, entries);
     let name = format!("focus-bench-echo-{}-{entries}", std::process::id());

@@ -228,18 +228,15 @@ pub fn entry_preview(kind: &EntryKind) -> String {
 /// ([`focus_core::agent::EVENT_QUEUE_CAPACITY`] events) taken whole.
 pub const INPUT_QUEUE_CAPACITY: usize = 64;
 
-/// A batch this large means the events come fast (a streamed answer read faster
-/// than a model writes): [`follow_run`] then rests [`FORWARD_PACE`] before taking
-/// the next batch, so the mode wakes once for many events instead of once for
-/// every few dozen.
-pub const FORWARD_BATCH: usize = 64;
+/// How long [`follow_run`] rests after each batch it forwards, so the mode wakes
+/// at most about 125 times a second however the stream comes (a fast one in
+/// large batches, a model writing a few words every few milliseconds in small
+/// ones, which would otherwise each wake it).
+pub const FORWARD_PACE: std::time::Duration = std::time::Duration::from_millis(8);
 
-/// How long [`follow_run`] rests after a batch of [`FORWARD_BATCH`] events or
-/// more: far below a frame (16 ms), so nothing shows later for it.
-pub const FORWARD_PACE: std::time::Duration = std::time::Duration::from_millis(2);
-
-/// Follows `run` to its end on a thread of its own, for the modes that keep
-/// reading input while the agent works: the events but the last go to `inputs`
+/// Follows `run` to its end on a thread of its own, for a mode that streams the
+/// events on as they come (RPC; the interactive screen takes them at its frames
+/// instead, with a [`RunFollower`]): the events but the last go to `inputs`
 /// as `events(…)`, in batches of what has arrived meanwhile (a streamed answer is
 /// tens of thousands of deltas; one wake-up of the mode per batch, not per delta),
 /// until nobody listens; then the final `AgentEnd` and the history
@@ -259,20 +256,17 @@ pub fn follow_run<T: Send + 'static>(
             // spare buffer, one a batch gave back, becomes the queue's.
             let mut batch = run.events.take_all(spares.try_recv().unwrap_or_default());
             batch.push_front(first);
-            let fast = batch.len() >= FORWARD_BATCH;
             if matches!(batch.back(), Some(AgentEvent::AgentEnd { .. })) {
                 end = batch.pop_back();
             }
             let batch = EventBatch {
                 events: batch,
-                give_back: Some(give_back.clone()),
+                give_back: give_back.clone(),
             };
             if !batch.is_empty() && inputs.send(events(batch)).is_err() {
                 return;
             }
-            if fast {
-                std::thread::sleep(FORWARD_PACE);
-            }
+            std::thread::sleep(FORWARD_PACE);
         }
         let history = run.join();
         let end = end.unwrap_or(AgentEvent::AgentEnd {
@@ -290,17 +284,7 @@ pub fn follow_run<T: Send + 'static>(
 #[derive(Debug)]
 pub struct EventBatch {
     events: VecDeque<AgentEvent>,
-    give_back: Option<std::sync::mpsc::Sender<VecDeque<AgentEvent>>>,
-}
-
-impl From<Vec<AgentEvent>> for EventBatch {
-    /// Events made elsewhere (a `!command`'s output): nobody takes the buffer back.
-    fn from(events: Vec<AgentEvent>) -> EventBatch {
-        EventBatch {
-            events: events.into(),
-            give_back: None,
-        }
-    }
+    give_back: std::sync::mpsc::Sender<VecDeque<AgentEvent>>,
 }
 
 impl std::ops::Deref for EventBatch {
@@ -313,11 +297,69 @@ impl std::ops::Deref for EventBatch {
 
 impl Drop for EventBatch {
     fn drop(&mut self) {
-        if let Some(give_back) = &self.give_back {
-            let mut events = std::mem::take(&mut self.events);
-            events.clear();
-            // The follower may have finished: the buffer is then simply freed.
-            let _ = give_back.send(events);
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        // The follower may have finished: the buffer is then simply freed.
+        let _ = self.give_back.send(events);
+    }
+}
+
+/// A running prompt followed from a loop that wakes on its own: interactive
+/// mode looks at every wake-up (a key, a frame, at least every 33 ms while a
+/// prompt runs) and takes what the run queued meanwhile, so the events cost no
+/// thread and no wake-up of their own.
+pub struct RunFollower {
+    run: AgentRun,
+    /// A spent buffer, to become the queue's storage at the next look.
+    spare: VecDeque<AgentEvent>,
+    ended: bool,
+}
+
+impl RunFollower {
+    /// Follows `run`.
+    pub fn new(run: AgentRun) -> RunFollower {
+        RunFollower {
+            run,
+            spare: VecDeque::new(),
+            ended: false,
         }
+    }
+
+    /// What the run queued since the last look, in order, without waiting
+    /// (often nothing). The run's `AgentEnd` comes last; then [`Self::join`]. A
+    /// run that closed its events without one (a bug) gets one with an error.
+    pub fn take(&mut self) -> VecDeque<AgentEvent> {
+        let mut events = self.run.events.take_all(std::mem::take(&mut self.spare));
+        if events.is_empty() && !self.ended {
+            match self.run.events.try_recv() {
+                Ok(event) => events.push_back(event),
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    events.push_back(AgentEvent::AgentEnd {
+                        messages: Vec::new(),
+                        reason: EndReason::Error("the agent stopped without an end event".into()),
+                    })
+                }
+                Err(std::sync::mpsc::TryRecvError::Empty) => {}
+            }
+        }
+        self.ended |= matches!(events.back(), Some(AgentEvent::AgentEnd { .. }));
+        events
+    }
+
+    /// Hands back a buffer [`Self::take`] returned, once read: its room serves
+    /// the next events.
+    pub fn recycle(&mut self, mut spent: VecDeque<AgentEvent>) {
+        spent.clear();
+        self.spare = spent;
+    }
+
+    /// Whether the run's `AgentEnd` has been taken.
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// The run's full history, once it ended ([`AgentRun::join`]).
+    pub fn join(self) -> Vec<Message> {
+        self.run.join()
     }
 }

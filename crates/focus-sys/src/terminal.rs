@@ -146,30 +146,6 @@ pub fn get_attributes(fd: i32) -> io::Result<Termios> {
 /// `OPOST`, "post-process output": 1 in every supported target's headers.
 const OPOST: u32 = 1;
 
-/// `TCSANOW`: 0 in every supported target's headers.
-const TCSANOW: c_int = 0;
-
-/// `termios` with output processing off (`OPOST` cleared: bytes reach the
-/// terminal as written, a `\n` is not turned into `\r\n`), for output that
-/// writes its own `\r\n`. The kernel then passes a write on in one piece
-/// instead of stopping at every newline.
-pub fn without_output_processing(termios: &Termios) -> Termios {
-    let mut raw = termios.0;
-    raw.c_oflag &= !(OPOST as Flag);
-    Termios(raw)
-}
-
-/// Sets the terminal attributes of `fd` at once (`TCSANOW`): output not yet
-/// written and input not yet read stay (unlike [`set_attributes`]).
-pub fn set_attributes_now(fd: i32, termios: &Termios) -> io::Result<()> {
-    // SAFETY: the pointer is to a valid `struct termios` that libc only reads.
-    let rc = unsafe { tcsetattr(fd, TCSANOW, &termios.0) };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 /// Sets the terminal attributes of `fd` (after pending output is written).
 pub fn set_attributes(fd: i32, termios: &Termios) -> io::Result<()> {
     // SAFETY: the pointer is to a valid `struct termios` that libc only reads.
@@ -180,12 +156,15 @@ pub fn set_attributes(fd: i32, termios: &Termios) -> io::Result<()> {
     Ok(())
 }
 
-/// `cfmakeraw` by hand, minus one thing: no echo, no line buffering, no signal
-/// keys (Ctrl+C arrives as a byte so the editor decides what it means); reads
-/// return as soon as one byte is there. Output processing stays on, so `\n`
-/// still starts a new line at column 0 and streamed text can be printed as is.
+/// `cfmakeraw` by hand: no echo, no line buffering, no signal keys (Ctrl+C
+/// arrives as a byte so the editor decides what it means); reads return as soon
+/// as one byte is there. Output processing is off too (`OPOST`): bytes reach the
+/// terminal as written, so what writes in raw mode ends its lines with `\r\n`
+/// itself, and the kernel passes a write on in one piece instead of stopping
+/// at every newline.
 pub fn make_raw(original: &Termios) -> Termios {
     let mut raw = original.0;
+    raw.c_oflag &= !(OPOST as Flag);
     raw.c_iflag &= !(BRKINT | ICRNL | INPCK | ISTRIP | IXON);
     raw.c_cflag |= CS8;
     raw.c_lflag &= !(ECHO | ICANON | IEXTEN | ISIG);
@@ -225,10 +204,12 @@ mod tests {
         let cooked = RawTermios {
             c_lflag: ECHO | ICANON | ISIG,
             c_iflag: ICRNL,
+            c_oflag: OPOST as Flag,
             ..Default::default()
         };
         let raw = make_raw(&Termios(cooked)).0;
         assert_eq!(raw.c_lflag & (ECHO | ICANON | ISIG), 0);
+        assert_eq!(raw.c_oflag & OPOST as Flag, 0);
         assert_eq!(raw.c_iflag & ICRNL, 0);
         assert_eq!(raw.c_cc[VMIN], 1);
         assert_eq!(raw.c_cflag & CS8, CS8);

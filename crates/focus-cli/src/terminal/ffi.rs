@@ -3,6 +3,5 @@
 //! layout is written out.
 
 pub use focus_sys::terminal::{
-    get_attributes, is_tty, make_raw, set_attributes, set_attributes_now, window_size,
-    without_output_processing, Termios,
+    get_attributes, is_tty, make_raw, set_attributes, window_size, Termios,
 };

@@ -1,10 +1,12 @@
 //! Interactive mode: the terminal UI.
 //!
-//! One loop owns everything and waits on one channel fed by four sources: the
-//! stdin thread (raw key bytes), the forwarder of the running prompt's events,
-//! approval requests from the gate, and a `/compact` running in the background.
-//! Frames are drawn at once after a key, at most every 16 ms while output
-//! streams, and every 100 ms for the spinner.
+//! One loop owns everything and waits on one channel fed by the stdin thread
+//! (raw key bytes), approval requests from the gate, and work running in the
+//! background (`/compact`, a `!command`, the project walk). The running prompt's
+//! events are not sent: the loop takes them from the run's queue whenever it
+//! wakes, at least every 33 ms while a prompt runs. Frames are drawn at once
+//! after a key, at most every 33 ms while output streams, and every 100 ms for
+//! the spinner.
 //! Reading order: [`keys`] (bytes to keys) and [`keymap`] (keys to actions),
 //! [`editor`] (the input), [`markdown`] and [`highlight`] (styling answers),
 //! [`rows`] (lines to rows that fit), [`blocks`] and [`tool_view`] (the
@@ -82,10 +84,8 @@ pub enum Input {
     KeysThenWait(Vec<u8>),
     /// stdin closed.
     Eof,
-    /// Events of the running prompt, in order (forwarded in batches).
-    Events(crate::engine::EventBatch),
-    /// The running prompt ended: its `agent_end` event and the full history.
-    Finished(AgentEvent, Vec<Message>),
+    /// A `!command`'s output so far (shown as the model's bash calls are).
+    ShellOutput(AgentEvent),
     /// A tool call waits for the user's decision.
     Approval(crate::approval::PendingApproval),
     /// A `/compact` summary came back.
@@ -109,8 +109,11 @@ pub(crate) const KEYBOARD_ON: &str = "\x1b[?2004h\x1b[>1u\x1b[>4;1m";
 /// Everything [`KEYBOARD_ON`] asked for, undone.
 pub(crate) const KEYBOARD_OFF: &str = "\x1b[?2004l\x1b[<u\x1b[>4;0m";
 
-/// The shortest time between two frames while output streams.
-const FRAME: Duration = Duration::from_millis(16);
+/// The shortest time between two frames while output streams (30 a second:
+/// smooth for text; every frame costs a look at the window, a pty write and a
+/// wake-up, and at 60 they were most of what the screen spent on a stream).
+/// A key is echoed at once, whatever the time since the last frame.
+const FRAME: Duration = Duration::from_millis(33);
 /// The spinner's step, and how often an idle screen looks at the window size.
 const TICK: Duration = Duration::from_millis(100);
 
@@ -133,6 +136,8 @@ pub struct Ui<'a> {
     /// Links as OSC 8 hyperlinks ([`hyperlinks_supported`]).
     hyperlinks: bool,
     running: Option<AgentHandle>,
+    /// The running prompt's events, taken at every wake-up of the loop.
+    following: Option<crate::engine::RunFollower>,
     waiting: bool,
     /// Something slow is going on outside a model call ("retrying"): the notice
     /// spins.
@@ -215,6 +220,7 @@ pub fn run(
         show_thinking: true,
         hyperlinks: hyperlinks_supported(),
         running: None,
+        following: None,
         waiting: false,
         busy: None,
         frame: 0,
@@ -260,6 +266,7 @@ pub fn run(
     // Frames: at once after a key (the echo), at most every FRAME while output
     // streams (a burst of deltas is one frame), every TICK for the spinner.
     let mut last_draw = Instant::now();
+    let mut last_tick = Instant::now();
     let mut dirty = false;
     // SIGTERM, SIGHUP (the terminal window closed) and SIGQUIT end focus cleanly:
     // seen within a TICK, they stop the loop like a quit, and the running prompt
@@ -267,10 +274,14 @@ pub fn run(
     crate::terminal::signals::catch_interrupts();
     let signals_before = crate::terminal::signals::interrupts();
     while !ui.quit && crate::terminal::signals::interrupts() == signals_before {
+        // A running prompt is looked at every FRAME (its events wait in its
+        // queue meanwhile); idle, the loop wakes every TICK.
         let wait = if dirty {
             FRAME.saturating_sub(last_draw.elapsed())
+        } else if ui.following.is_some() {
+            FRAME
         } else {
-            TICK
+            TICK.saturating_sub(last_tick.elapsed())
         };
         let mut typed = false;
         match receiver.recv_timeout(wait) {
@@ -279,13 +290,16 @@ pub fn run(
                 ui.handle(input);
                 dirty = true;
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if !dirty && (ui.running.is_some() || ui.busy.is_some()) {
-                    ui.frame += 1;
-                }
-                dirty = true;
-            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if last_tick.elapsed() >= TICK {
+            // The spinner turns, and the window's size is looked at again.
+            if ui.running.is_some() || ui.busy.is_some() {
+                ui.frame += 1;
+            }
+            last_tick = Instant::now();
+            dirty = true;
         }
         // Drain what is already queued before drawing (bursts of deltas).
         while let Ok(input) = receiver.try_recv() {
@@ -295,7 +309,8 @@ pub fn run(
                 break;
             }
         }
-        if typed || last_draw.elapsed() >= FRAME {
+        dirty |= ui.take_run_events();
+        if typed || (dirty && last_draw.elapsed() >= FRAME) {
             ui.redraw();
             last_draw = Instant::now();
             dirty = false;
@@ -404,15 +419,19 @@ impl Ui<'_> {
         if let Some(pending) = self.approval.take() {
             deny(pending);
         }
+        let Some(mut following) = self.following.take() else {
+            return;
+        };
         let deadline = Instant::now() + STOP_LIMIT;
         while Instant::now() < deadline {
-            match inputs.recv_timeout(Duration::from_millis(50)) {
-                Ok(Input::Events(events)) => events.iter().for_each(|e| self.engine.record(e)),
-                Ok(Input::Finished(end, history)) => {
-                    self.engine.record(&end);
-                    self.engine.run_ended(history);
-                    return;
-                }
+            let events = following.take();
+            events.iter().for_each(|e| self.engine.record(e));
+            following.recycle(events);
+            if following.ended() {
+                self.engine.run_ended(following.join());
+                return;
+            }
+            match inputs.recv_timeout(FRAME) {
                 Ok(Input::Approval(pending)) => deny(pending),
                 Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
@@ -436,17 +455,7 @@ impl Ui<'_> {
                 let _ = self.resume.send(());
             }
             Input::Eof => self.quit = true,
-            Input::Events(events) => {
-                for event in events.iter() {
-                    self.engine.record(event);
-                    self.event(event);
-                }
-            }
-            Input::Finished(end, history) => {
-                self.engine.record(&end);
-                self.event(&end);
-                self.finished(history);
-            }
+            Input::ShellOutput(event) => self.event(&event),
             Input::Approval(pending) => self.approval_asked(pending),
             Input::Compacted(done) => self.compacted(done),
             Input::BranchSummarized(done) => self.branch_summarized(done),
@@ -707,10 +716,34 @@ impl Ui<'_> {
     fn start(&mut self, prompts: Vec<Message>) {
         let run = self.engine.spawn(prompts);
         self.running = Some(run.handle.clone());
+        self.following = Some(crate::engine::RunFollower::new(run));
         self.waiting = true;
         self.notice = None;
         self.ctrl_c_armed = false;
-        crate::engine::follow_run(run, self.inputs.clone(), Input::Events, Input::Finished);
+    }
+
+    /// Takes what the running prompt queued since the last look and shows it;
+    /// after its end, finishes it. Whether anything came.
+    fn take_run_events(&mut self) -> bool {
+        let Some(following) = self.following.as_mut() else {
+            return false;
+        };
+        let events = following.take();
+        if events.is_empty() {
+            following.recycle(events);
+            return false;
+        }
+        for event in events.iter() {
+            self.engine.record(event);
+            self.event(event);
+        }
+        let following = self.following.as_mut().expect("still followed");
+        following.recycle(events);
+        if following.ended() {
+            let following = self.following.take().expect("still followed");
+            self.finished(following.join());
+        }
+        true
     }
 
     fn finished(&mut self, history: Vec<Message>) {

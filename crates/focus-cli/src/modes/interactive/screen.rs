@@ -209,33 +209,21 @@ impl Screen {
         self.erase_live();
     }
 
-    /// Writes what was drawn to the terminal. The rows end with `\r\n` of their
-    /// own, so the terminal's output processing is turned off for the write
-    /// (and back on after it): with it on, the kernel stops at every newline and
-    /// hands the terminal two writes per row. A newline without its `\r` (none
-    /// is drawn; a guard) is written as `\r\n`, as output processing would.
+    /// Writes what was drawn to the terminal, in one write. Raw mode has the
+    /// terminal's output processing off (with it on, the kernel stops at every
+    /// newline and hands the terminal two writes per row), so the rows end with
+    /// `\r\n` of their own; a newline without its `\r` (none is drawn; a guard)
+    /// is written as `\r\n`, as output processing would.
     pub fn flush(&mut self) {
         if self.buffer.is_empty() {
             return;
         }
-        let fd = crate::terminal::STDOUT;
-        let saved = crate::terminal::ffi::get_attributes(fd).ok();
-        let plain = saved.as_ref().is_some_and(|termios| {
-            let off = crate::terminal::ffi::without_output_processing(termios);
-            crate::terminal::ffi::set_attributes_now(fd, &off).is_ok()
-        });
+        // Raw mode writes bytes as they are (no `\n` to `\r\n`): every line
+        // ends in `\r\n` here, and the frame goes out in one write.
         let mut out = std::io::stdout().lock();
-        let bytes = if plain {
-            with_carriage_returns(&self.buffer)
-        } else {
-            std::borrow::Cow::Borrowed(self.buffer.as_str())
-        };
-        let _ = out.write_all(bytes.as_bytes());
+        let _ = out.write_all(with_carriage_returns(&self.buffer).as_bytes());
         let _ = out.flush();
         drop(out);
-        if let (true, Some(termios)) = (plain, saved) {
-            let _ = crate::terminal::ffi::set_attributes_now(fd, &termios);
-        }
         self.buffer.clear();
     }
 

@@ -97,7 +97,7 @@ impl Ui<'_> {
                     args: Value::Null,
                     partial,
                 };
-                let _ = updates.send(Input::Events(vec![update].into()));
+                let _ = updates.send(Input::ShellOutput(update));
             };
             let context = ToolContext {
                 call_id: &call.id,
