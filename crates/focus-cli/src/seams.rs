@@ -289,41 +289,12 @@ pub fn start_mcp(settings: &Settings) -> Result<Option<McpManager>, String> {
     }
     // Servers configured with a `url` speak MCP's streamable HTTP through the
     // same curl transport as the model calls.
-    let http: Arc<dyn focus_tools::mcp::HttpPost> = Arc::new(TransportPost(transport()?));
+    let http = transport()?;
     let manager = McpManager::start_with_http(configs, &focus_home().join("mcp-logs"), Some(http));
     for warning in manager.take_warnings() {
         errln!("focus: MCP: {warning}");
     }
     Ok(Some(manager))
-}
-
-/// MCP's HTTP client over focus's `Transport` (curl): one POST per message, the
-/// answer streamed back as it arrives.
-struct TransportPost(Arc<dyn Transport>);
-
-impl focus_tools::mcp::HttpPost for TransportPost {
-    fn post(
-        &self,
-        url: &str,
-        headers: &[(String, String)],
-        body: Vec<u8>,
-        cancel: &focus_core::cancel::CancelToken,
-    ) -> Result<focus_tools::mcp::HttpReply, String> {
-        let request = focus_transport::HttpRequest {
-            method: "POST".into(),
-            url: url.to_string(),
-            headers: headers.to_vec(),
-            body,
-            connect_timeout: Some(std::time::Duration::from_secs(10)),
-            total_timeout: None,
-        };
-        let response = self.0.send(&request, cancel).map_err(|e| e.to_string())?;
-        Ok(focus_tools::mcp::HttpReply {
-            status: response.status,
-            headers: response.headers,
-            body: response.body,
-        })
-    }
 }
 
 /// `focus mcp list`: starts the configured MCP servers, prints each with its state

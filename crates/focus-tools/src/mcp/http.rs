@@ -9,8 +9,8 @@
 //!   `initialize` answer; every later POST carries it back, with
 //!   `MCP-Protocol-Version`.
 //!
-//! focus-tools does not do HTTP itself: the front end passes an [`HttpPost`] (the CLI
-//! adapts its curl-based `Transport`). Each request runs on a helper thread so the
+//! focus-tools does not do HTTP itself: the front end passes a [`Transport`] (the
+//! CLI its curl-based one). Each request runs on a helper thread so the
 //! caller can stop waiting at its timeout or on cancel; the POST is then cancelled
 //! through its own [`CancelToken`].
 
@@ -20,43 +20,14 @@ use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
 use focus_core::sync::lock;
 use focus_transport::sse::EventReader;
+use focus_transport::{HttpRequest, HttpResponse, Transport};
 use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
-/// An HTTP answer: status, headers, and the body as it arrives.
-pub struct HttpReply {
-    /// The status code.
-    pub status: u16,
-    /// Header names and values, in order.
-    pub headers: Vec<(String, String)>,
-    /// The body, read as it streams in.
-    pub body: Box<dyn Read + Send>,
-}
-
-impl HttpReply {
-    /// The first header named `name`, ignoring case.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// Sends one POST. Implemented by the front end over its HTTP transport; it must
-/// return (with an error) promptly once `cancel` fires.
-pub trait HttpPost: Send + Sync {
-    /// POSTs `body` to `url` with `headers`; returns once the response head is in.
-    fn post(
-        &self,
-        url: &str,
-        headers: &[(String, String)],
-        body: Vec<u8>,
-        cancel: &CancelToken,
-    ) -> Result<HttpReply, String>;
-}
+/// How long connecting to the server may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Longest body or event accepted from a server.
 const MAX_BODY: u64 = 64 * 1024 * 1024;
@@ -72,7 +43,7 @@ pub struct HttpConnection {
 struct Inner {
     url: String,
     headers: Vec<(String, String)>,
-    client: Arc<dyn HttpPost>,
+    client: Arc<dyn Transport>,
     session_id: Mutex<Option<String>>,
     protocol_version: Mutex<Option<String>>,
     next_id: AtomicU64,
@@ -85,7 +56,7 @@ impl HttpConnection {
     pub fn new(
         url: String,
         headers: Vec<(String, String)>,
-        client: Arc<dyn HttpPost>,
+        client: Arc<dyn Transport>,
         on_notification: NotificationHandler,
     ) -> HttpConnection {
         HttpConnection {
@@ -201,11 +172,18 @@ impl Inner {
         headers
     }
 
-    fn post(&self, message: &Value, cancel: &CancelToken) -> Result<HttpReply, RpcError> {
-        let body = message.to_json_string().into_bytes();
+    fn post(&self, message: &Value, cancel: &CancelToken) -> Result<HttpResponse, RpcError> {
+        let request = HttpRequest {
+            method: "POST".into(),
+            url: self.url.clone(),
+            headers: self.headers(),
+            body: message.to_json_string().into_bytes(),
+            connect_timeout: Some(CONNECT_TIMEOUT),
+            total_timeout: None,
+        };
         let reply = self
             .client
-            .post(&self.url, &self.headers(), body, cancel)
+            .send(&request, cancel)
             .map_err(|e| RpcError::Closed(format!("HTTP request failed: {e}")))?;
         if reply.status == 404 && lock(&self.session_id).is_some() {
             let reason = "the server ended the session (HTTP 404)".to_string();

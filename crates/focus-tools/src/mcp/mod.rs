@@ -19,7 +19,6 @@ pub mod tool;
 pub use config::McpServerConfig;
 use focus_core::sync::lock;
 use focus_core::tool::Tool;
-pub use http::{HttpPost, HttpReply};
 pub use server::ServerState;
 use server::{RemoteTool, Server};
 use std::collections::HashSet;
@@ -66,7 +65,7 @@ impl McpManager {
     pub fn start_with_http(
         configs: Vec<McpServerConfig>,
         log_dir: &Path,
-        http: Option<Arc<dyn HttpPost>>,
+        http: Option<Arc<dyn focus_transport::Transport>>,
     ) -> McpManager {
         let generation = Arc::new(AtomicU64::new(0));
         let warnings = Arc::new(Mutex::new(Vec::new()));

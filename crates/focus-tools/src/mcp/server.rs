@@ -12,12 +12,13 @@
 //! flight fails with the reason.
 
 use super::config::McpServerConfig;
-use super::http::{HttpConnection, HttpPost};
+use super::http::HttpConnection;
 use super::rpc::{Connection, NotificationHandler, RpcChannel, RpcError, Wait};
 use focus_core::cancel::CancelToken;
 use focus_core::json::Value;
 use focus_core::json_object;
 use focus_core::sync::lock;
+use focus_transport::Transport;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -105,7 +106,7 @@ impl Server {
         log_dir: Option<&Path>,
         generation: Arc<AtomicU64>,
         warnings: Arc<Mutex<Vec<String>>>,
-        http: Option<Arc<dyn HttpPost>>,
+        http: Option<Arc<dyn Transport>>,
     ) -> Arc<Server> {
         let log_path =
             log_dir.map(|dir| dir.join(format!("{}.log", super::sanitize(&config.name))));
@@ -148,7 +149,7 @@ impl Server {
         self.log_path.as_deref()
     }
 
-    fn connect(self: &Arc<Server>, http: Option<Arc<dyn HttpPost>>) -> Result<(), String> {
+    fn connect(self: &Arc<Server>, http: Option<Arc<dyn Transport>>) -> Result<(), String> {
         let deadline = Instant::now() + self.config.startup_timeout;
         let weak: Weak<Server> = Arc::downgrade(self);
         let on_notification: NotificationHandler =

@@ -1,11 +1,12 @@
-//! The streamable HTTP transport against an in-process fake server (an `HttpPost`
+//! The streamable HTTP transport against an in-process fake server (an `Transport`
 //! that answers like an MCP server): JSON and event-stream answers, the session
 //! header, custom headers, HTTP errors, a hanging call bounded by its timeout.
 
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
-use focus_tools::mcp::{HttpPost, HttpReply, McpManager, McpServerConfig, ServerState};
+use focus_tools::mcp::{McpManager, McpServerConfig, ServerState};
+use focus_transport::{HttpRequest, HttpResponse, Transport, TransportError};
 use std::io::Cursor;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -13,16 +14,16 @@ use std::time::{Duration, Instant};
 /// One POST as the fake server saw it: headers and JSON body.
 type Seen = (Vec<(String, String)>, Value);
 
-/// An in-process MCP server behind `HttpPost`, recording what it saw.
+/// An in-process MCP server behind `Transport`, recording what it saw.
 #[derive(Default)]
 struct FakeServer {
     seen: Mutex<Vec<Seen>>,
 }
 
-fn reply(status: u16, content_type: &str, body: String, extra: &[(&str, &str)]) -> HttpReply {
+fn reply(status: u16, content_type: &str, body: String, extra: &[(&str, &str)]) -> HttpResponse {
     let mut headers = vec![("Content-Type".to_string(), content_type.to_string())];
     headers.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    HttpReply {
+    HttpResponse {
         status,
         headers,
         body: Box::new(Cursor::new(body.into_bytes())),
@@ -33,15 +34,15 @@ fn response(id: &Value, result: Value) -> String {
     json_object! { "jsonrpc" => "2.0", "id" => id.clone(), "result" => result }.to_json_string()
 }
 
-impl HttpPost for FakeServer {
-    fn post(
+impl Transport for FakeServer {
+    fn send(
         &self,
-        _url: &str,
-        headers: &[(String, String)],
-        body: Vec<u8>,
+        request: &HttpRequest,
         cancel: &CancelToken,
-    ) -> Result<HttpReply, String> {
-        let message = parse_str(std::str::from_utf8(&body).unwrap()).unwrap();
+    ) -> Result<HttpResponse, TransportError> {
+        let headers = &request.headers;
+        let body = &request.body;
+        let message = parse_str(std::str::from_utf8(body).unwrap()).unwrap();
         self.seen
             .lock()
             .unwrap()
@@ -90,7 +91,7 @@ impl HttpPost for FakeServer {
                     while !cancel.is_cancelled() && Instant::now() < deadline {
                         std::thread::sleep(Duration::from_millis(5));
                     }
-                    Err("cancelled".to_string())
+                    Err(TransportError::Cancelled)
                 }
                 _ => Ok(reply(
                     500,

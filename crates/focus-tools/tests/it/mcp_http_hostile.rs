@@ -7,7 +7,8 @@ use crate::support::mcp;
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_testkit::rng::Rng;
-use focus_tools::mcp::{HttpPost, HttpReply, McpManager, McpServerConfig};
+use focus_tools::mcp::{McpManager, McpServerConfig};
+use focus_transport::{HttpRequest, HttpResponse, Transport, TransportError};
 use std::io::Cursor;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -26,21 +27,20 @@ fn good(id: &Value, method: &str) -> String {
     )
 }
 
-impl HttpPost for Chaos {
-    fn post(
+impl Transport for Chaos {
+    fn send(
         &self,
-        _url: &str,
-        _headers: &[(String, String)],
-        body: Vec<u8>,
+        request: &HttpRequest,
         _cancel: &CancelToken,
-    ) -> Result<HttpReply, String> {
+    ) -> Result<HttpResponse, TransportError> {
+        let body = &request.body;
         let mut rng = self.0.lock().unwrap();
-        let message = parse_str(std::str::from_utf8(&body).unwrap()).unwrap();
+        let message = parse_str(std::str::from_utf8(body).unwrap()).unwrap();
         let id = message["id"].clone();
         let method = message["method"].as_str().unwrap_or("").to_string();
         let right = good(&id, &method);
         let (status, content_type, body): (u16, &str, Vec<u8>) = match rng.below(12) {
-            0 => return Err("connection refused".into()),
+            0 => return Err(TransportError::Connect("connection refused".into())),
             1 => (500, "text/plain", b"boom".to_vec()),
             2 => (
                 200,
@@ -77,7 +77,7 @@ impl HttpPost for Chaos {
         if rng.below(4) == 0 {
             headers.push(("Mcp-Session-Id".into(), "\u{1F600}\r\nx".into()));
         }
-        Ok(HttpReply {
+        Ok(HttpResponse {
             status,
             headers,
             body: Box::new(Cursor::new(body)),
@@ -87,7 +87,7 @@ impl HttpPost for Chaos {
 
 #[test]
 fn a_chaotic_http_server_never_panics_and_never_hangs() {
-    let chaos: Arc<dyn HttpPost> = Arc::new(Chaos(Mutex::new(Rng::new(0xc4a0_5000))));
+    let chaos: Arc<dyn Transport> = Arc::new(Chaos(Mutex::new(Rng::new(0xc4a0_5000))));
     let log_dir = std::env::temp_dir().join(format!("focus-mcp-chaos-{}", std::process::id()));
     let started = Instant::now();
     let mut running = 0;

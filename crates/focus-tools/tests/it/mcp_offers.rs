@@ -6,31 +6,31 @@ use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
 use focus_core::tool::{Tool, ToolOutput};
-use focus_tools::mcp::{HttpPost, HttpReply, McpManager, McpServerConfig, ServerState};
+use focus_tools::mcp::{McpManager, McpServerConfig, ServerState};
+use focus_transport::{HttpRequest, HttpResponse, Transport, TransportError};
 use std::io::Cursor;
 use std::sync::Arc;
 
 /// A server with one tool, two resources and one prompt.
 struct Library;
 
-fn json(id: &Value, result: Value) -> HttpReply {
+fn json(id: &Value, result: Value) -> HttpResponse {
     let body = json_object! { "jsonrpc" => "2.0", "id" => id.clone(), "result" => result };
-    HttpReply {
+    HttpResponse {
         status: 200,
         headers: vec![("Content-Type".into(), "application/json".into())],
         body: Box::new(Cursor::new(body.to_json_string().into_bytes())),
     }
 }
 
-impl HttpPost for Library {
-    fn post(
+impl Transport for Library {
+    fn send(
         &self,
-        _url: &str,
-        _headers: &[(String, String)],
-        body: Vec<u8>,
+        request: &HttpRequest,
         _cancel: &CancelToken,
-    ) -> Result<HttpReply, String> {
-        let message = parse_str(std::str::from_utf8(&body).unwrap()).unwrap();
+    ) -> Result<HttpResponse, TransportError> {
+        let body = &request.body;
+        let message = parse_str(std::str::from_utf8(body).unwrap()).unwrap();
         let id = &message["id"];
         let params = &message["params"];
         let result = match message["method"].as_str().unwrap_or("") {
@@ -40,7 +40,7 @@ impl HttpPost for Library {
             )
             .unwrap(),
             method if method.starts_with("notifications/") => {
-                return Ok(HttpReply {
+                return Ok(HttpResponse {
                     status: 202,
                     headers: Vec::new(),
                     body: Box::new(Cursor::new(Vec::new())),
@@ -66,7 +66,7 @@ impl HttpPost for Library {
                         "jsonrpc" => "2.0", "id" => id.clone(),
                         "error" => json_object! { "code" => -32002, "message" => "no such resource" },
                     };
-                    return Ok(HttpReply {
+                    return Ok(HttpResponse {
                         status: 200,
                         headers: vec![("Content-Type".into(), "application/json".into())],
                         body: Box::new(Cursor::new(error.to_json_string().into_bytes())),
