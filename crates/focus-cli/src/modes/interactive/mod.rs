@@ -456,7 +456,12 @@ impl Ui<'_> {
             }
             Input::Eof => self.quit = true,
             Input::ShellOutput(event) => self.event(&event),
-            Input::Approval(pending) => self.approval_asked(pending),
+            Input::Approval(pending) => {
+                // The call's own events (queued before the gate asked) first: its
+                // block is on screen when the dialog about it opens.
+                self.take_run_events();
+                self.approval_asked(pending);
+            }
             Input::Compacted(done) => self.compacted(done),
             Input::BranchSummarized(done) => self.branch_summarized(done),
             Input::FilesWalked(files) => self.files_walked(files),
