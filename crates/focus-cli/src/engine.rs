@@ -363,3 +363,83 @@ impl RunFollower {
         self.run.join()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use focus_core::agent::{spawn_agent, AgentConfig};
+    use focus_core::message::UserMessage;
+    use focus_testkit::scripted::{Reply, ScriptedProvider};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    /// Takes what a run queued until its end, as the interactive loop does.
+    fn follow_to_the_end(follower: &mut RunFollower) -> (Vec<AgentEvent>, usize) {
+        let (mut seen, mut looks) = (Vec::new(), 0);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !follower.ended() {
+            assert!(Instant::now() < deadline, "the run never ended");
+            let events = follower.take();
+            looks += 1;
+            seen.extend(events.iter().cloned());
+            follower.recycle(events);
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        (seen, looks)
+    }
+
+    #[test]
+    fn a_follower_takes_every_event_in_order_and_the_history_at_the_end() {
+        let answer = "word ".repeat(2_000);
+        let provider = ScriptedProvider::new(vec![Reply::text(&answer)]);
+        let config = AgentConfig::new(Arc::new(provider));
+        let prompt = Message::User(UserMessage::text("go", 0));
+        let mut follower = RunFollower::new(spawn_agent(config, Vec::new(), vec![prompt]));
+        let (events, looks) = follow_to_the_end(&mut follower);
+        assert!(looks >= 1);
+        assert!(matches!(events.first(), Some(AgentEvent::AgentStart)));
+        assert!(matches!(
+            events.last(),
+            Some(AgentEvent::AgentEnd {
+                reason: EndReason::Completed,
+                ..
+            })
+        ));
+        // Every delta arrived, once and in order: together they are the answer.
+        let streamed: String = events
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::MessageUpdate {
+                    event: focus_core::provider::StreamEvent::TextDelta { delta, .. },
+                    ..
+                } => Some(delta.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(streamed, answer);
+        // Nothing after the end, and the history holds the answer.
+        assert!(follower.take().is_empty());
+        let history = follower.join();
+        assert_eq!(history.len(), 2);
+        assert_eq!(history[1].as_assistant().map(|a| a.text()), Some(answer));
+    }
+
+    #[test]
+    fn a_recycled_buffer_is_emptied_before_it_serves_again() {
+        let provider = ScriptedProvider::new(vec![Reply::text("hello there")]);
+        let config = AgentConfig::new(Arc::new(provider));
+        let prompt = Message::User(UserMessage::text("go", 0));
+        let mut follower = RunFollower::new(spawn_agent(config, Vec::new(), vec![prompt]));
+        let mut roomy = VecDeque::with_capacity(512);
+        roomy.push_back(AgentEvent::TurnStart);
+        follower.recycle(roomy);
+        // The stale `TurnStart` left in it never shows: turns still pair up.
+        let (events, _) = follow_to_the_end(&mut follower);
+        let count = |wanted: fn(&AgentEvent) -> bool| events.iter().filter(|e| wanted(e)).count();
+        let starts = count(|e| matches!(e, AgentEvent::TurnStart));
+        let ends = count(|e| matches!(e, AgentEvent::TurnEnd { .. }));
+        assert_eq!((starts, ends), (1, 1));
+        assert!(focus_core::agent::check_event_grammar(&events).is_ok());
+        let _ = follower.join();
+    }
+}
