@@ -1,8 +1,8 @@
 //! [`Engine`]: the harness's [`Conversation`] as the CLI's modes use it — with
 //! the permission gate and the MCP servers plugged in, Ctrl+C and the
 //! termination signals as its interrupts, and what only a front end does: the
-//! session tree as pi's JSON, HTML export, and following a run on a thread of its
-//! own ([`follow_run`]). Everything else (history, session writes, compaction)
+//! session tree as pi's JSON, HTML export, and following a run from a mode's own
+//! loop ([`RunFollower`]). Everything else (history, session writes, compaction)
 //! is the conversation's: `Engine` dereferences to it.
 
 use focus_core::agent::AgentConfig;
@@ -221,93 +221,17 @@ pub fn entry_preview(kind: &EntryKind) -> String {
     crate::modes::print::clip(text.trim(), 100)
 }
 
-/// How many inputs (keys, stdin lines, batches of agent events) a mode's loop may
-/// have waiting. The threads that feed it wait when it is full: an agent streaming
-/// faster than the screen or the client can take it is slowed down, and memory
-/// stays flat: at most this many batches wait, each at most the agent's queue
-/// ([`focus_core::agent::EVENT_QUEUE_CAPACITY`] events) taken whole.
+/// How many inputs (keys, stdin lines, approval requests, finished background
+/// work) a mode's loop may have waiting; the threads that feed it wait when it is
+/// full. (The run's events are not among them: they wait in the run's own
+/// bounded queue until the loop takes them, see [`RunFollower`].)
 pub const INPUT_QUEUE_CAPACITY: usize = 64;
 
-/// How long [`follow_run`] rests after each batch it forwards, so the mode wakes
-/// at most about 125 times a second however the stream comes (a fast one in
-/// large batches, a model writing a few words every few milliseconds in small
-/// ones, which would otherwise each wake it).
-pub const FORWARD_PACE: std::time::Duration = std::time::Duration::from_millis(8);
-
-/// Follows `run` to its end on a thread of its own, for a mode that streams the
-/// events on as they come (RPC; the interactive screen takes them at its frames
-/// instead, with a [`RunFollower`]): the events but the last go to `inputs`
-/// as `events(…)`, in batches of what has arrived meanwhile (a streamed answer is
-/// tens of thousands of deltas; one wake-up of the mode per batch, not per delta),
-/// until nobody listens; then the final `AgentEnd` and the history
-/// ([`AgentRun::join`]) as `finished(…)`. A run that closed its events without an
-/// `AgentEnd` (a bug) is reported as one that ended with an error.
-pub fn follow_run<T: Send + 'static>(
-    run: AgentRun,
-    inputs: std::sync::mpsc::SyncSender<T>,
-    events: fn(EventBatch) -> T,
-    finished: fn(AgentEvent, Vec<Message>) -> T,
-) {
-    std::thread::spawn(move || {
-        let (give_back, spares) = std::sync::mpsc::channel();
-        let mut end = None;
-        while let Ok(first) = run.events.recv() {
-            // Everything queued meanwhile, taken whole (no event is copied); the
-            // spare buffer, one a batch gave back, becomes the queue's.
-            let mut batch = run.events.take_all(spares.try_recv().unwrap_or_default());
-            batch.push_front(first);
-            if matches!(batch.back(), Some(AgentEvent::AgentEnd { .. })) {
-                end = batch.pop_back();
-            }
-            let batch = EventBatch {
-                events: batch,
-                give_back: give_back.clone(),
-            };
-            if !batch.is_empty() && inputs.send(events(batch)).is_err() {
-                return;
-            }
-            std::thread::sleep(FORWARD_PACE);
-        }
-        let history = run.join();
-        let end = end.unwrap_or(AgentEvent::AgentEnd {
-            messages: Vec::new(),
-            reason: EndReason::Error("the agent stopped without an end event".into()),
-        });
-        let _ = inputs.send(finished(end, history));
-    });
-}
-
-/// Events forwarded together by [`follow_run`], read as a slice. Dropped, it
-/// hands its emptied buffer back to the thread that filled it: a stream of tens
-/// of thousands of deltas reuses a few buffers instead of asking the allocator
-/// for fresh pages at every batch.
-#[derive(Debug)]
-pub struct EventBatch {
-    events: VecDeque<AgentEvent>,
-    give_back: std::sync::mpsc::Sender<VecDeque<AgentEvent>>,
-}
-
-impl std::ops::Deref for EventBatch {
-    type Target = VecDeque<AgentEvent>;
-
-    fn deref(&self) -> &VecDeque<AgentEvent> {
-        &self.events
-    }
-}
-
-impl Drop for EventBatch {
-    fn drop(&mut self) {
-        let mut events = std::mem::take(&mut self.events);
-        events.clear();
-        // The follower may have finished: the buffer is then simply freed.
-        let _ = self.give_back.send(events);
-    }
-}
-
-/// A running prompt followed from a loop that wakes on its own: interactive
-/// mode looks at every wake-up (a key, a frame, at least every 33 ms while a
-/// prompt runs) and takes what the run queued meanwhile, so the events cost no
-/// thread and no wake-up of their own.
+/// A running prompt followed from the mode's own loop: at every wake-up (a key
+/// or a frame, at least every 33 ms while a prompt runs, in interactive mode; a
+/// command, or every 8 ms, in RPC mode) the loop takes what the run queued
+/// meanwhile, so the events cost no thread and no wake-up of their own, however
+/// fast or slowly they come.
 pub struct RunFollower {
     run: AgentRun,
     /// A spent buffer, to become the queue's storage at the next look.

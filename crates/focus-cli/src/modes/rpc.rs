@@ -4,9 +4,11 @@
 //! `{"id"?, "type":"response", "command", "success", "data"?|"error"?}`, and agent
 //! events are written as they happen, in the JSON-mode shape.
 //!
-//! One thread reads stdin (splitting on `\n` only), one forwards each run's events;
-//! both feed a single channel, so this loop is the only writer of state and stdout
-//! stays well-ordered. A malformed line gets an error response and the server goes
+//! One thread reads stdin (splitting on `\n` only) into a channel the loop waits
+//! on (with approval requests); the running prompt's events the loop takes from
+//! the run's own queue ([`crate::engine::RunFollower`]) whenever it wakes, at least
+//! every 8 ms while a prompt runs, and before each input, so this loop is the only
+//! writer of state and stdout stays well-ordered. A malformed line gets an error response and the server goes
 //! on. At end of input the server lets a running prompt finish its current step
 //! (bounded by [`EOF_STEP_LIMIT`] and [`EOF_ABORT_LIMIT`]), then exits 0; approval
 //! requests nobody can answer any more (after `abort`, or at end of input) are
@@ -55,11 +57,6 @@ pub enum Input {
     Oversized(usize),
     /// stdin closed.
     Eof,
-    /// Events of the running prompt, in order (forwarded in batches).
-    Events(crate::engine::EventBatch),
-    /// The running prompt ended: its `agent_end` event and the full history,
-    /// delivered together so the server is idle once a client sees `agent_end`.
-    Finished(AgentEvent, Vec<Message>),
     /// A tool call waits for the client's `approve` command.
     Approval(PendingApproval),
 }
@@ -67,8 +64,9 @@ pub enum Input {
 /// The state of the server between inputs.
 struct Server<'a> {
     engine: &'a mut Engine,
-    inputs: SyncSender<Input>,
     running: Option<AgentHandle>,
+    /// The running prompt's events, taken at every wake-up of the loop.
+    following: Option<crate::engine::RunFollower>,
     /// Approval requests waiting for `approve`, by request id.
     approvals: Vec<(String, PendingApproval)>,
     next_approval: u64,
@@ -115,8 +113,8 @@ pub fn run(
         engine,
         approvals: Vec::new(),
         next_approval: 1,
-        inputs: sender,
         running: None,
+        following: None,
         recovery: OverflowRecovery::new(),
         cwd,
         refuse_approvals: false,
@@ -169,70 +167,94 @@ pub fn run(
                 (limit - now).min(SIGNAL_POLL)
             }
         };
+        // A running prompt is looked at every RUN_POLL: its events wait in its
+        // queue meanwhile.
+        let wait = match server.following {
+            Some(_) => wait.min(RUN_POLL),
+            None => wait,
+        };
         let input = match deferred
             .pop_front()
             .map(Ok)
             .unwrap_or_else(|| inputs.recv_timeout(wait))
         {
-            Ok(input) => input,
-            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Ok(input) => Some(input),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
-        let step_ended = matches!(&input, Input::Events(events)
-            if events.iter().any(|e| matches!(e, AgentEvent::TurnEnd { .. })));
+        // The run's events before the input: what it queued by now (the tool call
+        // an approval is about, the turn before a command's answer) goes out first.
+        let mut step_ended = false;
+        let mut end = None;
+        let events = match server.following.as_mut() {
+            Some(following) => following.take(),
+            None => Default::default(),
+        };
+        for event in events.iter() {
+            server.engine.record(event);
+            step_ended |= matches!(event, AgentEvent::TurnEnd { .. });
+            match event {
+                AgentEvent::CompactionStart { .. } => server.compacting_in_run = true,
+                AgentEvent::CompactionEnd { .. } => server.compacting_in_run = false,
+                // Written once the server is idle, below.
+                AgentEvent::AgentEnd { .. } => {
+                    end = Some(event.clone());
+                    continue;
+                }
+                _ => {}
+            }
+            write_event(&mut lines, event);
+            server
+                .engine
+                .pass_on_warning(&mut |notice| write_line(&notice.to_json()));
+        }
+        if let Some(following) = server.following.as_mut() {
+            following.recycle(events);
+        }
+        if let Some(end) = end {
+            let history = server
+                .following
+                .take()
+                .map(|f| f.join())
+                .unwrap_or_default();
+            server.running = None;
+            server.compacting_in_run = false;
+            server.refuse_approvals = eof.is_some();
+            server.engine.run_ended(history);
+            // Stopping on a signal or after an abort: no compaction (a model
+            // call) on the way out.
+            let aborted = matches!(
+                &end,
+                AgentEvent::AgentEnd {
+                    reason: focus_core::event::EndReason::Aborted,
+                    ..
+                }
+            );
+            let after = if signalled || aborted {
+                AfterRun::Done
+            } else {
+                server.compact_if_needed(&inputs, &mut deferred)
+            };
+            // `agent_end` once the server is idle: after any compaction.
+            write_event(&mut lines, &end);
+            server.finished(after);
+        }
         match input {
-            Input::Line(line) => server.handle_line(&line),
-            Input::Oversized(n) => write_line(&error_response(
+            None => {}
+            Some(Input::Line(line)) => server.handle_line(&line),
+            Some(Input::Oversized(n)) => write_line(&error_response(
                 None,
                 "parse",
                 &format!("command line of {n} bytes is longer than the 64 MiB limit"),
             )),
-            Input::Eof => {
+            Some(Input::Eof) => {
                 eof = Some(std::time::Instant::now());
                 server.end_of_input();
             }
-            Input::Events(events) => {
-                for event in events.iter() {
-                    server.engine.record(event);
-                    match event {
-                        AgentEvent::CompactionStart { .. } => server.compacting_in_run = true,
-                        AgentEvent::CompactionEnd { .. } => server.compacting_in_run = false,
-                        _ => {}
-                    }
-                    write_event(&mut lines, event);
-                    server
-                        .engine
-                        .pass_on_warning(&mut |notice| write_line(&notice.to_json()));
-                }
-            }
-            Input::Finished(end, history) => {
-                server.engine.record(&end);
-                server.running = None;
-                server.compacting_in_run = false;
-                server.refuse_approvals = eof.is_some();
-                server.engine.run_ended(history);
-                // Stopping on a signal or after an abort: no compaction (a model
-                // call) on the way out.
-                let aborted = matches!(
-                    &end,
-                    AgentEvent::AgentEnd {
-                        reason: focus_core::event::EndReason::Aborted,
-                        ..
-                    }
-                );
-                let after = if signalled || aborted {
-                    AfterRun::Done
-                } else {
-                    server.compact_if_needed(&inputs, &mut deferred)
-                };
-                // `agent_end` once the server is idle: after any compaction.
-                write_event(&mut lines, &end);
-                server.finished(after);
-            }
-            Input::Approval(pending) if server.refuse_approvals => {
+            Some(Input::Approval(pending)) if server.refuse_approvals => {
                 pending.answer(ApprovalAnswer::Deny(NOBODY_TO_APPROVE.into()));
             }
-            Input::Approval(pending) => {
+            Some(Input::Approval(pending)) => {
                 let id = format!("approval-{}", server.next_approval);
                 server.next_approval += 1;
                 let mut event = json_object! {
@@ -267,6 +289,11 @@ pub fn run(
 
 /// How often the server looks for a termination signal while it waits.
 const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// How often a running prompt's queue is looked at: its events reach the client
+/// at most this late, and a stream costs the loop at most 125 wake-ups a second
+/// however its events come.
+const RUN_POLL: std::time::Duration = std::time::Duration::from_millis(8);
 
 /// Reads stdin on its own thread, splitting on `\n` only (JSON strings may hold
 /// U+2028, which some line readers wrongly split on) and dropping a trailing `\r`.
@@ -608,7 +635,7 @@ impl Server<'_> {
     fn start(&mut self, prompts: Vec<Message>) {
         let run = self.engine.spawn(prompts);
         self.running = Some(run.handle.clone());
-        crate::engine::follow_run(run, self.inputs.clone(), Input::Events, Input::Finished);
+        self.following = Some(crate::engine::RunFollower::new(run));
     }
 
     /// After a run: the automatic compaction, if the context needs it. While its

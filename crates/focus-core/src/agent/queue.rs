@@ -158,7 +158,7 @@ impl EventReceiver {
     /// one: the queue's storage is handed over whole and `spare` (emptied)
     /// becomes the queue's. A reader that gives its spent buffers back here
     /// keeps a stream of any length in a few buffers (`focus-cli`'s
-    /// `engine::follow_run` does).
+    /// `engine::RunFollower` does).
     pub fn take_all(&self, mut spare: VecDeque<AgentEvent>) -> VecDeque<AgentEvent> {
         spare.clear();
         let mut state = self.shared.lock();
