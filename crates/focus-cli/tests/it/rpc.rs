@@ -177,6 +177,11 @@ fn approvals_go_through_the_approve_command() {
         v["type"].as_str() == Some("approval_request")
     });
     assert_eq!(request["toolName"].as_str(), Some("bash"));
+    // The call's start went out before the request about it.
+    let started = rpc.seen.iter().any(|v| {
+        v["type"].as_str() == Some("tool_execution_start") && v["toolName"].as_str() == Some("bash")
+    });
+    assert!(started, "approval_request before its tool_execution_start");
     let id = request["requestId"].as_str().unwrap().to_string();
     let bad = rpc.call(
         2,
