@@ -742,10 +742,11 @@ impl Ui<'_> {
             self.engine.record(event);
             self.event(event);
         }
-        let following = self.following.as_mut().expect("still followed");
+        let Some(following) = self.following.as_mut() else {
+            return true;
+        };
         following.recycle(events);
-        if following.ended() {
-            let following = self.following.take().expect("still followed");
+        if let Some(following) = self.following.take_if(|f| f.ended()) {
             self.finished(following.join());
         }
         true
