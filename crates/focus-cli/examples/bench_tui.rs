@@ -18,9 +18,11 @@
 //!    the model through, does the same work in both modes and is left out:
 //!    `FOCUS_CURL` points at this program again under the name `curl-shim`,
 //!    which starts the real curl in a process group of its own (focus kills and
-//!    reaps the shim, never curl) and logs its own CPU. *focus's own CPU* is the
-//!    total less the shims': that is the figure (target: interactive / print ≤
-//!    1.05). A third row, interactive started and ended without a prompt, shows
+//!    reaps the shim, never curl) and logs its own CPU, and curl's once it has
+//!    waited for it (what focus reaped then includes curl; a shim focus killed
+//!    first leaves curl an orphan, counted nowhere). *focus's own CPU* is the
+//!    total less what the shims logged: that is the figure (target: interactive
+//!    / print ≤ 1.05). A third row, interactive started and ended without a prompt, shows
 //!    the fixed cost of the mode.
 //! 2. Keypress echo with a 10,000-entry session open: a character typed with
 //!    `tmux send-keys` until `tmux capture-pane` shows it, the median of 30 keys,
@@ -241,23 +243,34 @@ fn wrap(out: &str, program: &str, args: &[String]) -> i32 {
 fn curl_shim(args: &[String]) -> i32 {
     use std::os::unix::process::CommandExt;
     let child = Command::new("curl").args(args).process_group(0).spawn();
-    let own = cpu_time(Usage::OwnProcess).map_or(0.0, |(u, s)| (u + s).as_secs_f64());
-    if let Some(dir) = std::env::args_os()
-        .next()
-        .and_then(|a| Path::new(&a).parent().map(Path::to_path_buf))
-    {
-        use std::io::Write;
-        if let Ok(mut log) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(dir.join("cpu.log"))
-        {
-            let _ = writeln!(log, "{own}");
-        }
-    }
-    match child {
+    let seconds = |who| cpu_time(who).map_or(0.0, |(u, s)| (u + s).as_secs_f64());
+    log_shim_cpu(seconds(Usage::OwnProcess));
+    let status = match child {
         Ok(mut child) => child.wait().map_or(1, |s| s.code().unwrap_or(1)),
         Err(_) => 127,
+    };
+    // curl, reaped here, is counted in what focus reaps when this shim exits
+    // normally: it is logged (and subtracted) then. A shim focus kills first
+    // logs nothing more, and its curl, an orphan then, is not in focus's count.
+    log_shim_cpu(seconds(Usage::ReapedChildren));
+    status
+}
+
+/// Appends a CPU figure (seconds) to `cpu.log` beside the shim.
+fn log_shim_cpu(seconds: f64) {
+    let Some(dir) = std::env::args_os()
+        .next()
+        .and_then(|a| Path::new(&a).parent().map(Path::to_path_buf))
+    else {
+        return;
+    };
+    use std::io::Write;
+    if let Ok(mut log) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("cpu.log"))
+    {
+        let _ = writeln!(log, "{seconds}");
     }
 }
 
