@@ -266,7 +266,7 @@ pub fn build_engine(
         let _ = store.append_thinking_change(level);
     }
     let mut engine = Engine::new(config, history, store);
-    engine.compaction = settings.compaction;
+    engine.conversation.compaction = settings.compaction;
     engine.retry = retry;
     engine.model_scope = scope;
     engine.set_prompt_source(prompt);

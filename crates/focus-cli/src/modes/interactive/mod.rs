@@ -29,6 +29,7 @@ pub mod compacting;
 pub mod dialog;
 pub mod editor;
 pub mod external;
+pub mod following;
 pub mod footer;
 pub mod fuzzy;
 pub mod highlight;
@@ -55,17 +56,14 @@ pub mod view;
 
 use crate::args::Args;
 use crate::choose::ModelChoice;
-use crate::engine::{AfterRun, Engine};
+use crate::engine::Engine;
 use crate::terminal::raw::RawMode;
 use crate::terminal::style::Style;
 use crate::terminal::{STDIN, STDOUT};
 use blocks::{Block, Kind};
 use editor::{EditAction, Editor};
-use focus_core::agent::AgentHandle;
 use focus_core::event::AgentEvent;
 use focus_core::message::{now_ms, Content, Message, UserMessage};
-use focus_harness::compaction::OverflowRecovery;
-use focus_harness::conversation::Notice;
 use keymap::Action;
 use keys::{Key, KeyDecoder};
 use screen::Screen;
@@ -88,8 +86,6 @@ pub enum Input {
     ShellOutput(AgentEvent),
     /// A tool call waits for the user's decision.
     Approval(crate::approval::PendingApproval),
-    /// A `/compact` summary came back.
-    Compacted(compacting::Compacted),
     /// The project's files, walked (and packed for the matcher) in the
     /// background (for `@`).
     FilesWalked(project_files::Walked),
@@ -135,9 +131,6 @@ pub struct Ui<'a> {
     show_thinking: bool,
     /// Links as OSC 8 hyperlinks ([`hyperlinks_supported`]).
     hyperlinks: bool,
-    running: Option<AgentHandle>,
-    /// The running prompt's events, taken at every wake-up of the loop.
-    following: Option<crate::engine::RunFollower>,
     waiting: bool,
     /// Something slow is going on outside a model call ("retrying"): the notice
     /// spins.
@@ -147,16 +140,10 @@ pub struct Ui<'a> {
     notice: Option<String>,
     /// Steering (false) and follow-up (true) messages not yet sent.
     queued: Vec<(bool, String)>,
-    /// A `/compact` running in the background: its cancel token.
-    compacting: Option<focus_core::cancel::CancelToken>,
-    /// The compaction running is the automatic one after a run (the next prompt
-    /// waits for it).
-    auto_compacting: bool,
     /// The git branch of the working directory (read at start and after each
     /// run: a tool may have switched it).
     git_branch: Option<String>,
     ctrl_c_armed: bool,
-    recovery: OverflowRecovery,
     pending_prompts: VecDeque<Message>,
     approval: Option<crate::approval::PendingApproval>,
     /// Typing a reason for a denial (in `reason`: the draft stays in `editor`).
@@ -219,18 +206,13 @@ pub fn run(
         welcome: String::new(),
         show_thinking: true,
         hyperlinks: hyperlinks_supported(),
-        running: None,
-        following: None,
         waiting: false,
         busy: None,
         frame: 0,
         notice: None,
         queued: Vec::new(),
-        compacting: None,
-        auto_compacting: false,
         git_branch: footer::git_branch(cwd),
         ctrl_c_armed: false,
-        recovery: OverflowRecovery::new(),
         pending_prompts: prompts.into(),
         approval: None,
         denying: false,
@@ -278,7 +260,7 @@ pub fn run(
         // queue meanwhile); idle, the loop wakes every TICK.
         let wait = if dirty {
             FRAME.saturating_sub(last_draw.elapsed())
-        } else if ui.following.is_some() {
+        } else if ui.engine.conversation.is_busy() {
             FRAME
         } else {
             TICK.saturating_sub(last_tick.elapsed())
@@ -295,7 +277,7 @@ pub fn run(
         }
         if last_tick.elapsed() >= TICK {
             // The spinner turns, and the window's size is looked at again.
-            if ui.running.is_some() || ui.busy.is_some() {
+            if ui.engine.conversation.is_busy() || ui.busy.is_some() {
                 ui.frame += 1;
             }
             last_tick = Instant::now();
@@ -309,7 +291,7 @@ pub fn run(
                 break;
             }
         }
-        dirty |= ui.take_run_events();
+        dirty |= ui.take_conversation_events();
         if typed || (dirty && last_draw.elapsed() >= FRAME) {
             ui.redraw();
             last_draw = Instant::now();
@@ -317,7 +299,7 @@ pub fn run(
         }
     }
     let signalled = crate::terminal::signals::interrupts() > signals_before;
-    ui.stop_running_prompt(&receiver);
+    ui.stop_conversation(&receiver);
     ui.screen.finish();
     ui.screen.flush();
     out!("{KEYBOARD_OFF}");
@@ -329,9 +311,6 @@ pub fn run(
         0
     }
 }
-
-/// How long focus, quitting, waits for an aborted prompt to end.
-const STOP_LIMIT: Duration = Duration::from_secs(5);
 
 /// Reads raw bytes from the terminal on its own thread.
 fn spawn_key_reader(sender: SyncSender<Input>, resumed: Receiver<()>) {
@@ -365,7 +344,7 @@ fn spawn_key_reader(sender: SyncSender<Input>, resumed: Receiver<()>) {
 
 impl Ui<'_> {
     fn welcome(&self, choice: &ModelChoice) -> String {
-        let model = self.engine.config.provider.model();
+        let model = self.engine.conversation.config.provider.model();
         let mut text = format!(
             "{} {}\n",
             self.style.bold("focus"),
@@ -390,53 +369,16 @@ impl Ui<'_> {
     /// (a session opened, resumed, forked, or moved in its tree) and redraws all.
     pub fn show_history(&mut self) {
         self.blocks = vec![Block::done(Kind::Note(self.welcome.clone()))];
-        let history = transcript::history_blocks(&self.engine.history, self.style);
+        let history = transcript::history_blocks(&self.engine.conversation.history, self.style);
         if !history.is_empty() {
             self.blocks
                 .push(Block::done(Kind::Note(self.style.dim(&format!(
                     "continuing a session with {} messages",
-                    self.engine.history.len()
+                    self.engine.conversation.history.len()
                 )))));
         }
         self.blocks.extend(history);
         self.screen.restart();
-    }
-
-    /// Quitting (or stopped by a signal) while a prompt runs: aborts it and waits
-    /// (at most [`STOP_LIMIT`]) for its end, recording its last events, so its
-    /// tools' process groups are killed and every tool call is answered in the
-    /// session. An approval still asked for is denied.
-    fn stop_running_prompt(&mut self, inputs: &Receiver<Input>) {
-        let Some(handle) = self.running.take() else {
-            return;
-        };
-        handle.abort();
-        let deny = |pending: crate::approval::PendingApproval| {
-            pending.answer(crate::approval::ApprovalAnswer::Deny(
-                "focus is quitting. Do not retry it.".into(),
-            ))
-        };
-        if let Some(pending) = self.approval.take() {
-            deny(pending);
-        }
-        let Some(mut following) = self.following.take() else {
-            return;
-        };
-        let deadline = Instant::now() + STOP_LIMIT;
-        while Instant::now() < deadline {
-            let events = following.take();
-            events.iter().for_each(|e| self.engine.record(e));
-            following.recycle(events);
-            if following.ended() {
-                self.engine.run_ended(following.join());
-                return;
-            }
-            match inputs.recv_timeout(FRAME) {
-                Ok(Input::Approval(pending)) => deny(pending),
-                Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => return,
-            }
-        }
     }
 
     fn handle(&mut self, input: Input) {
@@ -459,10 +401,9 @@ impl Ui<'_> {
             Input::Approval(pending) => {
                 // The call's own events (queued before the gate asked) first: its
                 // block is on screen when the dialog about it opens.
-                self.take_run_events();
+                self.take_conversation_events();
                 self.approval_asked(pending);
             }
-            Input::Compacted(done) => self.compacted(done),
             Input::BranchSummarized(done) => self.branch_summarized(done),
             Input::FilesWalked(files) => self.files_walked(files),
             Input::PastedImage(result) => self.pasted_image(result),
@@ -503,7 +444,9 @@ impl Ui<'_> {
     /// What a key does outside an approval and a picker.
     fn key_action(&mut self, key: &Key) {
         let key = key.clone();
-        if self.compacting.is_some()
+        let conversation = &self.engine.conversation;
+        if conversation.is_busy()
+            && !conversation.is_running()
             && matches!(keymap::action(&key), Action::Abort | Action::ClearAbortQuit)
         {
             self.cancel_compaction();
@@ -528,11 +471,16 @@ impl Ui<'_> {
         }
         match keymap::action(&key) {
             Action::Abort => {
-                if let Some(handle) = &self.running {
-                    handle.abort();
+                if self.engine.conversation.is_running() {
+                    self.engine.conversation.abort();
                     // Queued messages go back to the editor rather than being lost.
-                    let queued: Vec<String> =
-                        handle.drain_queued().iter().map(message_text).collect();
+                    let queued: Vec<String> = self
+                        .engine
+                        .conversation
+                        .take_queued()
+                        .iter()
+                        .map(message_text)
+                        .collect();
                     if !queued.is_empty() {
                         let mut text = queued.join("\n");
                         if !self.editor.is_empty() {
@@ -547,8 +495,8 @@ impl Ui<'_> {
             Action::ClearAbortQuit => {
                 if !self.editor.is_empty() {
                     self.editor.take();
-                } else if let Some(handle) = &self.running {
-                    handle.abort();
+                } else if self.engine.conversation.is_running() {
+                    self.engine.conversation.abort();
                 } else if self.ctrl_c_armed {
                     self.quit = true;
                 } else {
@@ -556,7 +504,9 @@ impl Ui<'_> {
                     self.notice = Some("press Ctrl+C again to quit".into());
                 }
             }
-            Action::Quit if self.editor.is_empty() && self.running.is_none() => self.quit = true,
+            Action::Quit if self.editor.is_empty() && !self.engine.conversation.is_busy() => {
+                self.quit = true
+            }
             Action::Suspend => self.suspend(),
             Action::ToggleThinking => {
                 self.show_thinking = !self.show_thinking;
@@ -569,7 +519,7 @@ impl Ui<'_> {
             }
             Action::SelectModel => {
                 self.screen.redraw_all();
-                if self.running.is_none() {
+                if !self.engine.conversation.is_busy() {
                     if let Err(error) = self.open_model_picker() {
                         self.notice = Some(focus_tools::output::sanitize(&error).into_owned());
                     }
@@ -594,10 +544,16 @@ impl Ui<'_> {
     /// Alt+Up: the queued steering and follow-up messages leave the queue and
     /// go back to the editor (before its draft), to edit or drop.
     fn unqueue(&mut self) {
-        let Some(handle) = &self.running else {
+        if !self.engine.conversation.is_running() {
             return;
-        };
-        let queued: Vec<String> = handle.drain_queued().iter().map(message_text).collect();
+        }
+        let queued: Vec<String> = self
+            .engine
+            .conversation
+            .take_queued()
+            .iter()
+            .map(message_text)
+            .collect();
         self.queued.clear();
         if queued.is_empty() {
             self.notice = Some("nothing queued".into());
@@ -630,7 +586,8 @@ impl Ui<'_> {
             self.editor.set_text(&text);
             return;
         }
-        if self.compacting.is_some() {
+        let conversation = &self.engine.conversation;
+        if conversation.is_busy() && !conversation.is_running() {
             self.notice = Some("wait: compacting the history… · Esc cancels".into());
             self.editor.set_text(&text);
             return;
@@ -665,7 +622,7 @@ impl Ui<'_> {
             return;
         }
         if text.trim_start().starts_with('/') && !text.trim_start().starts_with("//") {
-            if self.running.is_some() && !commands::safe_while_running(text.trim()) {
+            if self.engine.conversation.is_busy() && !commands::safe_while_running(text.trim()) {
                 self.notice = Some(
                     "this command waits until the agent is done (Esc aborts); /session, /copy, /hotkeys, /export, /name and /help run now"
                         .into(),
@@ -695,116 +652,15 @@ impl Ui<'_> {
         // The queue shows a message until it reaches the model, compared by
         // its text as the event has it.
         let text = message_text(&message);
-        match &self.running {
-            Some(handle) if follow_up => {
-                handle.follow_up(message);
-                self.queued.push((true, text));
-            }
-            Some(handle) => {
-                handle.steer(message);
-                self.queued.push((false, text));
-            }
-            None => {
-                self.recovery = OverflowRecovery::new();
-                self.start(vec![message]);
-            }
-        }
-    }
-
-    fn start_next_prompt(&mut self) {
-        if let Some(prompt) = self.pending_prompts.pop_front() {
-            self.recovery = OverflowRecovery::new();
-            self.start(vec![prompt]);
-        }
-    }
-
-    fn start(&mut self, prompts: Vec<Message>) {
-        let run = self.engine.spawn(prompts);
-        self.running = Some(run.handle.clone());
-        self.following = Some(crate::engine::RunFollower::new(run));
-        self.waiting = true;
-        self.notice = None;
-        self.ctrl_c_armed = false;
-    }
-
-    /// Takes what the running prompt queued since the last look and shows it;
-    /// after its end, finishes it. Whether anything came.
-    fn take_run_events(&mut self) -> bool {
-        let Some(following) = self.following.as_mut() else {
-            return false;
+        let conversation = &self.engine.conversation;
+        let queued = match follow_up {
+            true => conversation.follow_up(message),
+            false => conversation.steer(message),
         };
-        let events = following.take();
-        if events.is_empty() {
-            following.recycle(events);
-            return false;
+        match queued {
+            Ok(()) => self.queued.push((follow_up, text)),
+            Err(message) => self.start(vec![*message]),
         }
-        for event in events.iter() {
-            self.engine.record(event);
-            self.event(event);
-        }
-        let Some(following) = self.following.as_mut() else {
-            return true;
-        };
-        following.recycle(events);
-        if let Some(following) = self.following.take_if(|f| f.ended()) {
-            self.finished(following.join());
-        }
-        true
-    }
-
-    fn finished(&mut self, history: Vec<Message>) {
-        self.finish_streams();
-        self.walk_files_in_background();
-        self.git_branch = footer::git_branch(&self.cwd);
-        self.running = None;
-        self.waiting = false;
-        self.busy = None;
-        self.queued.clear();
-        if self.notice.as_deref() == Some("aborting…") {
-            self.notice = None;
-        }
-        self.engine.run_ended(history);
-        // A context past the threshold (but not an overflow, which must compact
-        // before the run goes on) is compacted in the background, like `/compact`:
-        // the screen lives, Esc cancels, the next prompt waits for it.
-        if self.engine.wants_threshold_compaction() && self.start_auto_compaction() {
-            return;
-        }
-        let style = self.style;
-        let mut notes = Vec::new();
-        let mut compacted = false;
-        let action = self.engine.after_run(&mut self.recovery, &mut |notice| {
-            if let Notice::Compaction(event) = notice {
-                compacted |= matches!(
-                    &**event,
-                    AgentEvent::CompactionEnd {
-                        result: Some(_),
-                        ..
-                    }
-                );
-                notes.push(compaction_note(event));
-            }
-        });
-        for note in notes.into_iter().flatten() {
-            self.note(style.dim(&note));
-        }
-        if compacted {
-            self.show_summary();
-        }
-        match action {
-            AfterRun::Retry => {
-                self.note(style.dim("context was too long: compacted, retrying"));
-                self.start(Vec::new());
-                return;
-            }
-            AfterRun::GaveUp(note) => self.note(style.red(&note)),
-            AfterRun::Aborted => self.note(style.dim("compaction cancelled")),
-            AfterRun::Done => {}
-        }
-        if let Some(warning) = self.engine.store_warning.take() {
-            self.note(style.yellow(&focus_tools::output::sanitize(&warning)));
-        }
-        self.start_next_prompt();
     }
 
     /// Shows a note in the conversation (used by commands; styled, sanitized).
@@ -815,7 +671,7 @@ impl Ui<'_> {
     /// Shows the summary a compaction just put at the start of the history, as a
     /// marked block.
     pub fn show_summary(&mut self) {
-        if let Some(block) = summary_block(&self.engine.history) {
+        if let Some(block) = summary_block(&self.engine.conversation.history) {
             self.blocks.push(block);
         }
     }
