@@ -19,5 +19,6 @@ mod modes;
 mod robustness;
 mod rpc;
 mod sandbox;
+mod scripts;
 mod signals;
 mod support;
