@@ -15,6 +15,7 @@ mod interactive_models;
 mod interactive_pickers;
 mod interactive_tree;
 mod keys;
+mod local_servers;
 mod modes;
 mod robustness;
 mod rpc;
