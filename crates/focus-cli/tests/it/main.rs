@@ -16,6 +16,7 @@ mod interactive_pickers;
 mod interactive_tree;
 mod keys;
 mod modes;
+mod private_files;
 mod robustness;
 mod rpc;
 mod sandbox;
