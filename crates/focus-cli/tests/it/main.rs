@@ -17,6 +17,7 @@ mod interactive_tree;
 mod keys;
 mod local_servers;
 mod modes;
+mod private_files;
 mod robustness;
 mod rpc;
 mod sandbox;
