@@ -229,6 +229,7 @@ impl PromptSource {
 /// The gate every tool call passes: the permission mode (`mode` from the flag,
 /// else settings), allow/deny rules and hooks from settings, and `ask` for
 /// approvals (`None` in print and JSON modes: calls needing approval are denied).
+/// Writes to protected paths ask unless the installed sandbox is off.
 pub fn gate(
     settings: &Settings,
     mode: Option<&str>,
@@ -239,8 +240,12 @@ pub fn gate(
         Some(ask) => ask,
         None => Arc::new(NonInteractiveApprover),
     };
-    let gatekeeper = Gatekeeper::from_settings(&settings.merged, approver, cwd.to_path_buf())
+    let mut config = focus_tools::gates::GateConfig::from_json(&settings.merged)
         .map_err(|e| format!("settings: {e}"))?;
+    // `--sandbox off` (installed before the gate) also lifts the protected paths.
+    config.permissions.protect_paths =
+        focus_tools::sandbox::current().status() != &focus_tools::sandbox::Status::Off;
+    let gatekeeper = Gatekeeper::new(config, approver, cwd.to_path_buf());
     if let Some(mode) = mode {
         gatekeeper.set_mode(Mode::parse(mode)?);
     }

@@ -406,6 +406,7 @@ impl Conversation {
             hooks: self.hooks.clone(),
             tool_source: self.tool_source.clone(),
             events,
+            held_end: None,
         }
     }
 

@@ -58,6 +58,10 @@ pub(super) struct Lifecycle {
     pub tool_source: Option<Arc<dyn ToolSource>>,
     /// Where the events go.
     pub events: EventSender<ConversationEvent>,
+    /// The run's `AgentEnd`, held until what follows the run is decided, so
+    /// that a run nothing follows ends with `AgentEnd` and `RunEnded` together
+    /// (a front end never sees the run over but the conversation still busy).
+    pub held_end: Option<AgentEvent>,
 }
 
 impl Lifecycle {
@@ -72,10 +76,17 @@ impl Lifecycle {
             }
             Work::Compact(instructions) => self.compact_manually(instructions.as_deref()),
         }
+        if let Some(end) = self.held_end.take() {
+            let _ = self.events.send(ConversationEvent::Agent(end));
+        }
         self.history
     }
 
-    fn send(&self, event: ConversationEvent) {
+    /// Sends `event`, after the held `AgentEnd`.
+    fn send(&mut self, event: ConversationEvent) {
+        if let Some(end) = self.held_end.take() {
+            let _ = self.events.send(ConversationEvent::Agent(end));
+        }
         let _ = self.events.send(event);
     }
 
@@ -114,15 +125,20 @@ impl Lifecycle {
     /// reason. The history is then the loop's, or the session's context when
     /// the run compacted.
     fn run_once(&mut self, prompts: Vec<Message>) -> EndReason {
-        let reason = Mutex::new(EndReason::Completed);
+        // The previous run's end goes out before this run's start.
+        if let Some(end) = self.held_end.take() {
+            let _ = self.events.send(ConversationEvent::Agent(end));
+        }
+        let end = Mutex::new(None);
         let (session, source, events) = (&self.session, &self.tool_source, &self.events);
         let sink = |event: AgentEvent| {
             if event.is_delta() {
                 let _ = events.send(ConversationEvent::Agent(event));
                 return;
             }
-            if let AgentEvent::AgentEnd { reason: r, .. } = &event {
-                *lock(&reason) = r.clone();
+            if let AgentEvent::AgentEnd { .. } = &event {
+                *lock(&end) = Some(event);
+                return;
             }
             let _ = events.send(ConversationEvent::Agent(event));
             // The session writer (the loop's observer) wrote before this.
@@ -140,6 +156,11 @@ impl Lifecycle {
         };
         let history = std::mem::take(&mut self.history);
         let history = run_agent(&self.config, history, prompts, &self.handle, &sink);
+        self.held_end = end.into_inner().unwrap_or_else(|e| e.into_inner());
+        let reason = match &self.held_end {
+            Some(AgentEvent::AgentEnd { reason, .. }) => reason.clone(),
+            _ => EndReason::Error("the run stopped without an end event".into()),
+        };
         self.history = match self.run_compacted.swap(false, Ordering::SeqCst) {
             true => lock(&self.session).context_messages(),
             false => history,
@@ -149,7 +170,7 @@ impl Lifecycle {
         if let Some(failures) = failures.filter(|f| !f.is_empty()) {
             self.send(ConversationEvent::Warning(failures.join("; ")));
         }
-        reason.into_inner().unwrap_or_else(|e| e.into_inner())
+        reason
     }
 
     /// After a run: compact and retry once on an overflow, or compact when the

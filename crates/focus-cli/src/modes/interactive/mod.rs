@@ -269,6 +269,9 @@ pub fn run(
         match receiver.recv_timeout(wait) {
             Ok(input) => {
                 typed = matches!(input, Input::Keys(_) | Input::KeysThenWait(_));
+                // A key is read against what the conversation says now (a run
+                // that just ended takes prompts and commands again).
+                ui.take_conversation_events();
                 ui.handle(input);
                 dirty = true;
             }

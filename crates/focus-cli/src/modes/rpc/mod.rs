@@ -102,7 +102,8 @@ pub fn run(
             Some(input) => handle(&mut server, input, &mut stop),
             None => {}
         }
-        if stop.step_ended(step_ended, &mut server) {
+        // Commands that waited for a compaction are answered before the end.
+        if stop.step_ended(step_ended, &mut server) && deferred.is_empty() {
             break;
         }
     }

@@ -114,8 +114,9 @@ impl<'a> Server<'a> {
     }
 
     /// Whether `input` must wait: between a run's end and `RunEnded` (a
-    /// compaction after the run) and during `compact`, only `abort` and
-    /// `get_state` are answered.
+    /// compaction after the run) only `abort` and `get_state` are answered;
+    /// during `compact`, whose response comes at its end, only `abort` (so
+    /// responses keep the commands' order).
     pub fn must_wait(&self, input: &Input) -> bool {
         let conversation = &self.engine.conversation;
         if !conversation.is_busy() || conversation.is_running() {
@@ -125,7 +126,11 @@ impl<'a> Server<'a> {
             return false;
         };
         let command = parse_str(line).unwrap_or(Value::Null);
-        !matches!(command["type"].as_str(), Some("abort" | "get_state"))
+        match command["type"].as_str() {
+            Some("abort") => false,
+            Some("get_state") => self.compact_request.is_some(),
+            _ => true,
+        }
     }
 
     /// Asks the client about a tool call (or denies it when nobody can answer).
