@@ -337,7 +337,7 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
             .cloned();
         let parent = entry.as_ref().and_then(|e| e.parent_id.clone());
         let text = match entry.map(|e| e.kind) {
-            Some(EntryKind::Message(m)) => super::message_text(&m),
+            Some(EntryKind::Message(m)) => super::submit::message_text(&m),
             _ => String::new(),
         };
         match parent {

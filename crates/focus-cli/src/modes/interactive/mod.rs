@@ -19,8 +19,10 @@
 //! [`tree_rows`] and [`tree_view`] (`/tree`), the commands in files of their
 //! own ([`session_commands`], [`info_commands`], [`settings_editor`],
 //! [`reload`], [`shell`] for `!cmd`, [`clipboard`]), [`keybindings`]
-//! (`keybindings.json`), then this file (the loop, keys, runs). docs/tui.md
-//! explains the renderer.
+//! (`keybindings.json`), [`key_input`] (what the keys do), [`submit`] (a line
+//! sent), [`following`] (the conversation's events on the screen: the one call
+//! into the harness, `Conversation::poll`), then this file (the state and the
+//! loop). docs/tui.md explains the renderer.
 
 pub mod blocks;
 pub mod clipboard;
@@ -34,6 +36,7 @@ pub mod footer;
 pub mod fuzzy;
 pub mod highlight;
 pub mod info_commands;
+pub mod key_input;
 pub mod keybindings;
 pub mod keymap;
 pub mod keys;
@@ -48,6 +51,7 @@ pub mod screen;
 pub mod session_commands;
 pub mod settings_editor;
 pub mod shell;
+pub mod submit;
 pub mod tool_view;
 pub mod transcript;
 pub mod tree_rows;
@@ -61,14 +65,12 @@ use crate::terminal::raw::RawMode;
 use crate::terminal::style::Style;
 use crate::terminal::{STDIN, STDOUT};
 use blocks::{Block, Kind};
-use editor::{EditAction, Editor};
+use editor::Editor;
 use focus_core::event::AgentEvent;
-use focus_core::message::{now_ms, Content, Message, UserMessage};
-use keymap::Action;
-use keys::{Key, KeyDecoder};
+use focus_core::message::{Content, Message};
+use keys::KeyDecoder;
 use screen::Screen;
 use std::collections::VecDeque;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::time::{Duration, Instant};
@@ -191,7 +193,7 @@ pub fn run(
     };
     let (sender, receiver) = inputs;
     let (resume, resumed) = mpsc::channel();
-    spawn_key_reader(sender.clone(), resumed);
+    key_input::spawn_key_reader(sender.clone(), resumed);
     let home = focus_harness::session::focus_home();
     let history_file = editor::history_path(&home);
     let mut ui = Ui {
@@ -315,36 +317,6 @@ pub fn run(
     }
 }
 
-/// Reads raw bytes from the terminal on its own thread.
-fn spawn_key_reader(sender: SyncSender<Input>, resumed: Receiver<()>) {
-    std::thread::spawn(move || {
-        let mut stdin = std::io::stdin().lock();
-        let mut buffer = [0u8; 4096];
-        loop {
-            match stdin.read(&mut buffer) {
-                Ok(0) | Err(_) => {
-                    let _ = sender.send(Input::Eof);
-                    return;
-                }
-                Ok(n) => {
-                    let bytes = buffer[..n].to_vec();
-                    if external::needs_pause(&bytes) {
-                        // The UI may hand the terminal to another editor:
-                        // read nothing until it says so.
-                        if sender.send(Input::KeysThenWait(bytes)).is_err()
-                            || resumed.recv().is_err()
-                        {
-                            return;
-                        }
-                    } else if sender.send(Input::Keys(bytes)).is_err() {
-                        return;
-                    }
-                }
-            }
-        }
-    });
-}
-
 impl Ui<'_> {
     fn welcome(&self, choice: &ModelChoice) -> String {
         let model = self.engine.conversation.config.provider.model();
@@ -384,288 +356,6 @@ impl Ui<'_> {
         self.screen.restart();
     }
 
-    fn handle(&mut self, input: Input) {
-        match input {
-            Input::Keys(bytes) => {
-                let keys = self.decoder.feed(&bytes);
-                for key in keys {
-                    self.key(key);
-                    if self.quit {
-                        return;
-                    }
-                }
-            }
-            Input::KeysThenWait(bytes) => {
-                self.handle(Input::Keys(bytes));
-                let _ = self.resume.send(());
-            }
-            Input::Eof => self.quit = true,
-            Input::ShellOutput(event) => self.event(&event),
-            Input::Approval(pending) => {
-                // The call's own events (queued before the gate asked) first: its
-                // block is on screen when the dialog about it opens.
-                self.take_conversation_events();
-                self.approval_asked(pending);
-            }
-            Input::BranchSummarized(done) => self.branch_summarized(done),
-            Input::FilesWalked(files) => self.files_walked(files),
-            Input::PastedImage(result) => self.pasted_image(result),
-            Input::Shell(done) => self.shell_done(done),
-        }
-    }
-
-    /// Ctrl+Z: clears the live area, gives the terminal back as it was and stops
-    /// focus; after `fg` it takes the terminal again and the next redraw shows the
-    /// live area. A running prompt waits meanwhile (the whole process is stopped).
-    fn suspend(&mut self) {
-        self.screen.finish();
-        self.screen.flush();
-        out!("{KEYBOARD_OFF}");
-        crate::terminal::raw::with_original_mode(crate::terminal::signals::stop_self);
-        out!("{KEYBOARD_ON}");
-    }
-
-    fn key(&mut self, key: Key) {
-        if self.approval.is_some() {
-            self.approval_key(key);
-            return;
-        }
-        // keybindings.json: a bound key stands for its action's default key.
-        let Some(key) = self.bindings.translate(key) else {
-            return;
-        };
-        if key != Key::Ctrl('c') {
-            self.ctrl_c_armed = false;
-        }
-        if self.tree_key(&key) || self.picker_key(&key) {
-            return;
-        }
-        self.key_action(&key);
-        self.after_key(&key);
-    }
-
-    /// What a key does outside an approval and a picker.
-    fn key_action(&mut self, key: &Key) {
-        let key = key.clone();
-        let conversation = &self.engine.conversation;
-        if conversation.is_busy()
-            && !conversation.is_running()
-            && matches!(keymap::action(&key), Action::Abort | Action::ClearAbortQuit)
-        {
-            self.cancel_compaction();
-            return;
-        }
-        if let Some(cancel) = &self.summarizing {
-            if matches!(keymap::action(&key), Action::Abort | Action::ClearAbortQuit) {
-                cancel.cancel();
-                self.notice = Some("cancelling the branch summary…".into());
-                return;
-            }
-        }
-        // A `!command` running: Esc cancels it, and Ctrl+C does once the
-        // input is empty.
-        let cancels = match keymap::action(&key) {
-            Action::Abort => true,
-            Action::ClearAbortQuit => self.editor.is_empty(),
-            _ => false,
-        };
-        if cancels && self.cancel_shell() {
-            return;
-        }
-        match keymap::action(&key) {
-            Action::Abort => {
-                if self.engine.conversation.is_running() {
-                    self.engine.conversation.abort();
-                    // Queued messages go back to the editor rather than being lost.
-                    let queued: Vec<String> = self
-                        .engine
-                        .conversation
-                        .take_queued()
-                        .iter()
-                        .map(message_text)
-                        .collect();
-                    if !queued.is_empty() {
-                        let mut text = queued.join("\n");
-                        if !self.editor.is_empty() {
-                            text = format!("{}\n{}", text, self.editor.text());
-                        }
-                        self.editor.set_text(&text);
-                    }
-                    self.queued.clear();
-                    self.notice = Some("aborting…".into());
-                }
-            }
-            Action::ClearAbortQuit => {
-                if !self.editor.is_empty() {
-                    self.editor.take();
-                } else if self.engine.conversation.is_running() {
-                    self.engine.conversation.abort();
-                } else if self.ctrl_c_armed {
-                    self.quit = true;
-                } else {
-                    self.ctrl_c_armed = true;
-                    self.notice = Some("press Ctrl+C again to quit".into());
-                }
-            }
-            Action::Quit if self.editor.is_empty() && !self.engine.conversation.is_busy() => {
-                self.quit = true
-            }
-            Action::Suspend => self.suspend(),
-            Action::ToggleThinking => {
-                self.show_thinking = !self.show_thinking;
-                self.screen.redraw_all();
-                self.notice = Some(if self.show_thinking {
-                    "thinking shown".into()
-                } else {
-                    "thinking collapsed".into()
-                });
-            }
-            Action::SelectModel => {
-                self.screen.redraw_all();
-                if !self.engine.conversation.is_busy() {
-                    if let Err(error) = self.open_model_picker() {
-                        self.notice = Some(focus_tools::output::sanitize(&error).into_owned());
-                    }
-                }
-            }
-            Action::ExternalEditor => self.edit_externally(),
-            Action::Unqueue => self.unqueue(),
-            Action::Expand => self.toggle_expanded(),
-            Action::Complete => self.complete(),
-            Action::CycleThinking => self.cycle_thinking(),
-            Action::CycleModel => self.cycle_model(false),
-            Action::CycleModelBackward => self.cycle_model(true),
-            Action::PasteImage => self.paste_image(),
-            _ => match self.editor.handle(&key) {
-                EditAction::None => {}
-                EditAction::Submit(text) => self.submit(text, false),
-                EditAction::FollowUp(text) => self.submit(text, true),
-            },
-        }
-    }
-
-    /// Alt+Up: the queued steering and follow-up messages leave the queue and
-    /// go back to the editor (before its draft), to edit or drop.
-    fn unqueue(&mut self) {
-        if !self.engine.conversation.is_running() {
-            return;
-        }
-        let queued: Vec<String> = self
-            .engine
-            .conversation
-            .take_queued()
-            .iter()
-            .map(message_text)
-            .collect();
-        self.queued.clear();
-        if queued.is_empty() {
-            self.notice = Some("nothing queued".into());
-            return;
-        }
-        let mut text = queued.join("\n");
-        if !self.editor.is_empty() {
-            text = format!("{}\n{}", text, self.editor.text());
-        }
-        self.editor.set_text(&text);
-        self.notice = Some("queued messages back in the editor (not sent)".into());
-    }
-
-    fn complete(&mut self) {
-        let text = self.editor.text();
-        match commands::complete(&text, &commands::user_commands(&self.cwd)) {
-            commands::Completion::One(done) => self.editor.set_text(&done),
-            commands::Completion::Many(prefix, names) => {
-                self.editor.set_text(&prefix);
-                self.notice = Some(names.join("  "));
-            }
-            commands::Completion::None => {}
-        }
-    }
-
-    fn submit(&mut self, text: String, follow_up: bool) {
-        editor::append_history(&self.history_file, &text);
-        if self.summarizing.is_some() {
-            self.notice = Some("wait: summarizing the branch… · Esc cancels".into());
-            self.editor.set_text(&text);
-            return;
-        }
-        let conversation = &self.engine.conversation;
-        if conversation.is_busy() && !conversation.is_running() {
-            self.notice = Some("wait: compacting the history… · Esc cancels".into());
-            self.editor.set_text(&text);
-            return;
-        }
-        // `/skill:name` and `/template args` are prompts, expanded before sending
-        // (a built-in command of the same name wins).
-        let word = text.split_whitespace().next().unwrap_or("");
-        let builtin = commands::is_builtin(word);
-        let expanded = if builtin {
-            Ok(None)
-        } else {
-            crate::input::expand_typed_command(&text, &self.cwd)
-        };
-        let text = match expanded {
-            Ok(Some(expanded)) => expanded,
-            Ok(None) => text,
-            Err(error) => {
-                self.note(self.style.red(&error));
-                self.editor.set_text(&text);
-                return;
-            }
-        };
-        if self.shell.is_some() {
-            self.notice = Some("wait: a shell command is running · Esc cancels it".into());
-            self.editor.set_text(&text);
-            return;
-        }
-        if text.starts_with('!') {
-            if let Err(error) = self.run_shell(&text) {
-                self.note(self.style.red(&error));
-            }
-            return;
-        }
-        if text.trim_start().starts_with('/') && !text.trim_start().starts_with("//") {
-            if self.engine.conversation.is_busy() && !commands::safe_while_running(text.trim()) {
-                self.notice = Some(
-                    "this command waits until the agent is done (Esc aborts); /session, /copy, /hotkeys, /export, /name and /help run now"
-                        .into(),
-                );
-                self.editor.set_text(&text);
-                return;
-            }
-            commands::run(self, text.trim());
-            return;
-        }
-        let files = match self.take_attachments(&text) {
-            Ok(files) => files,
-            Err(error) => {
-                self.note(self.style.red(&error));
-                self.editor.set_text(&text);
-                return;
-            }
-        };
-        // Attached files come first, as with `focus @FILE message`.
-        let mut content = files;
-        content.extend(self.take_pasted_images(&text));
-        content.push(Content::text(text.clone()));
-        let message = Message::User(UserMessage {
-            content,
-            timestamp: now_ms(),
-        });
-        // The queue shows a message until it reaches the model, compared by
-        // its text as the event has it.
-        let text = message_text(&message);
-        let conversation = &self.engine.conversation;
-        let queued = match follow_up {
-            true => conversation.follow_up(message),
-            false => conversation.steer(message),
-        };
-        match queued {
-            Ok(()) => self.queued.push((follow_up, text)),
-            Err(message) => self.start(vec![*message]),
-        }
-    }
-
     /// Shows a note in the conversation (used by commands; styled, sanitized).
     pub fn say(&mut self, text: &str) {
         self.note(text.to_string());
@@ -676,20 +366,6 @@ impl Ui<'_> {
     pub fn show_summary(&mut self) {
         if let Some(block) = summary_block(&self.engine.conversation.history) {
             self.blocks.push(block);
-        }
-    }
-
-    /// Ctrl+O: shows the last tool call or summary in full, or collapses it again
-    /// (everything is drawn again: the block may be in the scrollback).
-    fn toggle_expanded(&mut self) {
-        let last = self
-            .blocks
-            .iter_mut()
-            .rev()
-            .find(|b| matches!(b.kind, Kind::Tool(_) | Kind::Summary { .. }));
-        if let Some(block) = last {
-            block.expanded = !block.expanded;
-            self.screen.redraw_all();
         }
     }
 
@@ -778,19 +454,6 @@ pub fn compaction_note(event: &AgentEvent) -> Option<String> {
             (None, None) => "compaction ended".to_string(),
         }),
         _ => None,
-    }
-}
-
-/// The text of a user message.
-fn message_text(message: &Message) -> String {
-    match message {
-        Message::User(u) => u
-            .content
-            .iter()
-            .filter_map(Content::as_text)
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
     }
 }
 

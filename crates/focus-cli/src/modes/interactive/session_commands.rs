@@ -80,7 +80,7 @@ impl Ui<'_> {
             .ok_or("nothing to undo: no message of yours on this branch")?;
         let parent = last.parent_id.as_deref().map(str::to_string);
         let text = match &last.kind {
-            EntryKind::Message(m) => super::message_text(m),
+            EntryKind::Message(m) => super::submit::message_text(m),
             _ => String::new(),
         };
         store

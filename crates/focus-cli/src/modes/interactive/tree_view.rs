@@ -430,9 +430,10 @@ impl Ui<'_> {
         // Your message: the leaf goes before it and its text back to the
         // editor (edit and send: a new branch). Anything else: the leaf goes there.
         let (target, draft) = match entry.map(|e| (e.parent_id, e.kind)) {
-            Some((parent, EntryKind::Message(m @ focus_core::message::Message::User(_)))) => {
-                (parent.map(|p| p.to_string()), Some(super::message_text(&m)))
-            }
+            Some((parent, EntryKind::Message(m @ focus_core::message::Message::User(_)))) => (
+                parent.map(|p| p.to_string()),
+                Some(super::submit::message_text(&m)),
+            ),
             _ => (Some(id), None),
         };
         if !asked && !skip_prompt {
