@@ -23,6 +23,7 @@ pub mod bash;
 pub mod deadline;
 pub mod edit;
 pub mod find;
+pub mod git_env;
 pub mod glob;
 pub mod grep;
 pub mod ignore;
