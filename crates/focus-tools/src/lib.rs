@@ -38,6 +38,7 @@ pub mod replace;
 
 pub mod sandbox;
 pub mod schema;
+pub mod scrub;
 pub mod secret_env;
 pub mod seen;
 pub mod walk;
