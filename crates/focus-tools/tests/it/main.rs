@@ -17,6 +17,7 @@ mod bash_secrets;
 mod bash_spill;
 mod edit;
 mod edit_conflicts;
+mod gates_git;
 mod gates_hooks;
 mod gates_hostile;
 mod gates_judge;
