@@ -22,3 +22,4 @@ mod rpc;
 mod sandbox;
 mod signals;
 mod support;
+mod trust;
