@@ -255,6 +255,7 @@ impl PromptSource {
 /// The gate every tool call passes: the permission mode (`mode` from the flag,
 /// else settings), allow/deny rules and hooks from settings, and `ask` for
 /// approvals (`None` in print and JSON modes: calls needing approval are denied).
+/// Writes to protected paths ask unless the installed sandbox is off.
 pub fn gate(
     settings: &Settings,
     mode: Option<&str>,
@@ -271,6 +272,9 @@ pub fn gate(
         GateConfig::from_json(&settings.merged).map_err(|e| format!("settings: {e}"))?;
     config.hooks = HookConfig::from_layers(&settings.user_layer, &settings.project_layer)
         .map_err(|e| format!("settings: {e}"))?;
+    // `--sandbox off` (installed before the gate) also lifts the protected paths.
+    config.permissions.protect_paths =
+        focus_tools::sandbox::current().status() != &focus_tools::sandbox::Status::Off;
     let gatekeeper = Gatekeeper::new(config, approver, cwd.to_path_buf());
     if let Some(mode) = mode {
         gatekeeper.set_mode(Mode::parse(mode)?);

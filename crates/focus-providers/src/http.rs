@@ -295,15 +295,9 @@ impl HttpProvider {
             let retry_after = retry_after_from_headers(&response.headers);
             let mut body = Vec::new();
             let _ = response.body.take(256 * 1024).read_to_end(&mut body);
-            let error = TransportError::Status {
-                status: response.status,
-                body: String::from_utf8_lossy(&body).into_owned(),
-                retry_after,
-            };
             let message = error_text(response.status, &body);
-            let overloaded = message.to_ascii_lowercase().contains("overloaded");
             return Err(Failure {
-                retryable: error.is_retryable() || overloaded,
+                retryable: retryable_status(response.status, &message),
                 message,
                 retry_after,
             });
@@ -527,10 +521,93 @@ impl Provider for HttpProvider {
     }
 }
 
+/// Whether a failed HTTP status is worth another attempt, given the error text
+/// the server sent with it ([`error_text`]).
+///
+/// - 408 (request timeout), 429 (rate limit) and 529 (Anthropic overloaded):
+///   yes, the same request can succeed later.
+/// - 500, 502, 503, 504: yes, unless the server says the request itself is
+///   invalid (llama-cpp-python answers a request its validator rejects with 500:
+///   "Input should be a valid string"); sending it again gives the same answer.
+/// - Any status whose message says "overloaded": yes.
+/// - Everything else, including 400, 401, 403, 404, 413, 422, 501 and 505: no; the
+///   request, the key or the URL must change first.
+pub fn retryable_status(status: u16, message: &str) -> bool {
+    let overloaded = message.to_ascii_lowercase().contains("overloaded");
+    match status {
+        408 | 429 | 529 => true,
+        500 | 502 | 503 | 504 => overloaded || !says_request_is_invalid(message),
+        _ => overloaded,
+    }
+}
+
+/// Whether an error message says the request was malformed (a validation error)
+/// rather than that the server had trouble.
+fn says_request_is_invalid(message: &str) -> bool {
+    let lower = message.to_ascii_lowercase();
+    [
+        "validation error",
+        "input should be",
+        "field required",
+        "extra inputs are not permitted",
+        "invalid_request_error",
+        "invalid request",
+    ]
+    .iter()
+    .any(|phrase| lower.contains(phrase))
+}
+
+/// The most characters of a server's complaint shown in an error.
+pub const MAX_ERROR_CHARS: usize = 500;
+
+/// A server's text made fit to show: control characters (terminal escapes
+/// included) and runs of whitespace become one space, and the whole is cut at
+/// [`MAX_ERROR_CHARS`] characters with `…`.
+pub fn sanitize_server_text(text: &str) -> String {
+    let mut shown = String::new();
+    let mut count = 0;
+    let mut pending_space = false;
+    for c in text.trim().chars() {
+        if c.is_control() || c.is_whitespace() {
+            pending_space = true;
+            continue;
+        }
+        if count >= MAX_ERROR_CHARS {
+            shown.push('…');
+            return shown;
+        }
+        if pending_space && !shown.is_empty() {
+            shown.push(' ');
+            count += 1;
+        }
+        pending_space = false;
+        shown.push(c);
+        count += 1;
+    }
+    shown
+}
+
+/// What an HTML error page says: its `<title>`, or nothing. Proxies and web
+/// servers answer with pages whose markup means nothing in a terminal.
+fn html_title(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let trimmed = lower.trim_start();
+    if !(trimmed.starts_with("<!doctype html") || trimmed.starts_with("<html")) {
+        return None;
+    }
+    let start = lower.find("<title>")? + "<title>".len();
+    let end = start + lower[start..].find("</title>")?;
+    Some(format!(
+        "an HTML page titled {:?}",
+        text.get(start..end)?.trim()
+    ))
+}
+
 /// The message for a non-2xx response: `HTTP 400: <the provider's message>`,
 /// reading the shapes each provider uses (`{"error":{"message"}}`, Anthropic's
-/// `{"type":"error","error":{…}}`, Gemini's `[{"error":…}]`), else the raw body
-/// (shortened).
+/// `{"type":"error","error":{…}}`, Gemini's `[{"error":…}]`, FastAPI's
+/// `{"detail": …}`), else the raw body; sanitized and shortened either way
+/// ([`sanitize_server_text`]).
 pub fn error_text(status: u16, body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     let parsed = parse_str(text.trim()).ok();
@@ -553,14 +630,16 @@ pub fn error_text(status: u16, body: &[u8]) -> String {
         }
         None => None,
     };
-    let message = message.unwrap_or_else(|| {
-        let trimmed = text.trim();
-        let mut shown: String = trimmed.chars().take(500).collect();
-        if shown.len() < trimmed.len() {
-            shown.push('…');
-        }
-        shown
-    });
+    let detail = || match &parsed.as_ref()?["detail"] {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => None,
+        other => Some(other.to_json_string()),
+    };
+    let message = message
+        .or_else(detail)
+        .or_else(|| html_title(&text))
+        .unwrap_or_else(|| text.to_string());
+    let message = sanitize_server_text(&message);
     if message.is_empty() {
         format!("HTTP {status}")
     } else {
@@ -603,6 +682,64 @@ mod tests {
         let long = "x".repeat(2000);
         let shown = error_text(502, long.as_bytes());
         assert!(shown.len() < 520 && shown.ends_with('…'), "{shown}");
+    }
+
+    #[test]
+    fn statuses_are_retried_when_the_same_request_can_succeed_later() {
+        let busy = "HTTP 503: the server is busy";
+        for status in [408, 429, 500, 502, 503, 504, 529] {
+            assert!(retryable_status(status, busy), "{status}");
+        }
+        for status in [400, 401, 403, 404, 405, 413, 422, 501, 505] {
+            assert!(!retryable_status(status, busy), "{status}");
+        }
+        // llama-cpp-python's answer to `"content": null`, as error_text reads it.
+        let invalid = error_text(
+            500,
+            br#"{"error":{"message":"1 validation error for ChatCompletionRequestAssistantMessage\ncontent\n  Input should be a valid string [type=string_type, input_value=None, input_type=NoneType]","type":"internal_server_error","param":null,"code":null}}"#,
+        );
+        assert!(
+            invalid.contains("content Input should be a valid string"),
+            "{invalid}"
+        );
+        assert!(!retryable_status(500, &invalid));
+        assert!(
+            retryable_status(429, &invalid),
+            "a rate limit stays retried"
+        );
+        assert!(retryable_status(
+            400,
+            "HTTP 400: overloaded_error: Overloaded"
+        ));
+    }
+
+    #[test]
+    fn a_servers_complaint_is_sanitized_and_capped() {
+        let shown = error_text(
+            422,
+            br#"{"detail":[{"loc":["body","messages"],"msg":"Field required"}]}"#,
+        );
+        assert!(
+            shown.starts_with("HTTP 422: [{") && shown.contains("Field required"),
+            "{shown}"
+        );
+        let escape = error_text(
+            400,
+            b"{\"error\":{\"message\":\"bad\\u001b[2J\\n\\nthing\"}}",
+        );
+        assert_eq!(escape, "HTTP 400: bad [2J thing");
+        let page = error_text(
+            404,
+            b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>",
+        );
+        assert_eq!(page, "HTTP 404: an HTML page titled \"404 Not Found\"");
+        let long = format!(r#"{{"error":{{"message":"{}"}}}}"#, "y".repeat(5000));
+        let shown = error_text(400, long.as_bytes());
+        assert_eq!(
+            shown.chars().count(),
+            "HTTP 400: ".len() + MAX_ERROR_CHARS + 1
+        );
+        assert!(shown.ends_with('…'));
     }
 
     #[test]

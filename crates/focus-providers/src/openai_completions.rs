@@ -1,7 +1,7 @@
 //! OpenAI Chat Completions and compatible servers (`openai-completions`):
 //! `POST {base}/chat/completions`.
 //!
-//! Request traps: an assistant message with only tool calls has `content: null`;
+//! Request traps: an assistant message with only tool calls leaves `content` out;
 //! `function.arguments` is a JSON *string* (`"{}"` when empty); tool results are
 //! `role: "tool"` messages, and images from a tool go in a following user message;
 //! `stream_options.include_usage` is needed to get token counts at all; servers
@@ -98,14 +98,15 @@ pub fn build_request_with(model: &ModelInfo, request: &ModelRequest<'_>, compat:
                         }
                     })
                     .collect();
-                o.insert(
-                    "content",
-                    if text.is_empty() && compat.null_content {
-                        Value::Null
-                    } else {
-                        Value::from(text)
-                    },
-                );
+                // Only tool calls: `content` is left out, as the OpenAI SDK does
+                // (every compatible server accepts that; llama.cpp and
+                // llama-cpp-python answer 500 to `null`, which `supportsNullContent`
+                // asks for).
+                if !text.is_empty() || calls.is_empty() {
+                    o.insert("content", text);
+                } else if compat.null_content {
+                    o.insert("content", Value::Null);
+                }
                 if compat.replay_reasoning {
                     for block in &assistant.content {
                         if let Content::Thinking {
@@ -131,7 +132,7 @@ pub fn build_request_with(model: &ModelInfo, request: &ModelRequest<'_>, compat:
                 }
                 let said_nothing = o
                     .get("content")
-                    .is_some_and(|c| c.is_null() || c.as_str() == Some(""));
+                    .map_or(true, |c| c.is_null() || c.as_str() == Some(""));
                 if said_nothing && o.get("tool_calls").is_none() {
                     continue; // nothing left to say (e.g. only thinking)
                 }

@@ -30,6 +30,7 @@ pub mod ls;
 pub mod open;
 pub mod output;
 pub mod path;
+pub mod protected;
 pub mod read;
 pub mod regex;
 pub mod replace;

@@ -504,10 +504,12 @@ fn a_history_never_starts_with_an_assistant_message_on_any_api() {
     }
 }
 
-/// llama.cpp's server answers 500 to `"content": null` after a tool call: it gets
-/// `""`, every other server the API's own `null`.
+/// An assistant message with only tool calls leaves `content` out, as the OpenAI
+/// SDK does: llama.cpp and llama-cpp-python answer 500 to `"content": null`, and
+/// every compatible server accepts the field missing. `supportsNullContent`
+/// asks for `null`.
 #[test]
-fn llama_cpp_gets_empty_content_instead_of_null() {
+fn a_tool_call_only_message_leaves_content_out() {
     let call = focus_core::message::Content::ToolCall(focus_core::message::ToolCall {
         id: "c1".into(),
         name: "ls".into(),
@@ -528,18 +530,35 @@ fn llama_cpp_gets_empty_content_instead_of_null() {
         ],
         tools: Vec::new(),
     };
-    for (provider, url, expected) in [
-        ("llama.cpp", "http://127.0.0.1:8080/v1", "\"\""),
-        ("ollama", "http://127.0.0.1:11434/v1", "null"),
+    for (provider, url) in [
+        ("llama.cpp", "http://127.0.0.1:8080/v1"),
+        ("ollama", "http://127.0.0.1:11434/v1"),
+        ("llama-cpp-python", "http://127.0.0.1:8000/v1"),
+        ("openai", "https://api.openai.com/v1"),
+        ("some-proxy", "https://llm.internal/v1"),
     ] {
         let target = model("openai-completions", provider, "m", url, false);
         let body = build(&target, &case, &options());
         let assistant = &body["messages"][1];
         assert_eq!(assistant["role"].as_str(), Some("assistant"));
-        assert_eq!(
-            assistant["content"].to_json_string(),
-            expected,
-            "{provider}"
+        assert!(
+            assistant.get("content").is_none(),
+            "{provider}: {assistant:?}"
         );
+        assert_eq!(assistant["tool_calls"].as_array().map(Vec::len), Some(1));
     }
+    let target = model("openai-completions", "ollama", "m", "http://x/v1", false);
+    let null = focus_providers::compat::compat_for(&target)
+        .with_overrides(&parse(br#"{"supportsNullContent": true}"#).unwrap())
+        .unwrap();
+    let request = ModelRequest {
+        system_prompt: "",
+        messages: &case.messages,
+        tools: &[],
+        options: &options(),
+        cancel: &focus_core::cancel::CancelToken::new(),
+    };
+    let body = openai_completions::build_request_with(&target, &request, null);
+    assert!(body["messages"][1]["content"].is_null());
+    assert!(body["messages"][1].get("content").is_some());
 }

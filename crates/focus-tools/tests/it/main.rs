@@ -22,6 +22,7 @@ mod gates_hostile;
 mod gates_judge;
 mod gates_judge_bypass;
 mod gates_modes;
+mod gates_protected;
 mod hostile_engines;
 mod hostile_tools;
 mod mcp_e2e;

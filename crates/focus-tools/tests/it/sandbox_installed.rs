@@ -96,7 +96,7 @@ fn file_tools_and_hooks_follow_the_installed_policy() {
         assert_eq!(outcome, Ok(()), "the user's audit hook lets the call run");
         assert_eq!(std::fs::read_to_string(&audit).unwrap(), "call\n");
     } else {
-        eprintln!("SKIPPED (hooks): {}", sandbox.describe());
+        focus_testkit::skipped(&format!("hooks: {}", sandbox.describe()));
     }
 
     // Plan mode: even the project is read-only for the file tools.
