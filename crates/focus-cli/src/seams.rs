@@ -137,8 +137,25 @@ pub fn build_provider(
     Ok(Arc::new(
         registry
             .http_provider_for(&model, transport)
-            .with_retry(retry.clone()),
+            .with_retry(retry.clone())
+            .with_stall_timeout(stall_limit()),
     ))
+}
+
+/// `streamStallSeconds` from the settings as they are now (read quietly: they
+/// were reported at start), else the providers' default: how long a stream may
+/// send only keepalives before the attempt is retried as stalled.
+fn stall_limit() -> std::time::Duration {
+    let configured = std::env::current_dir().ok().and_then(|cwd| {
+        focus_harness::settings::load_settings(&focus_home(), &cwd)
+            .ok()?
+            .settings
+            .stream_stall_seconds
+    });
+    configured.map_or(
+        focus_providers::http::DEFAULT_STALL_TIMEOUT,
+        std::time::Duration::from_secs,
+    )
 }
 
 /// Finds the model for `--provider`/`--model`: `provider/model` or a bare id in the

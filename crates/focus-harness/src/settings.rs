@@ -62,6 +62,10 @@ pub struct Settings {
     /// `bashSpillMaxBytes`: most bytes of one bash spill file; `None` means the
     /// default (ten times the inline cap).
     pub bash_spill_max_bytes: Option<u64>,
+    /// `streamStallSeconds`: how long a model's stream may send only
+    /// keepalives (no text, thinking or tool call) before the attempt counts
+    /// as stalled and is retried; `None` means the providers' default.
+    pub stream_stall_seconds: Option<u64>,
     /// `theme`: the interactive mode's colours (`dark`, `light`, or a theme
     /// file's name; pi's key).
     pub theme: Option<String>,
@@ -430,7 +434,7 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     bad(key, "a string", v)
                 }
             }
-            "toolDeadlineSeconds" | "bashSpillMaxBytes" => {
+            "toolDeadlineSeconds" | "bashSpillMaxBytes" | "streamStallSeconds" => {
                 if v.as_u64().filter(|n| *n > 0).is_none() {
                     bad(key, "a positive integer", v)
                 }
@@ -545,6 +549,7 @@ fn from_merged(merged: Value) -> Settings {
         },
         tool_deadline_seconds: merged["toolDeadlineSeconds"].as_u64().filter(|n| *n > 0),
         bash_spill_max_bytes: merged["bashSpillMaxBytes"].as_u64().filter(|n| *n > 0),
+        stream_stall_seconds: merged["streamStallSeconds"].as_u64().filter(|n| *n > 0),
         theme: string("theme"),
         hide_thinking_block: merged["hideThinkingBlock"].as_bool(),
         merged,
@@ -661,10 +666,11 @@ mod tests {
         let (home, cwd) = dirs("limits");
         std::fs::write(
             project_settings_path(&cwd),
-            r#"{"toolDeadlineSeconds":30,"bashSpillMaxBytes":100000}"#,
+            r#"{"toolDeadlineSeconds":30,"bashSpillMaxBytes":100000,"streamStallSeconds":45}"#,
         )
         .unwrap();
         let s = load_settings(&home, &cwd).unwrap().settings;
+        assert_eq!(s.stream_stall_seconds, Some(45));
         assert_eq!(s.tool_deadline_seconds, Some(30));
         assert_eq!(s.bash_spill_max_bytes, Some(100_000));
         std::fs::write(project_settings_path(&cwd), r#"{"toolDeadlineSeconds":0}"#).unwrap();
