@@ -23,4 +23,6 @@ mod rpc;
 mod sandbox;
 mod scripts;
 mod signals;
+mod stall;
 mod support;
+mod trust;
