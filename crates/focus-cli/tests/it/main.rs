@@ -21,3 +21,4 @@ mod rpc;
 mod sandbox;
 mod signals;
 mod support;
+mod transport;
