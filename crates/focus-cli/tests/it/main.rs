@@ -25,4 +25,5 @@ mod scripts;
 mod signals;
 mod stall;
 mod support;
+mod transport;
 mod trust;
