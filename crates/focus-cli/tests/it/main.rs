@@ -23,4 +23,7 @@ mod rpc;
 mod sandbox;
 mod scripts;
 mod signals;
+mod stall;
 mod support;
+mod transport;
+mod trust;

@@ -130,6 +130,31 @@ impl<T: Batched> EventSender<T> {
     }
 }
 
+impl<T: Batched> EventSender<T> {
+    /// Queues a few events at once, so that a reader sees all of them or none
+    /// (the end of a run with what follows it); waits while the queue is full,
+    /// then may pass its capacity by their number. Fails when the reader is gone.
+    pub fn send_all(&self, events: impl IntoIterator<Item = T>) -> Result<(), ReaderGone> {
+        let shared = &*self.shared;
+        let mut state = shared.lock();
+        while state.events.len() >= shared.capacity && state.receiver_alive {
+            state.sender_waiting = true;
+            state = shared
+                .not_full
+                .wait(state)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        if !state.receiver_alive {
+            return Err(ReaderGone);
+        }
+        state.events.extend(events);
+        if state.receiver_waiting {
+            shared.not_empty.notify_one();
+        }
+        Ok(())
+    }
+}
+
 impl<T> Clone for EventSender<T> {
     fn clone(&self) -> EventSender<T> {
         self.shared.lock().senders += 1;
@@ -313,6 +338,18 @@ mod tests {
         let next = rx.take_all(VecDeque::new());
         assert_eq!(next, [delta(2)]);
         assert!(next.capacity() >= 64);
+    }
+
+    #[test]
+    fn events_sent_together_are_taken_together() {
+        let (tx, rx) = event_queue(2);
+        tx.send(delta(0)).unwrap();
+        tx.send_all([delta(1), AgentEvent::TurnStart, delta(2)])
+            .unwrap();
+        let taken = rx.take_all(VecDeque::new());
+        assert_eq!(taken, [delta(0), delta(1), AgentEvent::TurnStart, delta(2)]);
+        drop(rx);
+        assert_eq!(tx.send_all([delta(3)]), Err(ReaderGone));
     }
 
     #[test]

@@ -82,12 +82,12 @@ impl Lifecycle {
         self.history
     }
 
-    /// Sends `event`, after the held `AgentEnd`.
+    /// Sends `event`; the held `AgentEnd` first, in one go with it, so a front
+    /// end never sees the run over before it sees what follows (`RunEnded`,
+    /// a compaction's start).
     fn send(&mut self, event: ConversationEvent) {
-        if let Some(end) = self.held_end.take() {
-            let _ = self.events.send(ConversationEvent::Agent(end));
-        }
-        let _ = self.events.send(event);
+        let end = self.held_end.take().map(ConversationEvent::Agent);
+        let _ = self.events.send_all(end.into_iter().chain([event]));
     }
 
     /// Runs, then compacts or retries as the run's end asks; the final reason.
@@ -210,6 +210,7 @@ impl Lifecycle {
         let tokens = estimate_context_tokens(&self.history);
         if should_compact(tokens, window, &self.settings)
             && self.failures.load(Ordering::SeqCst) < MAX_COMPACTION_FAILURES
+            && self.has_something_to_compact(window)
         {
             match self.announced(CompactionReason::Threshold) {
                 Err(Stopped::Cancelled) => return AfterRun::Aborted,
@@ -220,6 +221,15 @@ impl Lifecycle {
             }
         }
         AfterRun::Done
+    }
+
+    /// Whether a compaction would summarize anything (a history of one
+    /// exchange cannot be compacted; that is no failure, and nothing is
+    /// announced).
+    fn has_something_to_compact(&self, window: u64) -> bool {
+        let store = lock(&self.session);
+        let branch = store.manager().tree().current_branch();
+        prepare_compaction(&branch, &self.settings.fitted(window)).is_some()
     }
 
     /// An automatic compaction between its two announcements; after an
@@ -325,7 +335,8 @@ pub(super) fn compact_session(
     let plan = {
         let store = lock(session);
         let branch = store.manager().tree().current_branch();
-        prepare_compaction(&branch, settings)
+        let window = provider.model().context_window;
+        prepare_compaction(&branch, &settings.fitted(window))
     }
     .ok_or(CompactionError::NothingToCompact)?;
     let entry = compact(provider, &plan, settings, instructions, cancel)?;

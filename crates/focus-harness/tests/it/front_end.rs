@@ -9,7 +9,7 @@ use crate::support::Scratch;
 use focus_core::agent::check_history;
 use focus_core::event::AgentEvent;
 use focus_core::message::{Message, UserMessage};
-use focus_core::provider::{ModelInfo, StreamEvent};
+use focus_core::provider::StreamEvent;
 use focus_core::tool::ToolOutput;
 use focus_harness::compaction::CompactionSettings;
 use focus_harness::conversation::{
@@ -110,15 +110,6 @@ fn front_end(
         conversation,
         transcript: Vec::new(),
         text: String::new(),
-    }
-}
-
-fn model(window: u64) -> ModelInfo {
-    ModelInfo {
-        id: "m".into(),
-        provider: "scripted".into(),
-        context_window: window,
-        ..ModelInfo::default()
     }
 }
 
@@ -226,16 +217,30 @@ fn an_abort_ends_the_run_with_every_call_answered() {
 #[test]
 fn a_full_context_is_compacted_after_the_run() {
     let scratch = Scratch::new("front-end-compact");
-    let provider = Arc::new(
-        ScriptedProvider::new(vec![
-            Reply::text(&"an early answer to summarize. ".repeat(20)),
-            Reply::text("## Goal\nTHE-SUMMARY"),
-        ])
-        .with_model(model(1_000)),
-    );
-    // All of the 1,000 tokens reserved: every run passes the threshold.
-    let mut ui = front_end(&scratch, &provider, Vec::new(), 1_000);
+    // The second answer reports 190,000 tokens of a 200,000-token window: past
+    // the threshold (the window less the 16,384 reserved) once it is in.
+    let mut full = crate::support::ScriptedProvider::text_answer("the second answer");
+    full.usage.input = 190_000;
+    let provider = Arc::new(crate::support::ScriptedProvider::new(vec![
+        crate::support::ScriptedProvider::text_answer(&"an early answer. ".repeat(40)),
+        full,
+        crate::support::ScriptedProvider::text_answer("## Goal\nTHE-SUMMARY"),
+        crate::support::ScriptedProvider::text_answer("the turn's beginning"),
+    ]));
+    let config = focus_core::agent::AgentConfig::new(provider);
+    let (store, history) =
+        Store::open(&SessionRequest::New, scratch.path(), Some(scratch.path())).unwrap();
+    let mut ui = TestFrontEnd {
+        conversation: Conversation::new(config, history, store),
+        transcript: Vec::new(),
+        text: String::new(),
+    };
+    ui.conversation.compaction.keep_recent_tokens = 1;
     ui.say("one");
+    ui.until(ended);
+    assert!(!ui.saw("compacting Threshold"), "{:?}", ui.transcript);
+    ui.transcript.clear();
+    ui.say("two");
     ui.until(ended);
     let at = |line: &str| ui.transcript.iter().position(|l| l == line);
     let order = [at("agent_end"), at("compacting Threshold"), at("compacted")];

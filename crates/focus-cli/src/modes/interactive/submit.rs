@@ -13,8 +13,7 @@ impl Ui<'_> {
             self.editor.set_text(&text);
             return;
         }
-        let conversation = &self.engine.conversation;
-        if conversation.is_busy() && !conversation.is_running() {
+        if self.engine.conversation.is_compacting() && !self.engine.conversation.is_running() {
             self.notice = Some("wait: compacting the history… · Esc cancels".into());
             self.editor.set_text(&text);
             return;
