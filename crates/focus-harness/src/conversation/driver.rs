@@ -19,6 +19,7 @@ use super::event::{ConversationEvent, Events};
 use super::hooks::{ConversationHooks, ToolSource};
 use super::lifecycle::{Lifecycle, Work};
 use super::store::Store;
+use super::summary::{RunSummary, SAVE_FAILED};
 use crate::compaction::{compaction_transform, CompactionSettings, InRunCompaction};
 use focus_core::agent::{
     event_queue, AgentConfig, AgentHandle, EventReceiver, EventSender, EVENT_QUEUE_CAPACITY,
@@ -74,6 +75,11 @@ pub struct Conversation {
     /// at [`crate::compaction::MAX_COMPACTION_FAILURES`] focus stops trying
     /// until one succeeds.
     pub compaction_failures: Arc<AtomicU32>,
+    /// What the runs came to so far (model calls, usage, time, refused
+    /// calls, files changed, the end): kept as the events pass through
+    /// [`Conversation::poll`]; a headless front end's exit code and result
+    /// record are read from it.
+    pub summary: RunSummary,
     /// Warnings to hand out at the next [`Conversation::poll`].
     pub(super) warnings: Vec<String>,
     /// The run (or manual compaction) going on.
@@ -136,6 +142,7 @@ impl Conversation {
             base_tools: Vec::new(),
             tools_generation: 0,
             prompt: None,
+            summary: RunSummary::new(),
             interrupts: Arc::new(|| 0),
             compaction_failures: Arc::new(AtomicU32::new(0)),
             warnings: Vec::new(),
@@ -242,6 +249,9 @@ impl Conversation {
             batch = take_from(job, batch, deadline);
         }
         self.follow(&mut batch);
+        for event in batch.iter() {
+            self.summary.observe(event);
+        }
         Events::new(batch, self.spare.clone())
     }
 
@@ -280,6 +290,9 @@ impl Conversation {
         if (self.interrupts)() > interrupts_before {
             reason = EndReason::Aborted;
         }
+        // The summary ends as the run did (a prompt refused at the start, the
+        // user's interrupt).
+        self.summary.end = Some(reason.clone());
         let final_text = self
             .history
             .iter()
@@ -308,7 +321,7 @@ impl Conversation {
     pub fn add_message(&mut self, message: Message) {
         let saved = self.session.lock().append_message(&message);
         if let Err(error) = saved {
-            self.warn(format!("could not save the session: {error}"));
+            self.warn(format!("{SAVE_FAILED}: {error}"));
         }
         self.history.push(message);
     }
@@ -323,7 +336,7 @@ impl Conversation {
         if changed {
             let saved = self.session.lock().append_model_change(&name, &id);
             if let Err(error) = saved {
-                self.warn(format!("could not save the session: {error}"));
+                self.warn(format!("{SAVE_FAILED}: {error}"));
             }
         }
     }
@@ -337,7 +350,7 @@ impl Conversation {
         self.config.options.thinking = level;
         let saved = self.session.lock().append_thinking_change(level.as_str());
         if let Err(error) = saved {
-            self.warn(format!("could not save the session: {error}"));
+            self.warn(format!("{SAVE_FAILED}: {error}"));
         }
     }
 
@@ -419,7 +432,7 @@ impl Conversation {
             if let AgentEvent::MessageEnd { message } = event {
                 let mut store = lock(&session);
                 if let Err(error) = store.append_message(message) {
-                    store.write_warning = Some(format!("could not save the session: {error}"));
+                    store.write_warning = Some(format!("{SAVE_FAILED}: {error}"));
                 }
             }
         })
