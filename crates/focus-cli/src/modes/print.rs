@@ -207,8 +207,8 @@ pub const FAILURE_LINES: usize = 8;
 /// Columns of each such line.
 pub const FAILURE_COLUMNS: usize = 300;
 
-/// A failed call's text as print mode shows it: its first [`FAILURE_LINES`]
-/// non-empty lines, each cleaned and clipped to [`FAILURE_COLUMNS`], then how
+/// A failed call's text as print mode shows it: its first `FAILURE_LINES`
+/// non-empty lines, each cleaned and clipped to `FAILURE_COLUMNS`, then how
 /// many more there were. A reason (a hook's, a permission's) is a line or a few,
 /// and reaches the user whole; a failed command's long output is cut.
 pub fn failure_lines(text: &str) -> Vec<String> {

@@ -114,6 +114,10 @@ pub struct Hook {
     pub command: String,
     /// How long it may run.
     pub timeout: Duration,
+    /// Whether it comes from the project's settings (run confined by the
+    /// sandbox) rather than the user's own (run as the user's code,
+    /// unconfined unless `sandbox.hooks` is true).
+    pub from_project: bool,
 }
 
 /// Default hook timeout.
@@ -226,6 +230,22 @@ impl HookConfig {
         Ok(config)
     }
 
+    /// The hooks of the user's own settings (`user`) followed by the
+    /// project's (`project`, marked [`Hook::from_project`]): both run, as
+    /// Claude Code runs the hooks of every settings file. Errors name the
+    /// file's key, prefixed `project settings: ` for the project's.
+    pub fn from_layers(user: &Value, project: &Value) -> Result<HookConfig, String> {
+        let mut config = HookConfig::from_json(user)?;
+        let mut theirs =
+            HookConfig::from_json(project).map_err(|e| format!("project settings: {e}"))?;
+        for hook in &mut theirs.hooks {
+            hook.from_project = true;
+        }
+        config.hooks.append(&mut theirs.hooks);
+        config.warnings.append(&mut theirs.warnings);
+        Ok(config)
+    }
+
     /// The hooks for `event` that match `subject` (a tool name, a session start's
     /// `source`, …; ignored for events without a matcher).
     pub fn matching<'a>(
@@ -280,6 +300,7 @@ fn parse_hook(hook: &Value, at: &str, event: HookEvent, matcher: Matcher) -> Res
         matcher,
         command,
         timeout,
+        from_project: false,
     })
 }
 
@@ -308,7 +329,7 @@ pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path) -> HookRun {
         .env("FOCUS_PROJECT_DIR", cwd)
         .env("CLAUDE_PROJECT_DIR", cwd);
     crate::secret_env::remove_secret_variables(&mut command);
-    if let Err(e) = crate::sandbox::current().confine_hook(&mut command) {
+    if let Err(e) = crate::sandbox::current().confine_hook(&mut command, hook.from_project) {
         return HookRun {
             ok: false,
             ending: "not started".to_string(),

@@ -72,7 +72,8 @@ impl McpManager {
     ) -> McpManager {
         let generation = Arc::new(AtomicU64::new(0));
         let warnings = Arc::new(Mutex::new(Vec::new()));
-        let log_dir = match std::fs::create_dir_all(log_dir) {
+        // Server logs may quote requests and paths: 0600 files in a 0700 folder.
+        let log_dir = match focus_sys::private_files::create_dir_all(log_dir) {
             Ok(()) => Some(log_dir.to_path_buf()),
             Err(e) if !configs.is_empty() => {
                 lock(&warnings).push(format!(

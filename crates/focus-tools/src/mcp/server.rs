@@ -33,7 +33,7 @@ use focus_core::json::Value;
 use focus_core::json_object;
 use focus_core::sync::lock;
 use focus_transport::Transport;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -391,11 +391,7 @@ impl Server {
 
     fn open_log(&self) -> Option<File> {
         let path = self.log_path.as_ref()?;
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .ok()?;
+        let mut file = focus_sys::private_files::open_append(path).ok()?;
         use std::io::Write;
         let _ = writeln!(
             file,
