@@ -10,6 +10,7 @@ mod flags;
 mod hooks;
 mod hostile;
 mod interactive;
+mod interactive_approvals;
 mod interactive_commands;
 mod interactive_models;
 mod interactive_pickers;
