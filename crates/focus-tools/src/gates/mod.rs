@@ -22,6 +22,7 @@ pub mod hooks;
 pub mod judge;
 pub mod lifecycle;
 pub mod long_options;
+pub mod matcher;
 pub mod permission;
 pub mod readonly_programs;
 pub mod rules;

@@ -30,6 +30,7 @@ mod mcp_e2e;
 mod mcp_hostile;
 mod mcp_http;
 mod mcp_http_hostile;
+mod mcp_http_sessions;
 mod mcp_offers;
 mod mcp_secrets;
 mod read_write;
