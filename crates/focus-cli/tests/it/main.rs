@@ -19,6 +19,7 @@ mod keys;
 mod local_servers;
 mod modes;
 mod private_files;
+mod protected;
 mod robustness;
 mod rpc;
 mod sandbox;
