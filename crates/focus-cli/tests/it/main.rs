@@ -27,4 +27,5 @@ mod scripts;
 mod signals;
 mod stall;
 mod support;
+mod transport;
 mod trust;
