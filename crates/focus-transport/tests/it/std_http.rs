@@ -350,3 +350,20 @@ fn refused_unresolvable_and_unservable_urls() {
         .unwrap_err();
     assert!(error.to_string().contains("http://"), "{error}");
 }
+
+#[test]
+fn one_read_takes_every_chunk_already_here() {
+    // Three chunks in one write: a reader's one `read` gets all of them, not one
+    // HTTP chunk per call (a stream of small events would cost a call each).
+    let server = TestServer::queue(vec![ScriptedResponse::raw(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n1\r\nf\r\n0\r\n\r\n",
+    )]);
+    let response = StdHttpTransport::new()
+        .send(&request("GET", server.url(), b""), &CancelToken::new())
+        .unwrap();
+    let mut body = response.body;
+    let mut buf = [0u8; 64];
+    let n = body.read(&mut buf).unwrap();
+    assert_eq!(&buf[..n], b"abcdef");
+    assert_eq!(body.read(&mut buf).unwrap(), 0);
+}
