@@ -8,7 +8,7 @@
 //! * **an 80,000-delta stream read to its end**, each reader a process of its own,
 //!   timed from spawn to exit: this example re-run as a child that reads the body
 //!   through `StdHttpTransport`, the same through `CurlTransport`, and the `curl`
-//!   program alone (`curl -s -N -o /dev/null`); the median of 5 runs each, with the
+//!   program alone (`curl -s -N -o /dev/null`); in interleaved rounds, the median of 11 each, with the
 //!   peak RSS of each (the child's own `VmHWM`, read at its end; curl's polled
 //!   from `/proc` while it runs). Target: std ≤ 1.2× the curl program.
 //! * **the same stream decoded**: `HttpProvider` over each transport, in process.
@@ -16,7 +16,9 @@
 //! ```text
 //! cargo run --release -p focus-providers --example bench_transport [-- --quick]
 //! ```
-//! (`--quick`: 8,000 deltas and fewer runs.) Exits 2 when curl is missing.
+//! (`--quick`: 8,000 deltas and fewer runs; `--serve`: only the server, its URL
+//! printed, until killed; `--runs N`: N runs of the stream
+//! rows, with every run's time printed.) Exits 2 when curl is missing.
 
 use focus_core::cancel::CancelToken;
 use focus_core::message::{AssistantMessage, Message, StopReason, UserMessage};
@@ -38,6 +40,14 @@ fn main() {
     }
     let quick = args.iter().any(|a| a == "--quick");
     let deltas = if quick { 8_000 } else { 80_000 };
+    if args.iter().any(|a| a == "--serve") {
+        // Only the server, until killed: to try a reader by hand.
+        let server = TestServer::repeating(stream_of(deltas));
+        println!("{}", server.url_for("/v1/chat/completions"));
+        loop {
+            std::thread::park();
+        }
+    }
     let curl = CurlTransport::with_program("curl");
     match curl.check() {
         Ok(version) => println!("{version}"),
@@ -77,7 +87,12 @@ fn main() {
     // The long stream, one process per reader.
     let big = TestServer::repeating(stream_of(deltas));
     let url = big.url_for("/v1/chat/completions");
-    let runs = if quick { 3 } else { 5 };
+    let runs = args
+        .iter()
+        .position(|a| a == "--runs")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(if quick { 3 } else { 11 });
     let me = std::env::current_exe().expect("own path");
     let mut std_runs = Vec::new();
     let mut curl_transport_runs = Vec::new();
@@ -86,6 +101,17 @@ fn main() {
         std_runs.push(run_child(&me, "std", &url));
         curl_transport_runs.push(run_child(&me, "curl", &url));
         curl_runs.push(run_curl(&url));
+    }
+    if args.iter().any(|a| a == "--runs") {
+        for (name, runs) in [
+            ("std", &std_runs),
+            ("CurlTransport", &curl_transport_runs),
+            ("curl", &curl_runs),
+        ] {
+            let mut times: Vec<f64> = runs.iter().map(|(t, _)| ms(*t)).collect();
+            times.sort_by(f64::total_cmp);
+            println!("{name} runs (ms, sorted): {times:.0?}");
+        }
     }
     let (std_time, std_rss) = summarize(&std_runs);
     let (ct_time, ct_rss) = summarize(&curl_transport_runs);
