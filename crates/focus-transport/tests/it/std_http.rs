@@ -228,8 +228,8 @@ fn ipv6_loopback_with_brackets() {
 fn first_byte_idle_and_total_limits() {
     let quick = Timeouts {
         connect: Duration::from_secs(5),
-        first_byte: Duration::from_millis(300),
-        idle: Duration::from_millis(300),
+        first_byte: Some(Duration::from_millis(300)),
+        idle: Some(Duration::from_millis(300)),
     };
     let transport = StdHttpTransport::new().with_timeouts(quick);
     let silent = TestServer::repeating(
