@@ -367,3 +367,72 @@ fn one_read_takes_every_chunk_already_here() {
     assert_eq!(&buf[..n], b"abcdef");
     assert_eq!(body.read(&mut buf).unwrap(), 0);
 }
+
+/// A server answering every request on a connection with `answer`, keeping the
+/// connection open; returns its URL and the count of connections it accepted.
+fn keep_alive_server(
+    answer: &'static [u8],
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    let accepted = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = accepted.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            counter.fetch_add(1, Ordering::SeqCst);
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+                let mut seen = Vec::new();
+                let mut buf = [0u8; 4096];
+                loop {
+                    while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                        seen.drain(..end + 4);
+                        if stream.write_all(answer).is_err() {
+                            return;
+                        }
+                    }
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => seen.extend_from_slice(&buf[..n]),
+                    }
+                }
+            });
+        }
+    });
+    (url, accepted)
+}
+
+#[test]
+fn answers_that_forbid_reuse_get_a_new_connection() {
+    use std::sync::atomic::Ordering;
+    let cases: [(&[u8], usize); 4] = [
+        // Kept alive: one connection for both requests.
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 1),
+        // Transfer-Encoding with Content-Length: maybe smuggling, never reused.
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+            2,
+        ),
+        // HTTP/1.0 closes by default.
+        (b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", 2),
+        (b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", 2),
+    ];
+    for (answer, connections) in cases {
+        let (url, accepted) = keep_alive_server(answer);
+        let transport = StdHttpTransport::new();
+        for _ in 0..2 {
+            let response = transport
+                .send(&request("GET", url.clone(), b""), &CancelToken::new())
+                .unwrap();
+            assert_eq!(read_body(response).unwrap(), b"ok");
+        }
+        assert_eq!(
+            accepted.load(Ordering::SeqCst),
+            connections,
+            "{}",
+            String::from_utf8_lossy(answer)
+        );
+    }
+}
