@@ -193,7 +193,7 @@ fn a_pooled_connection_the_server_closed_is_replaced() {
 #[test]
 fn ipv6_loopback_with_brackets() {
     let Ok(listener) = TcpListener::bind("[::1]:0") else {
-        println!("SKIP: no IPv6 loopback on this machine");
+        focus_testkit::skipped("no IPv6 loopback on this machine");
         return;
     };
     let port = listener.local_addr().unwrap().port();
