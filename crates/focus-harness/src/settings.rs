@@ -643,6 +643,29 @@ mod tests {
     }
 
     #[test]
+    fn transport_is_auto_curl_or_one_of_pis_values() {
+        let (home, cwd) = dirs("transport");
+        for (value, kept) in [("curl", "curl"), ("auto", "auto"), ("sse", "sse")] {
+            std::fs::write(
+                global_settings_path(&home),
+                format!(r#"{{"transport":"{value}"}}"#),
+            )
+            .unwrap();
+            let loaded = load_settings(&home, &cwd).unwrap();
+            assert_eq!(loaded.settings.transport.as_deref(), Some(kept));
+            assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        }
+        std::fs::write(global_settings_path(&home), r#"{"transport":"tcp"}"#).unwrap();
+        let err = load_settings(&home, &cwd).unwrap_err();
+        assert!(
+            err.problems[0]
+                .contains("transport: expected \"auto\" or \"curl\", found string \"tcp\""),
+            "{:?}",
+            err.problems
+        );
+    }
+
+    #[test]
     fn enabled_models_are_read_and_checked() {
         let (home, cwd) = dirs("scope");
         std::fs::write(
