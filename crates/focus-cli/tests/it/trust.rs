@@ -146,6 +146,11 @@ fn the_dialog_shows_what_is_asked_and_only_yes_trusts() {
     pane.wait_until("the hook and the server to run", || {
         hook.exists() && mcp.exists()
     });
+    // What now applies is named, with its file.
+    pane.wait_for(
+        "the start notice",
+        &format!("1 hook (from {}", settings_file(&s)),
+    );
     assert!(s.home.join("trusted-projects.json").exists());
     pane.send("/quit", "FOCUS-EXITED-0");
     drop(pane);
