@@ -10,9 +10,9 @@ use focus_core::provider::{ModelInfo, Provider};
 use focus_core::tool::Tool;
 use focus_harness::prompt::{build_system_prompt, PromptOptions};
 use focus_harness::session::focus_home;
-use focus_harness::settings::{load_settings_with, ProjectTrust, Settings};
-use focus_providers::curl::CurlTransport;
+use focus_harness::settings::{load_settings, load_settings_with, ProjectTrust, Settings};
 use focus_providers::registry::env_vars_for;
+use focus_providers::transport_choice::{ChosenTransport, TransportPreference};
 use focus_providers::Registry;
 use focus_providers::RetryPolicy;
 use focus_tools::gates::hooks::HookConfig;
@@ -83,9 +83,27 @@ pub fn keyed_providers(registry: &Registry) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The HTTP engine providers talk through.
-pub fn transport() -> Result<Arc<dyn Transport>, String> {
-    Ok(Arc::new(CurlTransport::new()))
+/// The HTTP engine providers and MCP `url` servers talk through: curl for
+/// `https://` and proxied `http://`, focus's own std transport for the rest,
+/// or curl for everything when the `transport` setting says `"curl"`
+/// (docs/networking.md, "Which transport").
+pub fn transport(settings: &Settings) -> Arc<dyn Transport> {
+    let preference = settings
+        .transport
+        .as_deref()
+        .and_then(TransportPreference::parse)
+        .unwrap_or_default();
+    Arc::new(ChosenTransport::new(preference))
+}
+
+/// The settings of the current directory, quietly (they were checked and their
+/// warnings shown at start-up): for a provider built later, after a model switch,
+/// to follow the `transport` setting.
+fn current_settings() -> Settings {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    load_settings(&focus_home(), &cwd)
+        .map(|loaded| loaded.settings)
+        .unwrap_or_default()
 }
 
 /// The retry policy of the `retry` settings (pi's keys).
@@ -128,7 +146,7 @@ pub fn build_provider(
             ..ModelInfo::default()
         },
     };
-    let transport = transport()?;
+    let transport = transport(&current_settings());
     // A key from models.json (literal or `!command`) is scrubbed from tool
     // output like one from the environment.
     if let Some(key) = registry.api_key(&model.provider) {
@@ -340,8 +358,8 @@ pub fn start_mcp(settings: &Settings) -> Result<Option<McpManager>, String> {
         return Ok(None);
     }
     // Servers configured with a `url` speak MCP's streamable HTTP through the
-    // same curl transport as the model calls.
-    let http = transport()?;
+    // same transport choice as the model calls.
+    let http = transport(settings);
     let manager = McpManager::start_with_http(configs, &focus_home().join("mcp-logs"), Some(http));
     for warning in manager.take_warnings() {
         errln!("focus: MCP: {warning}");

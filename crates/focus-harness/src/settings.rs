@@ -76,6 +76,10 @@ pub struct Settings {
     /// `provider/id`, an id or part of one, a glob, each optionally with a
     /// `:thinking` suffix); `None`: every usable model.
     pub enabled_models: Option<Vec<String>>,
+    /// `transport`: `"curl"` sends every request through curl; `"auto"` (the
+    /// default, also pi's `"sse"` and `"websocket"`) lets plain `http://` go
+    /// through focus's own HTTP client (docs/networking.md).
+    pub transport: Option<String>,
     /// The whole merged object, including the keys owned elsewhere
     /// ([`Settings::raw`] reads one).
     pub merged: Value,
@@ -439,6 +443,11 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     bad(key, "a positive integer", v)
                 }
             }
+            "transport" => {
+                if !matches!(v.as_str(), Some("auto" | "curl" | "sse" | "websocket")) {
+                    bad(key, "\"auto\" or \"curl\"", v)
+                }
+            }
             "steeringMode" | "followUpMode" => {
                 if v.as_str().and_then(QueueMode::parse).is_none() {
                     bad(key, "\"all\" or \"one-at-a-time\"", v)
@@ -552,6 +561,7 @@ fn from_merged(merged: Value) -> Settings {
         stream_stall_seconds: merged["streamStallSeconds"].as_u64().filter(|n| *n > 0),
         theme: string("theme"),
         hide_thinking_block: merged["hideThinkingBlock"].as_bool(),
+        transport: string("transport"),
         merged,
         user_layer: Value::Null,
         project_layer: Value::Null,

@@ -23,6 +23,7 @@ pub mod bash;
 pub mod deadline;
 pub mod edit;
 pub mod find;
+pub mod git_env;
 pub mod glob;
 pub mod grep;
 pub mod ignore;
@@ -37,6 +38,7 @@ pub mod replace;
 
 pub mod sandbox;
 pub mod schema;
+pub mod scrub;
 pub mod secret_env;
 pub mod seen;
 pub mod walk;

@@ -196,6 +196,11 @@ impl Sandbox {
         self.read_only.store(mode == Mode::Plan, Ordering::SeqCst);
     }
 
+    /// Whether the sandbox is in plan mode's read-only policy.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only.load(Ordering::SeqCst)
+    }
+
     /// The private temporary directory (the confined children's `TMPDIR`),
     /// made on first use; `None` if it could not be made (then nothing but
     /// `/dev/null` is writable in plan mode).

@@ -203,9 +203,9 @@ impl TextPrinter {
 }
 
 /// Lines of a failed call's text shown on stderr.
-const FAILURE_LINES: usize = 8;
+pub const FAILURE_LINES: usize = 8;
 /// Columns of each such line.
-const FAILURE_COLUMNS: usize = 300;
+pub const FAILURE_COLUMNS: usize = 300;
 
 /// A failed call's text as print mode shows it: its first `FAILURE_LINES`
 /// non-empty lines, each cleaned and clipped to `FAILURE_COLUMNS`, then how

@@ -26,4 +26,5 @@ mod session_lock;
 mod signals;
 mod stall;
 mod support;
+mod transport;
 mod trust;

@@ -562,3 +562,51 @@ fn a_tool_call_only_message_leaves_content_out() {
     assert!(body["messages"][1]["content"].is_null());
     assert!(body["messages"][1].get("content").is_some());
 }
+
+/// A local server's window holds prompt and answer: the output cap shrinks as the
+/// prompt grows, and stays the model's own where the window is roomy or unknown.
+#[test]
+fn max_tokens_leaves_room_for_the_prompt() {
+    use openai_completions::fit_max_tokens;
+    assert_eq!(fit_max_tokens(8_192, 0, 5_000), 8_192, "unknown window");
+    assert_eq!(fit_max_tokens(8_192, 200_000, 5_000), 8_192, "roomy window");
+    assert_eq!(fit_max_tokens(8_192, 8_192, 800), 8_192 - 900);
+    assert_eq!(fit_max_tokens(8_192, 8_192, 4_000), 8_192 - 4_500);
+    assert_eq!(fit_max_tokens(8_192, 8_192, 9_000), 512, "the floor");
+    assert_eq!(fit_max_tokens(16_384, 2_048, 1_500), 2_048 - 1_687);
+    assert_eq!(
+        fit_max_tokens(16_384, 2_048, 1_900),
+        256,
+        "an eighth of a small window"
+    );
+    let mut target = model(
+        "openai-completions",
+        "llama.cpp",
+        "m",
+        "http://127.0.0.1:8080/v1",
+        false,
+    );
+    target.context_window = 8_192;
+    target.max_tokens = 8_192;
+    let asked = |words: usize| {
+        let case = Case {
+            system: "You are a coding agent.".into(),
+            messages: vec![Message::User(focus_core::message::UserMessage::text(
+                "word ".repeat(words),
+                1,
+            ))],
+            tools: Vec::new(),
+        };
+        let options = RequestOptions {
+            max_tokens: None,
+            ..options()
+        };
+        build(&target, &case, &options)["max_tokens"]
+            .as_u64()
+            .unwrap()
+    };
+    let short = asked(10);
+    let long = asked(4_000); // 20,000 characters: about 5,000 tokens
+    assert!(short < 8_192 && short > 8_000, "{short}");
+    assert!(long < 8_192 - 5_000, "{long}");
+}

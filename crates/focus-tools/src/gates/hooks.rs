@@ -422,7 +422,7 @@ pub fn hook_input(
 
 /// Runs the PreToolUse hooks for a call in order; the first failure blocks, and the
 /// returned text is the reason the model (and the user) reads: the hook's own
-/// reason comes first, whole (its output is capped at `MAX_HOOK_OUTPUT`), and
+/// reason comes first, whole (its output is capped at 10,000 bytes), and
 /// the hook's command last, so a display that shows only the start of a message
 /// still shows why.
 pub fn run_pre_tool_use(

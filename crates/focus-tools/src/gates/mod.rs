@@ -17,6 +17,7 @@
 //! call, because a model may call a tool it saw earlier.
 
 pub mod approval_queue;
+pub mod git_guard;
 pub mod hooks;
 pub mod judge;
 pub mod lifecycle;

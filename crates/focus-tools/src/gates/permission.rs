@@ -260,11 +260,21 @@ impl PermissionConfig {
             Subject::Command(cmd) if is_shell => judge::is_read_only_command(cmd),
             _ => false,
         };
-        if tool.is_read_only(args) || judged_read_only {
+        let reads_only = tool.is_read_only(args) || judged_read_only;
+        let git_problem = self.git_problem(reads_only, is_shell, args);
+        if reads_only && git_problem.is_none() {
             return Decision::Allow;
         }
         if mode == Mode::Plan {
-            return Decision::Deny(plan_mode_message(name, is_shell, args));
+            return Decision::Deny(match &git_problem {
+                Some(problem) => plan_mode_git_message(problem),
+                None => plan_mode_message(name, is_shell, args),
+            });
+        }
+        // Before the allow rules: a line whose every part reads passes them
+        // without a rule, and this one only seems to read.
+        if let Some(problem) = git_problem {
+            return Decision::Ask(format!("git could run a program here: {problem}"));
         }
         if rules::allows(&self.allow, name, &subject)
             || rules::allows(session_allow, name, &subject)
@@ -350,6 +360,30 @@ impl PermissionConfig {
         crate::protected::protected_by(project, &target).map(|_| target)
     }
 
+    /// For a shell command that runs git and reads only, or whose every part
+    /// reads only (so that no allow rule is needed): why git could still run a
+    /// program ([`super::git_guard`]: the line, then the repository's
+    /// configuration), if it could.
+    fn git_problem(&self, reads_only: bool, is_shell: bool, args: &Value) -> Option<String> {
+        let cmd = args["command"].as_str().filter(|_| is_shell)?;
+        if !super::git_guard::runs_git(cmd) {
+            return None;
+        }
+        let parts_read =
+            judge::split_commands(cmd).is_some_and(|parts| parts.iter().all(|p| p.read_only));
+        if !reads_only && !parts_read {
+            return None;
+        }
+        if let Some(problem) = super::git_guard::git_line_problem(cmd) {
+            return Some(problem);
+        }
+        let project = self
+            .project
+            .clone()
+            .unwrap_or_else(|| std::path::PathBuf::from("."));
+        super::git_guard::repository_runs_code(&project)
+    }
+
     /// Whether an edit tool's `path` resolves (symbolic links followed) inside
     /// the project.
     fn edit_inside_project(&self, args: &Value) -> bool {
@@ -378,6 +412,14 @@ fn protected_reason(target: &std::path::Path) -> String {
          so every write to it needs your approval naming it, in every mode. Approve it here, or \
          run focus with --sandbox off to lift the protection",
         crate::path::printable(&target.display().to_string())
+    )
+}
+
+fn plan_mode_git_message(problem: &str) -> String {
+    format!(
+        "Blocked: focus is in plan mode (read-only), and this git command would read a \
+         repository configuration that runs programs ({problem}). Do not try to work around \
+         this; read the files with the read tool instead."
     )
 }
 
