@@ -146,7 +146,8 @@ pub fn build_provider(
             ..ModelInfo::default()
         },
     };
-    let transport = transport(&current_settings());
+    let settings = current_settings();
+    let transport = transport(&settings);
     // A key from models.json (literal or `!command`) is scrubbed from tool
     // output like one from the environment.
     if let Some(key) = registry.api_key(&model.provider) {
@@ -156,21 +157,14 @@ pub fn build_provider(
         registry
             .http_provider_for(&model, transport)
             .with_retry(retry.clone())
-            .with_stall_timeout(stall_limit()),
+            .with_stall_timeout(stall_limit(&settings)),
     ))
 }
 
-/// `streamStallSeconds` from the settings as they are now (read quietly: they
-/// were reported at start), else the providers' default: how long a stream may
+/// `streamStallSeconds`, else the providers' default: how long a stream may
 /// send only keepalives before the attempt is retried as stalled.
-fn stall_limit() -> std::time::Duration {
-    let configured = std::env::current_dir().ok().and_then(|cwd| {
-        focus_harness::settings::load_settings(&focus_home(), &cwd)
-            .ok()?
-            .settings
-            .stream_stall_seconds
-    });
-    configured.map_or(
+fn stall_limit(settings: &Settings) -> std::time::Duration {
+    settings.stream_stall_seconds.map_or(
         focus_providers::http::DEFAULT_STALL_TIMEOUT,
         std::time::Duration::from_secs,
     )
