@@ -49,6 +49,7 @@ impl DemoProvider {
                 provider: DEMO_PROVIDER.into(),
                 base_url: String::new(),
                 context_window: 32_000,
+                context_window_assumed: false,
                 max_tokens: 4_096,
                 reasoning: false,
                 accepts_images: false,

@@ -89,6 +89,10 @@ pub struct ModelInfo {
     pub base_url: String,
     /// Context window in tokens.
     pub context_window: u64,
+    /// Whether `context_window` is a guess: neither the server (llama.cpp's
+    /// `/props`, a `/v1/models` entry) nor models.json said it. The footer and
+    /// `/session` say so.
+    pub context_window_assumed: bool,
     /// The most output tokens one call may produce.
     pub max_tokens: u64,
     /// Whether the model supports reasoning.

@@ -248,7 +248,15 @@ impl Ui<'_> {
                 4,
             ),
             (
-                format!("ctx {percent:.1}% of {}", human(model.context_window)),
+                format!(
+                    "ctx {percent:.1}% of {}{}",
+                    human(model.context_window),
+                    if model.context_window_assumed {
+                        " (assumed)"
+                    } else {
+                        ""
+                    }
+                ),
                 7,
             ),
         ];
