@@ -7,7 +7,7 @@
 use crate::builder::MessageBuilder;
 use crate::decode::{decoder_for, StreamDecoder};
 use crate::secret::ApiKey;
-use crate::watchdog::Watchdog;
+use crate::watchdog::{Stall, Watchdog};
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::message::{AssistantMessage, StopReason};
@@ -76,12 +76,20 @@ pub struct HttpProvider {
     headers: Vec<(String, String)>,
     on_retry: Option<RetryObserver>,
     idle_timeout: Duration,
+    stall_timeout: Duration,
     compat: Option<crate::compat::Compat>,
 }
 
 /// How long a connection may stay silent before it counts as stalled. Generous:
 /// some reasoning models think for minutes without sending a byte.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// How long a stream may go without model output (text, thinking, a tool call)
+/// while bytes still arrive (keepalive comments, `ping` events) before the
+/// attempt counts as stalled and is retried. Long enough for a reasoning model
+/// behind a proxy that thinks silently for minutes and sends only keepalives;
+/// settings change it (`streamStallSeconds`).
+pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The largest single server-sent event accepted (an inline image is a few MiB).
 pub const MAX_EVENT_BYTES: usize = 64 << 20;
@@ -125,6 +133,7 @@ impl HttpProvider {
             headers: Vec::new(),
             on_retry: None,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            stall_timeout: DEFAULT_STALL_TIMEOUT,
             compat: None,
         }
     }
@@ -139,6 +148,14 @@ impl HttpProvider {
     /// ends the attempt as stalled (retried if nothing was shown yet).
     pub fn with_idle_timeout(mut self, idle: Duration) -> HttpProvider {
         self.idle_timeout = idle;
+        self
+    }
+
+    /// Replaces the stall limit ([`DEFAULT_STALL_TIMEOUT`]): bytes but no model
+    /// output for this long ends the attempt as stalled (retried if nothing was
+    /// shown yet), however many keepalives arrive.
+    pub fn with_stall_timeout(mut self, stall: Duration) -> HttpProvider {
+        self.stall_timeout = stall;
         self
     }
 
@@ -266,12 +283,18 @@ impl HttpProvider {
         sink: &mut StreamSink<'_>,
         decoder: &mut dyn StreamDecoder,
     ) -> Result<AssistantMessage, Failure> {
-        let watchdog = Watchdog::start(cancel, self.idle_timeout);
+        let watchdog = Watchdog::start(cancel, self.idle_timeout, self.stall_timeout);
         let stall_message = || {
-            format!(
+            match watchdog.stall() {
+            Some(Stall::NoOutput) => format!(
+                "no model output from the server for {} s (only keepalives); the stream looks stalled",
+                self.stall_timeout.as_secs_f64()
+            ),
+            _ => format!(
                 "no data from the server for {} s; the connection looks stalled",
                 self.idle_timeout.as_secs_f64()
-            )
+            ),
+        }
         };
         let response = match self.transport.send(http, watchdog.token()) {
             Ok(r) => r,
@@ -320,6 +343,8 @@ impl HttpProvider {
         // unfinished event, so a server streaming one endless line would otherwise
         // grow memory until the process dies.
         let mut since_event = 0usize;
+        // Events the message got so far: more means model output.
+        let mut emitted = 0usize;
         loop {
             if cancel.is_cancelled() {
                 return Ok(builder.abort());
@@ -342,6 +367,10 @@ impl HttpProvider {
                         if !decoder.is_done() {
                             decoder.on_event(&event, &mut builder);
                         }
+                    }
+                    if builder.events_emitted() > emitted {
+                        emitted = builder.events_emitted();
+                        watchdog.output();
                     }
                     // The terminal event ends the answer: stop reading (dropping
                     // the body ends curl) whatever the server does next.
@@ -377,7 +406,8 @@ impl HttpProvider {
                     if builder.events_emitted() == 0 {
                         return Err(Failure {
                             message,
-                            retryable: TransportError::from_io(&e).is_retryable(),
+                            retryable: watchdog.stalled()
+                                || TransportError::from_io(&e).is_retryable(),
                             retry_after: None,
                         });
                     }
@@ -385,6 +415,20 @@ impl HttpProvider {
                     return Ok(builder.finish());
                 }
             }
+        }
+        // The watchdog cut the stream (the transport may end it as a plain
+        // end of body): a stall, retried like a dropped connection when
+        // nothing was shown yet.
+        if watchdog.stalled() && !cancel.is_cancelled() && !decoder.is_done() {
+            if builder.events_emitted() == 0 {
+                return Err(Failure {
+                    message: stall_message(),
+                    retryable: true,
+                    retry_after: None,
+                });
+            }
+            builder.set_error(stall_message());
+            return Ok(builder.finish());
         }
         if !decoder.is_done() {
             sse.finish(&mut events);

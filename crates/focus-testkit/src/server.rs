@@ -109,9 +109,23 @@ impl TestServer {
         TestServer::start(Script::Responder(Arc::new(responder)))
     }
 
+    /// Like [`TestServer::responder`], listening on `addr`: a server started again
+    /// on the address of one that was dropped is that server restarted (what it
+    /// knew is gone, clients reach it at the same URL).
+    pub fn responder_at(
+        addr: SocketAddr,
+        responder: impl Fn(&RecordedRequest) -> ScriptedResponse + Send + Sync + 'static,
+    ) -> TestServer {
+        TestServer::start_at(addr, Script::Responder(Arc::new(responder)))
+    }
+
     fn start(script: Script) -> TestServer {
-        let listener =
-            TcpListener::bind("127.0.0.1:0").expect("test server: cannot bind 127.0.0.1:0");
+        TestServer::start_at(SocketAddr::from(([127, 0, 0, 1], 0)), script)
+    }
+
+    fn start_at(addr: SocketAddr, script: Script) -> TestServer {
+        let listener = TcpListener::bind(addr)
+            .unwrap_or_else(|e| panic!("test server: cannot bind {addr}: {e}"));
         let addr = listener
             .local_addr()
             .expect("test server: no local address");

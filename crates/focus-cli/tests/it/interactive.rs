@@ -20,7 +20,7 @@ pub(crate) fn tmux_available() -> bool {
         if std::env::var("CI").as_deref() == Ok("true") {
             panic!("tmux is required for the interactive tests under CI");
         }
-        eprintln!("SKIPPED: tmux not installed; interactive mode tests not run");
+        focus_testkit::skipped("tmux not installed; interactive mode tests not run");
     }
     ok
 }

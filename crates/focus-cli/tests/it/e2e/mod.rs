@@ -344,7 +344,8 @@ fn mcp_tools_look_like_built_in_tools_to_the_loop() {
         r#"{{"mcpServers": {{"t": {{"command": {:?}, "args": []}}}}, "permissions": {{"allow": ["t__echo"]}}}}"#,
         server.display().to_string()
     ));
-    let run = world.focus(&["--mode", "json", "-p", "Use both tools"]);
+    // The project's server runs because the folder is trusted for this run.
+    let run = world.focus(&["--trust-project", "--mode", "json", "-p", "Use both tools"]);
     run.assert_success();
     let events = run.json_events();
     check_event_grammar(&events).unwrap();
