@@ -245,9 +245,10 @@ fn thirty_prompts_with_tool_output_fit_small_windows() {
     });
 }
 
-/// A server that reports no usage and a model whose window nobody stated: the
-/// footer says the window is assumed, `/session` marks the token counts as
-/// estimated and names the window as assumed.
+/// A server that reports no usage and a model, known by its file path, whose
+/// window nobody stated: the footer names the model without a double slash and
+/// says the window is assumed, `/session` marks the token counts as estimated
+/// and names the window as assumed.
 #[test]
 fn an_assumed_window_and_estimated_tokens_are_marked() {
     use crate::interactive::{tmux_available, Pane};
@@ -263,14 +264,17 @@ fn an_assumed_window_and_estimated_tokens_are_marked() {
     std::fs::write(
         s.home.join("models.json"),
         format!(
-            r#"{{"providers":{{"local":{{"baseUrl":"{}/v1","api":"openai-completions","models":[{{"id":"m1"}}]}}}}}}"#,
+            r#"{{"providers":{{"local":{{"baseUrl":"{}/v1","api":"openai-completions","models":[{{"id":"/models/quiet.gguf"}}]}}}}}}"#,
             server.url()
         ),
     )
     .unwrap();
-    let pane = Pane::start(&s, &["--model", "local/m1"]);
+    let pane = Pane::start(&s, &["--model", "local//models/quiet.gguf"]);
     let screen = pane.wait_for("the footer", "(assumed)");
     assert!(screen.contains("of 128.0k (assumed)"), "{screen}");
+    // A model known by its file path: one separator, not `local//models/…`.
+    assert!(screen.contains("local:/models/quiet.gguf"), "{screen}");
+    assert!(!screen.contains("local//"), "{screen}");
     pane.send("hi", "hello from a quiet server");
     pane.wait_for("the estimated totals in the footer", "~↑");
     pane.type_text("/session");
