@@ -141,11 +141,19 @@ fn probe_local_servers(
             // llama.cpp runs with one context size, which it reports; guessing
             // would compact too late (an overflow) or too early. Other servers
             // may say it in their model list (vLLM, LM Studio).
+            // Ollama runs a loaded model with a context of its own choosing
+            // (`num_ctx`), which `/api/ps` reports.
             let context_window = (provider == "llama.cpp")
                 .then(|| probe(authority, "/props"))
                 .flatten()
                 .and_then(|props| probe::context_size(&props))
-                .or_else(|| probe::context_from_model_list(&answer, &model));
+                .or_else(|| probe::context_from_model_list(&answer, &model))
+                .or_else(|| {
+                    (provider == "ollama")
+                        .then(|| probe(authority, "/api/ps"))
+                        .flatten()
+                        .and_then(|running| probe::context_from_model_list(&running, &model))
+                });
             return Some(ModelChoice::Local {
                 provider: provider.to_string(),
                 base_url: format!("http://{authority}/v1"),
@@ -261,6 +269,18 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert_eq!(window(choose_model(&inputs(&none), &server)), Some(4_096));
+        let ollama = |authority: &str, path: &str| -> Option<Value> {
+            match (authority == "127.0.0.1:11434", path) {
+                (true, "/api/tags") => {
+                    Some(parse_str(r#"{"models":[{"name":"qwen3:8b"}]}"#).unwrap())
+                }
+                (true, "/api/ps") => Some(
+                    parse_str(r#"{"models":[{"name":"qwen3:8b","context_length":8192}]}"#).unwrap(),
+                ),
+                _ => None,
+            }
+        };
+        assert_eq!(window(choose_model(&inputs(&none), &ollama)), Some(8_192));
         assert_eq!(window(choose_model(&inputs(&none), &unknown)), None);
     }
 
