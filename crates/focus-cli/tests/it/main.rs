@@ -24,6 +24,7 @@ mod robustness;
 mod rpc;
 mod sandbox;
 mod scripts;
+mod session_lock;
 mod signals;
 mod stall;
 mod support;

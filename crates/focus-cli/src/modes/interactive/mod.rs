@@ -374,12 +374,8 @@ impl Ui<'_> {
         let mut text = format!(
             "{} {}\n",
             self.style.bold("focus"),
-            self.style.dim(&format!(
-                "· {}/{} · {}",
-                model.provider,
-                model.id,
-                self.cwd.display()
-            ))
+            self.style
+                .dim(&format!("· {} · {}", model.label(), self.cwd.display()))
         );
         if let Some(note) = crate::setup::choice_note(choice) {
             text.push_str(&self.style.yellow(&note));
