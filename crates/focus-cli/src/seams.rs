@@ -142,6 +142,7 @@ pub fn build_provider(
             provider: provider.clone(),
             base_url: base_url.clone(),
             context_window: context_window.unwrap_or(32_768),
+            context_window_assumed: context_window.is_none(),
             max_tokens: 8_192,
             ..ModelInfo::default()
         },
@@ -208,6 +209,7 @@ pub fn resolve_model(
                 provider: provider.to_string(),
                 base_url: entry.base_url.clone(),
                 context_window: 128_000,
+                context_window_assumed: true,
                 max_tokens: 16_384,
                 ..ModelInfo::default()
             }),
