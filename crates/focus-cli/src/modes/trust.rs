@@ -58,12 +58,8 @@ pub fn ask_if_needed(cwd: &Path) -> Result<Answer, SetupError> {
     drop(err);
     let mut line = String::new();
     let read = std::io::stdin().lock().read_line(&mut line);
+    // Declined: the settings loader says which keys it ignores.
     if !matches!(read, Ok(n) if n > 0) || !line.trim().eq_ignore_ascii_case("yes") {
-        errln!(
-            "focus: starting without {} from {}",
-            question.asks.keys(),
-            sanitize(&question.file.display().to_string())
-        );
         return Ok(Answer::Declined);
     }
     match TrustStore::new(&home).trust(&question.folder, &question.asks.digest) {
