@@ -33,6 +33,31 @@ pub const KEYS_OWNED_ELSEWHERE: [&str; 5] = [
     "sandbox",
 ];
 
+/// pi's own keys that mean nothing to focus: its start screen and changelog
+/// (`quietStartup`, `collapseChangelog`, `lastChangelogVersion`, which pi writes
+/// itself), its editor's looks (`treeFilterMode`, `doubleEscapeAction`,
+/// `editorPaddingX`, `autocompleteMaxVisible`, `showHardwareCursor`, `markdown`),
+/// and its npm packages and extensions (`packages`, `extensions`, `themes`,
+/// `npmCommand`, `enableSkillCommands`, `enableInstallTelemetry`). A settings file
+/// shared with pi has them; they are skipped without a warning on every start.
+pub const PI_KEYS_SKIPPED: [&str; 15] = [
+    "quietStartup",
+    "collapseChangelog",
+    "lastChangelogVersion",
+    "treeFilterMode",
+    "doubleEscapeAction",
+    "editorPaddingX",
+    "autocompleteMaxVisible",
+    "showHardwareCursor",
+    "markdown",
+    "packages",
+    "extensions",
+    "themes",
+    "npmCommand",
+    "enableSkillCommands",
+    "enableInstallTelemetry",
+];
+
 /// The merged, checked settings.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Settings {
@@ -495,7 +520,7 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     }
                 }
             }
-            _ if KEYS_OWNED_ELSEWHERE.contains(&key) => {}
+            _ if KEYS_OWNED_ELSEWHERE.contains(&key) || PI_KEYS_SKIPPED.contains(&key) => {}
             _ => warnings.push(format!("{file}: unknown setting {key:?} ignored")),
         }
     }
@@ -662,6 +687,23 @@ mod tests {
                 .contains("transport: expected \"auto\" or \"curl\", found string \"tcp\""),
             "{:?}",
             err.problems
+        );
+    }
+
+    #[test]
+    fn pis_own_keys_are_skipped_quietly() {
+        let (home, cwd) = dirs("pi-keys");
+        std::fs::write(
+            global_settings_path(&home),
+            r#"{"quietStartup":true,"treeFilterMode":"default","lastChangelogVersion":"0.73.1","packages":["npm:pi-foo"],"enableSkillCommands":true,"collapseChangelog":true,"markdown":{"codeBlockIndent":"  "},"thinkingBudgets":{"low":1024}}"#,
+        )
+        .unwrap();
+        let loaded = load_settings(&home, &cwd).unwrap();
+        assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+        assert!(
+            loaded.warnings[0].contains("\"thinkingBudgets\""),
+            "a key whose meaning focus drops still warns: {:?}",
+            loaded.warnings
         );
     }
 
