@@ -10,9 +10,9 @@ use focus_core::provider::{ModelInfo, Provider};
 use focus_core::tool::Tool;
 use focus_harness::prompt::{build_system_prompt, PromptOptions};
 use focus_harness::session::focus_home;
-use focus_harness::settings::{load_settings_with, ProjectTrust, Settings};
-use focus_providers::curl::CurlTransport;
+use focus_harness::settings::{load_settings, load_settings_with, ProjectTrust, Settings};
 use focus_providers::registry::env_vars_for;
+use focus_providers::transport_choice::{ChosenTransport, TransportPreference};
 use focus_providers::Registry;
 use focus_providers::RetryPolicy;
 use focus_tools::gates::hooks::HookConfig;
@@ -83,9 +83,27 @@ pub fn keyed_providers(registry: &Registry) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The HTTP engine providers talk through.
-pub fn transport() -> Result<Arc<dyn Transport>, String> {
-    Ok(Arc::new(CurlTransport::new()))
+/// The HTTP engine providers and MCP `url` servers talk through: curl for
+/// `https://` and proxied `http://`, focus's own std transport for the rest,
+/// or curl for everything when the `transport` setting says `"curl"`
+/// (docs/networking.md, "Which transport").
+pub fn transport(settings: &Settings) -> Arc<dyn Transport> {
+    let preference = settings
+        .transport
+        .as_deref()
+        .and_then(TransportPreference::parse)
+        .unwrap_or_default();
+    Arc::new(ChosenTransport::new(preference))
+}
+
+/// The settings of the current directory, quietly (they were checked and their
+/// warnings shown at start-up): for a provider built later, after a model switch,
+/// to follow the `transport` setting.
+fn current_settings() -> Settings {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    load_settings(&focus_home(), &cwd)
+        .map(|loaded| loaded.settings)
+        .unwrap_or_default()
 }
 
 /// The retry policy of the `retry` settings (pi's keys).
@@ -129,7 +147,8 @@ pub fn build_provider(
             ..ModelInfo::default()
         },
     };
-    let transport = transport()?;
+    let settings = current_settings();
+    let transport = transport(&settings);
     // A key from models.json (literal or `!command`) is scrubbed from tool
     // output like one from the environment.
     if let Some(key) = registry.api_key(&model.provider) {
@@ -139,21 +158,14 @@ pub fn build_provider(
         registry
             .http_provider_for(&model, transport)
             .with_retry(retry.clone())
-            .with_stall_timeout(stall_limit()),
+            .with_stall_timeout(stall_limit(&settings)),
     ))
 }
 
-/// `streamStallSeconds` from the settings as they are now (read quietly: they
-/// were reported at start), else the providers' default: how long a stream may
+/// `streamStallSeconds`, else the providers' default: how long a stream may
 /// send only keepalives before the attempt is retried as stalled.
-fn stall_limit() -> std::time::Duration {
-    let configured = std::env::current_dir().ok().and_then(|cwd| {
-        focus_harness::settings::load_settings(&focus_home(), &cwd)
-            .ok()?
-            .settings
-            .stream_stall_seconds
-    });
-    configured.map_or(
+fn stall_limit(settings: &Settings) -> std::time::Duration {
+    settings.stream_stall_seconds.map_or(
         focus_providers::http::DEFAULT_STALL_TIMEOUT,
         std::time::Duration::from_secs,
     )
@@ -342,8 +354,8 @@ pub fn start_mcp(settings: &Settings) -> Result<Option<McpManager>, String> {
         return Ok(None);
     }
     // Servers configured with a `url` speak MCP's streamable HTTP through the
-    // same curl transport as the model calls.
-    let http = transport()?;
+    // same transport choice as the model calls.
+    let http = transport(settings);
     let manager = McpManager::start_with_http(configs, &focus_home().join("mcp-logs"), Some(http));
     for warning in manager.take_warnings() {
         errln!("focus: MCP: {warning}");

@@ -101,6 +101,10 @@ pub struct Settings {
     /// `provider/id`, an id or part of one, a glob, each optionally with a
     /// `:thinking` suffix); `None`: every usable model.
     pub enabled_models: Option<Vec<String>>,
+    /// `transport`: `"curl"` sends every request through curl; `"auto"` (the
+    /// default, also pi's `"sse"` and `"websocket"`) lets plain `http://` go
+    /// through focus's own HTTP client (docs/networking.md).
+    pub transport: Option<String>,
     /// The whole merged object, including the keys owned elsewhere
     /// ([`Settings::raw`] reads one).
     pub merged: Value,
@@ -464,6 +468,11 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     bad(key, "a positive integer", v)
                 }
             }
+            "transport" => {
+                if !matches!(v.as_str(), Some("auto" | "curl" | "sse" | "websocket")) {
+                    bad(key, "\"auto\" or \"curl\"", v)
+                }
+            }
             "steeringMode" | "followUpMode" => {
                 if v.as_str().and_then(QueueMode::parse).is_none() {
                     bad(key, "\"all\" or \"one-at-a-time\"", v)
@@ -577,6 +586,7 @@ fn from_merged(merged: Value) -> Settings {
         stream_stall_seconds: merged["streamStallSeconds"].as_u64().filter(|n| *n > 0),
         theme: string("theme"),
         hide_thinking_block: merged["hideThinkingBlock"].as_bool(),
+        transport: string("transport"),
         merged,
         user_layer: Value::Null,
         project_layer: Value::Null,
@@ -671,6 +681,29 @@ mod tests {
             loaded.warnings[0].contains("\"thinkingBudgets\""),
             "a key whose meaning focus drops still warns: {:?}",
             loaded.warnings
+        );
+    }
+
+    #[test]
+    fn transport_is_auto_curl_or_one_of_pis_values() {
+        let (home, cwd) = dirs("transport");
+        for (value, kept) in [("curl", "curl"), ("auto", "auto"), ("sse", "sse")] {
+            std::fs::write(
+                global_settings_path(&home),
+                format!(r#"{{"transport":"{value}"}}"#),
+            )
+            .unwrap();
+            let loaded = load_settings(&home, &cwd).unwrap();
+            assert_eq!(loaded.settings.transport.as_deref(), Some(kept));
+            assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        }
+        std::fs::write(global_settings_path(&home), r#"{"transport":"tcp"}"#).unwrap();
+        let err = load_settings(&home, &cwd).unwrap_err();
+        assert!(
+            err.problems[0]
+                .contains("transport: expected \"auto\" or \"curl\", found string \"tcp\""),
+            "{:?}",
+            err.problems
         );
     }
 

@@ -353,6 +353,7 @@ impl Ui<'_> {
         };
         self.screen.draw(&mut self.blocks, look, &chrome);
         self.screen.flush();
+        self.approval_shown();
     }
 }
 
