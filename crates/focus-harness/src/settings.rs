@@ -209,7 +209,7 @@ impl Withheld {
     /// One line for standard error: the file and the keys ignored.
     pub fn line(&self) -> String {
         format!(
-            "{}: ignored {} (this folder is not trusted; run focus here interactively to review them, or pass --trust-project)",
+            "{}: ignored {} (this folder is not trusted: an interactive start asks to trust it, --trust-project applies them for one run)",
             self.file.display(),
             self.asks.keys()
         )
@@ -668,23 +668,6 @@ mod tests {
     }
 
     #[test]
-    fn pis_own_keys_are_skipped_quietly() {
-        let (home, cwd) = dirs("pi-keys");
-        std::fs::write(
-            global_settings_path(&home),
-            r#"{"quietStartup":true,"treeFilterMode":"default","lastChangelogVersion":"0.73.1","packages":["npm:pi-foo"],"enableSkillCommands":true,"collapseChangelog":true,"markdown":{"codeBlockIndent":"  "},"thinkingBudgets":{"low":1024}}"#,
-        )
-        .unwrap();
-        let loaded = load_settings(&home, &cwd).unwrap();
-        assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
-        assert!(
-            loaded.warnings[0].contains("\"thinkingBudgets\""),
-            "a key whose meaning focus drops still warns: {:?}",
-            loaded.warnings
-        );
-    }
-
-    #[test]
     fn transport_is_auto_curl_or_one_of_pis_values() {
         let (home, cwd) = dirs("transport");
         for (value, kept) in [("curl", "curl"), ("auto", "auto"), ("sse", "sse")] {
@@ -704,6 +687,23 @@ mod tests {
                 .contains("transport: expected \"auto\" or \"curl\", found string \"tcp\""),
             "{:?}",
             err.problems
+        );
+    }
+
+    #[test]
+    fn pis_own_keys_are_skipped_quietly() {
+        let (home, cwd) = dirs("pi-keys");
+        std::fs::write(
+            global_settings_path(&home),
+            r#"{"quietStartup":true,"treeFilterMode":"default","lastChangelogVersion":"0.73.1","packages":["npm:pi-foo"],"enableSkillCommands":true,"collapseChangelog":true,"markdown":{"codeBlockIndent":"  "},"thinkingBudgets":{"low":1024}}"#,
+        )
+        .unwrap();
+        let loaded = load_settings(&home, &cwd).unwrap();
+        assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+        assert!(
+            loaded.warnings[0].contains("\"thinkingBudgets\""),
+            "a key whose meaning focus drops still warns: {:?}",
+            loaded.warnings
         );
     }
 
