@@ -4,7 +4,8 @@
 //! shell commands it leans on a judge that reads the command line. A judge of
 //! bash can be wrong (bash is large); the kernel cannot be talked around. So
 //! every process focus starts for a tool (the `bash` tool, a `!command`, the
-//! user's hooks unless settings say otherwise) is confined with Landlock
+//! project's hooks, and the user's own hooks when `sandbox.hooks` says so) is
+//! confined with Landlock
 //! ([`focus_sys::landlock`]) before it runs:
 //!
 //! | mode | the kernel lets the process write |
@@ -194,6 +195,27 @@ impl Sandbox {
     /// Follows the permission mode: plan mode makes the policy read-only.
     pub fn set_mode(&self, mode: Mode) {
         self.read_only.store(mode == Mode::Plan, Ordering::SeqCst);
+    }
+
+    /// Whether the protected paths are protected ([`crate::protected`]): unless
+    /// the sandbox was turned off.
+    pub fn protects_paths(&self) -> bool {
+        self.status != Status::Off
+    }
+
+    /// The writable place a file tool's write of `target` (resolved) starts
+    /// from ([`crate::beneath`]): the deepest writable directory holding it,
+    /// or `/` when the sandbox is off or none holds it.
+    pub fn write_root(&self, target: &Path) -> PathBuf {
+        if self.status == Status::Off {
+            return PathBuf::from("/");
+        }
+        self.rules()
+            .writable_dirs
+            .into_iter()
+            .filter(|dir| target.starts_with(dir))
+            .max_by_key(|dir| dir.components().count())
+            .unwrap_or_else(|| PathBuf::from("/"))
     }
 
     /// Whether the sandbox is in plan mode's read-only policy.

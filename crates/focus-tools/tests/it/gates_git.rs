@@ -263,6 +263,23 @@ const ATTACKS: &[Attack] = &[
         live: true,
     },
     Attack {
+        name: "a textconv after a byte order mark",
+        config: "",
+        attributes: "*.txt diff=x\n",
+        setup: "printf '\\357\\273\\277[diff \"x\"]\\n\\ttextconv = EVIL\\n' > ../bom.cfg \
+                && git config include.path ../../bom.cfg",
+        command: "git diff",
+        live: true,
+    },
+    Attack {
+        name: "git --config-env",
+        config: "",
+        attributes: "",
+        setup: "",
+        command: "FSM=EVIL git --config-env=core.fsmonitor=FSM status",
+        live: true,
+    },
+    Attack {
         name: "credential.<url>.helper",
         config: "[credential \"https://example.com\"]\n\thelper = !EVIL\n",
         attributes: "",
@@ -339,7 +356,7 @@ fn run_plainly(project: &Path, command: &str) {
 #[test]
 fn no_git_configuration_runs_a_program_through_a_read_only_command() {
     if Command::new("git").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: git is not installed");
+        focus_testkit::skipped("git is not installed");
         return;
     }
     let mut failures = Vec::new();
@@ -382,7 +399,7 @@ fn no_git_configuration_runs_a_program_through_a_read_only_command() {
 #[test]
 fn plain_git_still_works_under_the_protecting_environment() {
     if Command::new("git").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: git is not installed");
+        focus_testkit::skipped("git is not installed");
         return;
     }
     let attack = &ATTACKS[0];
@@ -392,10 +409,54 @@ fn plain_git_still_works_under_the_protecting_environment() {
     let bash_tool = BashTool::with_sandbox(project.clone(), sandbox);
     let out = call_tool(
         &bash_tool,
-        json_object! { "command" => "git status --short && git log --oneline | wc -l" },
+        json_object! { "command" => "git status --short && git diff --stat && git show --stat && git blame a.txt \
+        && git grep -c one && git log -p && git log --oneline | wc -l" },
     );
     let text = out.text_content();
     assert!(text.contains(" M a.txt"), "{text}");
+    assert!(text.contains("1 file changed, 1 insertion(+)"), "{text}");
+    assert!(text.contains("a.txt:1"), "{text}");
+    assert!(text.contains("+one"), "{text}");
     assert!(text.trim_end().ends_with('1'), "{text}");
     assert!(!marker.exists());
+}
+
+/// The environment is for calls that only read (and everything in plan mode):
+/// `git commit` in default mode keeps the user's identity from the global
+/// configuration; plan mode's calls do not see that configuration.
+#[test]
+fn git_commit_in_default_mode_keeps_the_users_global_identity() {
+    if Command::new("git").arg("--version").output().is_err() {
+        focus_testkit::skipped("git is not installed");
+        return;
+    }
+    let attack = &ATTACKS[0];
+    let (project, _marker, _) = repository("git-identity", attack);
+    let home = project.parent().unwrap().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join(".gitconfig"),
+        "[user]\n\tname = Global Tester\n\temail = tester@example.com\n",
+    )
+    .unwrap();
+    let home = home.display().to_string();
+    let commit =
+        format!("HOME={home} git commit -q --allow-empty -m from-focus && git log -1 --format=%an");
+    let sandbox = Arc::new(Sandbox::off());
+    sandbox.set_mode(Mode::Default);
+    let bash_tool = BashTool::with_sandbox(project.clone(), Arc::clone(&sandbox));
+    let out = call_tool(&bash_tool, json_object! { "command" => commit.as_str() });
+    assert!(
+        out.text_content().contains("Global Tester"),
+        "{}",
+        out.text_content()
+    );
+    sandbox.set_mode(Mode::Plan);
+    let read = format!("HOME={home} git config user.name; echo end");
+    let out = call_tool(&bash_tool, json_object! { "command" => read.as_str() });
+    assert!(
+        !out.text_content().contains("Global Tester"),
+        "{}",
+        out.text_content()
+    );
 }

@@ -10,6 +10,7 @@ use super::submit::message_text;
 use super::{commands, external, Input, Ui, KEYBOARD_OFF, KEYBOARD_ON};
 use std::io::Read;
 use std::sync::mpsc::{Receiver, SyncSender};
+use std::time::Instant;
 
 /// Reads raw bytes from the terminal on its own thread.
 pub(super) fn spawn_key_reader(sender: SyncSender<Input>, resumed: Receiver<()>) {
@@ -24,15 +25,16 @@ pub(super) fn spawn_key_reader(sender: SyncSender<Input>, resumed: Receiver<()>)
                 }
                 Ok(n) => {
                     let bytes = buffer[..n].to_vec();
+                    let read_at = Instant::now();
                     if external::needs_pause(&bytes) {
                         // The UI may hand the terminal to another editor:
                         // read nothing until it says so.
-                        if sender.send(Input::KeysThenWait(bytes)).is_err()
+                        if sender.send(Input::KeysThenWait(bytes, read_at)).is_err()
                             || resumed.recv().is_err()
                         {
                             return;
                         }
-                    } else if sender.send(Input::Keys(bytes)).is_err() {
+                    } else if sender.send(Input::Keys(bytes, read_at)).is_err() {
                         return;
                     }
                 }
@@ -44,17 +46,17 @@ pub(super) fn spawn_key_reader(sender: SyncSender<Input>, resumed: Receiver<()>)
 impl Ui<'_> {
     pub(super) fn handle(&mut self, input: Input) {
         match input {
-            Input::Keys(bytes) => {
+            Input::Keys(bytes, read_at) => {
                 let keys = self.decoder.feed(&bytes);
                 for key in keys {
-                    self.key(key);
+                    self.key(key, read_at);
                     if self.quit {
                         return;
                     }
                 }
             }
-            Input::KeysThenWait(bytes) => {
-                self.handle(Input::Keys(bytes));
+            Input::KeysThenWait(bytes, read_at) => {
+                self.handle(Input::Keys(bytes, read_at));
                 let _ = self.resume.send(());
             }
             Input::Eof => self.quit = true,
@@ -83,8 +85,14 @@ impl Ui<'_> {
         out!("{KEYBOARD_ON}");
     }
 
-    fn key(&mut self, key: Key) {
-        if self.approval.is_some() {
+    /// One key, read at `read_at`. While an approval is asked, a key that could
+    /// not have been a reply to it (read before the dialog was drawn, or within
+    /// [`super::dialog::ANSWER_DELAY`] after) is typing, and goes to the editor;
+    /// Esc and Ctrl+C always reach the dialog (they abort, the safe way).
+    fn key(&mut self, key: Key, read_at: Instant) {
+        if self.approval.is_some()
+            && (self.approval_answerable(read_at) || matches!(key, Key::Esc | Key::Ctrl('c')))
+        {
             self.approval_key(key);
             return;
         }

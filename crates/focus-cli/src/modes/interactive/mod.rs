@@ -77,11 +77,11 @@ use std::time::{Duration, Instant};
 
 /// What the loop waits for.
 pub enum Input {
-    /// Bytes typed (or pasted).
-    Keys(Vec<u8>),
+    /// Bytes typed (or pasted), and when they were read.
+    Keys(Vec<u8>, Instant),
     /// Bytes that may hold a Ctrl+G: the reader waits for a word on its resume
-    /// channel before reading again ([`external`]).
-    KeysThenWait(Vec<u8>),
+    /// channel before reading again ([`external`]); and when they were read.
+    KeysThenWait(Vec<u8>, Instant),
     /// stdin closed.
     Eof,
     /// A `!command`'s output so far (shown as the model's bash calls are).
@@ -148,6 +148,9 @@ pub struct Ui<'a> {
     ctrl_c_armed: bool,
     pending_prompts: VecDeque<Message>,
     approval: Option<crate::approval::PendingApproval>,
+    /// When the open approval dialog was first drawn (keys before that, or too
+    /// soon after, are not answers: [`dialog`]).
+    approval_drawn: Option<Instant>,
     /// Typing a reason for a denial (in `reason`: the draft stays in `editor`).
     denying: bool,
     reason: Editor,
@@ -217,6 +220,7 @@ pub fn run(
         ctrl_c_armed: false,
         pending_prompts: prompts.into(),
         approval: None,
+        approval_drawn: None,
         denying: false,
         reason: Editor::new(Vec::new()),
         popup: None,
@@ -270,7 +274,7 @@ pub fn run(
         let mut typed = false;
         match receiver.recv_timeout(wait) {
             Ok(input) => {
-                typed = matches!(input, Input::Keys(_) | Input::KeysThenWait(_));
+                typed = matches!(input, Input::Keys(..) | Input::KeysThenWait(..));
                 // A key is read against what the conversation says now (a run
                 // that just ended takes prompts and commands again).
                 ui.take_conversation_events();
@@ -290,7 +294,7 @@ pub fn run(
         }
         // Drain what is already queued before drawing (bursts of deltas).
         while let Ok(input) = receiver.try_recv() {
-            typed |= matches!(input, Input::Keys(_) | Input::KeysThenWait(_));
+            typed |= matches!(input, Input::Keys(..) | Input::KeysThenWait(..));
             ui.handle(input);
             if ui.quit {
                 break;
@@ -323,12 +327,8 @@ impl Ui<'_> {
         let mut text = format!(
             "{} {}\n",
             self.style.bold("focus"),
-            self.style.dim(&format!(
-                "· {}/{} · {}",
-                model.provider,
-                model.id,
-                self.cwd.display()
-            ))
+            self.style
+                .dim(&format!("· {} · {}", model.label(), self.cwd.display()))
         );
         if let Some(note) = crate::setup::choice_note(choice) {
             text.push_str(&self.style.yellow(&note));
