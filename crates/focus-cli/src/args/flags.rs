@@ -177,6 +177,11 @@ pub const SECTIONS: &[Section] = &[
             ),
             valued("--max-turns", "N", "At most N model calls per prompt"),
             valued(
+                "--deadline",
+                "DURATION",
+                "Stop the whole run after DURATION (90s, 15m, 2h)",
+            ),
+            valued(
                 "--allow",
                 "RULE",
                 "Allow calls matching RULE, e.g. 'bash(cargo test:*)' (repeatable)",

@@ -1,6 +1,6 @@
 //! The flags of a headless run (print and JSON modes): what the run's outcome
 //! means for the exit code, the result record, where the final answer goes,
-//! the turn limit and the permission rules given on the command line. Parsed apart from the other flags, into [`Headless`].
+//! the turn limit, the deadline and the permission rules given on the command line. Parsed apart from the other flags, into [`Headless`].
 
 use super::UsageError;
 use std::path::PathBuf;
@@ -18,6 +18,8 @@ pub struct Headless {
     pub last_message: Option<PathBuf>,
     /// `--max-turns N`: model calls allowed per prompt.
     pub max_turns: Option<usize>,
+    /// `--deadline DURATION`: how long the whole run may take.
+    pub deadline: Option<std::time::Duration>,
     /// `--allow RULE` (repeatable): permission rules added to the settings'
     /// `permissions.allow`, in their syntax (`bash(cargo test:*)`).
     pub allow: Vec<String>,
@@ -77,6 +79,14 @@ pub fn take(
                 "--max-turns takes a whole number of model calls above 0, not {v:?}"
             ))),
         }),
+        "--deadline" => value("DURATION").and_then(|v| {
+            headless.deadline = Some(parse_duration(&v).ok_or_else(|| {
+                UsageError(format!(
+                    "--deadline takes a duration like 90s, 15m, 2h or 500ms, not {v:?}"
+                ))
+            })?);
+            Ok(())
+        }),
         "--allow" | "--deny" => value("RULE").and_then(|v| {
             focus_tools::gates::rules::Rule::parse(&v)
                 .map_err(|e| UsageError(format!("{flag} {v:?}: {e}")))?;
@@ -93,8 +103,24 @@ pub fn take(
     Some(result)
 }
 
+/// A duration as `--deadline` takes it: a whole number with `ms`, `s`, `m`
+/// or `h` (a bare number is seconds), above zero.
+pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let number: u64 = digits.parse().ok().filter(|n| *n > 0)?;
+    let millis = match &text[digits.len()..] {
+        "ms" => number,
+        "" | "s" => number.checked_mul(1000)?,
+        "m" => number.checked_mul(60_000)?,
+        "h" => number.checked_mul(3_600_000)?,
+        _ => return None,
+    };
+    Some(std::time::Duration::from_millis(millis))
+}
+
 #[cfg(test)]
 mod tests {
+    use super::parse_duration;
     use crate::args::parse;
 
     #[test]
@@ -127,6 +153,16 @@ mod tests {
         assert!(err(&["--denials", "maybe"]).contains("use ok or fail"));
         assert!(err(&["--output-format", "xml"]).contains("use text or json"));
         assert!(err(&["--max-turns", "0"]).contains("above 0"));
+        let ms = |t: &str| parse_duration(t).map(|d| d.as_millis());
+        assert_eq!(ms("90s"), Some(90_000));
+        assert_eq!(ms("15m"), Some(900_000));
+        assert_eq!(ms("2h"), Some(7_200_000));
+        assert_eq!(ms("500ms"), Some(500));
+        assert_eq!(ms("7"), Some(7_000));
+        for bad in ["", "0s", "-1s", "1d", "s", "1.5s"] {
+            assert_eq!(ms(bad), None, "{bad}");
+        }
+        assert!(err(&["--deadline", "soon"]).contains("like 90s"));
         assert!(err(&["--max-turns", "x"]).contains("\"x\""));
         assert!(err(&["--allow", "bash(unclosed"]).starts_with("--allow \"bash(unclosed\": "));
     }

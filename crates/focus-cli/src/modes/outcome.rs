@@ -19,6 +19,8 @@ pub const EXIT_FAILED: i32 = crate::EXIT_FAILURE;
 pub const EXIT_REFUSED: i32 = 3;
 /// The turn limit stopped the run.
 pub const EXIT_TURN_LIMIT: i32 = 4;
+/// The deadline (`--deadline`) stopped the run.
+pub const EXIT_DEADLINE: i32 = 6;
 /// The session could not be saved.
 pub const EXIT_NOT_SAVED: i32 = 7;
 
@@ -30,6 +32,7 @@ pub fn exit_code(summary: &RunSummary, headless: &Headless, aborted: i32) -> i32
         Outcome::Refused if headless.denials_ok => EXIT_FINISHED,
         Outcome::Refused => EXIT_REFUSED,
         Outcome::TurnLimit => EXIT_TURN_LIMIT,
+        Outcome::Deadline => EXIT_DEADLINE,
         Outcome::Failed => EXIT_FAILED,
         Outcome::Aborted => aborted,
         Outcome::NotSaved => EXIT_NOT_SAVED,
@@ -123,6 +126,7 @@ mod tests {
             (EXIT_FAILED, Outcome::Failed),
             (EXIT_REFUSED, Outcome::Refused),
             (EXIT_TURN_LIMIT, Outcome::TurnLimit),
+            (EXIT_DEADLINE, Outcome::Deadline),
             (EXIT_NOT_SAVED, Outcome::NotSaved),
         ] {
             let row = format!("| {code} | `{}` |", outcome.as_str());
@@ -167,5 +171,8 @@ mod tests {
         summary.observe(&ConversationEvent::RunEnded(EndReason::Completed));
         summary.note_save_failure();
         assert_eq!(exit_code(&summary, &lenient, 143), EXIT_NOT_SAVED);
+        summary.deadline_reached = true;
+        summary.observe(&ConversationEvent::RunEnded(EndReason::Aborted));
+        assert_eq!(exit_code(&summary, &lenient, 143), EXIT_DEADLINE);
     }
 }

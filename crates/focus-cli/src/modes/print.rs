@@ -30,6 +30,10 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>, headless: &Headless) -> i
         printer.finish_line();
         match outcome.reason {
             EndReason::Completed => {}
+            EndReason::Aborted if engine.conversation.summary.deadline_reached => {
+                errln!("focus: the deadline (--deadline) passed; the run was stopped");
+                break;
+            }
             EndReason::Aborted => {
                 errln!("focus: aborted");
                 break;

@@ -192,3 +192,43 @@ fn json_mode_ends_with_the_record_and_the_turn_limit_has_its_code() {
     assert_eq!(last["subtype"].as_str(), Some("error_max_turns"));
     assert_eq!(last["num_turns"].as_i64(), Some(1));
 }
+
+#[test]
+fn the_deadline_stops_a_trickling_provider_and_the_record_says_why() {
+    use focus_testkit::server::{ScriptedResponse, TestServer};
+    use std::time::{Duration, Instant};
+    let s = Sandbox::new();
+    let mut response = ScriptedResponse::new(200)
+        .header("content-type", "text/event-stream")
+        .chunked()
+        .chunk("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":4}}}\n\n");
+    // A keepalive every 200 ms for a minute, and never an answer.
+    for _ in 0..300 {
+        response = response.chunk_after(Duration::from_millis(200), ": keepalive\n\n");
+    }
+    let server = TestServer::repeating(response);
+    s.write_models(&server.url());
+    let started = Instant::now();
+    let args = [
+        "-p",
+        "--model",
+        "mock-anthropic/m1",
+        "--deadline",
+        "1s",
+        "--output-format",
+        "json",
+        "hello",
+    ];
+    let out = s.run(&args, "");
+    assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert!(stderr(&out).contains("the deadline (--deadline) passed"));
+    let record = record(&out);
+    assert_eq!(record["subtype"].as_str(), Some("error_deadline"));
+    assert_eq!(record["exit_code"].as_i64(), Some(6));
+    // The session stays valid: every line of it is JSON.
+    for file in s.session_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        json_lines(&text);
+    }
+}

@@ -80,6 +80,9 @@ pub struct Conversation {
     /// [`Conversation::poll`]; a headless front end's exit code and result
     /// record are read from it.
     pub summary: RunSummary,
+    /// When [`Conversation::run_to_end`] stops whatever runs (`--deadline`):
+    /// the run is aborted as by the user, and the summary says why.
+    pub deadline: Option<Instant>,
     /// Warnings to hand out at the next [`Conversation::poll`].
     pub(super) warnings: Vec<String>,
     /// The run (or manual compaction) going on.
@@ -143,6 +146,7 @@ impl Conversation {
             tools_generation: 0,
             prompt: None,
             summary: RunSummary::new(),
+            deadline: None,
             interrupts: Arc::new(|| 0),
             compaction_failures: Arc::new(AtomicU32::new(0)),
             warnings: Vec::new(),
@@ -258,19 +262,31 @@ impl Conversation {
     /// Runs `prompts` to the end on this thread (print and JSON modes), handing
     /// every event to `on_event`: the run, a compaction after it, the retry
     /// after an overflow, warnings, `RunEnded`. The user's interrupts (see
-    /// [`Conversation::interrupts`]) abort it.
+    /// [`Conversation::interrupts`]) abort it, and so does the
+    /// [`Conversation::deadline`].
     pub fn run_to_end(
         &mut self,
         prompts: Vec<Message>,
         on_event: &mut dyn FnMut(&ConversationEvent),
     ) -> RunOutcome {
         let interrupts_before = (self.interrupts)();
-        let mut reason = match self.prompt(prompts) {
-            Ok(()) => EndReason::Completed,
-            Err(error) => EndReason::Error(error),
+        let past_deadline = || self.deadline.is_some_and(|d| Instant::now() >= d);
+        let mut reason = if past_deadline() {
+            // Nothing starts once the deadline has passed.
+            self.summary.deadline_reached = true;
+            EndReason::Aborted
+        } else {
+            match self.prompt(prompts) {
+                Ok(()) => EndReason::Completed,
+                Err(error) => EndReason::Error(error),
+            }
         };
         while self.is_busy() {
-            let events = self.poll(Instant::now() + BLOCKING_LOOK);
+            let mut look = Instant::now() + BLOCKING_LOOK;
+            if let Some(deadline) = self.deadline {
+                look = look.min(deadline);
+            }
+            let events = self.poll(look);
             for event in &events {
                 on_event(event);
                 if let ConversationEvent::RunEnded(r) = event {
@@ -280,6 +296,16 @@ impl Conversation {
             if (self.interrupts)() > interrupts_before {
                 self.abort();
             }
+            // The deadline aborts the run as the user would: cleanly, every
+            // tool call answered, the session whole.
+            if !self.summary.deadline_reached && self.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                self.summary.deadline_reached = true;
+                self.abort();
+            }
+        }
+        if self.summary.deadline_reached {
+            reason = EndReason::Aborted;
         }
         // Warnings left by the last events (a hook's failure) are not lost.
         for event in &self.poll(Instant::now()) {

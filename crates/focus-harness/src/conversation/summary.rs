@@ -54,6 +54,9 @@ pub struct RunSummary {
     pub final_text: String,
     /// Whether a write to the session failed.
     pub save_failed: bool,
+    /// Whether the conversation's deadline stopped a run (or kept one from
+    /// starting).
+    pub deadline_reached: bool,
     /// Arguments of the calls under way, by id (to name a refused call).
     pending: Vec<(String, String)>,
     /// When the current turn started.
@@ -75,6 +78,8 @@ pub enum Outcome {
     Refused,
     /// The turn limit stopped the run.
     TurnLimit,
+    /// The deadline stopped the run.
+    Deadline,
     /// The provider failed (after its retries), or the run failed otherwise.
     Failed,
     /// The user (or a signal) aborted the run.
@@ -90,6 +95,7 @@ impl Outcome {
             Outcome::Finished => "success",
             Outcome::Refused => "refused",
             Outcome::TurnLimit => "error_max_turns",
+            Outcome::Deadline => "error_deadline",
             Outcome::Failed => "error_during_execution",
             Outcome::Aborted => "aborted",
             Outcome::NotSaved => "error_session_not_saved",
@@ -111,6 +117,7 @@ impl RunSummary {
             end: None,
             final_text: String::new(),
             save_failed: false,
+            deadline_reached: false,
             pending: Vec::new(),
             turn_started: None,
         }
@@ -193,13 +200,16 @@ impl RunSummary {
         }
     }
 
-    /// The outcome: how the last run ended first (an abort, a failure, the
-    /// turn limit), then a session not saved, then a refused call.
+    /// The outcome: the deadline first, then how the last run ended (an
+    /// abort, a failure, the turn limit), then a session not saved, then a refused call.
     pub fn outcome(&self) -> Outcome {
         match &self.end {
+            _ if self.deadline_reached => Outcome::Deadline,
             Some(EndReason::Aborted) => Outcome::Aborted,
             Some(EndReason::TurnLimit(_)) => Outcome::TurnLimit,
-            Some(EndReason::Error(_)) | Some(EndReason::CircuitBreaker(_)) => Outcome::Failed,
+            Some(EndReason::Error(_))
+            | Some(EndReason::CircuitBreaker(_))
+            | Some(EndReason::StopHookLimit(_)) => Outcome::Failed,
             _ if self.save_failed => Outcome::NotSaved,
             _ if !self.denied.is_empty() => Outcome::Refused,
             Some(EndReason::Completed) => Outcome::Finished,
