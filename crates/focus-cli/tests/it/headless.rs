@@ -232,3 +232,27 @@ fn the_deadline_stops_a_trickling_provider_and_the_record_says_why() {
         json_lines(&text);
     }
 }
+
+#[test]
+fn the_bounds_are_also_settings_and_the_flags_win() {
+    let s = Sandbox::new();
+    std::fs::write(s.home.join("settings.json"), r#"{"maxTurns":1}"#).unwrap();
+    let server = mock(TOOL_THEN_ANSWER);
+    s.write_models(&server.url());
+    let out = s.run(&["-p", "--model", "mock-openai/m1", "Run echo"], "");
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let server = mock(TOOL_THEN_ANSWER);
+    s.write_models(&server.url());
+    let out = s.run(
+        &[
+            "-p",
+            "--model",
+            "mock-openai/m1",
+            "--max-turns",
+            "5",
+            "Run echo",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
