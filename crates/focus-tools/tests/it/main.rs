@@ -34,6 +34,7 @@ mod read_write;
 mod sandbox;
 mod sandbox_hostile;
 mod sandbox_installed;
+mod sandbox_kernel;
 mod search;
 mod special_files;
 mod support;
