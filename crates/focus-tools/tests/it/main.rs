@@ -35,6 +35,7 @@ mod sandbox;
 mod sandbox_hostile;
 mod sandbox_installed;
 mod sandbox_kernel;
+mod sandbox_kernel_corpus;
 mod search;
 mod special_files;
 mod support;
