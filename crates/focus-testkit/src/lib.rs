@@ -14,6 +14,11 @@
 //!   `scripts/test` can end by counting the skipped suites instead of letting
 //!   them pass unseen.
 //!
+//! A test that cannot run here for another reason (no tmux, no curl, no
+//! Landlock, running as root) returns early after [`skipped`], which prints the
+//! same `SKIPPED:` line and appends to the same log: it is counted as skipped,
+//! never as passed.
+//!
 //! Beside that rule, the helpers more than one crate's tests share:
 //!
 //! - [`scripted`]: the agent loop's test doubles, [`scripted::ScriptedProvider`]
@@ -85,6 +90,15 @@ fn found_or_skipped(dir: PathBuf, what: &str, variable: &str) -> Option<PathBuf>
     eprintln!("SKIPPED: {note}");
     record_skip(&note);
     None
+}
+
+/// Reports that the calling test does not run here and why (`note`, such as
+/// "tmux not installed"): a `SKIPPED:` line on stderr and a line in the skip
+/// log `scripts/test` counts. The test then returns early. (Requirements that
+/// CI must meet are the caller's to enforce before calling this.)
+pub fn skipped(note: &str) {
+    eprintln!("SKIPPED: {note}");
+    record_skip(note);
 }
 
 /// Appends `note` to the file `FOCUS_SKIP_LOG` names, if any (one line per skip;

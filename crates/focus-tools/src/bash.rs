@@ -253,8 +253,13 @@ pub fn run_command_in(
     let max_timeout = sandbox.limits().max_timeout_secs as f64;
     let clamped = timeout_secs > max_timeout;
     let timeout_secs = timeout_secs.min(max_timeout);
+    let command_text = command;
     let mut command = process::bash(&format!("exec 2>&1\n{command}"));
     crate::secret_env::remove_secret_variables(&mut command);
+    // git reads no program from a file for a call that is meant only to read.
+    if sandbox.is_read_only() || crate::gates::judge::is_read_only_command(command_text) {
+        crate::git_env::apply(&mut command);
+    }
     if let Err(e) = sandbox.confine(&mut command) {
         return ToolOutput::error(format!("{e}; the command was not run."));
     }

@@ -181,7 +181,7 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
     let resolved = path::resolve(cwd, given)?;
     crate::sandbox::current().check_write(&resolved)?;
     let shown = path::describe(given, &resolved);
-    let (file, metadata) = match open::open_regular(&resolved) {
+    let (file, metadata) = match open::open_regular_checked(&resolved) {
         Ok(opened) => opened,
         Err(OpenError::Io(e)) => {
             let mut message = path::io_error("edit", given, &resolved, &e);

@@ -20,9 +20,11 @@ pub mod mcp;
 
 pub mod args;
 pub mod bash;
+pub mod beneath;
 pub mod deadline;
 pub mod edit;
 pub mod find;
+pub mod git_env;
 pub mod glob;
 pub mod grep;
 pub mod ignore;
@@ -30,12 +32,14 @@ pub mod ls;
 pub mod open;
 pub mod output;
 pub mod path;
+pub mod protected;
 pub mod read;
 pub mod regex;
 pub mod replace;
 
 pub mod sandbox;
 pub mod schema;
+pub mod scrub;
 pub mod secret_env;
 pub mod seen;
 pub mod walk;

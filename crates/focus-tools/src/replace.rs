@@ -31,7 +31,7 @@
 //! The file's mode is kept either way (in place it is untouched; a renamed file
 //! gets the old mode, and its owner and group when focus may set them).
 
-use std::fs::{File, Metadata, OpenOptions};
+use std::fs::{File, Metadata};
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
@@ -129,7 +129,13 @@ fn unchanged_since_read(
 /// Overwrites the file's bytes and cuts it to the new length, through a fresh
 /// handle that must still be the same file.
 fn write_in_place(path: &Path, read: &Metadata, bytes: &[u8]) -> Result<(), ReplaceError> {
-    let mut file = OpenOptions::new().write(true).open(path)?;
+    // Reached as the checked path, with no symbolic link followed.
+    let placed = crate::beneath::place_for_write(path, false)?;
+    let mut file = placed.open(focus_sys::openat::Open {
+        write: true,
+        nonblock: true,
+        ..Default::default()
+    })?;
     let meta = file.metadata()?;
     if (meta.dev(), meta.ino()) != (read.dev(), read.ino()) {
         return Err(ReplaceError::Changed(
@@ -191,10 +197,20 @@ fn salvage_late_appends(path: &Path, old: &File, read: &Metadata, read_len: u64)
         }
     }
     extra.truncate(filled);
-    let appended = OpenOptions::new()
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(&extra).and_then(|()| f.sync_all()));
+    // The new file, reached as the checked path with no symbolic link followed.
+    let appended = crate::beneath::place_for_write(path, false)
+        .and_then(|placed| {
+            placed.open(focus_sys::openat::Open {
+                write: true,
+                nonblock: true,
+                ..Default::default()
+            })
+        })
+        .and_then(|mut f| {
+            f.seek(SeekFrom::End(0))?;
+            f.write_all(&extra)?;
+            f.sync_all()
+        });
     if appended.is_ok() {
         extra.len() as u64
     } else {

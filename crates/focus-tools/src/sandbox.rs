@@ -31,7 +31,7 @@
 
 pub mod kernel;
 pub mod limits;
-pub mod protected;
+pub mod mounts;
 pub mod settings;
 
 use std::path::{Path, PathBuf};
@@ -39,11 +39,11 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
+pub use crate::protected::protected_paths;
 use focus_core::sync;
 use focus_sys::landlock::Rules;
 pub use kernel::KernelSupport;
 pub use limits::ToolLimits;
-pub use protected::protected_paths;
 pub use settings::SandboxSettings;
 
 use crate::gates::Mode;
@@ -263,10 +263,10 @@ impl Sandbox {
         }
     }
 
-    /// Every protected path of the project (see [`protected`]): the write and
-    /// edit tools ask before writing one.
+    /// Every protected path of the project ([`crate::protected`]): the write
+    /// and edit tools ask before writing one; tool processes see them read-only.
     pub fn protected_paths(&self) -> Vec<PathBuf> {
-        protected::protected_paths(&self.project)
+        crate::protected::protected_paths(&self.project)
     }
 
     /// The limits of tool processes.
@@ -281,13 +281,13 @@ impl Sandbox {
 
     /// Notes the protected names absent from the project before a command
     /// runs; [`Sandbox::after_call`] moves any that appeared. `None` when off.
-    pub fn before_call(&self) -> Option<protected::MissingGuard> {
-        (self.status != Status::Off).then(|| protected::MissingGuard::before(&self.project))
+    pub fn before_call(&self) -> Option<mounts::MissingGuard> {
+        (self.status != Status::Off).then(|| mounts::MissingGuard::before(&self.project))
     }
 
     /// After a command: moves protected names it created out of the project
-    /// and returns a note for its result (see [`protected`]).
-    pub fn after_call(&self, guard: Option<protected::MissingGuard>) -> Option<String> {
+    /// and returns a note for its result (see [`mounts`]).
+    pub fn after_call(&self, guard: Option<mounts::MissingGuard>) -> Option<String> {
         let guard = guard?;
         let quarantine = self
             .temp_dir()
@@ -335,6 +335,32 @@ impl Sandbox {
     /// Follows the permission mode: plan mode makes the policy read-only.
     pub fn set_mode(&self, mode: Mode) {
         self.read_only.store(mode == Mode::Plan, Ordering::SeqCst);
+    }
+
+    /// Whether the protected paths are protected ([`crate::protected`]): unless
+    /// the sandbox was turned off.
+    pub fn protects_paths(&self) -> bool {
+        self.status != Status::Off
+    }
+
+    /// The writable place a file tool's write of `target` (resolved) starts
+    /// from ([`crate::beneath`]): the deepest writable directory holding it,
+    /// or `/` when the sandbox is off or none holds it.
+    pub fn write_root(&self, target: &Path) -> PathBuf {
+        if self.status == Status::Off {
+            return PathBuf::from("/");
+        }
+        self.rules()
+            .writable_dirs
+            .into_iter()
+            .filter(|dir| target.starts_with(dir))
+            .max_by_key(|dir| dir.components().count())
+            .unwrap_or_else(|| PathBuf::from("/"))
+    }
+
+    /// Whether the sandbox is in plan mode's read-only policy.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only.load(Ordering::SeqCst)
     }
 
     /// The private temporary directory (the confined children's `TMPDIR`),
@@ -405,6 +431,7 @@ impl Sandbox {
         kernel::build(
             kernel::Request {
                 project: &self.project,
+                project_writable: rules.writable_dirs.contains(&self.project),
                 support: &self.support,
                 rules: Some(rules),
                 limits: &self.limits,
@@ -439,9 +466,12 @@ impl Sandbox {
         None
     }
 
-    /// [`Sandbox::confine`] for a user hook, unless `sandbox.hooks` is false.
-    pub fn confine_hook(&self, command: &mut Command) -> Result<(), String> {
-        if self.hooks {
+    /// [`Sandbox::confine`] for a hook: always for a hook of the project's
+    /// settings (`from_project`), for one of the user's own settings only
+    /// when `sandbox.hooks` is true (they are the user's code, as in Claude
+    /// Code, and an audit-log hook must be able to write its log).
+    pub fn confine_hook(&self, command: &mut Command, from_project: bool) -> Result<(), String> {
+        if from_project || self.hooks {
             self.confine(command)
         } else {
             Ok(())

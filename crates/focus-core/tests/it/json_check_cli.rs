@@ -19,10 +19,10 @@ fn json_check() -> Option<PathBuf> {
     if path.is_file() {
         Some(path)
     } else {
-        eprintln!(
-            "SKIPPED: {} not built (run the whole `cargo test`)",
+        focus_testkit::skipped(&format!(
+            "{} not built (run the whole `cargo test`)",
             path.display()
-        );
+        ));
         None
     }
 }

@@ -55,6 +55,9 @@ impl KernelSupport {
 pub struct Request<'a> {
     /// The project (its protected paths are mounted read-only).
     pub project: &'a Path,
+    /// Whether the project is writable (not plan mode): only then are missing
+    /// parts of its git directory created to be mounted over.
+    pub project_writable: bool,
     /// What the system offers.
     pub support: &'a KernelSupport,
     /// The Landlock rules; `None` where the kernel has no Landlock.
@@ -81,8 +84,10 @@ pub fn build(request: Request<'_>, command: &mut std::process::Command) -> Resul
     };
     let namespaces = match request.support.namespaces {
         Some(support) => {
-            super::protected::prepare_git_dir(request.project);
-            let (pinned, read_only) = super::protected::mount_points(request.project);
+            if request.project_writable {
+                super::mounts::prepare_git_dirs(request.project);
+            }
+            let (pinned, read_only) = super::mounts::mount_points(request.project);
             let pinned: Vec<&Path> = pinned.iter().map(PathBuf::as_path).collect();
             let read_only: Vec<&Path> = read_only.iter().map(PathBuf::as_path).collect();
             let message = match request.limits.processes {

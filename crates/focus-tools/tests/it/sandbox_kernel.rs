@@ -401,3 +401,38 @@ fn cargo_builds_a_small_crate_in_default_mode() {
     assert!(out.contains("tiny-ran"), "{out}");
     assert!(tree.path("project/target").is_dir());
 }
+
+#[test]
+fn npm_installs_a_local_package_in_default_mode() {
+    if !Command::new("npm")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("SKIPPED: no npm");
+        return;
+    }
+    let Some((tree, sandbox)) = confined("npm", SandboxSettings::default(), Mode::Default, true)
+    else {
+        return;
+    };
+    tree.write(
+        "project/dep/package.json",
+        r#"{"name": "dep", "version": "1.0.0", "main": "index.js"}"#,
+    );
+    tree.write("project/dep/index.js", "module.exports = 'dep-loaded';\n");
+    tree.write(
+        "project/package.json",
+        r#"{"name": "app", "version": "1.0.0", "dependencies": {"dep": "file:./dep"}}"#,
+    );
+    let out = bash(
+        &sandbox,
+        &tree.path("project"),
+        "npm install --offline --no-audit --no-fund --cache \"$TMPDIR/npm-cache\" && \
+         node -e \"console.log(require('dep'))\"",
+        600,
+    );
+    assert!(out.contains("dep-loaded"), "{out}");
+    assert!(tree.path("project/node_modules").is_dir());
+    assert!(tree.path("project/package-lock.json").is_file());
+}
