@@ -36,12 +36,17 @@ fn main() {
         return;
     }
     println!("{}", sandbox.describe());
+    // FOCUS_BENCH_RUNS overrides the count (a quick look, or a run under strace).
+    let runs = std::env::var("FOCUS_BENCH_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(RUNS);
     for mode in [Mode::Default, Mode::Plan] {
         sandbox.set_mode(mode);
-        let mut per_call = Vec::with_capacity(RUNS);
-        let mut setups = Vec::with_capacity(RUNS);
-        let mut plains = Vec::with_capacity(RUNS);
-        for _ in 0..RUNS {
+        let mut per_call = Vec::with_capacity(runs);
+        let mut setups = Vec::with_capacity(runs);
+        let mut plains = Vec::with_capacity(runs);
+        for _ in 0..runs {
             let started = Instant::now();
             let mut command = Command::new("/bin/true");
             sandbox.confine(&mut command).expect("confine");
@@ -62,7 +67,7 @@ fn main() {
         let (plain, _) = spread(&mut plains);
         println!(
             "{:<9} per call: median {:>7.1} µs, worst {:>8.1} µs (setup median {:>6.1} µs; \
-             plain spawn {:>6.1} µs) over {RUNS} spawns (target: median ≤ 2000 µs)",
+             plain spawn {:>6.1} µs) over {runs} spawns (target: median ≤ 2000 µs)",
             mode.as_str(),
             micros(median),
             micros(worst),

@@ -84,10 +84,14 @@ pub fn build(request: Request<'_>, command: &mut std::process::Command) -> Resul
     };
     let namespaces = match request.support.namespaces {
         Some(support) => {
-            if request.project_writable {
+            // In plan mode Landlock keeps the whole project read-only already:
+            // no mounts needed (and nothing is created in `.git`).
+            let (pinned, read_only) = if request.project_writable {
                 super::mounts::prepare_git_dirs(request.project);
-            }
-            let (pinned, read_only) = super::mounts::mount_points(request.project);
+                super::mounts::mount_points(request.project)
+            } else {
+                (Vec::new(), Vec::new())
+            };
             let pinned: Vec<&Path> = pinned.iter().map(PathBuf::as_path).collect();
             let read_only: Vec<&Path> = read_only.iter().map(PathBuf::as_path).collect();
             let message = match request.limits.processes {
