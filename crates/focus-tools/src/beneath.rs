@@ -43,6 +43,12 @@ impl Placed {
 /// missing directories when `create_dirs`. Refusals are errors whose text
 /// says why.
 pub fn place_for_write(path: &Path, create_dirs: bool) -> io::Result<Placed> {
+    if !path.is_absolute() {
+        return Err(io::Error::other(format!(
+            "{} is not an absolute path",
+            path.display()
+        )));
+    }
     let sandbox = crate::sandbox::current();
     let target = crate::protected::resolve_links(path);
     sandbox.check_write(&target).map_err(io::Error::other)?;
@@ -83,6 +89,12 @@ pub fn place_for_write(path: &Path, create_dirs: bool) -> io::Result<Placed> {
 /// it, and opens it for reading without blocking, following no symbolic link
 /// after the resolution (so the file read is the file checked).
 pub fn open_for_read(path: &Path) -> io::Result<File> {
+    if !path.is_absolute() {
+        return Err(io::Error::other(format!(
+            "{} is not an absolute path",
+            path.display()
+        )));
+    }
     let sandbox = crate::sandbox::current();
     let target = crate::protected::resolve_links(path);
     sandbox.check_read(&target).map_err(io::Error::other)?;
