@@ -30,7 +30,7 @@ fn network_off() -> SandboxSettings {
 #[test]
 fn a_tmux_server_outside_runs_nothing_for_a_tool() {
     if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("SKIPPED: no tmux");
+        focus_testkit::skipped("no tmux");
         return;
     }
     for mode in [Mode::Plan, Mode::Default] {
@@ -373,11 +373,11 @@ fn protected_paths_stay_read_only_while_git_commit_works() {
 #[test]
 fn cargo_builds_a_small_crate_in_default_mode() {
     let Ok(cargo) = Command::new("cargo").arg("--version").output() else {
-        eprintln!("SKIPPED: no cargo");
+        focus_testkit::skipped("no cargo");
         return;
     };
     if !cargo.status.success() {
-        eprintln!("SKIPPED: no cargo");
+        focus_testkit::skipped("no cargo");
         return;
     }
     let Some((tree, sandbox)) = confined("cargo", SandboxSettings::default(), Mode::Default, true)
@@ -409,7 +409,7 @@ fn npm_installs_a_local_package_in_default_mode() {
         .output()
         .is_ok_and(|o| o.status.success())
     {
-        eprintln!("SKIPPED: no npm");
+        focus_testkit::skipped("no npm");
         return;
     }
     let Some((tree, sandbox)) = confined("npm", SandboxSettings::default(), Mode::Default, true)

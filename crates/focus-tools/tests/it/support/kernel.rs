@@ -40,7 +40,7 @@ pub fn confined(
     let sandbox = Sandbox::with_temp_base(&settings, &tree.path("project"), &tree.path("tmp"))
         .expect("sandbox");
     if !sandbox.is_enforcing() || !sandbox.kernel_support().protects_paths() {
-        eprintln!("SKIPPED: {}", sandbox.describe());
+        focus_testkit::skipped(&sandbox.describe());
         if std::env::var("CI").as_deref() == Ok("true") {
             panic!("CI=true: the kernel sandbox must be testable here");
         }
@@ -282,7 +282,7 @@ pub fn also_as_unprivileged_user(name: &str) {
         .env("TMPDIR", "/tmp")
         .output();
     let Ok(out) = out else {
-        eprintln!("SKIPPED as an unprivileged user: no setpriv");
+        focus_testkit::skipped("as an unprivileged user: no setpriv");
         return;
     };
     let stdout = String::from_utf8_lossy(&out.stdout);
