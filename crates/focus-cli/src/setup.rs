@@ -119,8 +119,14 @@ pub fn build_engine(
     // pi's delivery modes for queued messages (focus's default: all at once).
     config.steering_mode = settings.steering_mode.unwrap_or_default();
     config.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
-    let gatekeeper = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
-        .map_err(SetupError::usage)?;
+    let gatekeeper = seams::gate(
+        &settings,
+        args.permission_mode.as_deref(),
+        &args.headless,
+        ask,
+        cwd,
+    )
+    .map_err(SetupError::usage)?;
     for warning in gatekeeper.warnings() {
         errln!("focus: {warning}");
     }
