@@ -166,6 +166,11 @@ pub const SECTIONS: &[Section] = &[
                 "json: print one result record at the end instead of the answer",
             ),
             valued(
+                "--events",
+                "pi|deltas",
+                "JSON mode: deltas writes each delta once (linear size)",
+            ),
+            valued(
                 "--output-last-message",
                 "FILE",
                 "Write the final answer to FILE",

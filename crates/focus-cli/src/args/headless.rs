@@ -25,6 +25,10 @@ pub struct Headless {
     pub allow: Vec<String>,
     /// `--deny RULE` (repeatable): added to `permissions.deny`.
     pub deny: Vec<String>,
+    /// `--events deltas`: JSON mode writes the linear event stream (each delta
+    /// once, the message only at its end) instead of pi's shape (`--events pi`,
+    /// the default). See docs/json-events.md.
+    pub deltas_events: bool,
 }
 
 /// Takes `flag` (with its value from `value`) when it is a headless flag:
@@ -60,6 +64,16 @@ pub fn take(
             }
             Ok(other) => Err(UsageError(format!(
                 "unknown output format {other:?} for --output-format; use text or json"
+            ))),
+            Err(e) => Err(e),
+        },
+        "--events" => match value("pi|deltas") {
+            Ok(v) if v == "deltas" || v == "pi" => {
+                headless.deltas_events = v == "deltas";
+                Ok(())
+            }
+            Ok(other) => Err(UsageError(format!(
+                "unknown event shape {other:?} for --events; use pi or deltas"
             ))),
             Err(e) => Err(e),
         },
@@ -137,12 +151,15 @@ mod tests {
             "--allow",
             "bash(cargo test:*)",
             "--deny=write",
+            "--events",
+            "deltas",
             "hi",
         ])
         .unwrap();
         assert_eq!(args.headless.allow, ["bash(cargo test:*)"]);
         assert_eq!(args.headless.deny, ["write"]);
         assert!(args.headless.denials_ok && args.headless.result_json);
+        assert!(args.headless.deltas_events);
         assert_eq!(args.headless.max_turns, Some(3));
         assert_eq!(
             args.headless.last_message.as_deref(),

@@ -256,3 +256,76 @@ fn the_bounds_are_also_settings_and_the_flags_win() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+/// A scenario whose one answer streams as `deltas` text deltas (the mock
+/// model sends three words per delta), with quotes and a tab to escape; and
+/// the answer's text.
+fn many_deltas(deltas: usize) -> (String, String) {
+    let text: String = (0..deltas * 3).map(|i| format!("w\"{i}\t ")).collect();
+    let scenario = format!(
+        r#"{{"name":"many_deltas","steps":[{{"reply":{{"text":{}}}}}]}}"#,
+        focus_core::json::Value::from(text.as_str()).to_json_string()
+    );
+    (scenario, text)
+}
+
+#[test]
+fn deltas_events_grow_with_the_answer_within_the_byte_bound() {
+    let s = Sandbox::new();
+    let (scenario, text) = many_deltas(2_000);
+    let server = mock(&scenario);
+    s.write_models(&server.url());
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--mode", "json", "--model", "mock-openai/m1"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-p", "go"]);
+        let out = s.run(&args, "");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        out
+    };
+    let out = run(&["--events", "deltas"]);
+    let written = out.stdout.len();
+    let lines = json_lines(&stdout(&out));
+    // The answer's JSON-escaped size (without the quotes).
+    let escaped = focus_core::json::Value::from(text.as_str())
+        .to_json_string()
+        .len()
+        - 2;
+    let bound = 2 * escaped + 200 * lines.len();
+    assert!(
+        written <= bound,
+        "{written} bytes for a {escaped}-byte answer in {} events (bound {bound})",
+        lines.len()
+    );
+    // Each delta once, and together they are the answer.
+    let deltas: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["assistantMessageEvent"]["type"].as_str() == Some("text_delta"))
+        .map(|l| l["assistantMessageEvent"]["delta"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(deltas.len(), 2_000);
+    assert_eq!(deltas.concat(), text);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.get("partial").is_none()
+                && l["assistantMessageEvent"].get("partial").is_none())
+    );
+    // The whole message once, at its end; the record last.
+    let ends: Vec<_> = lines
+        .iter()
+        .filter(|l| l["type"].as_str() == Some("message_end"))
+        .filter(|l| l["message"]["role"].as_str() == Some("assistant"))
+        .collect();
+    assert_eq!(ends.len(), 1);
+    assert_eq!(
+        ends[0]["message"]["content"][0]["text"].as_str(),
+        Some(text.as_str())
+    );
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"].as_str(), Some("result"));
+    assert_eq!(last["result"].as_str(), Some(text.as_str()));
+    // The bound means something: pi's shape, the default, is far above it.
+    let pi = run(&[]);
+    assert!(pi.stdout.len() > 10 * bound, "{} bytes", pi.stdout.len());
+}
