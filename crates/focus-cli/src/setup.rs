@@ -164,6 +164,7 @@ pub fn build_engine(
         .deadline_seconds
         .map(std::time::Duration::from_secs));
     engine.conversation.deadline = deadline.and_then(|d| std::time::Instant::now().checked_add(d));
+    engine.conversation.max_cost_usd = args.headless.max_cost_usd.or(settings.max_cost_usd);
     engine.retry = retry;
     engine.model_scope = scope;
     engine.set_prompt_source(prompt);

@@ -96,6 +96,9 @@ pub struct Settings {
     /// `deadlineSeconds`: how long a print or JSON mode run may take in all
     /// (`--deadline` wins).
     pub deadline_seconds: Option<u64>,
+    /// `maxCostUsd`: the cost budget of a print or JSON mode run, in USD
+    /// (`--max-cost` wins).
+    pub max_cost_usd: Option<f64>,
     /// `theme`: the interactive mode's colours (`dark`, `light`, or a theme
     /// file's name; pi's key).
     pub theme: Option<String>,
@@ -595,6 +598,7 @@ fn from_merged(merged: Value) -> Settings {
         stream_stall_seconds: merged["streamStallSeconds"].as_u64().filter(|n| *n > 0),
         max_turns: merged["maxTurns"].as_u64().filter(|n| *n > 0),
         deadline_seconds: merged["deadlineSeconds"].as_u64().filter(|n| *n > 0),
+        max_cost_usd: merged["maxCostUsd"].as_f64().filter(|n| *n > 0.0),
         theme: string("theme"),
         hide_thinking_block: merged["hideThinkingBlock"].as_bool(),
         transport: string("transport"),

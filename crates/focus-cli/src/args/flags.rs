@@ -182,6 +182,11 @@ pub const SECTIONS: &[Section] = &[
             ),
             valued("--max-turns", "N", "At most N model calls per prompt"),
             valued(
+                "--max-cost",
+                "USD",
+                "Stop before a model call once the run cost USD",
+            ),
+            valued(
                 "--deadline",
                 "DURATION",
                 "Stop the whole run after DURATION (90s, 15m, 2h)",

@@ -20,6 +20,8 @@ pub struct Headless {
     pub max_turns: Option<usize>,
     /// `--deadline DURATION`: how long the whole run may take.
     pub deadline: Option<std::time::Duration>,
+    /// `--max-cost USD`: the run's cost budget (estimated usage counts).
+    pub max_cost_usd: Option<f64>,
     /// `--allow RULE` (repeatable): permission rules added to the settings'
     /// `permissions.allow`, in their syntax (`bash(cargo test:*)`).
     pub allow: Vec<String>,
@@ -91,6 +93,15 @@ pub fn take(
             }
             _ => Err(UsageError(format!(
                 "--max-turns takes a whole number of model calls above 0, not {v:?}"
+            ))),
+        }),
+        "--max-cost" => value("USD").and_then(|v| match v.parse::<f64>() {
+            Ok(usd) if usd.is_finite() && usd > 0.0 => {
+                headless.max_cost_usd = Some(usd);
+                Ok(())
+            }
+            _ => Err(UsageError(format!(
+                "--max-cost takes an amount of US dollars above 0 such as 0.50, not {v:?}"
             ))),
         }),
         "--deadline" => value("DURATION").and_then(|v| {

@@ -19,6 +19,8 @@ pub const EXIT_FAILED: i32 = crate::EXIT_FAILURE;
 pub const EXIT_REFUSED: i32 = 3;
 /// The turn limit stopped the run.
 pub const EXIT_TURN_LIMIT: i32 = 4;
+/// The cost budget (`--max-cost`) stopped the run.
+pub const EXIT_BUDGET: i32 = 5;
 /// The deadline (`--deadline`) stopped the run.
 pub const EXIT_DEADLINE: i32 = 6;
 /// The session could not be saved.
@@ -33,6 +35,7 @@ pub fn exit_code(summary: &RunSummary, headless: &Headless, aborted: i32) -> i32
         Outcome::Refused => EXIT_REFUSED,
         Outcome::TurnLimit => EXIT_TURN_LIMIT,
         Outcome::Deadline => EXIT_DEADLINE,
+        Outcome::Budget => EXIT_BUDGET,
         Outcome::Failed => EXIT_FAILED,
         Outcome::Aborted => aborted,
         Outcome::NotSaved => EXIT_NOT_SAVED,
@@ -127,6 +130,7 @@ mod tests {
             (EXIT_REFUSED, Outcome::Refused),
             (EXIT_TURN_LIMIT, Outcome::TurnLimit),
             (EXIT_DEADLINE, Outcome::Deadline),
+            (EXIT_BUDGET, Outcome::Budget),
             (EXIT_NOT_SAVED, Outcome::NotSaved),
         ] {
             let row = format!("| {code} | `{}` |", outcome.as_str());

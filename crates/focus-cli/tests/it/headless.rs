@@ -329,3 +329,48 @@ fn deltas_events_grow_with_the_answer_within_the_byte_bound() {
     let pi = run(&[]);
     assert!(pi.stdout.len() > 10 * bound, "{} bytes", pi.stdout.len());
 }
+
+/// A tool call, then an answer.
+const CALL_THEN_ANSWER: &str = r#"{"name":"call_then_answer","steps":[
+  {"reply":{"text":"Looking.","toolCalls":[{"name":"ls","arguments":{"path":"."}}]}},
+  {"reply":{"text":"All done."}}
+]}"#;
+
+/// models.json with one model priced at a dollar per input or output token.
+fn write_priced_models(s: &Sandbox, url: &str) {
+    std::fs::write(
+        s.home.join("models.json"),
+        format!(
+            r#"{{"providers":{{"priced":{{"baseUrl":"{url}/v1","api":"openai-completions","apiKey":"test-key","models":[{{"id":"dear","contextWindow":100000,"maxTokens":4096,"cost":{{"input":1000000,"output":1000000,"cacheRead":0,"cacheWrite":0}}}}]}}}}}}"#
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_cost_budget_stops_before_the_next_model_call_with_exit_5() {
+    let s = Sandbox::new();
+    // A fresh mock model per run (its steps answer requests in order).
+    let run = |extra: &[&str]| {
+        let server = mock(CALL_THEN_ANSWER);
+        write_priced_models(&s, &server.url());
+        let base = ["-p", "--model", "priced/dear", "--output-format", "json"];
+        s.run(&[&base[..], extra, &["list"]].concat(), "")
+    };
+    // Without a budget the run finishes.
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(record(&out)["total_cost_usd"].as_f64().unwrap_or(0.0) >= 1.0);
+    // With one, the first answer spends it: the tool call is answered and no
+    // second model call starts.
+    let out = run(&["--max-cost", "1"]);
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    let record = record(&out);
+    assert_eq!(record["subtype"].as_str(), Some("error_max_budget_usd"));
+    assert_eq!(record["exit_code"].as_i64(), Some(5));
+    assert_eq!(record["num_turns"].as_i64(), Some(1));
+    // The setting does the same.
+    std::fs::write(s.home.join("settings.json"), r#"{"maxCostUsd":1}"#).unwrap();
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+}

@@ -30,7 +30,7 @@ use focus_core::provider::{Provider, ThinkingLevel, ToolSpec};
 use focus_core::sync::lock;
 use focus_core::tool::Tool;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU32};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -83,6 +83,13 @@ pub struct Conversation {
     /// When [`Conversation::run_to_end`] stops whatever runs (`--deadline`):
     /// the run is aborted as by the user, and the summary says why.
     pub deadline: Option<Instant>,
+    /// The cost budget in USD (`--max-cost`): once the answers' cost reaches it,
+    /// no further model call starts ([`super::budget`]) and the summary says so.
+    pub max_cost_usd: Option<f64>,
+    /// What the answers cost so far, in USD, for the budget.
+    budget_spent: Arc<Mutex<f64>>,
+    /// Set when the budget stopped a run.
+    budget_stop: Arc<AtomicBool>,
     /// Warnings to hand out at the next [`Conversation::poll`].
     pub(super) warnings: Vec<String>,
     /// The run (or manual compaction) going on.
@@ -147,6 +154,9 @@ impl Conversation {
             prompt: None,
             summary: RunSummary::new(),
             deadline: None,
+            max_cost_usd: None,
+            budget_spent: Arc::new(Mutex::new(0.0)),
+            budget_stop: Arc::new(AtomicBool::new(false)),
             interrupts: Arc::new(|| 0),
             compaction_failures: Arc::new(AtomicU32::new(0)),
             warnings: Vec::new(),
@@ -271,9 +281,16 @@ impl Conversation {
     ) -> RunOutcome {
         let interrupts_before = (self.interrupts)();
         let past_deadline = || self.deadline.is_some_and(|d| Instant::now() >= d);
+        let over_budget = self
+            .max_cost_usd
+            .is_some_and(|limit| *lock(&self.budget_spent) >= limit);
         let mut reason = if past_deadline() {
             // Nothing starts once the deadline has passed.
             self.summary.deadline_reached = true;
+            EndReason::Aborted
+        } else if over_budget {
+            // Nor once the budget is spent.
+            self.summary.budget_reached = true;
             EndReason::Aborted
         } else {
             match self.prompt(prompts) {
@@ -304,7 +321,10 @@ impl Conversation {
                 self.abort();
             }
         }
-        if self.summary.deadline_reached {
+        if self.budget_stop.swap(false, Ordering::SeqCst) {
+            self.summary.budget_reached = true;
+        }
+        if self.summary.deadline_reached || self.summary.budget_reached {
             reason = EndReason::Aborted;
         }
         // Warnings left by the last events (a hook's failure) are not lost.
@@ -414,7 +434,17 @@ impl Conversation {
             gate.set_session(store.id(), store.path());
         }
         let mut config = self.config.clone();
-        config.observe = Some(self.session_writer());
+        let handle = AgentHandle::new();
+        config.observe = Some(match self.max_cost_usd {
+            Some(limit) => super::budget::guard(
+                self.session_writer(),
+                limit,
+                self.budget_spent.clone(),
+                handle.cancel_token().clone(),
+                self.budget_stop.clone(),
+            ),
+            None => self.session_writer(),
+        });
         let run_compacted = Arc::new(AtomicBool::new(false));
         config.transform_context = Some(compaction_transform(
             self.session.0.clone(),
@@ -437,7 +467,7 @@ impl Conversation {
         Lifecycle {
             config,
             history: self.history.clone(),
-            handle: AgentHandle::new(),
+            handle,
             session: self.session.0.clone(),
             settings: self.compaction,
             failures: self.compaction_failures.clone(),

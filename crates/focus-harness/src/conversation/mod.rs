@@ -14,6 +14,7 @@
 //! two calls and render what comes back; none of them keeps history, writes
 //! the session, compacts or retries itself.
 
+pub mod budget;
 pub mod driver;
 pub mod event;
 pub mod hooks;

@@ -57,6 +57,9 @@ pub struct RunSummary {
     /// Whether the conversation's deadline stopped a run (or kept one from
     /// starting).
     pub deadline_reached: bool,
+    /// Whether the cost budget (`--max-cost`) stopped a run (or kept one from
+    /// starting).
+    pub budget_reached: bool,
     /// Arguments of the calls under way, by id (to name a refused call).
     pending: Vec<(String, String)>,
     /// When the current turn started.
@@ -80,6 +83,8 @@ pub enum Outcome {
     TurnLimit,
     /// The deadline stopped the run.
     Deadline,
+    /// The cost budget stopped the run.
+    Budget,
     /// The provider failed (after its retries), or the run failed otherwise.
     Failed,
     /// The user (or a signal) aborted the run.
@@ -96,6 +101,7 @@ impl Outcome {
             Outcome::Refused => "refused",
             Outcome::TurnLimit => "error_max_turns",
             Outcome::Deadline => "error_deadline",
+            Outcome::Budget => "error_max_budget_usd",
             Outcome::Failed => "error_during_execution",
             Outcome::Aborted => "aborted",
             Outcome::NotSaved => "error_session_not_saved",
@@ -118,6 +124,7 @@ impl RunSummary {
             final_text: String::new(),
             save_failed: false,
             deadline_reached: false,
+            budget_reached: false,
             pending: Vec::new(),
             turn_started: None,
         }
@@ -200,11 +207,12 @@ impl RunSummary {
         }
     }
 
-    /// The outcome: the deadline first, then how the last run ended (an
+    /// The outcome: the deadline first, the budget next, then how the last run ended (an
     /// abort, a failure, the turn limit), then a session not saved, then a refused call.
     pub fn outcome(&self) -> Outcome {
         match &self.end {
             _ if self.deadline_reached => Outcome::Deadline,
+            _ if self.budget_reached => Outcome::Budget,
             Some(EndReason::Aborted) => Outcome::Aborted,
             Some(EndReason::TurnLimit(_)) => Outcome::TurnLimit,
             Some(EndReason::Error(_))
