@@ -165,6 +165,12 @@ pub fn build_engine(
         .map(std::time::Duration::from_secs));
     engine.conversation.deadline = deadline.and_then(|d| std::time::Instant::now().checked_add(d));
     engine.conversation.max_cost_usd = args.headless.max_cost_usd.or(settings.max_cost_usd);
+    if let Some(path) = &args.headless.output_schema {
+        engine.conversation.output_schema = Some(read_output_schema(
+            path,
+            args.headless.output_schema_retries.unwrap_or(2),
+        )?);
+    }
     engine.retry = retry;
     engine.model_scope = scope;
     engine.set_prompt_source(prompt);
@@ -405,6 +411,24 @@ pub fn session_request(args: &Args) -> SessionRequest {
     } else {
         SessionRequest::New
     }
+}
+
+/// Reads `--output-schema`'s file as a JSON Schema (a JSON object).
+fn read_output_schema(
+    path: &std::path::Path,
+    retries: u32,
+) -> Result<focus_harness::conversation::output_schema::OutputSchema, SetupError> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| SetupError::usage(format!("--output-schema {shown}: {e}")))?;
+    let schema = focus_core::json::parse_str(&text)
+        .map_err(|e| SetupError::usage(format!("--output-schema {shown}: not JSON: {e}")))?;
+    if schema.as_object().is_none() {
+        return Err(SetupError::usage(format!(
+            "--output-schema {shown}: a JSON Schema is a JSON object"
+        )));
+    }
+    Ok(focus_harness::conversation::output_schema::OutputSchema { schema, retries })
 }
 
 /// The working directory, or a clear error.

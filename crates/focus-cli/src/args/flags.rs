@@ -182,6 +182,16 @@ pub const SECTIONS: &[Section] = &[
             ),
             valued("--max-turns", "N", "At most N model calls per prompt"),
             valued(
+                "--output-schema",
+                "FILE",
+                "The final answer must be JSON valid against this JSON Schema",
+            ),
+            valued(
+                "--output-schema-retries",
+                "N",
+                "Ask the model again at most N times (default 2)",
+            ),
+            valued(
                 "--max-cost",
                 "USD",
                 "Stop before a model call once the run cost USD",

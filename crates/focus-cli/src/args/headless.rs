@@ -20,6 +20,10 @@ pub struct Headless {
     pub max_turns: Option<usize>,
     /// `--deadline DURATION`: how long the whole run may take.
     pub deadline: Option<std::time::Duration>,
+    /// `--output-schema FILE`: the JSON Schema the final answer must validate against.
+    pub output_schema: Option<PathBuf>,
+    /// `--output-schema-retries N`: how often the model is asked again (default 2).
+    pub output_schema_retries: Option<u32>,
     /// `--max-cost USD`: the run's cost budget (estimated usage counts).
     pub max_cost_usd: Option<f64>,
     /// `--allow RULE` (repeatable): permission rules added to the settings'
@@ -93,6 +97,22 @@ pub fn take(
             }
             _ => Err(UsageError(format!(
                 "--max-turns takes a whole number of model calls above 0, not {v:?}"
+            ))),
+        }),
+        "--output-schema" => value("FILE").and_then(|v| {
+            if v.is_empty() {
+                return Err(UsageError("--output-schema needs a file name".into()));
+            }
+            headless.output_schema = Some(PathBuf::from(v));
+            Ok(())
+        }),
+        "--output-schema-retries" => value("N").and_then(|v| match v.parse::<u32>() {
+            Ok(n) => {
+                headless.output_schema_retries = Some(n);
+                Ok(())
+            }
+            Err(_) => Err(UsageError(format!(
+                "--output-schema-retries takes a whole number such as 2, not {v:?}"
             ))),
         }),
         "--max-cost" => value("USD").and_then(|v| match v.parse::<f64>() {

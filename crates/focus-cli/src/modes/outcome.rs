@@ -25,6 +25,8 @@ pub const EXIT_BUDGET: i32 = 5;
 pub const EXIT_DEADLINE: i32 = 6;
 /// The session could not be saved.
 pub const EXIT_NOT_SAVED: i32 = 7;
+/// The final answer did not validate against `--output-schema`.
+pub const EXIT_SCHEMA: i32 = 8;
 
 /// The exit code for `summary`'s outcome; `aborted` is the code of the signal
 /// that stopped the run (128 + its number).
@@ -36,6 +38,7 @@ pub fn exit_code(summary: &RunSummary, headless: &Headless, aborted: i32) -> i32
         Outcome::TurnLimit => EXIT_TURN_LIMIT,
         Outcome::Deadline => EXIT_DEADLINE,
         Outcome::Budget => EXIT_BUDGET,
+        Outcome::SchemaInvalid => EXIT_SCHEMA,
         Outcome::Failed => EXIT_FAILED,
         Outcome::Aborted => aborted,
         Outcome::NotSaved => EXIT_NOT_SAVED,
@@ -79,6 +82,9 @@ pub fn result_record(summary: &RunSummary, session_id: &str, exit_code: i32) -> 
         "denied" => Value::Array(denied),
         "files_changed" => Value::Array(files),
     };
+    if let (Some(value), Some(object)) = (&summary.structured_output, record.as_object_mut()) {
+        object.insert("structured_output", value.clone());
+    }
     if let (Some(reason), Some(object)) = (&summary.end, record.as_object_mut()) {
         let text = crate::modes::print::end_reason_text(reason);
         object.insert("end_reason", text);
@@ -131,6 +137,7 @@ mod tests {
             (EXIT_TURN_LIMIT, Outcome::TurnLimit),
             (EXIT_DEADLINE, Outcome::Deadline),
             (EXIT_BUDGET, Outcome::Budget),
+            (EXIT_SCHEMA, Outcome::SchemaInvalid),
             (EXIT_NOT_SAVED, Outcome::NotSaved),
         ] {
             let row = format!("| {code} | `{}` |", outcome.as_str());

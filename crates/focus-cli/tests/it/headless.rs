@@ -374,3 +374,57 @@ fn the_cost_budget_stops_before_the_next_model_call_with_exit_5() {
     let out = run(&[]);
     assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
 }
+
+/// The output schema of the tests below: an object with a whole number `n`.
+const N_SCHEMA: &str =
+    r#"{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}"#;
+
+/// Runs `-p --output-format json --output-schema` against `scenario`.
+fn run_with_schema(scenario: &str) -> (std::process::Output, focus_core::json::Value) {
+    let s = Sandbox::new();
+    let server = mock(scenario);
+    s.write_models(&server.url());
+    let schema = s.work.join("schema.json");
+    std::fs::write(&schema, N_SCHEMA).unwrap();
+    let schema = schema.to_string_lossy().into_owned();
+    let args = [
+        "-p",
+        "--model",
+        "mock-openai/m1",
+        "--output-format",
+        "json",
+        "--output-schema",
+        &schema,
+        "count",
+    ];
+    let out = s.run(&args, "");
+    let record = record(&out);
+    (out, record)
+}
+
+#[test]
+fn an_output_schema_is_asked_for_again_until_the_answer_validates() {
+    let (out, record) = run_with_schema(
+        r#"{"name":"schema_third_time","steps":[
+          {"reply":{"text":"three, I think"}},
+          {"reply":{"text":"{\"n\":\"three\"}"}},
+          {"reply":{"text":"{\"n\":3}"}}
+        ]}"#,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(record["subtype"].as_str(), Some("success"));
+    assert_eq!(record["structured_output"]["n"].as_i64(), Some(3));
+    assert_eq!(record["result"].as_str(), Some("{\"n\":3}"));
+    assert_eq!(record["num_turns"].as_i64(), Some(3));
+}
+
+#[test]
+fn three_invalid_answers_end_with_the_schema_exit_code() {
+    let (out, record) =
+        run_with_schema(r#"{"name":"schema_never","steps":[{"reply":{"text":"{\"n\":1.5}"}}]}"#);
+    assert_eq!(out.status.code(), Some(8), "{}", stderr(&out));
+    assert_eq!(record["subtype"].as_str(), Some("error_output_schema"));
+    assert!(record.get("structured_output").is_none());
+    // The first answer and the default two retries.
+    assert_eq!(record["num_turns"].as_i64(), Some(3));
+}

@@ -18,6 +18,7 @@
 use super::event::{ConversationEvent, Events};
 use super::hooks::{ConversationHooks, ToolSource};
 use super::lifecycle::{Lifecycle, Work};
+use super::output_schema::{ask_again, check, OutputSchema};
 use super::store::Store;
 use super::summary::{RunSummary, SAVE_FAILED};
 use crate::compaction::{compaction_transform, CompactionSettings, InRunCompaction};
@@ -86,6 +87,9 @@ pub struct Conversation {
     /// The cost budget in USD (`--max-cost`): once the answers' cost reaches it,
     /// no further model call starts ([`super::budget`]) and the summary says so.
     pub max_cost_usd: Option<f64>,
+    /// The schema the final answer must validate against (`--output-schema`):
+    /// [`Conversation::run_to_end`] asks the model again when it does not.
+    pub output_schema: Option<OutputSchema>,
     /// What the answers cost so far, in USD, for the budget.
     budget_spent: Arc<Mutex<f64>>,
     /// Set when the budget stopped a run.
@@ -155,6 +159,7 @@ impl Conversation {
             summary: RunSummary::new(),
             deadline: None,
             max_cost_usd: None,
+            output_schema: None,
             budget_spent: Arc::new(Mutex::new(0.0)),
             budget_stop: Arc::new(AtomicBool::new(false)),
             interrupts: Arc::new(|| 0),
@@ -274,7 +279,46 @@ impl Conversation {
     /// after an overflow, warnings, `RunEnded`. The user's interrupts (see
     /// [`Conversation::interrupts`]) abort it, and so does the
     /// [`Conversation::deadline`].
+    ///
+    /// With an [`Conversation::output_schema`], a run that completed is
+    /// followed up while its answer does not validate (at most the schema's
+    /// retries); the summary keeps the valid value, or that none came.
     pub fn run_to_end(
+        &mut self,
+        prompts: Vec<Message>,
+        on_event: &mut dyn FnMut(&ConversationEvent),
+    ) -> RunOutcome {
+        let mut outcome = self.run_once(prompts, on_event);
+        let Some(shape) = self.output_schema.clone() else {
+            return outcome;
+        };
+        let mut retries = 0;
+        while outcome.reason == EndReason::Completed {
+            match check(&shape.schema, &outcome.final_text) {
+                Ok(value) => {
+                    self.summary.structured_output = Some(value);
+                    self.summary.schema_failed = false;
+                    break;
+                }
+                Err(error) => {
+                    self.summary.schema_failed = true;
+                    if retries == shape.retries {
+                        on_event(&ConversationEvent::Warning(format!(
+                            "output schema: {error}"
+                        )));
+                        break;
+                    }
+                    retries += 1;
+                    outcome = self.run_once(vec![ask_again(&shape.schema, &error)], on_event);
+                }
+            }
+        }
+        outcome
+    }
+
+    /// One run of `prompts` to its end ([`Conversation::run_to_end`] without
+    /// the output schema).
+    fn run_once(
         &mut self,
         prompts: Vec<Message>,
         on_event: &mut dyn FnMut(&ConversationEvent),

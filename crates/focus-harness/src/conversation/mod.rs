@@ -20,6 +20,7 @@ pub mod event;
 pub mod hooks;
 pub mod lifecycle;
 pub mod navigate;
+pub mod output_schema;
 pub mod store;
 pub mod summary;
 
