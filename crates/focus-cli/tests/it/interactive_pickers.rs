@@ -229,7 +229,13 @@ fn model_opens_a_picker_and_switching_is_recorded() {
 
     let screen = pane.send("/model", "models · ");
     // The current model is selected; each shows its context window.
-    assert!(screen.contains("❯ mock-openai/m1  ctx 100.0k"), "{screen}");
+    // (The details start in one column, after the longest name.)
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.starts_with("❯ mock-openai/m1  ") && l.trim_end().ends_with("ctx 100.0k")),
+        "{screen}"
+    );
     assert!(screen.contains("mock-anthropic/m1"), "{screen}");
     assert!(screen.contains("mock-google/m1red"), "{screen}");
     let styled = pane.styled_screen();
@@ -445,12 +451,14 @@ fn templates_and_skills_are_listed_in_the_menu_and_help() {
     pane.send("/help", "Keys:");
     let screen = pane.screen();
     assert!(screen.contains("Prompt templates and skills"), "{screen}");
-    assert!(
-        screen.contains("  /review       Review the staged diff"),
-        "{screen}"
-    );
-    assert!(
-        screen.contains("  /skill:pdf    Read PDF files"),
-        "{screen}"
-    );
+    // Names and descriptions in two aligned columns.
+    let column = |name: &str, description: &str| {
+        screen
+            .lines()
+            .find(|l| l.starts_with(&format!("  {name} ")) && l.contains(description))
+            .and_then(|l| l.find(description))
+    };
+    let review = column("/review", "Review the staged diff");
+    assert!(review.is_some(), "{screen}");
+    assert_eq!(review, column("/skill:pdf", "Read PDF files"), "{screen}");
 }

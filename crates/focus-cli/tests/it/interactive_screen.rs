@@ -72,3 +72,29 @@ fn a_40_column_footer_keeps_cost_and_tokens() {
     });
     assert!(!pane.visible_screen().contains("40×12"));
 }
+
+/// `/hotkeys` at 80 columns is an aligned table: a description too long for
+/// its row goes on under itself, not back at column 0.
+#[test]
+fn hotkeys_wrap_within_their_column() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"m","steps":[]}"#);
+    s.write_models(&server.url());
+    let pane = Pane::start_sized(&s, &["--model", "mock-openai/m1"], (80, 30));
+    let screen = pane.send("/hotkeys", "quit (on an empty input)");
+    let rows: Vec<&str> = screen.lines().collect();
+    let esc = rows
+        .iter()
+        .position(|r| r.starts_with("  Esc ") && r.contains("abort the run"))
+        .unwrap_or_else(|| panic!("no Esc row:\n{screen}"));
+    let column = rows[esc].find("abort the run").unwrap();
+    let next = rows[esc + 1];
+    let indent = next.len() - next.trim_start().len();
+    assert!(
+        column > 10 && indent == column && !next.trim().is_empty(),
+        "the description goes on at column {indent}, not {column}:\n{screen}"
+    );
+}

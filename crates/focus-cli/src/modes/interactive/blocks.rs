@@ -10,6 +10,7 @@
 //! to the scrollback before the block is finished.
 
 use super::markdown::{is_table_row, table, Markdown};
+use super::rows::columns::note_rows;
 use super::rows::{split_rows, text_rows, wrap_styled};
 use super::screen::visible_width;
 use super::tool_view::ToolBlock;
@@ -285,10 +286,7 @@ impl Block {
         let expanded = self.expanded;
         let finished = self.finished;
         match &mut self.kind {
-            Kind::Note(text) => text
-                .split('\n')
-                .flat_map(|line| wrap_styled(line, width, ""))
-                .collect(),
+            Kind::Note(text) => note_rows(text, width),
             Kind::User { text, images } => {
                 let mut shown = sanitize(text).replace('\n', "\n  ");
                 if *images > 0 {

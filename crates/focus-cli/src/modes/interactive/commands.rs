@@ -4,6 +4,7 @@
 //! `/command N` (the picker's choice runs that).
 
 use super::picker::Item;
+use super::rows::columns::COLUMN;
 use super::Ui;
 use crate::choose::{ModelChoice, ModelSource};
 use crate::engine::entry_preview;
@@ -211,17 +212,20 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
 fn help(ui: &mut Ui<'_>) {
     let mut text = String::from("Commands:\n");
     for (name, description) in COMMANDS {
-        text.push_str(&format!("  {name:<13} {description}\n"));
+        text.push_str(&format!("  {name}{COLUMN}{description}\n"));
     }
-    text.push_str("  !COMMAND      run a shell command; its output goes to the model with your next message\n");
-    text.push_str("  !!COMMAND     run a shell command; its output is shown to you only\n");
+    text.push_str(&format!("  !COMMAND{COLUMN}run a shell command; its output goes to the model with your next message\n"));
+    text.push_str(&format!(
+        "  !!COMMAND{COLUMN}run a shell command; its output is shown to you only\n"
+    ));
     let user = user_commands(ui.cwd());
     if !user.is_empty() {
         text.push_str("Prompt templates and skills (/NAME args):\n");
         for command in &user {
             // Names and descriptions come from files: shown printable.
-            let line = format!("  {:<13} {}\n", command.name, command.description);
-            text.push_str(&focus_tools::output::sanitize(&line));
+            let name = focus_tools::output::sanitize(&command.name);
+            let description = focus_tools::output::sanitize(&command.description);
+            text.push_str(&format!("  {name}{COLUMN}{description}\n"));
         }
     }
     text.push_str("Keys:\n");
