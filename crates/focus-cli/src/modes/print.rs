@@ -2,6 +2,10 @@
 //! and tool activity go to stderr, one short line each, so `focus -p … > out.txt`
 //! captures only the answer. A run that ends in an error exits non-zero with the
 //! provider's message on stderr.
+//!
+//! The one call into the harness: [`Conversation::run_to_end`](focus_harness::conversation::Conversation::run_to_end),
+//! which runs a prompt with everything that follows it (compaction, the retry
+//! after an overflow) and hands each [`ConversationEvent`] to the printer.
 
 use crate::engine::Engine;
 use crate::terminal::style::Style;
@@ -9,34 +13,17 @@ use crate::terminal::STDERR;
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::message::{Message, StopReason};
 use focus_core::provider::StreamEvent;
-use focus_harness::conversation::Notice;
+use focus_harness::conversation::ConversationEvent;
 use std::io::Write;
 
 /// Runs `prompts` one after another and prints the answers; returns the exit code.
 pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
     let mut printer = TextPrinter::new(Style::for_fd(STDERR));
     for prompt in prompts {
-        let err_style = printer.err_style;
-        let outcome = engine.run_blocking(
-            vec![prompt],
-            &mut |event| printer.event(event),
-            &mut |notice| match notice {
-                Notice::Warning(warning) => {
-                    let warning = focus_tools::output::sanitize(warning);
-                    errln!("{}", err_style.yellow(&format!("focus: {warning}")));
-                }
-                Notice::Compaction(event) => {
-                    if let Some(note) = crate::modes::interactive::compaction_note(event) {
-                        errln!("{}", err_style.dim(&note));
-                    }
-                }
-            },
-        );
+        let outcome = engine
+            .conversation
+            .run_to_end(vec![prompt], &mut |event| printer.conversation_event(event));
         printer.finish_line();
-        if let Some(warning) = engine.store_warning.take() {
-            let warning = focus_tools::output::sanitize(&warning);
-            errln!("{}", printer.err_style.yellow(&format!("focus: {warning}")));
-        }
         match outcome.reason {
             EndReason::Completed => {}
             EndReason::Aborted => {
@@ -113,7 +100,25 @@ impl TextPrinter {
         }
     }
 
-    /// Handles one event.
+    /// Handles one event of the conversation: the run's, a compaction between
+    /// runs, a warning.
+    pub fn conversation_event(&mut self, event: &ConversationEvent) {
+        match event {
+            ConversationEvent::Agent(event) => self.event(event),
+            ConversationEvent::Warning(warning) => {
+                self.finish_line();
+                let warning = focus_tools::output::sanitize(warning);
+                errln!("{}", self.err_style.yellow(&format!("focus: {warning}")));
+            }
+            other => {
+                if let Some(event) = other.compaction() {
+                    self.event(&event);
+                }
+            }
+        }
+    }
+
+    /// Handles one event of the run.
     pub fn event(&mut self, event: &AgentEvent) {
         match event {
             AgentEvent::MessageStart {

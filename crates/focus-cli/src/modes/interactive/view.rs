@@ -59,7 +59,7 @@ impl Ui<'_> {
                     self.note(self.style.dim(&note));
                 }
                 if result.is_some() {
-                    let context = self.engine.session.lock().context_messages();
+                    let context = self.engine.conversation.session.lock().context_messages();
                     self.blocks.extend(super::summary_block(&context));
                 }
             }
@@ -213,15 +213,15 @@ impl Ui<'_> {
     /// The footer: spinner or idle mark, model, thinking, tokens, cost, context use
     /// (laid out by [`layout`]: shortened, then thinned, least important first).
     pub(super) fn footer(&self) -> String {
-        let model = self.engine.config.provider.model();
+        let model = self.engine.conversation.config.provider.model();
         let totals = super::footer::session_totals(self.engine);
-        let context = super::footer::context_tokens(&self.engine.history);
+        let context = super::footer::context_tokens(&self.engine.conversation.history);
         let percent = if model.context_window > 0 {
             context as f64 * 100.0 / model.context_window as f64
         } else {
             0.0
         };
-        let mark = if self.running.is_some() {
+        let mark = if self.engine.conversation.is_running() {
             if self.waiting || self.busy.is_some() {
                 SPINNER[self.frame % SPINNER.len()].to_string()
             } else {
@@ -233,7 +233,7 @@ impl Ui<'_> {
         let width = self.screen.size_now().0;
         let label = model.label();
         let id = label.rsplit('/').next().unwrap_or(&label).to_string();
-        let thinking = self.engine.config.options.thinking.as_str();
+        let thinking = self.engine.conversation.config.options.thinking.as_str();
         let tilde = if totals.estimated { "~" } else { "" };
         let (input, output) = (human(totals.input), human(totals.output));
         let assumed = if model.context_window_assumed {
@@ -275,11 +275,11 @@ impl Ui<'_> {
                 &[format!("⎇ {branch}"), format!("⎇ {}", clip(branch, 12))],
             ));
         }
-        if let Some(name) = self.engine.session.lock().name() {
+        if let Some(name) = self.engine.conversation.session.lock().name() {
             let name = reveal_hidden(&sanitize(name));
             items.push(Item::new(4, &[clip(&name, 30), clip(&name, 12)]));
         }
-        if self.running.is_some() {
+        if self.engine.conversation.is_running() {
             items.push(Item::new(3, &["Esc aborts".into(), "Esc".into()]));
         }
         layout(&mark, items, width.saturating_sub(1))
