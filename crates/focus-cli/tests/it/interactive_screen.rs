@@ -98,3 +98,21 @@ fn hotkeys_wrap_within_their_column() {
         "the description goes on at column {indent}, not {column}:\n{screen}"
     );
 }
+
+/// A notice (Shift+Tab's `thinking: minimal`) expires at the next command.
+#[test]
+fn a_notice_expires_at_the_next_command() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"m","steps":[]}"#);
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.keys(&["BTab"]);
+    pane.wait_for("the notice", "thinking: minimal");
+    pane.send("/hotkeys", "quit (on an empty input)");
+    pane.wait_until("the notice gone", || {
+        !pane.visible_screen().contains("thinking: minimal")
+    });
+}

@@ -144,8 +144,13 @@ pub fn complete(text: &str, user: &[UserCommand]) -> Completion {
     }
 }
 
-/// Runs one command line (starting with `/`).
+/// Runs one command line (starting with `/`). A notice left from before (such
+/// as `thinking: minimal`) expires: the command's own output replaces it (a
+/// notice of work still going on, a spinner's or a run's, stays).
 pub fn run(ui: &mut Ui<'_>, line: &str) {
+    if ui.busy.is_none() && !ui.engine.conversation.is_running() {
+        ui.notice = None;
+    }
     let (name, rest) = match line.split_once(char::is_whitespace) {
         Some((n, r)) => (n, r.trim()),
         None => (line, ""),
