@@ -6,7 +6,7 @@ use crate::support::*;
 
 /// A 12-column table with CJK cells at 80x24: too wide for a grid, it shows as
 /// `header: value` blocks, and every value is on the screen whole (none cut to
-/// `val…`).
+/// `val…`); Ctrl+O shows its Markdown.
 #[test]
 fn a_wide_table_keeps_every_value_at_80_columns() {
     if !tmux_available() {
@@ -51,6 +51,9 @@ fn a_wide_table_keeps_every_value_at_80_columns() {
             assert!(screen.contains(&pair), "no {pair:?} on:\n{screen}");
         }
     }
+    // Ctrl+O shows the table's Markdown source.
+    pane.keys(&["C-o"]);
+    pane.wait_for("the table's Markdown", "| Col1 | Col2 | Col3 |");
 }
 
 /// At 40 columns the footer keeps the tokens and the cost (items are shortened
