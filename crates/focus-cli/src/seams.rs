@@ -184,8 +184,13 @@ pub fn tool_names() -> Vec<&'static str> {
 }
 
 /// The built-in tools for `cwd`, within the limits `settings` give
-/// (`toolDeadlineSeconds`, `bashSpillMaxBytes`).
-pub fn builtin_tools(cwd: &Path, settings: &Settings) -> Vec<Arc<dyn Tool>> {
+/// (`toolDeadlineSeconds`, `bashSpillMaxBytes`), sharing `state` (the
+/// session's sandbox, record of files seen and spill directory).
+pub fn builtin_tools(
+    cwd: &Path,
+    settings: &Settings,
+    state: &focus_tools::ToolState,
+) -> Vec<Arc<dyn Tool>> {
     let mut limits = focus_tools::ToolLimits::default();
     if let Some(seconds) = settings.tool_deadline_seconds {
         limits.deadline = std::time::Duration::from_secs(seconds);
@@ -193,7 +198,7 @@ pub fn builtin_tools(cwd: &Path, settings: &Settings) -> Vec<Arc<dyn Tool>> {
     if let Some(bytes) = settings.bash_spill_max_bytes {
         limits.spill_cap = bytes;
     }
-    focus_tools::builtin_tools_with(cwd, limits)
+    focus_tools::builtin_tools_with(cwd, limits, state)
 }
 
 /// What the system prompt is made of, kept so it can be built anew before every
@@ -228,29 +233,37 @@ impl PromptSource {
 
 /// The gate every tool call passes: the permission mode (`mode` from the flag,
 /// else settings), allow/deny rules and hooks from settings, and `ask` for
-/// approvals (`None` in print and JSON modes: calls needing approval are denied).
+/// approvals (`None` in print and JSON modes: calls needing approval are denied);
+/// hooks run in `sandbox`, which follows the gate's mode.
 pub fn gate(
     settings: &Settings,
     mode: Option<&str>,
     ask: Option<AskUser>,
     cwd: &Path,
+    sandbox: Arc<focus_tools::sandbox::Sandbox>,
 ) -> Result<Arc<Gatekeeper>, String> {
     let approver: Arc<dyn Approver> = match ask {
         Some(ask) => ask,
         None => Arc::new(NonInteractiveApprover),
     };
     let gatekeeper = Gatekeeper::from_settings(&settings.merged, approver, cwd.to_path_buf())
-        .map_err(|e| format!("settings: {e}"))?;
+        .map_err(|e| format!("settings: {e}"))?
+        .with_sandbox(sandbox);
     if let Some(mode) = mode {
         gatekeeper.set_mode(Mode::parse(mode)?);
     }
     Ok(Arc::new(gatekeeper))
 }
 
-/// The session's sandbox, from settings and `--sandbox` (`flag` wins), installed
-/// for every tool of this process; the start-up notice, if any, is printed once.
-pub fn sandbox(settings: &Settings, flag: Option<bool>, cwd: &Path) -> Result<(), String> {
-    use focus_tools::sandbox::{self, Sandbox, SandboxSettings};
+/// The session's sandbox, from settings and `--sandbox` (`flag` wins), for the
+/// tools, hooks and MCP servers of the session; the start-up notice, if any,
+/// is printed once.
+pub fn sandbox(
+    settings: &Settings,
+    flag: Option<bool>,
+    cwd: &Path,
+) -> Result<Arc<focus_tools::sandbox::Sandbox>, String> {
+    use focus_tools::sandbox::{Sandbox, SandboxSettings};
     let mut wanted =
         SandboxSettings::from_json(&settings.merged, cwd).map_err(|e| format!("settings: {e}"))?;
     if let Some(on) = flag {
@@ -260,8 +273,7 @@ pub fn sandbox(settings: &Settings, flag: Option<bool>, cwd: &Path) -> Result<()
     if let Some(notice) = built.start_notice() {
         errln!("focus: {notice}");
     }
-    sandbox::install(Arc::new(built));
-    Ok(())
+    Ok(Arc::new(built))
 }
 
 /// `/permissions [MODE]`: shows or changes the permission mode.
@@ -280,8 +292,12 @@ pub fn set_permission_mode(engine: &mut Engine, mode: &str) -> Result<String, St
     Ok(format!("permission mode: {}", gatekeeper.mode().as_str()))
 }
 
-/// The MCP servers configured in settings, started; `None` when none are configured.
-pub fn start_mcp(settings: &Settings) -> Result<Option<McpManager>, String> {
+/// The MCP servers configured in settings, started (those over stdio confined
+/// by `sandbox` when its settings say so); `None` when none are configured.
+pub fn start_mcp(
+    settings: &Settings,
+    sandbox: Arc<focus_tools::sandbox::Sandbox>,
+) -> Result<Option<McpManager>, String> {
     let configs =
         McpServerConfig::from_json(&settings.merged).map_err(|e| format!("settings: {e}"))?;
     if configs.is_empty() {
@@ -290,7 +306,8 @@ pub fn start_mcp(settings: &Settings) -> Result<Option<McpManager>, String> {
     // Servers configured with a `url` speak MCP's streamable HTTP through the
     // same curl transport as the model calls.
     let http = transport()?;
-    let manager = McpManager::start_with_http(configs, &focus_home().join("mcp-logs"), Some(http));
+    let manager =
+        McpManager::start_with_http(configs, &focus_home().join("mcp-logs"), Some(http), sandbox);
     for warning in manager.take_warnings() {
         errln!("focus: MCP: {warning}");
     }
@@ -308,7 +325,9 @@ pub fn mcp_list(cwd: &Path) -> i32 {
         }
     };
     let started = std::time::Instant::now();
-    let manager = match start_mcp(&settings) {
+    // Listed unconfined, as before a session's sandbox exists.
+    let unconfined = Arc::new(focus_tools::sandbox::Sandbox::off());
+    let manager = match start_mcp(&settings, unconfined) {
         Ok(Some(m)) => m,
         Ok(None) => {
             outln!("No MCP servers configured. Add them to settings.json, for example:");

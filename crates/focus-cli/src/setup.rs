@@ -10,6 +10,7 @@ use focus_core::agent::AgentConfig;
 use focus_core::provider::ThinkingLevel;
 use focus_harness::conversation::{SessionRequest, Store};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A failed setup: the message, and whether it was the user's input (exit 2).
 #[derive(Debug)]
@@ -73,7 +74,8 @@ pub fn build_engine(
     let settings = seams::settings(cwd).map_err(SetupError::failure)?;
     let retry = seams::retry_policy(&settings.retry);
     // The sandbox first: every process started for a tool from here on is confined.
-    seams::sandbox(&settings, args.sandbox, cwd).map_err(SetupError::usage)?;
+    let sandbox = seams::sandbox(&settings, args.sandbox, cwd).map_err(SetupError::usage)?;
+    let tool_state = focus_tools::ToolState::new(Arc::clone(&sandbox));
     // The session first: a resumed session brings back its model and thinking level.
     let (mut store, history) =
         Store::open(session, cwd, args.session_dir.as_deref()).map_err(SetupError::failure)?;
@@ -162,7 +164,7 @@ pub fn build_engine(
         }
     };
 
-    let all_tools = seams::builtin_tools(cwd, &settings);
+    let all_tools = seams::builtin_tools(cwd, &settings, &tool_state);
     let tools = if args.no_tools {
         Vec::new()
     } else if let Some(names) = args.tools.as_ref().or(settings.tools.as_ref()) {
@@ -188,7 +190,7 @@ pub fn build_engine(
     let mcp = if args.no_tools {
         None
     } else {
-        seams::start_mcp(&settings).map_err(SetupError::usage)?
+        seams::start_mcp(&settings, Arc::clone(&sandbox)).map_err(SetupError::usage)?
     };
     let base_tools = tools.clone();
     let mut tools = tools;
@@ -230,8 +232,8 @@ pub fn build_engine(
     // pi's delivery modes for queued messages (focus's default: all at once).
     config.steering_mode = settings.steering_mode.unwrap_or_default();
     config.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
-    let gatekeeper = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
-        .map_err(SetupError::usage)?;
+    let mode = args.permission_mode.as_deref();
+    let gatekeeper = seams::gate(&settings, mode, ask, cwd, sandbox).map_err(SetupError::usage)?;
     for warning in gatekeeper.warnings() {
         errln!("focus: {warning}");
     }

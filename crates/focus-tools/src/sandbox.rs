@@ -25,18 +25,18 @@
 //! every command the judge cannot prove read-only. `--sandbox off` (or
 //! `sandbox.enabled: false`) is the explicit choice to run unconfined.
 //!
-//! The CLI builds one [`Sandbox`] for the session and [`install`]s it; the
-//! tools find it with [`current`], which is [`Sandbox::off`] until then (a
-//! library user who installs nothing gets the old, unconfined behaviour).
+//! The CLI builds one [`Sandbox`] for the session and builds the tools, the
+//! gate (for hooks) and the MCP servers with it ([`crate::ToolState`]); a
+//! library user who gives none gets [`Sandbox::off`], the old, unconfined
+//! behaviour. Its private temporary directory goes when it is dropped.
 
 pub mod settings;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::OnceLock;
 
-use focus_core::sync;
 use focus_sys::landlock::{Confinement, Rules};
 pub use settings::SandboxSettings;
 
@@ -76,8 +76,8 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// No confinement and no path checks: what tools get before the CLI
-    /// installs a sandbox, and with `--sandbox off`.
+    /// No confinement and no path checks: what tools built without a sandbox
+    /// get, and what `--sandbox off` gives.
     pub fn off() -> Sandbox {
         Sandbox {
             status: Status::Off,
@@ -438,19 +438,11 @@ fn create_private_dir(base: &Path) -> Result<PathBuf, String> {
     ))
 }
 
-static CURRENT: RwLock<Option<Arc<Sandbox>>> = RwLock::new(None);
-
-/// Makes `sandbox` the one every tool of this process uses from now on.
-pub fn install(sandbox: Arc<Sandbox>) {
-    *sync::write(&CURRENT) = Some(sandbox);
-}
-
-/// The installed sandbox, or [`Sandbox::off`] when none was installed.
-pub fn current() -> Arc<Sandbox> {
-    static OFF: OnceLock<Arc<Sandbox>> = OnceLock::new();
-    sync::read(&CURRENT)
-        .clone()
-        .unwrap_or_else(|| Arc::clone(OFF.get_or_init(|| Arc::new(Sandbox::off()))))
+impl Drop for Sandbox {
+    /// The private temporary directory goes with the sandbox.
+    fn drop(&mut self) {
+        self.remove_temp_dir();
+    }
 }
 
 #[cfg(test)]

@@ -27,17 +27,20 @@ use crate::args;
 use crate::path;
 use crate::replace::{replace_existing, ReplaceError, Replaced};
 use crate::schema;
-use crate::seen::{self, Seen};
+use crate::seen::{self, Seen, SeenFiles};
+use crate::state::ToolState;
 
 /// The `write` tool.
 pub struct WriteTool {
     cwd: PathBuf,
+    state: ToolState,
 }
 
 impl WriteTool {
-    /// A `write` tool resolving relative paths against `cwd`.
-    pub fn new(cwd: PathBuf) -> WriteTool {
-        WriteTool { cwd }
+    /// A `write` tool resolving relative paths against `cwd`, within `state`'s
+    /// sandbox, sharing its record of files seen.
+    pub fn new(cwd: PathBuf, state: ToolState) -> WriteTool {
+        WriteTool { cwd, state }
     }
 }
 
@@ -66,7 +69,7 @@ impl Tool for WriteTool {
     }
 
     fn execute(&self, args: &Value, _ctx: &ToolContext<'_>) -> ToolOutput {
-        run(&self.cwd, args).unwrap_or_else(ToolOutput::error)
+        run(&self.cwd, &self.state, args).unwrap_or_else(ToolOutput::error)
     }
 
     fn runs_alone(&self, _args: &Value) -> bool {
@@ -74,11 +77,11 @@ impl Tool for WriteTool {
     }
 }
 
-fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
+fn run(cwd: &Path, state: &ToolState, args: &Value) -> Result<ToolOutput, String> {
     let given = args::required_str(args, "path")?;
     let content = args::required_str(args, "content")?;
     let resolved = path::resolve(cwd, given)?;
-    crate::sandbox::current().check_write(&resolved)?;
+    state.sandbox.check_write(&resolved)?;
     let shown = path::describe(given, &resolved);
     if resolved.is_dir() {
         return Err(format!(
@@ -93,7 +96,7 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
                 crate::open::kind_of(&m)
             ))
         }
-        Ok(_) => return overwrite(given, &resolved, &shown, content),
+        Ok(_) => return overwrite(&state.seen, given, &resolved, &shown, content),
         Err(_) => {}
     }
     if let Some(parent) = resolved.parent() {
@@ -108,7 +111,7 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
     }
     write_atomic(&resolved, content.as_bytes())
         .map_err(|e| path::io_error("write", given, &resolved, &e))?;
-    remember_written(&resolved, content.as_bytes());
+    remember_written(&state.seen, &resolved, content.as_bytes());
     Ok(ToolOutput::text(format!(
         "Created {}: wrote {} bytes.",
         path::printable(given),
@@ -122,6 +125,7 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
 /// `write` over an existing regular file: checked against what focus last saw
 /// of it, then replaced by [`commit`].
 fn overwrite(
+    seen: &SeenFiles,
     given: &str,
     resolved: &Path,
     shown: &str,
@@ -156,18 +160,25 @@ fn overwrite(
         }
     })?;
     let read_len = old.len() as u64;
-    seen::check(
+    seen.check(
         resolved,
         Seen::new(&metadata, read_len, seen::hash_blocks(&old)),
         shown,
     )?;
-    let how =
-        commit(resolved, &file, &metadata, read_len, content.as_bytes()).map_err(|e| match e {
-            ReplaceError::Changed(why) => format!(
-                "{shown} was not written: {why}. Read it again and decide whether to overwrite it."
-            ),
-            ReplaceError::Io(e) => path::io_error("write", given, resolved, &e),
-        })?;
+    let how = commit(
+        seen,
+        resolved,
+        &file,
+        &metadata,
+        read_len,
+        content.as_bytes(),
+    )
+    .map_err(|e| match e {
+        ReplaceError::Changed(why) => format!(
+            "{shown} was not written: {why}. Read it again and decide whether to overwrite it."
+        ),
+        ReplaceError::Io(e) => path::io_error("write", given, resolved, &e),
+    })?;
     let mut text = format!(
         "Overwrote {}: wrote {} bytes.",
         path::printable(given),
@@ -185,6 +196,7 @@ fn overwrite(
 /// was `read` and of which `read_len` bytes were read) with `bytes`
 /// ([`replace_existing`]), and records what was written ([`crate::seen`]).
 pub fn commit(
+    seen: &SeenFiles,
     path: &Path,
     file: &File,
     read: &fs::Metadata,
@@ -192,15 +204,15 @@ pub fn commit(
     bytes: &[u8],
 ) -> Result<Replaced, ReplaceError> {
     let how = replace_existing(path, file, read, read_len, bytes)?;
-    remember_written(path, bytes);
+    remember_written(seen, path, bytes);
     Ok(how)
 }
 
 /// Records that focus wrote `bytes` to `path` (so a later change by someone
 /// else is noticed).
-pub fn remember_written(path: &Path, bytes: &[u8]) {
+pub fn remember_written(seen: &SeenFiles, path: &Path, bytes: &[u8]) {
     if let Ok(meta) = fs::metadata(path) {
-        seen::record(
+        seen.record(
             path,
             Seen::new(&meta, bytes.len() as u64, seen::hash_blocks(bytes)),
         );

@@ -31,6 +31,7 @@
 //!   result, headed by `[PostToolUse hook]`, or `[PostToolUse hook failed: exit N]`.
 
 use super::rules::glob_match;
+use crate::sandbox::Sandbox;
 use focus_core::char_boundary;
 use focus_core::json::Value;
 use focus_core::json_object;
@@ -304,15 +305,16 @@ pub struct HookRun {
     pub code: Option<i32>,
 }
 
-/// Runs `hook` with `input` (the call as JSON) on standard input, in `cwd`.
-pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path) -> HookRun {
+/// Runs `hook` with `input` (the call as JSON) on standard input, in `cwd`,
+/// confined by `sandbox` (as its settings say hooks are).
+pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path, sandbox: &Sandbox) -> HookRun {
     let mut command = process::sh(&hook.command);
     command
         .current_dir(cwd)
         .env("FOCUS_PROJECT_DIR", cwd)
         .env("CLAUDE_PROJECT_DIR", cwd);
     crate::secret_env::remove_secret_variables(&mut command);
-    if let Err(e) = crate::sandbox::current().confine_hook(&mut command) {
+    if let Err(e) = sandbox.confine_hook(&mut command) {
         return HookRun {
             ok: false,
             ending: "not started".to_string(),
@@ -403,16 +405,22 @@ pub fn hook_input(
     value
 }
 
-/// Runs the PreToolUse hooks for a call in order; the first failure blocks, and the
-/// returned text is the reason the model reads.
+/// Runs the PreToolUse hooks for a call in order, in `cwd` and `sandbox`
+/// ([`run_hook`]).
+///
+/// # Errors
+///
+/// The first hook that fails or blocks the call stops it: the text is the
+/// reason the model reads.
 pub fn run_pre_tool_use(
     config: &HookConfig,
     tool_name: &str,
     input: &Value,
     cwd: &Path,
+    sandbox: &Sandbox,
 ) -> Result<(), String> {
     for hook in config.matching(HookEvent::PreToolUse, tool_name) {
-        let run = run_hook(hook, input, cwd);
+        let run = run_hook(hook, input, cwd, sandbox);
         if let Some(reason) = run.ok.then(|| json_block_reason(&run.stdout)).flatten() {
             return Err(format!(
                 "`{tool_name}` was blocked by a PreToolUse hook (command `{}`):\n{reason}",
@@ -455,16 +463,18 @@ pub(crate) fn json_block_reason(stdout: &str) -> Option<String> {
 }
 
 /// Runs the PostToolUse hooks for a call; returns the text to append to its result
-/// (empty if the hooks were silent and succeeded).
+/// (empty if the hooks were silent and succeeded); they run in `cwd` and
+/// `sandbox` ([`run_hook`]).
 pub fn run_post_tool_use(
     config: &HookConfig,
     tool_name: &str,
     input: &Value,
     cwd: &Path,
+    sandbox: &Sandbox,
 ) -> String {
     let mut appended = String::new();
     for hook in config.matching(HookEvent::PostToolUse, tool_name) {
-        let run = run_hook(hook, input, cwd);
+        let run = run_hook(hook, input, cwd, sandbox);
         if run.ok && run.output.is_empty() {
             continue;
         }

@@ -24,6 +24,7 @@ use focus_core::json::Value;
 use focus_core::json_object;
 use focus_core::message::{Content, Message};
 use std::path::Path;
+use std::sync::Arc;
 
 /// The session hooks describe: Claude Code's `session_id` and `transcript_path`
 /// (empty when focus saves no session).
@@ -73,7 +74,7 @@ impl Gatekeeper {
         let input = with_fields(self.event_input(event), fields);
         hooks
             .into_iter()
-            .map(|hook| (hook, run_hook(hook, &input, &self.cwd)))
+            .map(|hook| (hook, run_hook(hook, &input, &self.cwd, &self.sandbox)))
             .collect()
     }
 
@@ -190,10 +191,10 @@ impl Gatekeeper {
         }
         let fields = json_object! {"message" => message, "notification_type" => KIND};
         let input = with_fields(self.event_input(HookEvent::Notification), fields);
-        let cwd = self.cwd.clone();
+        let (cwd, sandbox) = (self.cwd.clone(), Arc::clone(&self.sandbox));
         std::thread::spawn(move || {
             for hook in &hooks {
-                run_hook(hook, &input, &cwd);
+                run_hook(hook, &input, &cwd, &sandbox);
             }
         });
     }

@@ -14,6 +14,7 @@
 use super::config::McpServerConfig;
 use super::http::HttpConnection;
 use super::rpc::{Connection, NotificationHandler, RpcChannel, RpcError, Wait};
+use crate::sandbox::Sandbox;
 use focus_core::cancel::CancelToken;
 use focus_core::json::Value;
 use focus_core::json_object;
@@ -87,6 +88,8 @@ pub struct Server {
     offers: Mutex<Offers>,
     connection: Mutex<Option<Arc<dyn RpcChannel>>>,
     log_path: Option<PathBuf>,
+    /// The sandbox a server started over stdio runs in (as its settings say).
+    sandbox: Arc<Sandbox>,
     /// Bumped whenever any server's tool list changes (shared by the manager).
     generation: Arc<AtomicU64>,
     /// Warnings for the user, each pushed once (shared by the manager).
@@ -107,6 +110,7 @@ impl Server {
         generation: Arc<AtomicU64>,
         warnings: Arc<Mutex<Vec<String>>>,
         http: Option<Arc<dyn Transport>>,
+        sandbox: Arc<Sandbox>,
     ) -> Arc<Server> {
         let log_path =
             log_dir.map(|dir| dir.join(format!("{}.log", super::sanitize(&config.name))));
@@ -118,6 +122,7 @@ impl Server {
             offers: Mutex::new(Offers::default()),
             connection: Mutex::new(None),
             log_path,
+            sandbox,
             generation,
             warnings,
             refresh_wanted: AtomicBool::new(false),
@@ -207,7 +212,7 @@ impl Server {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
-        crate::sandbox::current().confine_mcp_server(&mut command)?;
+        self.sandbox.confine_mcp_server(&mut command)?;
         let child = command
             .spawn()
             .map_err(|e| format!("cannot start `{}`: {e}", config.command))?;
