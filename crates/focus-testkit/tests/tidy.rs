@@ -14,6 +14,11 @@
 //!   of one per file); the few others are listed in [`OTHER_TEST_BINARIES`].
 //! - focus-testkit (test doubles and test data) is only ever a
 //!   dev-dependency: no build of focus links it.
+//! - No process-wide state: no `static` with interior mutability (`Mutex`,
+//!   `RwLock`, atomics, `Once*`, `Cell`s, `Lazy*`), no `static mut` and no
+//!   `thread_local!` outside focus-sys and the files listed in
+//!   [`PROCESS_STATE_HOMES`]: what tools, sessions or providers share is a
+//!   value owned by whoever built them.
 //!
 //! Test code (`tests/`, `examples/`, focus-testkit, which is only ever a
 //! dev-dependency, and everything after a `#[cfg(test)]` line in a source file)
@@ -72,6 +77,20 @@ const SOCKET_HOMES: &[(&str, &str)] = &[(
     "crates/focus-cli/src/probe.rs",
     "the loopback probe for a local model server",
 )];
+
+/// Where a crate other than focus-sys keeps state for the whole process, and
+/// why it cannot be a value someone owns.
+const PROCESS_STATE_HOMES: &[(&str, &str)] = &[
+    (
+        "crates/focus-cli/src/terminal/raw.rs",
+        "the CLI's signal and panic handling: the terminal mode the panic hook restores",
+    ),
+    (
+        "crates/focus-harness/src/session/arena.rs",
+        "not yet a value: the session loader's spare block buffers (at most 64 MiB), \
+         to move into the store that reloads sessions",
+    ),
+];
 
 /// Integration-test binaries besides each crate's `tests/it`, and why.
 const OTHER_TEST_BINARIES: &[(&str, &str)] = &[(
@@ -263,4 +282,70 @@ fn the_testkit_is_only_a_dev_dependency() {
         }
     }
     assert!(users >= 5, "only {users} crates use focus-testkit");
+}
+
+/// The `static` items and `thread_local!` blocks of `code` that hold state
+/// which can change: `(line number, line)`.
+fn mutable_statics(code: &str) -> Vec<(usize, String)> {
+    const INTERIOR: &[&str] = &[
+        "Mutex", "RwLock", "Atomic", "Once", "Cell", "Lazy", "Condvar",
+    ];
+    let mut found = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("").trim_start();
+        let item = ["pub ", "pub(crate) ", "pub(super) "]
+            .iter()
+            .find_map(|vis| code.strip_prefix(vis))
+            .unwrap_or(code);
+        let mutable = match item.strip_prefix("static ") {
+            Some(rest) if rest.starts_with("mut ") => true,
+            Some(rest) => rest
+                .split_once(':')
+                .map(|(_, ty)| ty.split('=').next().unwrap_or(ty))
+                .is_some_and(|ty| INTERIOR.iter().any(|word| ty.contains(word))),
+            None => item.starts_with("thread_local!"),
+        };
+        if mutable {
+            found.push((n + 1, line.trim().to_string()));
+        }
+    }
+    found
+}
+
+#[test]
+fn the_state_finder_sees_what_it_must() {
+    let code = "static SEEN: Mutex<Option<HashMap<PathBuf, Seen>>> = Mutex::new(None);\n\
+                fn f() {\n    static N: AtomicU64 = AtomicU64::new(0);\n}\n\
+                pub static CURRENT: RwLock<Option<Arc<Sandbox>>> = RwLock::new(None);\n\
+                pub(crate) static mut RAW: u32 = 0;\n\
+                thread_local! {\n    static CACHE: RefCell<Cache> = RefCell::new(Cache::default());\n}\n\
+                static NAMES: &[&str] = &[\"Mutex\"];\n\
+                static NULL: Value = Value::Null;\n\
+                // static OLD: Mutex<()> = Mutex::new(());\n";
+    let lines: Vec<usize> = mutable_statics(code).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(lines, [1, 3, 5, 6, 7, 8]);
+}
+
+#[test]
+fn no_process_wide_state_outside_focus_sys() {
+    let mut strays = Vec::new();
+    for path in rust_files(&workspace().join("crates")) {
+        let name = relative(&path);
+        let test_code = !name.contains("/src/") || name.starts_with("crates/focus-testkit/");
+        let home = PROCESS_STATE_HOMES.iter().any(|(home, _)| *home == name);
+        if test_code || home || name.starts_with("crates/focus-sys/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for (n, line) in mutable_statics(production_code(&text)) {
+            strays.push(format!("{name}:{n}: {line}"));
+        }
+    }
+    assert!(
+        strays.is_empty(),
+        "state kept for the whole process (make it a value its builder owns, or list the \
+         file in tidy.rs with its reason):\n{}",
+        strays.join("\n")
+    );
+    all_listed_exist(PROCESS_STATE_HOMES);
 }

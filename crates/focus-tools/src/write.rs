@@ -14,10 +14,11 @@
 //! writes in place when the file has hard links or other writers, atomically
 //! otherwise.
 
+use std::collections::hash_map::RandomState;
 use std::fs::{self, File, OpenOptions};
+use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use focus_core::json::Value;
 use focus_core::json_object;
@@ -305,7 +306,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// (less the umask).
 fn create_temp_beside(dir: &Path, target: &Path, mode: u32) -> std::io::Result<(PathBuf, File)> {
     use std::os::unix::fs::OpenOptionsExt;
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
     // At most 200 bytes of the name, so the temporary name stays within the
     // 255 bytes a file name may have even when the target's name is that long.
     let name: String = target
@@ -319,8 +319,10 @@ fn create_temp_beside(dir: &Path, target: &Path, mode: u32) -> std::io::Result<(
         })
         .collect();
     loop {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp_path = dir.join(format!(".{name}.focus-{}-{n}.tmp", std::process::id()));
+        // A fresh `RandomState` has fresh keys: a new number each time, with
+        // no counter kept for the whole process (`create_new` refuses a clash).
+        let n = RandomState::new().build_hasher().finish();
+        let temp_path = dir.join(format!(".{name}.focus-{}-{n:x}.tmp", std::process::id()));
         match OpenOptions::new()
             .write(true)
             .create_new(true)

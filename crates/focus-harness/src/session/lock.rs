@@ -31,10 +31,10 @@
 
 use super::error::SessionError;
 use std::fs::{self, OpenOptions};
+use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Held while a session is open for writing; dropping it removes the lock file.
 #[derive(Debug)]
@@ -284,29 +284,27 @@ fn lock_dir(uid: u32) -> Option<PathBuf> {
     usable.then_some(dir)
 }
 
-/// Once per process: removes the locks in `dir` whose holder no longer runs
-/// (focus killed before it could remove its lock), so they do not pile up in
-/// the temporary directory. Each goes through `take_over_stale`, which never
+/// Removes the locks in `dir` whose holder no longer runs (focus killed before
+/// it could remove its lock), so they do not pile up in the temporary
+/// directory; done each time the directory is looked up, as nothing is kept
+/// for the whole process. Each goes through `take_over_stale`, which never
 /// removes a lock another process has just taken.
 fn sweep_dead_locks(dir: &Path) {
-    static SWEPT: std::sync::Once = std::sync::Once::new();
-    SWEPT.call_once(|| {
-        let Ok(entries) = fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if !path.extension().is_some_and(|e| e == "lock") {
-                continue;
-            }
-            let Ok(text) = fs::read_to_string(&path) else {
-                continue;
-            };
-            if Holder::parse(&text).is_some_and(|h| !h.is_running()) {
-                let _ = take_over_stale(&path, Some(&text));
-            }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if !path.extension().is_some_and(|e| e == "lock") {
+            continue;
         }
-    });
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
+        if Holder::parse(&text).is_some_and(|h| !h.is_running()) {
+            let _ = take_over_stale(&path, Some(&text));
+        }
+    }
 }
 
 /// Creates the lock file holding `record`, atomically *with* its content: the
@@ -316,13 +314,12 @@ fn sweep_dead_locks(dir: &Path) {
 /// empty lock in between and judge it stale. Where hard links are not
 /// supported, falls back to `create_new` and a write.
 pub fn create_lock_file(path: &Path, record: &str) -> std::io::Result<()> {
-    static ATTEMPT: AtomicU64 = AtomicU64::new(0);
+    // A fresh `RandomState` has fresh keys: a new number for each attempt.
+    let attempt = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
     let mut temporary = path.as_os_str().to_owned();
-    temporary.push(format!(
-        ".{}-{}.tmp",
-        std::process::id(),
-        ATTEMPT.fetch_add(1, Ordering::Relaxed)
-    ));
+    temporary.push(format!(".{}-{attempt:x}.tmp", std::process::id()));
     let temporary = PathBuf::from(temporary);
     fs::write(&temporary, record)?;
     let linked = fs::hard_link(&temporary, path);
