@@ -14,6 +14,9 @@
 //!   `scripts/test` can end by counting the skipped suites instead of letting
 //!   them pass unseen.
 //!
+//! A test that cannot run for a reason of the host (no curl, no Landlock,
+//! running as root) says so through [`skipped_here`], into the same log.
+//!
 //! Beside that rule, the helpers more than one crate's tests share:
 //!
 //! - [`scripted`]: the agent loop's test doubles, [`scripted::ScriptedProvider`]
@@ -63,6 +66,19 @@ pub fn pi_samples_dir() -> Option<PathBuf> {
         })
         .unwrap_or_else(|| shared().join("reference/pi-samples"));
     found_or_skipped(dir, "pi samples", "FOCUS_PI_SAMPLES_DIR")
+}
+
+/// Says that the calling test cannot run on this host, and why (`reason`: "curl
+/// is not available", "this kernel has no Landlock", "running as root, which
+/// ignores file permissions"): a `SKIPPED:` line on stderr and a line in the
+/// file `FOCUS_SKIP_LOG` names, marked `not on this host:`, so a skip is never
+/// silent. Unlike missing shared data it does not fail under `CI=true`: the
+/// host, not the checkout, lacks what the test needs. The caller returns
+/// early after it.
+pub fn skipped_here(reason: &str) {
+    let note = format!("not on this host: {reason}");
+    eprintln!("SKIPPED: {note}");
+    record_skip(&note);
 }
 
 /// `../shared` beside the workspace.

@@ -67,7 +67,7 @@ fn every_api_streams_through_curl_from_the_loopback_server() {
         return;
     };
     if CurlTransport::new().check().is_err() {
-        eprintln!("SKIPPED: curl is not available");
+        focus_testkit::skipped_here("curl is not available");
         return;
     }
     let registry = Registry::builtin();
@@ -176,7 +176,7 @@ fn anthropic_at(server: &TestServer) -> ModelInfo {
 #[test]
 fn cancel_mid_stream_through_curl_keeps_the_partial_answer() {
     if CurlTransport::new().check().is_err() {
-        eprintln!("SKIPPED: curl is not available");
+        focus_testkit::skipped_here("curl is not available");
         return;
     }
     use focus_testkit::server::Gate;
@@ -220,7 +220,7 @@ fn cancel_mid_stream_through_curl_keeps_the_partial_answer() {
 #[test]
 fn a_silent_server_is_detected_as_stalled() {
     if CurlTransport::new().check().is_err() {
-        eprintln!("SKIPPED: curl is not available");
+        focus_testkit::skipped_here("curl is not available");
         return;
     }
     use focus_testkit::server::Gate;

@@ -78,7 +78,7 @@ fn file_tools_and_hooks_follow_their_states_policy() {
         assert!(project.join("hook-ran").exists());
         assert_eq!(tree.read("outside/victim"), "original\n");
     } else {
-        eprintln!("SKIPPED (hooks): {}", sandbox.describe());
+        focus_testkit::skipped_here(&format!("hooks: {}", sandbox.describe()));
     }
 
     // Plan mode: even the project is read-only for the file tools.

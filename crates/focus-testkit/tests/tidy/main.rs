@@ -14,6 +14,9 @@
 //!   of one per file); the few others are listed in [`OTHER_TEST_BINARIES`].
 //! - focus-testkit (test doubles and test data) is only ever a
 //!   dev-dependency: no build of focus links it.
+//! - Every crate's manifest spells its package keys (nothing inherited from
+//!   the workspace), so a crate's folder copied into another workspace loads
+//!   as it is (`scripts/vendor-check` copies each one out and tests it).
 //! - No process-wide state: no `static` with interior mutability (`Mutex`,
 //!   `RwLock`, atomics, `Once*`, `Cell`s, `Lazy*`), no `static mut` and no
 //!   `thread_local!` outside focus-sys and the files listed in
@@ -23,6 +26,13 @@
 //! Test code (`tests/`, `examples/`, focus-testkit, which is only ever a
 //! dev-dependency, and everything after a `#[cfg(test)]` line in a source file)
 //! is free to do any of these.
+//!
+//! Beside these rules, the checks of the documents against the code:
+//! [`docs_cite_real_names`] (every name cited exists, with its index of the
+//! sources, [`docs_cite`]).
+
+mod docs_cite;
+mod docs_cite_real_names;
 
 use focus_testkit::tree::{rust_files, workspace};
 use std::path::Path;
@@ -94,8 +104,8 @@ const PROCESS_STATE_HOMES: &[(&str, &str)] = &[
 
 /// Integration-test binaries besides each crate's `tests/it`, and why.
 const OTHER_TEST_BINARIES: &[(&str, &str)] = &[(
-    "crates/focus-testkit/tests/tidy.rs",
-    "these rules about the whole tree",
+    "crates/focus-testkit/tests/tidy",
+    "these rules about the whole tree, and the documents checked against the code",
 )];
 
 /// `path` relative to the workspace, with `/`.
@@ -112,7 +122,7 @@ fn all_listed_exist(list: &[(&str, &str)]) {
     for (path, why) in list {
         assert!(
             workspace().join(path).exists(),
-            "tidy.rs lists {path} ({why}), which does not exist"
+            "tidy/main.rs lists {path} ({why}), which does not exist"
         );
     }
 }
@@ -171,7 +181,7 @@ fn processes_and_sockets_only_in_their_homes() {
         }
         assert!(
             strays.is_empty(),
-            "{what} outside the files listed in tidy.rs: {strays:?}"
+            "{what} outside the files listed in tidy/main.rs: {strays:?}"
         );
         all_listed_exist(homes);
     };
@@ -251,7 +261,7 @@ fn integration_tests_are_one_binary_per_crate() {
     }
     assert!(
         strays.is_empty(),
-        "test binaries outside tests/it (move them there, or list them in tidy.rs): {strays:?}"
+        "test binaries outside tests/it (move them there, or list them in tidy/main.rs): {strays:?}"
     );
     all_listed_exist(OTHER_TEST_BINARIES);
 }
@@ -344,8 +354,39 @@ fn no_process_wide_state_outside_focus_sys() {
     assert!(
         strays.is_empty(),
         "state kept for the whole process (make it a value its builder owns, or list the \
-         file in tidy.rs with its reason):\n{}",
+         file in tidy/main.rs with its reason):\n{}",
         strays.join("\n")
     );
     all_listed_exist(PROCESS_STATE_HOMES);
+}
+
+#[test]
+fn manifests_spell_their_package_keys() {
+    let mut crates = 0;
+    for krate in std::fs::read_dir(workspace().join("crates"))
+        .unwrap()
+        .flatten()
+    {
+        let Ok(manifest) = std::fs::read_to_string(krate.path().join("Cargo.toml")) else {
+            continue;
+        };
+        crates += 1;
+        let name = relative(&krate.path());
+        for line in manifest.lines().map(str::trim) {
+            assert!(
+                !line.contains(".workspace") && !line.contains("workspace ="),
+                "{name}/Cargo.toml inherits from the workspace (`{line}`): spell the value, \
+                 so the crate copies out alone"
+            );
+        }
+        for key in ["name", "version", "edition", "rust-version", "license"] {
+            assert!(
+                manifest
+                    .lines()
+                    .any(|l| l.starts_with(&format!("{key} = "))),
+                "{name}/Cargo.toml has no `{key} = …`"
+            );
+        }
+    }
+    assert!(crates >= 8, "found only {crates} crates");
 }
