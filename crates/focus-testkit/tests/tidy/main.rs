@@ -29,10 +29,12 @@
 //!
 //! Beside these rules, the checks of the documents against the code:
 //! [`docs_cite_real_names`] (every name cited exists, with its index of the
-//! sources, [`docs_cite`]).
+//! sources, [`docs_cite`]) and [`docs_claims`] (what the crate map, the
+//! vendoring table and the retry rule say about the crates is true).
 
 mod docs_cite;
 mod docs_cite_real_names;
+mod docs_claims;
 
 use focus_testkit::tree::{rust_files, workspace};
 use std::path::Path;
