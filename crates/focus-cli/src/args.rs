@@ -74,6 +74,10 @@ pub struct Args {
     pub sandbox: Option<bool>,
     /// `--offline`: do not probe loopback servers when choosing a model.
     pub offline: bool,
+    /// `--trust-project`: the project's `.focus/settings.json` applies whole
+    /// for this run (hooks, MCP servers, looser modes, sandbox changes), as
+    /// if the folder were trusted.
+    pub trust_project: bool,
     /// `-v/--version`.
     pub version: bool,
     /// `-h/--help`.
@@ -236,6 +240,7 @@ where
                 });
             }
             "--offline" => args.offline = true,
+            "--trust-project" => args.trust_project = true,
             "-v" | "--version" => args.version = true,
             "-h" | "--help" => args.help = true,
             "--api-key" => {
@@ -528,6 +533,7 @@ mod tests {
         );
         assert!(err(&["--permission-mode", "yolo"]).contains("accept-edits"));
         assert!(ok(&["--offline"]).offline);
+        assert!(ok(&["--trust-project"]).trust_project);
         assert_eq!(ok(&["--sandbox", "off"]).sandbox, Some(false));
         assert_eq!(ok(&["--sandbox=on"]).sandbox, Some(true));
         assert!(err(&["--sandbox", "maybe"]).contains("on or off"));

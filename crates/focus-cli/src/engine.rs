@@ -149,7 +149,8 @@ impl Engine {
         };
         drop(store);
         let html = crate::export::render_html(&meta, &self.history);
-        std::fs::write(&path, html).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        focus_sys::private_files::write(&path, html)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         Ok(path)
     }
 }

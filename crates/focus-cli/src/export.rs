@@ -93,7 +93,7 @@ pub fn export_session_file(input: &Path, output: Option<&Path>) -> Result<PathBu
             PathBuf::from(format!("focus-session-{stem}.html"))
         }
     };
-    std::fs::write(&path, render_html(&meta, &messages))
+    focus_sys::private_files::write(&path, render_html(&meta, &messages))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path)
 }

@@ -119,7 +119,10 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
         return Ok(list_models(search.as_deref()));
     }
     if let Some(args::Subcommand::McpList) = args.subcommand {
-        return Ok(seams::mcp_list(&setup::current_dir()?));
+        return Ok(seams::mcp_list(
+            &setup::current_dir()?,
+            seams::project_trust(args.trust_project),
+        ));
     }
     let cwd = setup::current_dir()?;
     if args.mode == OutputMode::Rpc {
@@ -153,6 +156,20 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
     };
     let prompts = build_prompts(args, piped.as_deref())?;
     if !print {
+        // Before anything the project's settings name can start: ask whether
+        // the folder is trusted, if its settings need that.
+        let trusted_this_run = !args.trust_project
+            && modes::trust::ask_if_needed(&cwd)? == modes::trust::Answer::TrustedThisRun;
+        let granted;
+        let args = if trusted_this_run {
+            granted = args::Args {
+                trust_project: true,
+                ..args.clone()
+            };
+            &granted
+        } else {
+            args
+        };
         // The UI's channel exists before the engine so the gate can ask through it.
         let (sender, receiver) = std::sync::mpsc::sync_channel(engine::INPUT_QUEUE_CAPACITY);
         let ask = approval::ask_through(sender.clone(), modes::interactive::Input::Approval);

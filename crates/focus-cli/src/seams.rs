@@ -10,25 +10,51 @@ use focus_core::provider::{ModelInfo, Provider};
 use focus_core::tool::Tool;
 use focus_harness::prompt::{build_system_prompt, PromptOptions};
 use focus_harness::session::focus_home;
-use focus_harness::settings::{load_settings, Settings};
-use focus_providers::curl::CurlTransport;
+use focus_harness::settings::{load_settings, load_settings_with, ProjectTrust, Settings};
 use focus_providers::registry::env_vars_for;
+use focus_providers::transport_choice::{ChosenTransport, TransportPreference};
 use focus_providers::Registry;
 use focus_providers::RetryPolicy;
-use focus_tools::gates::{Approver, Gatekeeper, Mode, NonInteractiveApprover};
+use focus_tools::gates::hooks::HookConfig;
+use focus_tools::gates::{Approver, GateConfig, Gatekeeper, Mode, NonInteractiveApprover};
 use focus_tools::mcp::{McpManager, McpServerConfig};
 use focus_transport::Transport;
 use std::path::Path;
 use std::sync::Arc;
 
 /// The settings (global and project `settings.json`, merged); problems are fatal
-/// because a half-read settings file could loosen permissions.
+/// because a half-read settings file could loosen permissions. The project's
+/// widening keys apply only in a trusted folder.
 pub fn settings(cwd: &Path) -> Result<Settings, String> {
-    let loaded = load_settings(&focus_home(), cwd).map_err(|e| e.to_string())?;
+    settings_with(cwd, ProjectTrust::Stored)
+}
+
+/// [`settings`] with the project's widening keys applied as `trust` says;
+/// says on standard error which keys of an untrusted project were ignored
+/// and which looser settings apply, naming their files.
+pub fn settings_with(cwd: &Path, trust: ProjectTrust) -> Result<Settings, String> {
+    let loaded = load_settings_with(&focus_home(), cwd, trust).map_err(|e| e.to_string())?;
+    // Paths, names and commands come from files.
+    let clean = |text: &str| focus_tools::output::sanitize(text).into_owned();
     for warning in &loaded.warnings {
-        errln!("focus: {warning}");
+        errln!("focus: {}", clean(warning));
+    }
+    if let Some(withheld) = &loaded.withheld {
+        errln!("focus: {}", clean(&withheld.line()));
+    }
+    for notice in &loaded.notices {
+        errln!("focus: {}", clean(notice));
     }
     Ok(loaded.settings)
+}
+
+/// How the flags say to treat the project's settings.
+pub fn project_trust(trust_project: bool) -> ProjectTrust {
+    if trust_project {
+        ProjectTrust::Granted
+    } else {
+        ProjectTrust::Stored
+    }
 }
 
 /// The model registry: built-in models plus `FOCUS_HOME/models.json`.
@@ -57,9 +83,27 @@ pub fn keyed_providers(registry: &Registry) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The HTTP engine providers talk through.
-pub fn transport() -> Result<Arc<dyn Transport>, String> {
-    Ok(Arc::new(CurlTransport::new()))
+/// The HTTP engine providers and MCP `url` servers talk through: curl for
+/// `https://` and proxied `http://`, focus's own std transport for the rest,
+/// or curl for everything when the `transport` setting says `"curl"`
+/// (docs/networking.md, "Which transport").
+pub fn transport(settings: &Settings) -> Arc<dyn Transport> {
+    let preference = settings
+        .transport
+        .as_deref()
+        .and_then(TransportPreference::parse)
+        .unwrap_or_default();
+    Arc::new(ChosenTransport::new(preference))
+}
+
+/// The settings of the current directory, quietly (they were checked and their
+/// warnings shown at start-up): for a provider built later, after a model switch,
+/// to follow the `transport` setting.
+fn current_settings() -> Settings {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    load_settings(&focus_home(), &cwd)
+        .map(|loaded| loaded.settings)
+        .unwrap_or_default()
 }
 
 /// The retry policy of the `retry` settings (pi's keys).
@@ -102,7 +146,7 @@ pub fn build_provider(
             ..ModelInfo::default()
         },
     };
-    let transport = transport()?;
+    let transport = transport(&current_settings());
     // A key from models.json (literal or `!command`) is scrubbed from tool
     // output like one from the environment.
     if let Some(key) = registry.api_key(&model.provider) {
@@ -111,8 +155,25 @@ pub fn build_provider(
     Ok(Arc::new(
         registry
             .http_provider_for(&model, transport)
-            .with_retry(retry.clone()),
+            .with_retry(retry.clone())
+            .with_stall_timeout(stall_limit()),
     ))
+}
+
+/// `streamStallSeconds` from the settings as they are now (read quietly: they
+/// were reported at start), else the providers' default: how long a stream may
+/// send only keepalives before the attempt is retried as stalled.
+fn stall_limit() -> std::time::Duration {
+    let configured = std::env::current_dir().ok().and_then(|cwd| {
+        focus_harness::settings::load_settings(&focus_home(), &cwd)
+            .ok()?
+            .settings
+            .stream_stall_seconds
+    });
+    configured.map_or(
+        focus_providers::http::DEFAULT_STALL_TIMEOUT,
+        std::time::Duration::from_secs,
+    )
 }
 
 /// Finds the model for `--provider`/`--model`: `provider/model` or a bare id in the
@@ -233,8 +294,9 @@ impl PromptSource {
 
 /// The gate every tool call passes: the permission mode (`mode` from the flag,
 /// else settings), allow/deny rules and hooks from settings, and `ask` for
-/// approvals (`None` in print and JSON modes: calls needing approval are denied);
-/// hooks run in `sandbox`, which follows the gate's mode.
+/// approvals (`None` in print and JSON modes: calls needing approval are denied).
+/// Writes to protected paths ask unless `sandbox` is off; hooks run in
+/// `sandbox`, which follows the gate's mode.
 pub fn gate(
     settings: &Settings,
     mode: Option<&str>,
@@ -246,9 +308,15 @@ pub fn gate(
         Some(ask) => ask,
         None => Arc::new(NonInteractiveApprover),
     };
-    let gatekeeper = Gatekeeper::from_settings(&settings.merged, approver, cwd.to_path_buf())
-        .map_err(|e| format!("settings: {e}"))?
-        .with_sandbox(sandbox);
+    // Rules and mode from the merged settings; hooks from each file, so the
+    // project's run confined and the user's as the user's own code.
+    let mut config =
+        GateConfig::from_json(&settings.merged).map_err(|e| format!("settings: {e}"))?;
+    config.hooks = HookConfig::from_layers(&settings.user_layer, &settings.project_layer)
+        .map_err(|e| format!("settings: {e}"))?;
+    // `--sandbox off` (built before the gate) also lifts the protected paths.
+    config.permissions.protect_paths = sandbox.status() != &focus_tools::sandbox::Status::Off;
+    let gatekeeper = Gatekeeper::new(config, approver, cwd.to_path_buf()).with_sandbox(sandbox);
     if let Some(mode) = mode {
         gatekeeper.set_mode(Mode::parse(mode)?);
     }
@@ -304,8 +372,8 @@ pub fn start_mcp(
         return Ok(None);
     }
     // Servers configured with a `url` speak MCP's streamable HTTP through the
-    // same curl transport as the model calls.
-    let http = transport()?;
+    // same transport choice as the model calls.
+    let http = transport(settings);
     let manager =
         McpManager::start_with_http(configs, &focus_home().join("mcp-logs"), Some(http), sandbox);
     for warning in manager.take_warnings() {
@@ -314,10 +382,11 @@ pub fn start_mcp(
     Ok(Some(manager))
 }
 
-/// `focus mcp list`: starts the configured MCP servers, prints each with its state
-/// and tools, and stops them; returns the exit code.
-pub fn mcp_list(cwd: &Path) -> i32 {
-    let settings = match settings(cwd) {
+/// `focus mcp list`: starts the configured MCP servers (an untrusted
+/// project's only with `--trust-project`), prints each with its state and
+/// tools, and stops them; returns the exit code.
+pub fn mcp_list(cwd: &Path, trust: ProjectTrust) -> i32 {
+    let settings = match settings_with(cwd, trust) {
         Ok(s) => s,
         Err(e) => {
             errln!("focus: {e}");

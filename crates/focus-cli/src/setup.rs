@@ -71,7 +71,8 @@ pub fn build_engine(
     session: &SessionRequest,
     ask: Option<AskUser>,
 ) -> Result<(Engine, ModelChoice), SetupError> {
-    let settings = seams::settings(cwd).map_err(SetupError::failure)?;
+    let settings = seams::settings_with(cwd, seams::project_trust(args.trust_project))
+        .map_err(SetupError::failure)?;
     let retry = seams::retry_policy(&settings.retry);
     // The sandbox first: every process started for a tool from here on is confined.
     let sandbox = seams::sandbox(&settings, args.sandbox, cwd).map_err(SetupError::usage)?;

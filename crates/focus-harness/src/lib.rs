@@ -7,6 +7,7 @@
 //! - [`prompt`]: the system prompt, rebuilt every turn from a base text, the tools,
 //!   project guidance files (`AGENTS.md`, `CLAUDE.md`) and skills.
 //! - [`settings`]: global and project `settings.json`, merged.
+//! - [`trust`]: which folders' project settings may widen what runs.
 //!
 //! The crate depends on focus-core only: it does file input and output, but never
 //! the network (a model is reached through the `Provider` trait).
@@ -20,3 +21,4 @@ pub mod files;
 pub mod prompt;
 pub mod session;
 pub mod settings;
+pub mod trust;

@@ -2,6 +2,13 @@
 //! (project). The project file wins; objects are merged key by key, so a project can
 //! change `compaction.reserveTokens` without restating `compaction.enabled`.
 //!
+//! **A project's file is untrusted until the user trusts the folder**
+//! ([`crate::trust`]): its keys that widen what runs (hooks, MCP servers, a
+//! looser permission mode, `permissions.allow`, sandbox changes, `shellPath`)
+//! are left out of the merge unless the folder is trusted for exactly those
+//! ([`ProjectTrust`]); [`LoadedSettings::withheld`] says which were left out,
+//! and [`LoadedSettings::notices`] names every looser setting that applies.
+//!
 //! Each file is checked on its own before merging, so a bad value is reported with
 //! the file it is in and its key path (`/p/.focus/settings.json: compaction.reserveTokens:
 //! expected a non-negative integer, found string`). Unknown keys are warnings (a typo
@@ -9,6 +16,8 @@
 //! (`permissions`, `permissionMode`, `hooks`, `mcpServers`, `sandbox`) are kept raw for them.
 
 use crate::compaction::CompactionSettings;
+use crate::trust::asks::{project_asks, without_asked, ProjectAsks};
+use crate::trust::{FolderIdentity, TrustStore};
 use focus_core::agent::QueueMode;
 use focus_core::json::{self, Object, Value};
 use focus_core::provider::ThinkingLevel;
@@ -53,6 +62,10 @@ pub struct Settings {
     /// `bashSpillMaxBytes`: most bytes of one bash spill file; `None` means the
     /// default (ten times the inline cap).
     pub bash_spill_max_bytes: Option<u64>,
+    /// `streamStallSeconds`: how long a model's stream may send only
+    /// keepalives (no text, thinking or tool call) before the attempt counts
+    /// as stalled and is retried; `None` means the providers' default.
+    pub stream_stall_seconds: Option<u64>,
     /// `theme`: the interactive mode's colours (`dark`, `light`, or a theme
     /// file's name; pi's key).
     pub theme: Option<String>,
@@ -63,9 +76,20 @@ pub struct Settings {
     /// `provider/id`, an id or part of one, a glob, each optionally with a
     /// `:thinking` suffix); `None`: every usable model.
     pub enabled_models: Option<Vec<String>>,
+    /// `transport`: `"curl"` sends every request through curl; `"auto"` (the
+    /// default, also pi's `"sse"` and `"websocket"`) lets plain `http://` go
+    /// through focus's own HTTP client (docs/networking.md).
+    pub transport: Option<String>,
     /// The whole merged object, including the keys owned elsewhere
     /// ([`Settings::raw`] reads one).
     pub merged: Value,
+    /// The user's own file as read (`Null` when absent): where a setting came
+    /// from matters for hooks (the user's run unconfined, the project's
+    /// confined).
+    pub user_layer: Value,
+    /// The project's file as applied: without the keys withheld from an
+    /// untrusted folder (`Null` when absent).
+    pub project_layer: Value,
 }
 
 impl Settings {
@@ -139,6 +163,78 @@ pub struct LoadedSettings {
     pub settings: Settings,
     /// Unknown keys and similar, one line each, naming the file.
     pub warnings: Vec<String>,
+    /// The project file's keys left out because the folder is not trusted
+    /// for them; `None` when nothing was left out.
+    pub withheld: Option<Withheld>,
+    /// Looser settings in effect, one line each naming the file they come
+    /// from (`sandbox off (from /p/.focus/settings.json)`), for the start.
+    pub notices: Vec<String>,
+}
+
+/// Keys of a project settings file left out because the folder is untrusted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Withheld {
+    /// The project settings file.
+    pub file: PathBuf,
+    /// What it asks for.
+    pub asks: ProjectAsks,
+}
+
+impl Withheld {
+    /// One line for standard error: the file and the keys ignored.
+    pub fn line(&self) -> String {
+        format!(
+            "{}: ignored {} (this folder is not trusted; run focus here interactively to review them, or pass --trust-project)",
+            self.file.display(),
+            self.asks.keys()
+        )
+    }
+}
+
+/// Whether a project's widening keys apply.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ProjectTrust {
+    /// As the trust store says (the folder trusted for exactly these keys).
+    #[default]
+    Stored,
+    /// Trusted for this run (`--trust-project`, or the user just said yes).
+    Granted,
+}
+
+/// What a project settings file asks for that needs trust, with the
+/// folder's identity: what a trust dialog shows and records.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrustQuestion {
+    /// The project settings file.
+    pub file: PathBuf,
+    /// The folder being trusted.
+    pub folder: FolderIdentity,
+    /// What the file asks for.
+    pub asks: ProjectAsks,
+}
+
+/// The question to put to the user before settings in `cwd` apply: `None`
+/// when the project's file asks for nothing that needs trust, or the folder
+/// is already trusted for exactly that.
+///
+/// # Errors
+/// When a settings file cannot be read or holds bad values (as
+/// [`load_settings`]).
+pub fn trust_question(
+    config_dir: &Path,
+    cwd: &Path,
+) -> Result<Option<TrustQuestion>, SettingsError> {
+    let files = read_files(config_dir, cwd)?;
+    let Some((file, asks)) = files.project_asks() else {
+        return Ok(None);
+    };
+    let Ok(folder) = FolderIdentity::of(cwd) else {
+        return Ok(None);
+    };
+    if TrustStore::new(config_dir).is_trusted(&folder, &asks.digest) {
+        return Ok(None);
+    }
+    Ok(Some(TrustQuestion { file, folder, asks }))
 }
 
 /// Settings files that could not be used.
@@ -166,12 +262,101 @@ pub fn project_settings_path(cwd: &Path) -> PathBuf {
     cwd.join(".focus").join("settings.json")
 }
 
-/// Loads, checks and merges the global and project settings. Missing files are
-/// fine; unreadable JSON or bad values are errors.
+/// Loads, checks and merges the global and project settings, the project's
+/// widening keys only if the trust store trusts the folder for them. Missing
+/// files are fine; unreadable JSON or bad values are errors.
 pub fn load_settings(config_dir: &Path, cwd: &Path) -> Result<LoadedSettings, SettingsError> {
+    load_settings_with(config_dir, cwd, ProjectTrust::Stored)
+}
+
+/// [`load_settings`], with the project's widening keys applied as `trust`
+/// says.
+pub fn load_settings_with(
+    config_dir: &Path,
+    cwd: &Path,
+    trust: ProjectTrust,
+) -> Result<LoadedSettings, SettingsError> {
+    let files = read_files(config_dir, cwd)?;
+    let asked = files.project_asks();
+    let trusted = match (&asked, trust) {
+        (None, _) | (_, ProjectTrust::Granted) => true,
+        (Some((_, asks)), ProjectTrust::Stored) => FolderIdentity::of(cwd)
+            .is_ok_and(|folder| TrustStore::new(config_dir).is_trusted(&folder, &asks.digest)),
+    };
+    let mut notices = Vec::new();
+    if let Some((file, global)) = &files.global {
+        // The user's own looser choices are said too, never applied silently.
+        let strict_defaults = Value::Object(Object::new());
+        for ask in project_asks(global, &strict_defaults)
+            .iter()
+            .flat_map(|a| &a.asks)
+        {
+            let weakens = matches!(
+                ask.key.as_str(),
+                "permissionMode" | "permissions.defaultMode" | "sandbox.enabled"
+            );
+            if weakens {
+                notices.push(format!("{} (from {})", ask.notice, file.display()));
+            }
+        }
+    }
+    let mut withheld = None;
+    let mut project_layer = files
+        .project
+        .as_ref()
+        .map_or(Value::Null, |(_, v)| v.clone());
+    if let Some((file, asks)) = asked {
+        if trusted {
+            for ask in &asks.asks {
+                notices.push(format!("{} (from {})", ask.notice, file.display()));
+            }
+        } else {
+            project_layer = without_asked(&project_layer, &asks);
+            withheld = Some(Withheld { file, asks });
+        }
+    }
+    let user_layer = files.global.map_or(Value::Null, |(_, v)| v);
+    let mut merged = Value::Object(Object::new());
+    for layer in [&user_layer, &project_layer] {
+        if !layer.is_null() {
+            deep_merge(&mut merged, layer.clone());
+        }
+    }
+    let mut settings = from_merged(merged);
+    settings.user_layer = user_layer;
+    settings.project_layer = project_layer;
+    Ok(LoadedSettings {
+        settings,
+        warnings: files.warnings,
+        withheld,
+        notices,
+    })
+}
+
+/// The two settings files, each read and checked on its own.
+struct SettingsFiles {
+    /// The global file and its object.
+    global: Option<(PathBuf, Value)>,
+    /// The project file and its object.
+    project: Option<(PathBuf, Value)>,
+    /// Unknown keys and similar.
+    warnings: Vec<String>,
+}
+
+impl SettingsFiles {
+    /// The project file and what it asks for that needs trust.
+    fn project_asks(&self) -> Option<(PathBuf, ProjectAsks)> {
+        let (file, project) = self.project.as_ref()?;
+        let global = self.global.as_ref().map_or(Value::Null, |(_, v)| v.clone());
+        project_asks(project, &global).map(|asks| (file.clone(), asks))
+    }
+}
+
+/// Reads and checks both files; missing ones are fine.
+fn read_files(config_dir: &Path, cwd: &Path) -> Result<SettingsFiles, SettingsError> {
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
-    let mut merged = Value::Object(Object::new());
+    let mut found = Vec::new();
     for path in [global_settings_path(config_dir), project_settings_path(cwd)] {
         let text = match crate::files::read_regular_file(&path) {
             None => continue,
@@ -184,7 +369,7 @@ pub fn load_settings(config_dir: &Path, cwd: &Path) -> Result<LoadedSettings, Se
         match json::parse(&text) {
             Ok(value @ Value::Object(_)) => {
                 check_file(&value, &path, &mut problems, &mut warnings);
-                deep_merge(&mut merged, value);
+                found.push((path, value));
             }
             Ok(other) => problems.push(format!(
                 "{}: expected a JSON object, found {}",
@@ -197,8 +382,18 @@ pub fn load_settings(config_dir: &Path, cwd: &Path) -> Result<LoadedSettings, Se
     if !problems.is_empty() {
         return Err(SettingsError { problems });
     }
-    Ok(LoadedSettings {
-        settings: from_merged(merged),
+    let project_path = project_settings_path(cwd);
+    let (mut global, mut project) = (None, None);
+    for (path, value) in found {
+        if path == project_path {
+            project = Some((path, value));
+        } else {
+            global = Some((path, value));
+        }
+    }
+    Ok(SettingsFiles {
+        global,
+        project,
         warnings,
     })
 }
@@ -243,9 +438,14 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     bad(key, "a string", v)
                 }
             }
-            "toolDeadlineSeconds" | "bashSpillMaxBytes" => {
+            "toolDeadlineSeconds" | "bashSpillMaxBytes" | "streamStallSeconds" => {
                 if v.as_u64().filter(|n| *n > 0).is_none() {
                     bad(key, "a positive integer", v)
+                }
+            }
+            "transport" => {
+                if !matches!(v.as_str(), Some("auto" | "curl" | "sse" | "websocket")) {
+                    bad(key, "\"auto\" or \"curl\"", v)
                 }
             }
             "steeringMode" | "followUpMode" => {
@@ -358,9 +558,13 @@ fn from_merged(merged: Value) -> Settings {
         },
         tool_deadline_seconds: merged["toolDeadlineSeconds"].as_u64().filter(|n| *n > 0),
         bash_spill_max_bytes: merged["bashSpillMaxBytes"].as_u64().filter(|n| *n > 0),
+        stream_stall_seconds: merged["streamStallSeconds"].as_u64().filter(|n| *n > 0),
         theme: string("theme"),
         hide_thinking_block: merged["hideThinkingBlock"].as_bool(),
+        transport: string("transport"),
         merged,
+        user_layer: Value::Null,
+        project_layer: Value::Null,
     }
 }
 
@@ -472,10 +676,11 @@ mod tests {
         let (home, cwd) = dirs("limits");
         std::fs::write(
             project_settings_path(&cwd),
-            r#"{"toolDeadlineSeconds":30,"bashSpillMaxBytes":100000}"#,
+            r#"{"toolDeadlineSeconds":30,"bashSpillMaxBytes":100000,"streamStallSeconds":45}"#,
         )
         .unwrap();
         let s = load_settings(&home, &cwd).unwrap().settings;
+        assert_eq!(s.stream_stall_seconds, Some(45));
         assert_eq!(s.tool_deadline_seconds, Some(30));
         assert_eq!(s.bash_spill_max_bytes, Some(100_000));
         std::fs::write(project_settings_path(&cwd), r#"{"toolDeadlineSeconds":0}"#).unwrap();
@@ -508,6 +713,75 @@ mod tests {
         let err = load_settings(&home, &cwd).unwrap_err();
         assert!(err.problems[0].contains("invalid JSON"), "{err}");
         assert!(load_settings(&home.join("none"), &home.join("none")).is_ok());
+    }
+
+    #[test]
+    fn an_untrusted_projects_widening_keys_are_withheld_until_trusted() {
+        let (home, cwd) = dirs("trust");
+        std::fs::write(
+            global_settings_path(&home),
+            r#"{"permissions":{"allow":["read"]},"sandbox":{"enabled":false}}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            project_settings_path(&cwd),
+            r#"{"theme":"light","hooks":{"Stop":[{"hooks":[{"command":"touch x"}]}]},"sandbox":{"enabled":true,"network":false},"permissionMode":"auto"}"#,
+        )
+        .unwrap();
+        let file = project_settings_path(&cwd).display().to_string();
+        let loaded = load_settings(&home, &cwd).unwrap();
+        let s = &loaded.settings;
+        assert_eq!(s.theme.as_deref(), Some("light"), "harmless keys apply");
+        assert!(s.raw("hooks").is_null() && s.raw("permissionMode").is_null());
+        assert_eq!(s.raw("sandbox")["network"].as_bool(), Some(false));
+        assert_eq!(
+            s.raw("sandbox")["enabled"].as_bool(),
+            Some(true),
+            "strict values apply"
+        );
+        let withheld = loaded.withheld.as_ref().expect("withheld");
+        assert!(
+            withheld
+                .line()
+                .starts_with(&format!("{file}: ignored hooks, permissionMode (")),
+            "{}",
+            withheld.line()
+        );
+        let global = global_settings_path(&home).display().to_string();
+        assert_eq!(loaded.notices, [format!("sandbox off (from {global})")]);
+
+        let question = trust_question(&home, &cwd).unwrap().expect("asked");
+        TrustStore::new(&home)
+            .trust(&question.folder, &question.asks.digest)
+            .unwrap();
+        assert_eq!(trust_question(&home, &cwd).unwrap(), None);
+        let trusted = load_settings(&home, &cwd).unwrap();
+        assert_eq!(trusted.withheld, None);
+        assert_eq!(
+            trusted.settings.raw("permissionMode").as_str(),
+            Some("auto")
+        );
+        assert_eq!(
+            trusted.notices[1..],
+            [
+                format!("1 hook (from {file})"),
+                format!("permission mode auto (from {file})")
+            ]
+        );
+        assert!(trusted.settings.user_layer["hooks"].is_null());
+        assert!(!trusted.settings.project_layer["hooks"].is_null());
+
+        // Asking for more is a new question; --trust-project grants it anyway.
+        std::fs::write(
+            project_settings_path(&cwd),
+            r#"{"hooks":{"Stop":[{"hooks":[{"command":"touch y"}]}]},"permissionMode":"auto"}"#,
+        )
+        .unwrap();
+        assert!(trust_question(&home, &cwd).unwrap().is_some());
+        assert!(load_settings(&home, &cwd).unwrap().withheld.is_some());
+        let granted = load_settings_with(&home, &cwd, ProjectTrust::Granted).unwrap();
+        assert_eq!(granted.withheld, None);
+        assert!(!granted.settings.raw("hooks").is_null());
     }
 
     #[test]

@@ -47,9 +47,10 @@ pub struct Compat {
     /// Whether earlier reasoning goes back under its field (`reasoning_content`)
     /// on assistant messages (DeepSeek needs it around tool calls).
     pub replay_reasoning: bool,
-    /// Whether an assistant message with only tool calls may say `"content":
-    /// null` (the API's own form). llama.cpp's server answers 500 to it after
-    /// the first tool call, so it gets `""`.
+    /// Whether an assistant message with only tool calls says `"content": null`.
+    /// By default `content` is left out there, as the OpenAI SDK does: every
+    /// compatible server accepts that, while llama.cpp and llama-cpp-python answer
+    /// HTTP 500 to `null` (models.json `compat.supportsNullContent: true` asks for it).
     pub null_content: bool,
 }
 
@@ -64,7 +65,7 @@ const GENERIC: Compat = Compat {
     tool_result_name: false,
     mistral_ids: false,
     replay_reasoning: false,
-    null_content: true,
+    null_content: false,
 };
 
 /// OpenAI's own API: a plain server plus the newer fields only it accepts.
@@ -201,7 +202,6 @@ pub const COMPAT_TABLE: &[(Matcher, Compat)] = &[
         Compat {
             server: "llama.cpp",
             thinking: ThinkingFormat::None,
-            null_content: false,
             ..GENERIC
         },
     ),

@@ -7,7 +7,7 @@
 use crate::builder::MessageBuilder;
 use crate::decode::{decoder_for, StreamDecoder};
 use crate::secret::ApiKey;
-use crate::watchdog::Watchdog;
+use crate::watchdog::{Stall, Watchdog};
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::message::{AssistantMessage, StopReason};
@@ -76,12 +76,20 @@ pub struct HttpProvider {
     headers: Vec<(String, String)>,
     on_retry: Option<RetryObserver>,
     idle_timeout: Duration,
+    stall_timeout: Duration,
     compat: Option<crate::compat::Compat>,
 }
 
 /// How long a connection may stay silent before it counts as stalled. Generous:
 /// some reasoning models think for minutes without sending a byte.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// How long a stream may go without model output (text, thinking, a tool call)
+/// while bytes still arrive (keepalive comments, `ping` events) before the
+/// attempt counts as stalled and is retried. Long enough for a reasoning model
+/// behind a proxy that thinks silently for minutes and sends only keepalives;
+/// settings change it (`streamStallSeconds`).
+pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The largest single server-sent event accepted (an inline image is a few MiB).
 pub const MAX_EVENT_BYTES: usize = 64 << 20;
@@ -125,6 +133,7 @@ impl HttpProvider {
             headers: Vec::new(),
             on_retry: None,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            stall_timeout: DEFAULT_STALL_TIMEOUT,
             compat: None,
         }
     }
@@ -139,6 +148,14 @@ impl HttpProvider {
     /// ends the attempt as stalled (retried if nothing was shown yet).
     pub fn with_idle_timeout(mut self, idle: Duration) -> HttpProvider {
         self.idle_timeout = idle;
+        self
+    }
+
+    /// Replaces the stall limit ([`DEFAULT_STALL_TIMEOUT`]): bytes but no model
+    /// output for this long ends the attempt as stalled (retried if nothing was
+    /// shown yet), however many keepalives arrive.
+    pub fn with_stall_timeout(mut self, stall: Duration) -> HttpProvider {
+        self.stall_timeout = stall;
         self
     }
 
@@ -266,12 +283,18 @@ impl HttpProvider {
         sink: &mut StreamSink<'_>,
         decoder: &mut dyn StreamDecoder,
     ) -> Result<AssistantMessage, Failure> {
-        let watchdog = Watchdog::start(cancel, self.idle_timeout);
+        let watchdog = Watchdog::start(cancel, self.idle_timeout, self.stall_timeout);
         let stall_message = || {
-            format!(
+            match watchdog.stall() {
+            Some(Stall::NoOutput) => format!(
+                "no model output from the server for {} s (only keepalives); the stream looks stalled",
+                self.stall_timeout.as_secs_f64()
+            ),
+            _ => format!(
                 "no data from the server for {} s; the connection looks stalled",
                 self.idle_timeout.as_secs_f64()
-            )
+            ),
+        }
         };
         let response = match self.transport.send(http, watchdog.token()) {
             Ok(r) => r,
@@ -295,15 +318,9 @@ impl HttpProvider {
             let retry_after = retry_after_from_headers(&response.headers);
             let mut body = Vec::new();
             let _ = response.body.take(256 * 1024).read_to_end(&mut body);
-            let error = TransportError::Status {
-                status: response.status,
-                body: String::from_utf8_lossy(&body).into_owned(),
-                retry_after,
-            };
             let message = error_text(response.status, &body);
-            let overloaded = message.to_ascii_lowercase().contains("overloaded");
             return Err(Failure {
-                retryable: error.is_retryable() || overloaded,
+                retryable: retryable_status(response.status, &message),
                 message,
                 retry_after,
             });
@@ -326,6 +343,8 @@ impl HttpProvider {
         // unfinished event, so a server streaming one endless line would otherwise
         // grow memory until the process dies.
         let mut since_event = 0usize;
+        // Events the message got so far: more means model output.
+        let mut emitted = 0usize;
         loop {
             if cancel.is_cancelled() {
                 return Ok(builder.abort());
@@ -348,6 +367,10 @@ impl HttpProvider {
                         if !decoder.is_done() {
                             decoder.on_event(&event, &mut builder);
                         }
+                    }
+                    if builder.events_emitted() > emitted {
+                        emitted = builder.events_emitted();
+                        watchdog.output();
                     }
                     // The terminal event ends the answer: stop reading (dropping
                     // the body ends curl) whatever the server does next.
@@ -383,7 +406,8 @@ impl HttpProvider {
                     if builder.events_emitted() == 0 {
                         return Err(Failure {
                             message,
-                            retryable: TransportError::from_io(&e).is_retryable(),
+                            retryable: watchdog.stalled()
+                                || TransportError::from_io(&e).is_retryable(),
                             retry_after: None,
                         });
                     }
@@ -391,6 +415,20 @@ impl HttpProvider {
                     return Ok(builder.finish());
                 }
             }
+        }
+        // The watchdog cut the stream (the transport may end it as a plain
+        // end of body): a stall, retried like a dropped connection when
+        // nothing was shown yet.
+        if watchdog.stalled() && !cancel.is_cancelled() && !decoder.is_done() {
+            if builder.events_emitted() == 0 {
+                return Err(Failure {
+                    message: stall_message(),
+                    retryable: true,
+                    retry_after: None,
+                });
+            }
+            builder.set_error(stall_message());
+            return Ok(builder.finish());
         }
         if !decoder.is_done() {
             sse.finish(&mut events);
@@ -527,10 +565,93 @@ impl Provider for HttpProvider {
     }
 }
 
+/// Whether a failed HTTP status is worth another attempt, given the error text
+/// the server sent with it ([`error_text`]).
+///
+/// - 408 (request timeout), 429 (rate limit) and 529 (Anthropic overloaded):
+///   yes, the same request can succeed later.
+/// - 500, 502, 503, 504: yes, unless the server says the request itself is
+///   invalid (llama-cpp-python answers a request its validator rejects with 500:
+///   "Input should be a valid string"); sending it again gives the same answer.
+/// - Any status whose message says "overloaded": yes.
+/// - Everything else, including 400, 401, 403, 404, 413, 422, 501 and 505: no; the
+///   request, the key or the URL must change first.
+pub fn retryable_status(status: u16, message: &str) -> bool {
+    let overloaded = message.to_ascii_lowercase().contains("overloaded");
+    match status {
+        408 | 429 | 529 => true,
+        500 | 502 | 503 | 504 => overloaded || !says_request_is_invalid(message),
+        _ => overloaded,
+    }
+}
+
+/// Whether an error message says the request was malformed (a validation error)
+/// rather than that the server had trouble.
+fn says_request_is_invalid(message: &str) -> bool {
+    let lower = message.to_ascii_lowercase();
+    [
+        "validation error",
+        "input should be",
+        "field required",
+        "extra inputs are not permitted",
+        "invalid_request_error",
+        "invalid request",
+    ]
+    .iter()
+    .any(|phrase| lower.contains(phrase))
+}
+
+/// The most characters of a server's complaint shown in an error.
+pub const MAX_ERROR_CHARS: usize = 500;
+
+/// A server's text made fit to show: control characters (terminal escapes
+/// included) and runs of whitespace become one space, and the whole is cut at
+/// [`MAX_ERROR_CHARS`] characters with `…`.
+pub fn sanitize_server_text(text: &str) -> String {
+    let mut shown = String::new();
+    let mut count = 0;
+    let mut pending_space = false;
+    for c in text.trim().chars() {
+        if c.is_control() || c.is_whitespace() {
+            pending_space = true;
+            continue;
+        }
+        if count >= MAX_ERROR_CHARS {
+            shown.push('…');
+            return shown;
+        }
+        if pending_space && !shown.is_empty() {
+            shown.push(' ');
+            count += 1;
+        }
+        pending_space = false;
+        shown.push(c);
+        count += 1;
+    }
+    shown
+}
+
+/// What an HTML error page says: its `<title>`, or nothing. Proxies and web
+/// servers answer with pages whose markup means nothing in a terminal.
+fn html_title(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let trimmed = lower.trim_start();
+    if !(trimmed.starts_with("<!doctype html") || trimmed.starts_with("<html")) {
+        return None;
+    }
+    let start = lower.find("<title>")? + "<title>".len();
+    let end = start + lower[start..].find("</title>")?;
+    Some(format!(
+        "an HTML page titled {:?}",
+        text.get(start..end)?.trim()
+    ))
+}
+
 /// The message for a non-2xx response: `HTTP 400: <the provider's message>`,
 /// reading the shapes each provider uses (`{"error":{"message"}}`, Anthropic's
-/// `{"type":"error","error":{…}}`, Gemini's `[{"error":…}]`), else the raw body
-/// (shortened).
+/// `{"type":"error","error":{…}}`, Gemini's `[{"error":…}]`, FastAPI's
+/// `{"detail": …}`), else the raw body; sanitized and shortened either way
+/// ([`sanitize_server_text`]).
 pub fn error_text(status: u16, body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     let parsed = parse_str(text.trim()).ok();
@@ -553,14 +674,16 @@ pub fn error_text(status: u16, body: &[u8]) -> String {
         }
         None => None,
     };
-    let message = message.unwrap_or_else(|| {
-        let trimmed = text.trim();
-        let mut shown: String = trimmed.chars().take(500).collect();
-        if shown.len() < trimmed.len() {
-            shown.push('…');
-        }
-        shown
-    });
+    let detail = || match &parsed.as_ref()?["detail"] {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => None,
+        other => Some(other.to_json_string()),
+    };
+    let message = message
+        .or_else(detail)
+        .or_else(|| html_title(&text))
+        .unwrap_or_else(|| text.to_string());
+    let message = sanitize_server_text(&message);
     if message.is_empty() {
         format!("HTTP {status}")
     } else {
@@ -603,6 +726,64 @@ mod tests {
         let long = "x".repeat(2000);
         let shown = error_text(502, long.as_bytes());
         assert!(shown.len() < 520 && shown.ends_with('…'), "{shown}");
+    }
+
+    #[test]
+    fn statuses_are_retried_when_the_same_request_can_succeed_later() {
+        let busy = "HTTP 503: the server is busy";
+        for status in [408, 429, 500, 502, 503, 504, 529] {
+            assert!(retryable_status(status, busy), "{status}");
+        }
+        for status in [400, 401, 403, 404, 405, 413, 422, 501, 505] {
+            assert!(!retryable_status(status, busy), "{status}");
+        }
+        // llama-cpp-python's answer to `"content": null`, as error_text reads it.
+        let invalid = error_text(
+            500,
+            br#"{"error":{"message":"1 validation error for ChatCompletionRequestAssistantMessage\ncontent\n  Input should be a valid string [type=string_type, input_value=None, input_type=NoneType]","type":"internal_server_error","param":null,"code":null}}"#,
+        );
+        assert!(
+            invalid.contains("content Input should be a valid string"),
+            "{invalid}"
+        );
+        assert!(!retryable_status(500, &invalid));
+        assert!(
+            retryable_status(429, &invalid),
+            "a rate limit stays retried"
+        );
+        assert!(retryable_status(
+            400,
+            "HTTP 400: overloaded_error: Overloaded"
+        ));
+    }
+
+    #[test]
+    fn a_servers_complaint_is_sanitized_and_capped() {
+        let shown = error_text(
+            422,
+            br#"{"detail":[{"loc":["body","messages"],"msg":"Field required"}]}"#,
+        );
+        assert!(
+            shown.starts_with("HTTP 422: [{") && shown.contains("Field required"),
+            "{shown}"
+        );
+        let escape = error_text(
+            400,
+            b"{\"error\":{\"message\":\"bad\\u001b[2J\\n\\nthing\"}}",
+        );
+        assert_eq!(escape, "HTTP 400: bad [2J thing");
+        let page = error_text(
+            404,
+            b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>",
+        );
+        assert_eq!(page, "HTTP 404: an HTML page titled \"404 Not Found\"");
+        let long = format!(r#"{{"error":{{"message":"{}"}}}}"#, "y".repeat(5000));
+        let shown = error_text(400, long.as_bytes());
+        assert_eq!(
+            shown.chars().count(),
+            "HTTP 400: ".len() + MAX_ERROR_CHARS + 1
+        );
+        assert!(shown.ends_with('…'));
     }
 
     #[test]

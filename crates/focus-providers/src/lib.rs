@@ -1,6 +1,8 @@
 //! focus-providers: the provider adapters (Anthropic Messages, OpenAI Chat
 //! Completions and compatibles, OpenAI Responses, Google Gemini), the model
-//! registry, and [`curl::CurlTransport`], the transport that spawns `curl`.
+//! registry, [`curl::CurlTransport`], the transport that spawns `curl`, and
+//! [`transport_choice::ChosenTransport`], which sends each request through curl
+//! or focus-transport's std transport (`https://` and proxies need curl).
 //!
 //! Reading order: [`builder`] (the partial message every decoder fills),
 //! [`decode`] (the decoder seam), [`history`] and [`ids`] (making any history
@@ -30,6 +32,7 @@ pub mod openai_responses;
 pub mod registry;
 pub mod secret;
 pub mod thinking;
+pub mod transport_choice;
 pub mod usage_estimate;
 pub mod watchdog;
 

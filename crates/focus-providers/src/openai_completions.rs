@@ -1,10 +1,11 @@
 //! OpenAI Chat Completions and compatible servers (`openai-completions`):
 //! `POST {base}/chat/completions`.
 //!
-//! Request traps: an assistant message with only tool calls has `content: null`;
+//! Request traps: an assistant message with only tool calls leaves `content` out;
 //! `function.arguments` is a JSON *string* (`"{}"` when empty); tool results are
 //! `role: "tool"` messages, and images from a tool go in a following user message;
-//! `stream_options.include_usage` is needed to get token counts at all; servers
+//! `stream_options.include_usage` is needed to get token counts at all; the output
+//! cap leaves room for the prompt in the window ([`fit_max_tokens`]); servers
 //! differ in many small ways, all kept in [`crate::compat`].
 //!
 //! Stream: `data:` chunks of `choices[].delta` (no `event:` names), ending with
@@ -98,14 +99,15 @@ pub fn build_request_with(model: &ModelInfo, request: &ModelRequest<'_>, compat:
                         }
                     })
                     .collect();
-                o.insert(
-                    "content",
-                    if text.is_empty() && compat.null_content {
-                        Value::Null
-                    } else {
-                        Value::from(text)
-                    },
-                );
+                // Only tool calls: `content` is left out, as the OpenAI SDK does
+                // (every compatible server accepts that; llama.cpp and
+                // llama-cpp-python answer 500 to `null`, which `supportsNullContent`
+                // asks for).
+                if !text.is_empty() || calls.is_empty() {
+                    o.insert("content", text);
+                } else if compat.null_content {
+                    o.insert("content", Value::Null);
+                }
                 if compat.replay_reasoning {
                     for block in &assistant.content {
                         if let Content::Thinking {
@@ -131,7 +133,7 @@ pub fn build_request_with(model: &ModelInfo, request: &ModelRequest<'_>, compat:
                 }
                 let said_nothing = o
                     .get("content")
-                    .is_some_and(|c| c.is_null() || c.as_str() == Some(""));
+                    .map_or(true, |c| c.is_null() || c.as_str() == Some(""));
                 if said_nothing && o.get("tool_calls").is_none() {
                     continue; // nothing left to say (e.g. only thinking)
                 }
@@ -167,6 +169,34 @@ pub fn build_request_with(model: &ModelInfo, request: &ModelRequest<'_>, compat:
         messages.push(tool_image_message(tool_images));
     }
 
+    let tools: Vec<Value> = request
+        .tools
+        .iter()
+        .map(|t| {
+            json_object! {
+                "type" => "function",
+                "function" => json_object! {
+                    "name" => t.name.as_str(),
+                    "description" => t.description.as_str(),
+                    "parameters" => t.parameters.clone(),
+                },
+            }
+        })
+        .collect();
+    let prompt_chars = request.system_prompt.len()
+        + messages
+            .iter()
+            .map(|m| m.to_json_string().len())
+            .sum::<usize>()
+        + tools
+            .iter()
+            .map(|t| t.to_json_string().len())
+            .sum::<usize>();
+    let max_tokens = fit_max_tokens(
+        crate::thinking::max_tokens(model, request.options),
+        model.context_window,
+        (prompt_chars as u64).div_ceil(4),
+    );
     let mut body = Object::new();
     body.insert("model", model.id.as_str());
     body.insert("messages", messages);
@@ -177,28 +207,11 @@ pub fn build_request_with(model: &ModelInfo, request: &ModelRequest<'_>, compat:
     if compat.supports_store {
         body.insert("store", false);
     }
-    body.insert(
-        compat.max_tokens_field,
-        crate::thinking::max_tokens(model, request.options),
-    );
+    body.insert(compat.max_tokens_field, max_tokens);
     if let Some(t) = request.options.temperature {
         body.insert("temperature", t);
     }
-    if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| {
-                json_object! {
-                    "type" => "function",
-                    "function" => json_object! {
-                        "name" => t.name.as_str(),
-                        "description" => t.description.as_str(),
-                        "parameters" => t.parameters.clone(),
-                    },
-                }
-            })
-            .collect();
+    if !tools.is_empty() {
         body.insert("tools", tools);
     }
     if model.reasoning {
@@ -238,6 +251,23 @@ pub fn build_request_with(model: &ModelInfo, request: &ModelRequest<'_>, compat:
         body.insert("prompt_cache_key", key.as_str());
     }
     Value::Object(body)
+}
+
+/// The output cap for a prompt of about `prompt_tokens` in a window of
+/// `context_window` tokens: `max_tokens`, lowered so prompt and answer fit the
+/// window (a local server started with an 8,192-token window, asked for 8,192
+/// tokens of answer, has no room for the prompt; vLLM refuses such a request).
+/// The prompt is counted at four characters a token plus an eighth; the cap never
+/// goes below the smaller of `max_tokens`, 512 and an eighth of the window (a
+/// prompt that leaves less than that overflows whatever the cap). A window of 0
+/// (unknown) changes nothing.
+pub fn fit_max_tokens(max_tokens: u64, context_window: u64, prompt_tokens: u64) -> u64 {
+    if context_window == 0 {
+        return max_tokens;
+    }
+    let floor = max_tokens.min(512).min(context_window / 8).max(1);
+    let room = context_window.saturating_sub(prompt_tokens + prompt_tokens / 8);
+    max_tokens.min(room).max(floor)
 }
 
 fn image_part(mime: &str, data: &str) -> Value {

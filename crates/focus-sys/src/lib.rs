@@ -14,6 +14,8 @@
 //! - [`secrets`]: API keys moved out of the environment (and out of
 //!   `/proc/PID/environ`) by restarting without them, handing them over a pipe;
 //! - [`fs`]: open flags std does not name (`O_NONBLOCK`);
+//! - [`private_files`]: files of mode 0600 in folders of mode 0700 (safe code
+//!   over std's Unix extensions, here so every crate can share it);
 //! - [`landlock`]: confining a child process's file system (and TCP) access with
 //!   Linux's Landlock, applied in the child between `fork` and `exec`.
 //!
@@ -55,6 +57,7 @@ compile_error!(
 
 pub mod fs;
 pub mod landlock;
+pub mod private_files;
 pub mod process;
 pub mod secrets;
 pub mod signals;

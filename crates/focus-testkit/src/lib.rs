@@ -14,8 +14,10 @@
 //!   `scripts/test` can end by counting the skipped suites instead of letting
 //!   them pass unseen.
 //!
-//! A test that cannot run for a reason of the host (no curl, no Landlock,
-//! running as root) says so through [`skipped_here`], into the same log.
+//! A test that cannot run here for another reason (no tmux, no curl, no
+//! Landlock, running as root) returns early after [`skipped`], which prints the
+//! same `SKIPPED:` line and appends to the same log: it is counted as skipped,
+//! never as passed.
 //!
 //! Beside that rule, the helpers more than one crate's tests share:
 //!
@@ -68,19 +70,6 @@ pub fn pi_samples_dir() -> Option<PathBuf> {
     found_or_skipped(dir, "pi samples", "FOCUS_PI_SAMPLES_DIR")
 }
 
-/// Says that the calling test cannot run on this host, and why (`reason`: "curl
-/// is not available", "this kernel has no Landlock", "running as root, which
-/// ignores file permissions"): a `SKIPPED:` line on stderr and a line in the
-/// file `FOCUS_SKIP_LOG` names, marked `not on this host:`, so a skip is never
-/// silent. Unlike missing shared data it does not fail under `CI=true`: the
-/// host, not the checkout, lacks what the test needs. The caller returns
-/// early after it.
-pub fn skipped_here(reason: &str) {
-    let note = format!("not on this host: {reason}");
-    eprintln!("SKIPPED: {note}");
-    record_skip(&note);
-}
-
 /// `../shared` beside the workspace.
 fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
@@ -101,6 +90,15 @@ fn found_or_skipped(dir: PathBuf, what: &str, variable: &str) -> Option<PathBuf>
     eprintln!("SKIPPED: {note}");
     record_skip(&note);
     None
+}
+
+/// Reports that the calling test does not run here and why (`note`, such as
+/// "tmux not installed"): a `SKIPPED:` line on stderr and a line in the skip
+/// log `scripts/test` counts. The test then returns early. (Requirements that
+/// CI must meet are the caller's to enforce before calling this.)
+pub fn skipped(note: &str) {
+    eprintln!("SKIPPED: {note}");
+    record_skip(note);
 }
 
 /// Appends `note` to the file `FOCUS_SKIP_LOG` names, if any (one line per skip;

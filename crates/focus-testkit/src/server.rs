@@ -36,7 +36,9 @@
 //! timeouts, every scripted delay is cut short when the server stops, the accept
 //! loop polls a non-blocking listener, and dropping the server sets the stop flag
 //! and waits (a bounded time) for every thread to end. The server adds `Connection: close` to every response and
-//! closes the connection after it.
+//! closes the connection after it, unless the response says
+//! [`ScriptedResponse::keep_alive`]: then it reads the next request from the same
+//! connection ([`TestServer::connection_count`] tells how many were opened).
 
 mod recorded;
 mod scripted;
@@ -81,6 +83,8 @@ struct Shared {
     /// Problems reading requests (malformed, timed out), for diagnosing tests.
     errors: Mutex<Vec<String>>,
     connections: Mutex<Vec<JoinHandle<()>>>,
+    /// How many connections were accepted.
+    accepted: std::sync::atomic::AtomicUsize,
 }
 
 /// A running test server. Dropping it stops it.
@@ -109,9 +113,23 @@ impl TestServer {
         TestServer::start(Script::Responder(Arc::new(responder)))
     }
 
+    /// Like [`TestServer::responder`], listening on `addr`: a server started again
+    /// on the address of one that was dropped is that server restarted (what it
+    /// knew is gone, clients reach it at the same URL).
+    pub fn responder_at(
+        addr: SocketAddr,
+        responder: impl Fn(&RecordedRequest) -> ScriptedResponse + Send + Sync + 'static,
+    ) -> TestServer {
+        TestServer::start_at(addr, Script::Responder(Arc::new(responder)))
+    }
+
     fn start(script: Script) -> TestServer {
-        let listener =
-            TcpListener::bind("127.0.0.1:0").expect("test server: cannot bind 127.0.0.1:0");
+        TestServer::start_at(SocketAddr::from(([127, 0, 0, 1], 0)), script)
+    }
+
+    fn start_at(addr: SocketAddr, script: Script) -> TestServer {
+        let listener = TcpListener::bind(addr)
+            .unwrap_or_else(|e| panic!("test server: cannot bind {addr}: {e}"));
         let addr = listener
             .local_addr()
             .expect("test server: no local address");
@@ -122,6 +140,7 @@ impl TestServer {
             request_arrived: Condvar::new(),
             errors: Mutex::new(Vec::new()),
             connections: Mutex::new(Vec::new()),
+            accepted: std::sync::atomic::AtomicUsize::new(0),
         });
         let accept_shared = shared.clone();
         let accept_thread = std::thread::Builder::new()
@@ -195,6 +214,11 @@ impl TestServer {
         requests.clone()
     }
 
+    /// How many connections clients have opened so far.
+    pub fn connection_count(&self) -> usize {
+        self.shared.accepted.load(Ordering::SeqCst)
+    }
+
     /// Problems the server met reading requests (malformed or timed-out requests).
     /// Empty in a healthy test; assert on it to catch a client sending bad HTTP.
     pub fn errors(&self) -> Vec<String> {
@@ -254,6 +278,7 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
             }
             Err(_) => continue, // a connection reset before it was accepted
         };
+        shared.accepted.fetch_add(1, Ordering::SeqCst);
         // Accepted sockets must block (with timeouts) whatever the listener does.
         let _ = stream.set_nonblocking(false);
         let connection_shared = shared.clone();
@@ -273,21 +298,33 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(READ_POLL));
     let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
-    let request = recorded::read_request(&mut stream, &shared.stop, |s| {
+    let mut first = true;
+    while serve_one(&mut stream, shared, first) {
+        first = false;
+    }
+    let _ = stream.shutdown(Shutdown::Both);
+}
+
+/// Reads and answers one request; true when the connection stays open for another.
+/// A kept-alive connection (not the `first` request) that times out waiting is
+/// simply closed: an idle client is no error.
+fn serve_one(stream: &mut TcpStream, shared: &Shared, first: bool) -> bool {
+    let request = recorded::read_request(stream, &shared.stop, |s| {
         s.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
     });
     let request = match request {
         Ok(Some(request)) => request,
-        Ok(None) => return,
+        Ok(None) => return false,
+        Err(e) if !first && e.kind() == std::io::ErrorKind::TimedOut => return false,
         Err(e) => {
             if !shared.stop.load(Ordering::SeqCst) {
                 lock(&shared.errors).push(format!("reading a request: {e}"));
                 let message = format!("focus test server: bad request: {e}");
                 let _ = ScriptedResponse::new(400)
                     .body(message)
-                    .write_to(&mut stream, &shared.stop);
+                    .write_to(stream, &shared.stop);
             }
-            return;
+            return false;
         }
     };
     let response = next_response(shared, &request);
@@ -296,8 +333,7 @@ fn serve_connection(mut stream: TcpStream, shared: &Shared) {
         requests.push(request);
         shared.request_arrived.notify_all();
     }
-    let _ = response.write_to(&mut stream, &shared.stop);
-    let _ = stream.shutdown(Shutdown::Both);
+    response.write_to(stream, &shared.stop).is_ok() && response.keep_alive
 }
 
 /// The scripted answer to `request` (the number `index` of the connection).

@@ -234,8 +234,13 @@ pub fn run_command(
             cwd.display()
         ));
     }
+    let command_text = command;
     let mut command = process::bash(&format!("exec 2>&1\n{command}"));
     crate::secret_env::remove_secret_variables(&mut command);
+    // git reads no program from a file for a call that is meant only to read.
+    if state.sandbox.is_read_only() || crate::gates::judge::is_read_only_command(command_text) {
+        crate::git_env::apply(&mut command);
+    }
     if let Err(e) = state.sandbox.confine(&mut command) {
         return ToolOutput::error(format!("{e}; the command was not run."));
     }

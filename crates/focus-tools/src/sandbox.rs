@@ -196,6 +196,11 @@ impl Sandbox {
         self.read_only.store(mode == Mode::Plan, Ordering::SeqCst);
     }
 
+    /// Whether the sandbox is in plan mode's read-only policy.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only.load(Ordering::SeqCst)
+    }
+
     /// The private temporary directory (the confined children's `TMPDIR`),
     /// made on first use; `None` if it could not be made (then nothing but
     /// `/dev/null` is writable in plan mode).
@@ -259,9 +264,12 @@ impl Sandbox {
         Ok(())
     }
 
-    /// [`Sandbox::confine`] for a user hook, unless `sandbox.hooks` is false.
-    pub fn confine_hook(&self, command: &mut Command) -> Result<(), String> {
-        if self.hooks {
+    /// [`Sandbox::confine`] for a hook: always for a hook of the project's
+    /// settings (`from_project`), for one of the user's own settings only
+    /// when `sandbox.hooks` is true (they are the user's code, as in Claude
+    /// Code, and an audit-log hook must be able to write its log).
+    pub fn confine_hook(&self, command: &mut Command, from_project: bool) -> Result<(), String> {
+        if from_project || self.hooks {
             self.confine(command)
         } else {
             Ok(())

@@ -27,16 +27,11 @@ pub fn is_secret_variable(name: &str) -> bool {
 }
 
 /// Replaces every key value focus knows (`focus_sys::secrets::values`, at least
-/// 8 characters long) in `text` with `[redacted]`: what a tool prints never
-/// carries a key into the history, the session file or the next request.
+/// 8 characters long) in `text` with `[redacted]`, also reversed, base64- or
+/// hex-encoded, or split across lines ([`crate::scrub`]): what a tool prints
+/// never carries a key into the history, the session file or the next request.
 pub fn redact(text: &str) -> std::borrow::Cow<'_, str> {
-    let mut out = std::borrow::Cow::Borrowed(text);
-    for value in focus_sys::secrets::values() {
-        if value.len() >= 8 && out.contains(value.as_str()) {
-            out = std::borrow::Cow::Owned(out.replace(value.as_str(), "[redacted]"));
-        }
-    }
-    out
+    crate::scrub::redact_values(text, &focus_sys::secrets::values())
 }
 
 /// Removes every inherited credential ([`is_secret_variable`]) from `command`'s

@@ -1,5 +1,6 @@
 //! [`TransportError`]: everything that can go wrong between focus and a server.
 
+pub use crate::protocol_error::ProtocolError;
 use std::fmt;
 use std::time::Duration;
 
@@ -27,6 +28,9 @@ pub enum TransportError {
     },
     /// The connection closed before the response was complete.
     StreamCut(String),
+    /// The server's answer broke HTTP/1.1's rules (a malformed head, bad framing,
+    /// a size beyond the caps): what was wrong, typed.
+    Protocol(ProtocolError),
     /// The request was cancelled.
     Cancelled,
     /// Anything else, with the engine's own words.
@@ -78,6 +82,7 @@ impl fmt::Display for TransportError {
                 f,
                 "the connection closed before the response was complete: {m}"
             ),
+            TransportError::Protocol(e) => write!(f, "the server's response is malformed: {e}"),
             TransportError::Cancelled => f.write_str("request cancelled"),
             TransportError::Other(m) => f.write_str(m),
         }

@@ -135,6 +135,11 @@ pub const SECTIONS: &[Section] = &[
                 "MODE",
                 "default, accept-edits, plan (read-only) or auto",
             ),
+            switch(
+                "--trust-project",
+                None,
+                "Apply this folder's .focus/settings.json whole (hooks, MCP servers, looser modes) without asking",
+            ),
             valued(
                 "--sandbox",
                 "on|off",

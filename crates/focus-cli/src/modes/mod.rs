@@ -1,9 +1,11 @@
 //! The ways focus talks to the world: [`print`](mod@print) (one prompt, answer on stdout),
 //! [`json`] (every event as a JSON line), [`rpc`] (commands on stdin),
-//! [`interactive`] (the terminal UI) and [`resume`] (choosing a session).
+//! [`interactive`] (the terminal UI), [`resume`] (choosing a session) and
+//! [`trust`] (asking whether a folder's settings may widen what runs).
 
 pub mod interactive;
 pub mod json;
 pub mod print;
 pub mod resume;
 pub mod rpc;
+pub mod trust;

@@ -175,16 +175,19 @@ impl TextPrinter {
             AgentEvent::ToolExecutionEnd {
                 output, tool_name, ..
             } if output.is_error => {
-                let first = output.text_content();
-                let first = first.lines().next().unwrap_or("");
+                let text = output.text_content();
+                let mut lines = failure_lines(&text).into_iter();
                 errln!(
                     "{}",
                     self.err_style.red(&format!(
                         "  {} failed: {}",
                         focus_core::tool::safe_tool_name(tool_name),
-                        clip(first, 160)
+                        lines.next().unwrap_or_default()
                     ))
                 );
+                for line in lines {
+                    errln!("{}", self.err_style.red(&format!("    {line}")));
+                }
             }
             _ => {}
         }
@@ -197,6 +200,28 @@ impl TextPrinter {
             self.mid_line = false;
         }
     }
+}
+
+/// Lines of a failed call's text shown on stderr.
+pub const FAILURE_LINES: usize = 8;
+/// Columns of each such line.
+pub const FAILURE_COLUMNS: usize = 300;
+
+/// A failed call's text as print mode shows it: its first `FAILURE_LINES`
+/// non-empty lines, each cleaned and clipped to `FAILURE_COLUMNS`, then how
+/// many more there were. A reason (a hook's, a permission's) is a line or a few,
+/// and reaches the user whole; a failed command's long output is cut.
+pub fn failure_lines(text: &str) -> Vec<String> {
+    let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut shown: Vec<String> = all
+        .iter()
+        .take(FAILURE_LINES)
+        .map(|l| clip(l.trim_end(), FAILURE_COLUMNS))
+        .collect();
+    if all.len() > FAILURE_LINES {
+        shown.push(format!("… {} more lines", all.len() - FAILURE_LINES));
+    }
+    shown
 }
 
 /// One line describing a tool call: the name and its most telling argument.
@@ -274,6 +299,22 @@ mod tests {
         assert!(retry_line(3, 4, 1500, "x").starts_with("retrying in 1.5 s (attempt 3/4)"));
     }
     use focus_core::json_object;
+
+    #[test]
+    fn a_failures_reason_is_shown_whole_and_long_output_cut() {
+        let reason = format!(
+            "`bash` was blocked by a PreToolUse hook (exit 2): {}\n(the hook's command: `x`)",
+            "why ".repeat(50)
+        );
+        let lines = failure_lines(&reason);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].ends_with("why"), "{lines:?}");
+        let long: String = (0..30).map(|i| format!("line {i}\n")).collect();
+        let lines = failure_lines(&long);
+        assert_eq!(lines.len(), FAILURE_LINES + 1);
+        assert_eq!(lines[FAILURE_LINES], "… 22 more lines");
+        assert_eq!(failure_lines("a\x1b[2J\n\nb"), ["a", "b"]);
+    }
 
     #[test]
     fn tool_summaries_pick_the_telling_argument() {

@@ -54,14 +54,14 @@ fn one_run(run: usize, signal: &str, number: i32, delay: Duration, rpc: bool, se
     let scenario = format!(
         r#"{{"name":"crash","steps":[
       {{"reply":{{"text":"Running it.","toolCalls":[{{"name":"bash","arguments":{{"command":"exec -a {marker} sleep 0.3"}}}}]}}}},
-      {{"reply":{{"text":"one two three four five six seven eight nine","chunkDelayMs":40}}}},
+      {{"reply":{{"text":"one two three four five six seven eight nine","chunkDelayMs":40,"inputTokens":90000}}}},
       {{"reply":{{"text":"a summary or an answer, slowly","chunkDelayMs":40}}}}]}}"#
     );
     let server = mock(&scenario);
     s.write_models(&server.url());
     std::fs::write(
         s.home.join("settings.json"),
-        r#"{"compaction":{"reserveTokens":99990,"keepRecentTokens":1}}"#,
+        r#"{"compaction":{"keepRecentTokens":1}}"#,
     )
     .unwrap();
     let model = ["--model", "mock-openai/m1", "--permission-mode", "auto"];

@@ -296,10 +296,10 @@ fn pre_compact_runs_before_automatic_and_manual_compactions() {
     settings_with(
         &s,
         &[("PreCompact", &command)],
-        r#""compaction":{"reserveTokens":99990,"keepRecentTokens":1},"#,
+        r#""compaction":{"keepRecentTokens":1},"#,
     );
     let server = mock(
-        r#"{"name":"c","steps":[{"reply":{"text":"hi there"}},
+        r#"{"name":"c","steps":[{"reply":{"text":"hi there","inputTokens":90000}},
         {"reply":{"text":"a summary"}},{"reply":{"text":"another summary"}}]}"#,
     );
     s.write_models(&server.url());

@@ -221,6 +221,15 @@ fn settings_reload_hotkeys_changelog_and_keybindings() {
     );
     let project = std::fs::read_to_string(s.work.join(".focus/settings.json")).unwrap();
     assert!(project.contains("\"theme\": \"light\""), "{project}");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let meta = std::fs::metadata(s.work.join(".focus/settings.json")).unwrap();
+        assert_eq!(
+            meta.permissions().mode() & 0o777,
+            0o600,
+            "settings are private"
+        );
+    }
     assert!(
         project.contains("\"steeringMode\": \"all\""),
         "kept: {project}"

@@ -319,7 +319,11 @@ fn the_summary_question_follows_the_setting_and_esc_cancels_the_summary() {
         &s,
         r#""second reply""#,
         "second reply",
-        r#"{"reply":{"text":"a summary that takes its time to come","chunkDelayMs":400}}"#,
+        // The summary's words come ten minutes apart: it is still running when
+        // Esc arrives however slow the machine is (with 400 ms apart it could
+        // finish first under load, and the move happened). Dropping the server
+        // cuts the wait short.
+        r#"{"reply":{"text":"a summary that never comes in time","chunkDelayMs":600000}}"#,
     );
 
     // Asked: `y`, then Esc while the model summarizes.

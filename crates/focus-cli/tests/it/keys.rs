@@ -128,3 +128,76 @@ fn a_key_command_in_models_json_is_scrubbed_from_tool_output() {
         secret,
     );
 }
+
+/// The issue's reproduction: in plan mode, another process's environment is
+/// grepped from `/proc` and piped through `rev`; and a key in a file the tools
+/// can read is printed reversed, base64-encoded, hex-dumped and folded. The
+/// tool runs (its output comes back, with `[redacted]` in it) and no form of the
+/// key reaches the request, the output or the session file.
+#[test]
+fn a_disguised_key_is_scrubbed_in_plan_mode() {
+    let secret = "sk-disguise-0123456789abcdefGHIJ";
+    let reversed: String = secret.chars().rev().collect();
+    let command = "grep -a -o 'OPENAI_API_KEY=[^[:cntrl:]]*' /proc/[0-9]*/environ | rev; \
+                   rev key.txt; base64 key.txt; od -An -tx1 key.txt; fold -w 7 key.txt";
+    let scenario = format!(
+        r#"{{"name":"disguise","steps":[
+  {{"reply":{{"text":"Looking.","toolCalls":[{{"name":"bash","arguments":{{"command":{}}}}}]}}}},
+  {{"reply":{{"text":"Done."}}}}
+]}}"#,
+        focus_core::json::Value::from(command).to_json_string()
+    );
+    let s = Sandbox::new();
+    std::fs::write(s.work.join("key.txt"), format!("{secret}\n")).unwrap();
+    // A process of the user's, started from a shell that holds the key.
+    let mut other = std::process::Command::new("sleep")
+        .arg("60")
+        .env("OPENAI_API_KEY", secret)
+        .spawn()
+        .unwrap();
+    let server = mock(&scenario);
+    write_models(&s, &server.url(), "openai", None);
+    let mut cmd = s.cmd(&[
+        "--mode",
+        "json",
+        "--permission-mode",
+        "plan",
+        "--model",
+        "openai/m1",
+        "find the key",
+    ]);
+    cmd.env("OPENAI_API_KEY", secret);
+    let out = run_command(cmd, "");
+    let _ = other.kill();
+    let _ = other.wait();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{}", stderr(&out));
+    let body = requests[1].body_text();
+    assert!(body.contains("[redacted]"), "the tool did not run: {body}");
+    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+    let fragments = [
+        secret,
+        reversed.as_str(),
+        &hex,
+        &secret[..12],
+        &reversed[..12],
+    ];
+    for fragment in fragments {
+        assert!(
+            !body.contains(fragment),
+            "{fragment} reached the request: {body}"
+        );
+        assert!(
+            !stdout(&out).contains(fragment),
+            "{fragment} reached the output"
+        );
+        for file in s.session_files() {
+            assert!(
+                !file_contains(&file, fragment),
+                "{fragment} reached {}",
+                file.display()
+            );
+        }
+    }
+}

@@ -405,8 +405,10 @@ fn the_system_prompt_follows_agents_md_and_states_the_mode() {
     );
 }
 
-/// settings.json that compacts after every run (the reserve is nearly the window).
-const COMPACT_ALWAYS: &str = r#"{"compaction":{"reserveTokens":99990,"keepRecentTokens":1}}"#;
+/// settings.json that keeps next to nothing when compacting; with answers that
+/// report 90,000 input tokens (of the mock models' 100,000-token window), every run
+/// passes the threshold.
+const COMPACT_ALWAYS: &str = r#"{"compaction":{"keepRecentTokens":1}}"#;
 
 /// Runs focus with `args` and sends it SIGINT (a terminal's Ctrl+C) once
 /// `summary_sent` says the summary request reached the server (the compaction
@@ -441,7 +443,7 @@ fn ctrl_c_interrupts_an_automatic_compaction() {
     let s = Sandbox::new();
     let server = mock(
         r#"{"name":"slow-summary","steps":[
-      {"reply":{"text":"The answer."}},
+      {"reply":{"text":"The answer.","inputTokens":90000}},
       {"reply":{"text":"a summary that takes its time to arrive, word by word","chunkDelayMs":3000}}]}"#,
     );
     s.write_models(&server.url());
@@ -484,8 +486,8 @@ fn ctrl_c_interrupts_a_compaction_inside_a_run() {
 fn automatic_compaction_stops_after_three_failures_in_a_row() {
     let s = Sandbox::new();
     let server = mock_with_summarizer(
-        r#"{"name":"f","steps":[{"reply":{"text":"ok"}},{"reply":{"text":"ok"}},
-          {"reply":{"text":"ok"}},{"reply":{"text":"ok"}}]}"#,
+        r#"{"name":"f","steps":[{"reply":{"text":"ok","inputTokens":90000}},{"reply":{"text":"ok","inputTokens":90000}},
+          {"reply":{"text":"ok","inputTokens":90000}},{"reply":{"text":"ok","inputTokens":90000}}]}"#,
         r#"{"name":"s","steps":[{"error":{"status":400,"body":"{\"error\":{\"message\":\"summaries are broken today\"}}"}}]}"#,
     );
     s.write_models(&server.url());
@@ -511,7 +513,7 @@ fn json_mode_prints_warnings_as_events() {
     let s = Sandbox::new();
     let server = mock(
         r#"{"name":"w","steps":[
-      {"reply":{"text":"ok"}},
+      {"reply":{"text":"ok","inputTokens":90000}},
       {"error":{"status":400,"body":"{\"error\":{\"message\":\"summaries are broken today\"}}"}}]}"#,
     );
     s.write_models(&server.url());

@@ -445,13 +445,13 @@ fn compaction_comes_before_agent_end_and_abort_cancels_it() {
     let s = Sandbox::new();
     let server = mock(
         r#"{"name":"c","steps":[
-      {"reply":{"text":"The answer."}},
+      {"reply":{"text":"The answer.","inputTokens":90000}},
       {"reply":{"text":"a summary that takes its time to arrive, word by word","chunkDelayMs":3000}}]}"#,
     );
     s.write_models(&server.url());
     std::fs::write(
         s.home.join("settings.json"),
-        r#"{"compaction":{"reserveTokens":99990,"keepRecentTokens":1}}"#,
+        r#"{"compaction":{"keepRecentTokens":1}}"#,
     )
     .unwrap();
     let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);

@@ -34,7 +34,7 @@ fn run(s: &Sandbox, extra: &[&str]) -> std::process::Output {
 #[test]
 fn the_kernel_keeps_auto_mode_inside_the_project() {
     if !landlock_available() {
-        eprintln!("SKIPPED: this kernel has no Landlock");
+        focus_testkit::skipped("this kernel has no Landlock");
         return;
     }
     let s = Sandbox::new();
@@ -56,7 +56,7 @@ fn sandbox_off_is_an_explicit_choice() {
 #[test]
 fn settings_can_list_more_writable_paths() {
     if !landlock_available() {
-        eprintln!("SKIPPED: this kernel has no Landlock");
+        focus_testkit::skipped("this kernel has no Landlock");
         return;
     }
     let s = Sandbox::new();

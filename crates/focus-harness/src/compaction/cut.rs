@@ -14,6 +14,8 @@
 //! 4. If the cut lands inside a turn (on an assistant message, not a user message),
 //!    the turn's start is reported, so the turn's first part can be summarized on its
 //!    own ([`CutPoint::turn_start`]).
+//! 5. focus adds: when that would summarize nothing but there is more than one
+//!    exchange, the cut keeps the last exchange ([`last_exchange_cut`]).
 
 use super::tokens::estimate_message_tokens;
 use crate::session::entry::{Entry, EntryKind};
@@ -149,4 +151,17 @@ pub fn find_cut_point(
         first_kept: cut,
         turn_start,
     }
+}
+
+/// The cut that keeps only the last exchange: the newest turn start in
+/// `entries[start + 1..end]` that may start the kept part. The fallback when
+/// [`find_cut_point`] would summarize nothing (the whole history is smaller than
+/// the budget to keep, yet past the threshold: in a small window the system
+/// prompt and the tool definitions take most of it), so a history of more than
+/// one exchange can always be compacted. `None` with a single exchange.
+pub fn last_exchange_cut(entries: &[&Entry], start: usize, end: usize) -> Option<usize> {
+    let open = open_calls(entries, start, end);
+    (start + 1..end)
+        .rev()
+        .find(|&i| is_turn_start(entries[i]) && is_cut_kind(entries[i]) && !open[i - start])
 }

@@ -9,7 +9,8 @@
 //!
 //! 1. Once a compaction has happened in this run, the model's view is the
 //!    session's context (summary plus kept messages plus what came after), not the
-//!    loop's full history.
+//!    loop's full history. In a small window its oldest tool output is pruned
+//!    ([`super::prune`]) before anything else.
 //! 2. When that view has passed the threshold (window minus reserve), plan the cut
 //!    on the session's branch, ask the model for the summary — with the run's
 //!    token, so an abort stops it — and append the compaction entry.
@@ -22,6 +23,7 @@
 //! a consumer reading the session (a footer, `get_state`) is not held up by a
 //! model call.
 
+use super::prune::{prune_target, prune_tool_outputs};
 use super::run::{compact, prepare_compaction, record_compaction, CompactionError};
 use super::tokens::{estimate_context_tokens, should_compact, CompactionSettings};
 use crate::session::SessionManager;
@@ -74,20 +76,27 @@ fn transform<S: AsMut<SessionManager>>(
     cancel: &CancelToken,
     events: &EventSink<'_>,
 ) -> Vec<Message> {
+    let window = run.provider.model().context_window;
     let view = match run.compacted.load(Ordering::SeqCst) {
         true => lock(session).as_mut().context().messages,
         false => view,
     };
-    let window = run.provider.model().context_window;
+    // A small window loses its old tool output first (the session keeps it).
+    let prune = |view: Vec<Message>| match prune_target(window) {
+        Some(target) => prune_tool_outputs(view, target).0,
+        None => view,
+    };
+    let view = prune(view);
     if run.failures.load(Ordering::SeqCst) >= MAX_COMPACTION_FAILURES
         || !should_compact(estimate_context_tokens(&view), window, &run.settings)
     {
         return view;
     }
+    let settings = run.settings.fitted(window);
     let plan = {
         let mut held = lock(session);
         let branch = held.as_mut().tree().current_branch();
-        prepare_compaction(&branch, &run.settings)
+        prepare_compaction(&branch, &settings)
     };
     // Nothing old enough to summarize: the call goes as it is (an overflow it
     // causes is recovered after the run).
@@ -98,7 +107,7 @@ fn transform<S: AsMut<SessionManager>>(
     if let Some(before) = &run.before {
         before();
     }
-    let outcome = compact(run.provider.as_ref(), &plan, &run.settings, None, cancel)
+    let outcome = compact(run.provider.as_ref(), &plan, &settings, None, cancel)
         .and_then(|entry| record_compaction(lock(session).as_mut(), entry));
     match outcome {
         Ok(outcome) => {
@@ -110,7 +119,8 @@ fn transform<S: AsMut<SessionManager>>(
                 tokens_after: outcome.tokens_after,
             };
             events(compaction_end(Ok(result)));
-            lock(session).as_mut().context().messages
+            let compacted = lock(session).as_mut().context().messages;
+            prune(compacted)
         }
         Err(error) => {
             events(compaction_end(Err(failure(&error, &run.failures))));
@@ -120,13 +130,24 @@ fn transform<S: AsMut<SessionManager>>(
 }
 
 /// Why a compaction failed, as the end event says it; counts the failure unless
-/// the user cancelled it, and says when automatic compaction stops trying.
+/// the user cancelled it or there was nothing to compact (not a failure: the
+/// history is as short as it gets), and says when automatic compaction stops
+/// trying.
 pub fn failure(error: &CompactionError, failures: &AtomicU32) -> CompactionFailure {
-    if matches!(error, CompactionError::Cancelled) {
-        return CompactionFailure {
-            aborted: true,
-            message: error.to_string(),
-        };
+    match error {
+        CompactionError::Cancelled => {
+            return CompactionFailure {
+                aborted: true,
+                message: error.to_string(),
+            }
+        }
+        CompactionError::NothingToCompact => {
+            return CompactionFailure {
+                aborted: false,
+                message: error.to_string(),
+            }
+        }
+        _ => {}
     }
     let count = failures.fetch_add(1, Ordering::SeqCst) + 1;
     let mut message = error.to_string();

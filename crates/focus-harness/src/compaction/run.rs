@@ -5,13 +5,15 @@
 //! A failed summary is an error the caller must show; the history is then left
 //! exactly as it was. Nothing is dropped unless its summary was written first.
 
-use super::cut::find_cut_point;
+use super::cut::{find_cut_point, last_exchange_cut, CutPoint};
 use super::file_ops::FileOps;
 use super::prompts::{
     first_summary_instructions, summary_request, update_summary_instructions,
     SUMMARIZER_SYSTEM_PROMPT, TURN_PREFIX_INSTRUCTIONS,
 };
-use super::tokens::{estimate_context_tokens, estimate_text_tokens, CompactionSettings};
+use super::tokens::{
+    estimate_context_tokens, estimate_text_tokens, tokens_for_chars, CompactionSettings,
+};
 use crate::session::context::{build_context, entry_message};
 use crate::session::entry::{CompactionEntry, Entry, EntryKind};
 use crate::session::{SessionError, SessionManager};
@@ -98,11 +100,10 @@ pub fn prepare_compaction(
             .unwrap_or(at + 1),
         None => 0,
     };
-    let cut = find_cut_point(branch, start, branch.len(), settings.keep_recent_tokens);
+    let mut cut = find_cut_point(branch, start, branch.len(), settings.keep_recent_tokens);
     if cut.first_kept >= branch.len() {
         return None;
     }
-    let history_end = cut.turn_start.unwrap_or(cut.first_kept);
     let messages = |range: std::ops::Range<usize>| -> Vec<Message> {
         branch[range]
             .iter()
@@ -110,11 +111,23 @@ pub fn prepare_compaction(
             .filter_map(|e| entry_message(e))
             .collect()
     };
+    let summarizes_nothing = |cut: &CutPoint| {
+        messages(start..cut.turn_start.unwrap_or(cut.first_kept)).is_empty()
+            && messages(cut.turn_start.unwrap_or(cut.first_kept)..cut.first_kept).is_empty()
+    };
+    if summarizes_nothing(&cut) {
+        // Everything fits the budget to keep: keep the last exchange only.
+        cut = CutPoint {
+            first_kept: last_exchange_cut(branch, start, branch.len())?,
+            turn_start: None,
+        };
+        if summarizes_nothing(&cut) {
+            return None;
+        }
+    }
+    let history_end = cut.turn_start.unwrap_or(cut.first_kept);
     let messages_to_summarize = messages(start..history_end);
     let turn_prefix = messages(history_end..cut.first_kept);
-    if messages_to_summarize.is_empty() && turn_prefix.is_empty() {
-        return None;
-    }
     let mut file_ops = FileOps::default();
     if let Some((_, c)) = previous.filter(|(_, c)| !c.from_hook) {
         file_ops.add_details(&c.details);
@@ -141,7 +154,15 @@ pub fn compact(
     instructions: Option<&str>,
     cancel: &CancelToken,
 ) -> Result<CompactionEntry, CompactionError> {
-    let budget = settings.reserve_tokens.max(1_024);
+    // The answer's budget: the reserve fitted to the window (at least 1,024
+    // tokens, or a quarter of a smaller window).
+    let window = provider.model().context_window;
+    let floor = if window == 0 {
+        1_024
+    } else {
+        1_024.min(window / 4)
+    };
+    let budget = settings.fitted(window).reserve_tokens.max(floor);
     let mut base = match plan.previous_summary {
         Some(_) => update_summary_instructions(),
         None => first_summary_instructions(),
@@ -155,16 +176,24 @@ pub fn compact(
             None => "No prior history.".to_string(),
         }
     } else {
-        let request = summary_request(
+        let request = fitted_request(
             &plan.messages_to_summarize,
             plan.previous_summary.as_deref(),
             &base,
+            window,
+            budget * 4 / 5,
         );
         summarize_text(provider, &request, budget * 4 / 5, cancel)?
     };
     let mut summary = history;
     if !plan.turn_prefix.is_empty() {
-        let request = summary_request(&plan.turn_prefix, None, TURN_PREFIX_INSTRUCTIONS);
+        let request = fitted_request(
+            &plan.turn_prefix,
+            None,
+            TURN_PREFIX_INSTRUCTIONS,
+            window,
+            budget / 2,
+        );
         let prefix = summarize_text(provider, &request, budget / 2, cancel)?;
         summary.push_str("\n\n---\n\n**Turn Context (split turn):**\n\n");
         summary.push_str(&prefix);
@@ -177,6 +206,30 @@ pub fn compact(
         details: plan.file_ops.to_details(),
         from_hook: false,
     })
+}
+
+/// The summary request for `messages`, without the oldest of them when the whole
+/// would not fit a window of `window` tokens with `max_tokens` left for the
+/// answer (a small window; 0 means unknown). Four characters a token plus an
+/// eighth for text that tokenizes worse; the newest message is always kept.
+fn fitted_request(
+    messages: &[Message],
+    previous: Option<&str>,
+    instructions: &str,
+    window: u64,
+    max_tokens: u64,
+) -> String {
+    let mut from = 0;
+    loop {
+        let text = summary_request(&messages[from..], previous, instructions);
+        let chars = text.chars().count() + SUMMARIZER_SYSTEM_PROMPT.len();
+        let tokens = tokens_for_chars(chars as u64);
+        let fits = tokens + tokens / 8 + max_tokens <= window;
+        if window == 0 || fits || from + 1 >= messages.len() {
+            return text;
+        }
+        from += 1;
+    }
 }
 
 /// One summarization call: the request as a single user message, no tools.
@@ -247,6 +300,7 @@ pub fn compact_session(
     instructions: Option<&str>,
     cancel: &CancelToken,
 ) -> Result<CompactionOutcome, CompactionError> {
+    let settings = &settings.fitted(provider.model().context_window);
     let plan = prepare_compaction(&session.tree().current_branch(), settings)
         .ok_or(CompactionError::NothingToCompact)?;
     // Before and after are counted the same way, from the texts: the model's own

@@ -34,6 +34,25 @@ impl Default for CompactionSettings {
     }
 }
 
+impl CompactionSettings {
+    /// The settings as they apply to a window of `context_window` tokens: the
+    /// reserve and the kept part are each at most a quarter of the window, so a
+    /// small window (llama.cpp's 2,048 or 4,096) still has room to compact into
+    /// and pi's 16,384 / 20,000 do not exceed it. A window of 0 (unknown) leaves
+    /// them as they are.
+    pub fn fitted(&self, context_window: u64) -> CompactionSettings {
+        if context_window == 0 {
+            return *self;
+        }
+        let quarter = (context_window / 4).max(1);
+        CompactionSettings {
+            reserve_tokens: self.reserve_tokens.min(quarter),
+            keep_recent_tokens: self.keep_recent_tokens.min(quarter),
+            ..*self
+        }
+    }
+}
+
 /// `ceil(chars / 4)`.
 pub fn tokens_for_chars(chars: u64) -> u64 {
     chars.div_ceil(4)
@@ -142,15 +161,17 @@ pub fn estimate_text_tokens(messages: &[Message]) -> u64 {
 }
 
 /// Whether a context of `context_tokens` should be compacted for a model with
-/// `context_window` tokens.
+/// `context_window` tokens: past the window minus the reserve, the reserve fitted
+/// to the window ([`CompactionSettings::fitted`]).
 pub fn should_compact(
     context_tokens: u64,
     context_window: u64,
     settings: &CompactionSettings,
 ) -> bool {
+    let reserve = settings.fitted(context_window).reserve_tokens;
     settings.enabled
         && context_window > 0
-        && context_tokens > context_window.saturating_sub(settings.reserve_tokens)
+        && context_tokens > context_window.saturating_sub(reserve)
 }
 
 #[cfg(test)]
@@ -205,5 +226,26 @@ mod tests {
             ..s
         };
         assert!(!should_compact(1_000_000, 100_000, &off));
+    }
+
+    #[test]
+    fn reserve_and_keep_fit_small_windows() {
+        let s = CompactionSettings::default();
+        for window in [
+            1_024, 2_048, 4_096, 8_192, 32_768, 65_536, 200_000, 1_000_000,
+        ] {
+            let fitted = s.fitted(window);
+            assert!(fitted.reserve_tokens <= window / 4, "{window}");
+            assert!(fitted.keep_recent_tokens <= window / 4, "{window}");
+            assert!(fitted.reserve_tokens > 0 && fitted.keep_recent_tokens > 0);
+            // Compaction starts somewhere inside the window, never before a
+            // single token or beyond it.
+            let threshold = window - fitted.reserve_tokens;
+            assert!(!should_compact(threshold, window, &s), "{window}");
+            assert!(should_compact(threshold + 1, window, &s), "{window}");
+            assert!(threshold >= window * 3 / 4);
+        }
+        assert_eq!(s.fitted(1_000_000), s, "large windows keep pi's values");
+        assert_eq!(s.fitted(0), s, "an unknown window changes nothing");
     }
 }

@@ -415,6 +415,7 @@ impl Conversation {
         let tokens = estimate_context_tokens(&self.history);
         if should_compact(tokens, window, &self.compaction)
             && self.compaction_failures.load(Ordering::SeqCst) < MAX_COMPACTION_FAILURES
+            && self.has_something_to_compact()
         {
             match self.announced_compaction("threshold", notify, watch, |_| false) {
                 Err(error) if error == CANCELLED => return AfterRun::Aborted,
@@ -443,6 +444,16 @@ impl Conversation {
                 window,
                 &self.compaction,
             )
+            && self.has_something_to_compact()
+    }
+
+    /// Whether a compaction would summarize anything (a history of one exchange
+    /// cannot be compacted; that is no failure, and nothing is announced).
+    fn has_something_to_compact(&self) -> bool {
+        let window = self.config.provider.model().context_window;
+        let store = self.session.lock();
+        let branch = store.manager().tree().current_branch();
+        prepare_compaction(&branch, &self.compaction.fitted(window)).is_some()
     }
 
     /// Compacts between the two announcements (the same `CompactionStart` and
@@ -579,7 +590,8 @@ impl Conversation {
         let plan = {
             let store = self.session.lock();
             let branch = store.manager().tree().current_branch();
-            prepare_compaction(&branch, &self.compaction)
+            let window = self.config.provider.model().context_window;
+            prepare_compaction(&branch, &self.compaction.fitted(window))
         }
         .ok_or(CompactionError::NothingToCompact)?;
         let provider = self.config.provider.clone();

@@ -114,7 +114,7 @@ pub fn keep_aside(session: &Path, damaged: &[DamagedLine]) -> Option<PathBuf> {
     if path.exists() {
         return Some(path);
     }
-    let mut file = std::fs::OpenOptions::new()
+    let mut file = focus_sys::private_files::options()
         .write(true)
         .create_new(true)
         .open(&path)

@@ -113,7 +113,12 @@ impl SessionManager {
         let temporary = PathBuf::from(temporary);
         std::fs::copy(path, PathBuf::from(backup))
             .map_err(|e| SessionError::io("backing up", path, e))?;
-        let written = std::fs::File::create(&temporary).and_then(|mut file| {
+        let created = focus_sys::private_files::options()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&temporary);
+        let written = created.and_then(|mut file| {
             use std::io::Write;
             file.write_all(text.as_bytes())?;
             file.sync_all()

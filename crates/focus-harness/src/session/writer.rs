@@ -10,7 +10,7 @@
 use super::error::SessionError;
 use super::lock::WriterLock;
 use super::reader::Tail;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -45,7 +45,8 @@ impl SessionWriter {
         tail: Tail,
     ) -> Result<SessionWriter, SessionError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
+            // Conversations are private: the folder 0700, the file 0600.
+            focus_sys::private_files::create_dir_all(dir)
                 .map_err(|e| SessionError::io("creating directory", dir, e))?;
         }
         let lock = WriterLock::acquire(path)?;
@@ -122,10 +123,7 @@ impl SessionWriter {
 
     fn open(&mut self) -> Result<(), SessionError> {
         if self.file.is_none() {
-            let file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&self.path)
+            let file = focus_sys::private_files::open_append(&self.path)
                 .map_err(|e| SessionError::io("opening", &self.path, e))?;
             // The file exists now: lock it by its identity, not its name.
             self.lock.settle(&self.path)?;

@@ -443,13 +443,14 @@ fn compact_if_needed_waits_for_the_threshold() {
         None
     );
     assert!(provider.requests.lock().unwrap().is_empty());
-    // Reserve so large that 8,500 tokens pass the threshold.
-    let tight = CompactionSettings {
-        reserve_tokens: 195_000,
-        ..small_keep()
-    };
+    // Window 9,000 (reserve 1,000): 8,500 tokens pass the threshold of 8,000.
+    let provider = ScriptedProvider::new(vec![
+        ScriptedProvider::text_answer("summary"),
+        ScriptedProvider::text_answer("prefix"),
+    ])
+    .with_window(9_000);
     let text_before = focus_harness::compaction::estimate_text_tokens(&session.context().messages);
-    let outcome = compact_if_needed(&mut session, &provider, &tight, &CancelToken::new())
+    let outcome = compact_if_needed(&mut session, &provider, &roomy, &CancelToken::new())
         .unwrap()
         .expect("compacted");
     // The figures shown are counted alike before and after (from the texts)...
@@ -467,4 +468,78 @@ fn compact_if_needed_waits_for_the_threshold() {
         })
         .unwrap();
     assert_eq!(entry, 8_500);
+}
+
+/// Windows from 1k to 1M tokens: a session of exchanges with tool output, each
+/// reported the way a model would (the text plus a fixed overhead for the system
+/// prompt and tools), compacted after every exchange as the CLI does. Compaction
+/// always finds a cut, never fails, keeps the context inside the window, and every
+/// summary request fits the window with room for its answer.
+#[test]
+fn compaction_fits_every_window_from_1k_to_1m() {
+    use focus_harness::compaction::{compact_if_needed, estimate_text_tokens};
+    for window in [1_024u64, 2_048, 4_096, 8_192, 32_768, 131_072, 1_000_000] {
+        let scratch = Scratch::new(&format!("window-{window}"));
+        let store = SessionStore::new(scratch.path());
+        let mut session = SessionManager::create(&store, Path::new("/p")).unwrap();
+        let summaries = (0..40)
+            .map(|i| ScriptedProvider::text_answer(&format!("## Goal\nsummary {i}")))
+            .collect();
+        let provider = ScriptedProvider::new(summaries).with_window(window);
+        let settings = CompactionSettings::default();
+        let fitted = settings.fitted(window);
+        let threshold = window - fitted.reserve_tokens;
+        let overhead = window / 8; // system prompt and tool definitions
+        let output = "o".repeat((window / 2) as usize); // window/8 tokens of tool output
+        let mut compactions = 0;
+        for turn in 0..12 {
+            let seen = |s: &SessionManager| estimate_text_tokens(&s.context().messages) + overhead;
+            session
+                .append_message(&user(&format!("turn {turn}: look again")))
+                .unwrap();
+            let call = format!("c{turn}");
+            let total = seen(&session) + 10;
+            session
+                .append_message(&assistant(
+                    "looking",
+                    &[(call.as_str(), "read", json_object! { "path" => "f" })],
+                    total,
+                ))
+                .unwrap();
+            session
+                .append_message(&tool_result(&call, &output))
+                .unwrap();
+            let total = seen(&session) + 10;
+            session
+                .append_message(&assistant("seen", &[], total))
+                .unwrap();
+            let outcome =
+                compact_if_needed(&mut session, &provider, &settings, &CancelToken::new())
+                    .unwrap_or_else(|e| panic!("window {window}, turn {turn}: {e}"));
+            if outcome.is_some() {
+                compactions += 1;
+                let after = estimate_text_tokens(&session.context().messages) + overhead;
+                assert!(
+                    after <= threshold,
+                    "window {window}, turn {turn}: {after} tokens after compacting"
+                );
+            }
+            // Before each next model call the context fits the window.
+            let context = estimate_text_tokens(&session.context().messages) + overhead;
+            assert!(context <= window, "window {window}, turn {turn}: {context}");
+        }
+        // Twelve exchanges of an eighth of the window each overflow every window.
+        assert!(
+            compactions >= 1,
+            "window {window}: {compactions} compactions"
+        );
+        let answer_room = (fitted.reserve_tokens.max(1_024.min(window / 4))) * 4 / 5;
+        for (system, text) in provider.requests.lock().unwrap().iter() {
+            let tokens = ((system.chars().count() + text.chars().count()) as u64).div_ceil(4);
+            assert!(
+                tokens + answer_room <= window,
+                "window {window}: a summary request of {tokens} tokens leaves no room"
+            );
+        }
+    }
 }

@@ -105,6 +105,12 @@ impl ScriptedProvider {
         }
     }
 
+    /// The same provider with a context window of `window` tokens.
+    pub fn with_window(mut self, window: u64) -> ScriptedProvider {
+        self.info.context_window = window;
+        self
+    }
+
     pub fn text_answer(text: &str) -> AssistantMessage {
         AssistantMessage {
             content: vec![Content::text(text)],

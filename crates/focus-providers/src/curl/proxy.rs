@@ -12,23 +12,36 @@
 //!
 //! Everything else (`http_proxy`, `https_proxy`/`HTTPS_PROXY`, `all_proxy`,
 //! `no_proxy`) curl reads from the environment itself.
+//!
+//! [`proxy_for_http`] answers the question the transport choice asks: would an
+//! `http://` request go through a proxy? (Then it goes through curl, which speaks
+//! proxies; otherwise the std transport serves it.) It reads the variables the
+//! way curl does, plus the two rules above.
 
 /// What the environment says about proxies, read once.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProxyEnv {
     /// `HTTP_PROXY`, when `http_proxy` is not set (curl would ignore it).
     pub upper_http_proxy: Option<String>,
+    /// The proxy for `http://` URLs: the first set of `http_proxy`,
+    /// `HTTP_PROXY`, `all_proxy`, `ALL_PROXY`.
+    pub http: Option<String>,
+    /// `no_proxy` (else `NO_PROXY`): hosts that go direct.
+    pub no_proxy: Option<String>,
 }
 
 impl ProxyEnv {
     /// Reads the process environment.
     pub fn from_env() -> ProxyEnv {
         let set = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let first = |names: &[&str]| names.iter().find_map(|name| set(name));
         ProxyEnv {
             upper_http_proxy: set("http_proxy")
                 .is_none()
                 .then(|| set("HTTP_PROXY"))
                 .flatten(),
+            http: first(&["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]),
+            no_proxy: first(&["no_proxy", "NO_PROXY"]),
         }
     }
 }
@@ -58,6 +71,66 @@ pub fn choose(url: &str, env: &ProxyEnv) -> ProxyChoice {
             ProxyChoice::Through(proxy.clone())
         }
         _ => ProxyChoice::CurlDecides,
+    }
+}
+
+/// The proxy an `http://` request to `url` goes through, if any: none for
+/// loopback, none for a host `no_proxy` lists, else the `http` proxy of `env`.
+pub fn proxy_for_http<'a>(url: &str, env: &'a ProxyEnv) -> Option<&'a str> {
+    let host = host_of(url);
+    if is_loopback(host) {
+        return None;
+    }
+    let proxy = env.http.as_deref()?;
+    match &env.no_proxy {
+        Some(list) if no_proxy_matches(list, host) => None,
+        _ => Some(proxy),
+    }
+}
+
+/// Whether `host` is in a `no_proxy` list, as curl reads one: comma-separated
+/// entries; `*` matches everything; a name matches itself and its subdomains
+/// (a leading dot is optional); an IP address matches itself, and a CIDR range
+/// (`10.0.0.0/8`) the addresses in it.
+pub fn no_proxy_matches(list: &str, host: &str) -> bool {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    let host_ip = host.parse::<std::net::IpAddr>().ok();
+    list.split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .any(|entry| {
+            if entry == "*" {
+                return true;
+            }
+            let entry = entry.trim_start_matches('.').trim_end_matches('.');
+            let entry = entry.to_ascii_lowercase().replace(['[', ']'], "");
+            if let (Some(ip), Some((net, bits))) = (host_ip, entry.split_once('/')) {
+                return in_cidr(ip, net, bits);
+            }
+            let entry = entry.as_str();
+            if let Some(ip) = host_ip {
+                return entry.parse::<std::net::IpAddr>() == Ok(ip);
+            }
+            host == entry || host.ends_with(&format!(".{entry}"))
+        })
+}
+
+/// Whether `ip` is inside `net/bits`.
+fn in_cidr(ip: std::net::IpAddr, net: &str, bits: &str) -> bool {
+    use std::net::IpAddr;
+    let (Ok(net), Ok(bits)) = (net.parse::<IpAddr>(), bits.parse::<u32>()) else {
+        return false;
+    };
+    match (ip, net) {
+        (IpAddr::V4(ip), IpAddr::V4(net)) if bits <= 32 => {
+            let mask = u32::MAX.checked_shl(32 - bits).unwrap_or(0);
+            u32::from(ip) & mask == u32::from(net) & mask
+        }
+        (IpAddr::V6(ip), IpAddr::V6(net)) if bits <= 128 => {
+            let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
+            u128::from(ip) & mask == u128::from(net) & mask
+        }
+        _ => false,
     }
 }
 
@@ -92,6 +165,7 @@ mod tests {
     fn loopback_goes_direct_and_uppercase_http_proxy_serves_http_only() {
         let env = ProxyEnv {
             upper_http_proxy: Some("http://proxy:3128".into()),
+            ..ProxyEnv::default()
         };
         for local in [
             "http://127.0.0.1:11434/api",
@@ -117,5 +191,48 @@ mod tests {
         );
         assert_eq!(host_of("http://[::1]:80/x"), "::1");
         assert!(!is_loopback("127.example.com"));
+    }
+
+    #[test]
+    fn http_proxy_applies_unless_loopback_or_no_proxy() {
+        let env = ProxyEnv {
+            http: Some("http://proxy:3128".into()),
+            no_proxy: Some("internal.example, .corp,10.0.0.0/8, 192.168.1.7,[fd00::/8]".into()),
+            ..ProxyEnv::default()
+        };
+        for direct in [
+            "http://127.0.0.1:8080/v1",
+            "http://localhost/v1",
+            "http://[::1]:11434/",
+            "http://internal.example/v1",
+            "http://gpu.internal.example:8000/v1",
+            "http://box.corp/v1",
+            "http://10.1.2.3:8000/v1",
+            "http://192.168.1.7/v1",
+            "http://[fd00::5]:80/",
+        ] {
+            assert_eq!(proxy_for_http(direct, &env), None, "{direct}");
+        }
+        for proxied in [
+            "http://192.168.1.8/v1",
+            "http://notinternal.example/v1",
+            "http://11.0.0.1/",
+            "http://example.com/",
+        ] {
+            assert_eq!(
+                proxy_for_http(proxied, &env),
+                Some("http://proxy:3128"),
+                "{proxied}"
+            );
+        }
+        let star = ProxyEnv {
+            no_proxy: Some("*".into()),
+            ..env.clone()
+        };
+        assert_eq!(proxy_for_http("http://example.com/", &star), None);
+        assert_eq!(
+            proxy_for_http("http://example.com/", &ProxyEnv::default()),
+            None
+        );
     }
 }

@@ -4,10 +4,15 @@
 //! byte, and split at random points; with the event protocol checked on the way.
 
 use crate::support::decode::{check_protocol, decode_in_pieces, Decoded};
+use crate::support::transports::both;
+use focus_core::cancel::CancelToken;
 use focus_core::json::{parse, Value};
 use focus_core::message::{AssistantMessage, Content, StopReason};
 use focus_testkit::rng::Rng;
+use focus_testkit::server::{ScriptedResponse, TestServer};
 use focus_testkit::streams::{recorded_streams, RecordedStream};
+use focus_transport::HttpRequest;
+use std::io::Read;
 use std::path::Path;
 
 /// Decodes `body` split at `cuts`, checking the event protocol as it goes.
@@ -388,4 +393,84 @@ fn chunking_never_changes_the_result() {
             assert_eq!(bytewise.content, reference.content, "{name}: byte by byte");
         }
     }
+}
+
+#[test]
+fn recorded_streams_rebuild_identically_over_both_transports() {
+    let Some(streams) = recorded_streams() else {
+        return;
+    };
+    assert_eq!(streams.len(), 54, "the README promises 54 streams");
+    let rows = both();
+    let mut rng = Rng::new(0x7a5e_0034);
+    for (i, RecordedStream { name, api, path }) in streams.iter().enumerate() {
+        let (body, expect) = load(path);
+        let folder = name.split('/').next().unwrap();
+        let reference = decode(api, &body, &[]);
+        let mut cuts: Vec<usize> = (0..1 + rng.below(60))
+            .map(|_| rng.below(body.len()))
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut pieces = Vec::new();
+        let mut start = 0;
+        for &cut in cuts.iter().chain(std::iter::once(&body.len())) {
+            pieces.push(&body[start..cut]);
+            start = cut;
+        }
+        // One HTTP chunk per piece, or the pieces as separate writes under a
+        // Content-Length or until the server closes: each framing in turn.
+        let script = ScriptedResponse::sse(&pieces);
+        let script = match i % 3 {
+            0 => script,
+            1 => ScriptedResponse {
+                framing: focus_testkit::server::Framing::ContentLength,
+                ..script
+            },
+            _ => script.close_delimited(),
+        };
+        let server = TestServer::repeating(script);
+        for row in &rows {
+            let what = format!("{name} over {} ({:?})", row.name, server_framing(i));
+            let request = HttpRequest {
+                method: "POST".into(),
+                url: server.url_for("/stream"),
+                body: b"{}".to_vec(),
+                connect_timeout: Some(std::time::Duration::from_secs(5)),
+                total_timeout: Some(std::time::Duration::from_secs(30)),
+                ..HttpRequest::default()
+            };
+            let response = row
+                .transport
+                .send(&request, &CancelToken::new())
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let mut reader = response.body;
+            let mut received = Vec::new();
+            let mut read_ends = Vec::new();
+            let mut buf = vec![0u8; 1 + rng.below(16 * 1024)];
+            loop {
+                let n = reader
+                    .read(&mut buf)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                if n == 0 {
+                    break;
+                }
+                received.extend_from_slice(&buf[..n]);
+                read_ends.push(received.len());
+            }
+            read_ends.pop();
+            assert!(received == body, "{what}: the bytes differ");
+            // Decoded in the pieces the reads returned, as a provider sees them.
+            let rebuilt = decode(api, &received, &read_ends);
+            assert_eq!(rebuilt.content, reference.content, "{what}");
+            assert_eq!(rebuilt.usage, reference.usage, "{what}");
+            assert_eq!(rebuilt.stop_reason, reference.stop_reason, "{what}");
+            check(name, folder, &rebuilt, &expect);
+        }
+    }
+}
+
+/// The framing stream number `i` is served with.
+fn server_framing(i: usize) -> &'static str {
+    ["chunked", "content-length", "until close"][i % 3]
 }

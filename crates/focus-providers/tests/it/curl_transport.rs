@@ -1,5 +1,8 @@
-//! CurlTransport against the scripted test server: every scripted case, the exact
-//! request bytes, streaming, status errors, cuts, timeouts, refusals, cancel.
+//! What is particular to CurlTransport, against the scripted test server: the
+//! curl exit codes behind each error (cuts, timeouts, refusals, TLS), `curl
+//! --version`, and a half-read body stopping curl. The behaviours it shares with
+//! the std transport (the request on the wire, streaming, statuses, cancel) are
+//! in `both_transports`.
 
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;
@@ -38,34 +41,6 @@ fn read_body(response: HttpResponse) -> Result<Vec<u8>, TransportError> {
 }
 
 #[test]
-fn sends_the_exact_request_and_reads_the_response() {
-    let server = TestServer::queue(vec![
-        ScriptedResponse::json("{\"ok\":true}").header("X-Request-Id", "req_1")
-    ]);
-    // Binary on purpose: NUL, invalid UTF-8, quotes, CRLF, and over 1 KiB (which
-    // would make an unconfigured curl send `Expect: 100-continue`).
-    let mut body = b"{\"a\":\"\\\"q\\\"\r\n\"}\x00\xff\xfe".to_vec();
-    body.extend(std::iter::repeat(b'x').take(5000));
-    let response = send(&request(
-        "POST",
-        server.url_for("/v1/messages?beta=true"),
-        &body,
-    ))
-    .unwrap();
-    assert_eq!(response.status, 200);
-    assert_eq!(response.header("x-request-id"), Some("req_1"));
-    assert_eq!(read_body(response).unwrap(), b"{\"ok\":true}");
-    let received = &server.requests()[0];
-    assert_eq!(received.method, "POST");
-    assert_eq!(received.path, "/v1/messages?beta=true");
-    assert_eq!(received.body, body);
-    assert_eq!(received.header("x-api-key"), Some("sk-test-0123456789"));
-    assert_eq!(received.header("content-type"), Some("application/json"));
-    assert_eq!(received.header("expect"), None);
-    assert!(server.errors().is_empty(), "{:?}", server.errors());
-}
-
-#[test]
 fn get_without_body_and_empty_header_value() {
     let server = TestServer::queue(vec![ScriptedResponse::new(204)]);
     let mut get = request("GET", server.url_for("/models"), b"");
@@ -76,73 +51,6 @@ fn get_without_body_and_empty_header_value() {
     let received = &server.requests()[0];
     assert_eq!((received.method.as_str(), received.body.len()), ("GET", 0));
     assert_eq!(received.header("x-empty"), Some(""));
-}
-
-#[test]
-fn streamed_chunks_arrive_before_the_body_ends() {
-    let gate = Gate::new();
-    let server = TestServer::queue(vec![ScriptedResponse::sse(&["event: a\ndata: 1\n\n"])
-        .chunk_after_gate(&gate, "event: b\ndata: 2\n\n")]);
-    let response = send(&request("POST", server.url_for("/stream"), b"{}")).unwrap();
-    assert_eq!(response.header("content-type"), Some("text/event-stream"));
-    let mut events = EventReader::new(response.body);
-    // The second chunk does not exist yet: this event can only come from streaming.
-    let first = events.next_event().unwrap().unwrap();
-    assert_eq!((first.event.as_str(), first.data.as_str()), ("a", "1"));
-    assert!(!gate.is_open());
-    gate.open();
-    let second = events.next_event().unwrap().unwrap();
-    assert_eq!(second.data, "2");
-    assert!(events.next_event().unwrap().is_none());
-}
-
-#[test]
-fn close_delimited_body_ends_cleanly() {
-    let server = TestServer::queue(vec![ScriptedResponse::new(200)
-        .chunk("ab")
-        .chunk_after(Duration::from_millis(20), "cd")
-        .close_delimited()]);
-    let response = send(&request("GET", server.url(), b"")).unwrap();
-    assert_eq!(read_body(response).unwrap(), b"abcd");
-}
-
-#[test]
-fn too_many_requests_keeps_body_and_retry_after() {
-    let server = TestServer::queue(vec![ScriptedResponse::too_many_requests(7)]);
-    let response = send(&request("POST", server.url(), b"{}")).unwrap();
-    assert_eq!(
-        response.status, 429,
-        "a non-2xx status is a response, not an error"
-    );
-    match response.error_for_status() {
-        Err(TransportError::Status {
-            status: 429,
-            body,
-            retry_after,
-        }) => {
-            assert_eq!(retry_after, Some(Duration::from_secs(7)));
-            assert!(body.contains("rate_limit_error"), "{body}");
-        }
-        other => panic!("{other:?}"),
-    }
-}
-
-#[test]
-fn server_error_delivers_its_body() {
-    let server = TestServer::queue(vec![ScriptedResponse::server_error("{\"error\":\"boom\"}")]);
-    let error = send(&request("POST", server.url(), b"{}"))
-        .unwrap()
-        .error_for_status()
-        .unwrap_err();
-    assert_eq!(
-        error,
-        TransportError::Status {
-            status: 500,
-            body: "{\"error\":\"boom\"}".into(),
-            retry_after: None
-        }
-    );
-    assert!(error.is_retryable());
 }
 
 #[test]
@@ -268,57 +176,6 @@ fn large_headers_pass_and_oversized_headers_fail_cleanly() {
 }
 
 #[test]
-fn cancel_mid_stream_returns_at_once() {
-    let gate = Gate::new(); // never opened: only the cancel can end this read
-    let server = TestServer::queue(vec![
-        ScriptedResponse::sse(&["data: 1\n\n"]).chunk_after_gate(&gate, "data: 2\n\n")
-    ]);
-    let cancel = CancelToken::new();
-    let mut req = request("POST", server.url(), b"{}");
-    req.total_timeout = Some(Duration::from_secs(30));
-    let response = CurlTransport::new().send(&req, &cancel).unwrap();
-    let mut events = EventReader::new(response.body);
-    assert_eq!(events.next_event().unwrap().unwrap().data, "1");
-    let canceller = cancel.clone();
-    let started = Instant::now();
-    let thread = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(50));
-        canceller.cancel();
-    });
-    let error = events.next_event().unwrap_err();
-    thread.join().unwrap();
-    assert_eq!(TransportError::from_io(&error), TransportError::Cancelled);
-    // Liveness, not speed: without the kill this read would wait 30 s.
-    assert!(started.elapsed() < Duration::from_secs(5));
-}
-
-#[test]
-fn cancel_while_waiting_for_the_head() {
-    let gate = Gate::new();
-    let server = TestServer::repeating(ScriptedResponse::json("{}").head_after_gate(&gate));
-    let cancel = CancelToken::new();
-    let canceller = cancel.clone();
-    let waiter = server.url();
-    let thread = std::thread::spawn(move || {
-        CurlTransport::new().send(&request("POST", waiter, b"{}"), &canceller)
-    });
-    assert_eq!(server.wait_for_requests(1, Duration::from_secs(5)).len(), 1);
-    cancel.cancel();
-    assert_eq!(
-        thread.join().unwrap().unwrap_err(),
-        TransportError::Cancelled
-    );
-    // Already cancelled: nothing is started at all.
-    assert_eq!(
-        CurlTransport::new()
-            .send(&request("GET", server.url(), b""), &cancel)
-            .unwrap_err(),
-        TransportError::Cancelled
-    );
-    assert_eq!(server.request_count(), 1);
-}
-
-#[test]
 fn dropping_a_half_read_body_stops_curl() {
     let gate = Gate::new();
     let server = TestServer::queue(vec![
@@ -330,20 +187,6 @@ fn dropping_a_half_read_body_stops_curl() {
     let started = Instant::now();
     drop(response);
     assert!(started.elapsed() < Duration::from_secs(5));
-}
-
-#[test]
-fn bad_header_is_refused_before_curl_runs() {
-    let server = TestServer::repeating(ScriptedResponse::new(200));
-    let mut bad = request("GET", server.url(), b"");
-    bad.headers.push((
-        "authorization".into(),
-        "Bearer abc\nurl = \"http://evil/\"".into(),
-    ));
-    let error = send(&bad).unwrap_err();
-    assert!(error.to_string().contains("authorization"), "{error}");
-    assert!(!error.to_string().contains("Bearer abc"), "{error}");
-    assert_eq!(server.request_count(), 0);
 }
 
 #[test]
@@ -389,15 +232,4 @@ fn check_reports_the_curl_version() {
     // A program that is not curl is refused with a reason.
     let not_curl = CurlTransport::with_program("true").check().unwrap_err();
     assert!(matches!(not_curl, TransportError::CannotStart(m) if m.contains("curl version")));
-}
-
-#[test]
-fn empty_post_sends_content_length_zero() {
-    let server = TestServer::queue(vec![ScriptedResponse::new(200)]);
-    let response = send(&request("POST", server.url(), b"")).unwrap();
-    assert_eq!(response.status, 200);
-    let received = &server.requests()[0];
-    assert_eq!(received.method, "POST");
-    assert_eq!(received.header("content-length"), Some("0"));
-    assert!(received.body.is_empty());
 }

@@ -67,7 +67,7 @@ fn every_api_streams_through_curl_from_the_loopback_server() {
         return;
     };
     if CurlTransport::new().check().is_err() {
-        focus_testkit::skipped_here("curl is not available");
+        focus_testkit::skipped("curl is not available");
         return;
     }
     let registry = Registry::builtin();
@@ -176,7 +176,7 @@ fn anthropic_at(server: &TestServer) -> ModelInfo {
 #[test]
 fn cancel_mid_stream_through_curl_keeps_the_partial_answer() {
     if CurlTransport::new().check().is_err() {
-        focus_testkit::skipped_here("curl is not available");
+        focus_testkit::skipped("curl is not available");
         return;
     }
     use focus_testkit::server::Gate;
@@ -220,7 +220,7 @@ fn cancel_mid_stream_through_curl_keeps_the_partial_answer() {
 #[test]
 fn a_silent_server_is_detected_as_stalled() {
     if CurlTransport::new().check().is_err() {
-        focus_testkit::skipped_here("curl is not available");
+        focus_testkit::skipped("curl is not available");
         return;
     }
     use focus_testkit::server::Gate;
@@ -251,4 +251,47 @@ fn a_silent_server_is_detected_as_stalled() {
     assert!(error.contains("stalled"), "{error}");
     assert_eq!(server.requests().len(), 2, "the silent head was retried");
     assert!(started.elapsed() < Duration::from_secs(8));
+}
+
+/// A server (or a proxy) that keeps the stream alive with keepalives (a bare
+/// newline, an SSE comment, Anthropic's `ping` event) every 150 ms but never
+/// sends model output: the stall limit ends each attempt, and the stall is
+/// retried like any transient failure. (The idle limit alone would wait forever.)
+#[test]
+fn keepalives_without_model_output_are_a_stall_and_retried() {
+    if CurlTransport::new().check().is_err() {
+        focus_testkit::skipped("curl is not available");
+        return;
+    }
+    let keepalives = [
+        "\n",
+        ": keepalive\n\n",
+        "event: ping\ndata: {\"type\":\"ping\"}\n\n",
+    ];
+    let mut response = ScriptedResponse::new(200)
+        .header("content-type", "text/event-stream")
+        .chunked()
+        .chunk("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":4}}}\n\n");
+    for i in 0..200 {
+        response = response.chunk_after(Duration::from_millis(150), keepalives[i % 3]);
+    }
+    let server = TestServer::repeating(response);
+    let provider = HttpProvider::new(anthropic_at(&server), None, Arc::new(CurlTransport::new()))
+        .with_stall_timeout(Duration::from_millis(700))
+        .with_retry(RetryPolicy {
+            max_attempts: 2,
+            base_delay: Duration::from_millis(5),
+            max_delay: Duration::from_secs(1),
+        });
+    let started = std::time::Instant::now();
+    let message = ask(&provider, "", "hello", &CancelToken::new(), &mut |_, _| {});
+    assert_eq!(message.stop_reason, StopReason::Error);
+    let error = message.error_message.unwrap();
+    assert!(
+        error.contains("no model output") && error.contains("stalled"),
+        "{error}"
+    );
+    assert!(error.contains("after 2 attempts"), "{error}");
+    assert_eq!(server.requests().len(), 2, "the stall was retried");
+    assert!(started.elapsed() < Duration::from_secs(10));
 }

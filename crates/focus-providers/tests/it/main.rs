@@ -1,6 +1,7 @@
 //! Integration tests of focus-providers, in one binary (one link instead of many).
 //!
-//! Modules: `requests` (golden request bodies), `decoders`, `conformance`,
+//! Modules: `both_transports` (the std transport and curl held to the same
+//! behaviour from one table), `requests` (golden request bodies), `decoders`, `conformance`,
 //! `hostile_streams` and `terminal_event` (the stream decoders on recorded,
 //! hostile and cut streams), `provider` (`HttpProvider` over a scripted
 //! transport), `curl_*` and `http_loopback` (the real curl path against the
@@ -11,6 +12,7 @@
 //! The tests that scan this process's children or change its environment run
 //! in a process of their own (`focus_testkit::alone`).
 
+mod both_transports;
 mod conformance;
 mod curl_cancel_many;
 mod curl_proxy;

@@ -504,10 +504,12 @@ fn a_history_never_starts_with_an_assistant_message_on_any_api() {
     }
 }
 
-/// llama.cpp's server answers 500 to `"content": null` after a tool call: it gets
-/// `""`, every other server the API's own `null`.
+/// An assistant message with only tool calls leaves `content` out, as the OpenAI
+/// SDK does: llama.cpp and llama-cpp-python answer 500 to `"content": null`, and
+/// every compatible server accepts the field missing. `supportsNullContent`
+/// asks for `null`.
 #[test]
-fn llama_cpp_gets_empty_content_instead_of_null() {
+fn a_tool_call_only_message_leaves_content_out() {
     let call = focus_core::message::Content::ToolCall(focus_core::message::ToolCall {
         id: "c1".into(),
         name: "ls".into(),
@@ -528,18 +530,83 @@ fn llama_cpp_gets_empty_content_instead_of_null() {
         ],
         tools: Vec::new(),
     };
-    for (provider, url, expected) in [
-        ("llama.cpp", "http://127.0.0.1:8080/v1", "\"\""),
-        ("ollama", "http://127.0.0.1:11434/v1", "null"),
+    for (provider, url) in [
+        ("llama.cpp", "http://127.0.0.1:8080/v1"),
+        ("ollama", "http://127.0.0.1:11434/v1"),
+        ("llama-cpp-python", "http://127.0.0.1:8000/v1"),
+        ("openai", "https://api.openai.com/v1"),
+        ("some-proxy", "https://llm.internal/v1"),
     ] {
         let target = model("openai-completions", provider, "m", url, false);
         let body = build(&target, &case, &options());
         let assistant = &body["messages"][1];
         assert_eq!(assistant["role"].as_str(), Some("assistant"));
-        assert_eq!(
-            assistant["content"].to_json_string(),
-            expected,
-            "{provider}"
+        assert!(
+            assistant.get("content").is_none(),
+            "{provider}: {assistant:?}"
         );
+        assert_eq!(assistant["tool_calls"].as_array().map(Vec::len), Some(1));
     }
+    let target = model("openai-completions", "ollama", "m", "http://x/v1", false);
+    let null = focus_providers::compat::compat_for(&target)
+        .with_overrides(&parse(br#"{"supportsNullContent": true}"#).unwrap())
+        .unwrap();
+    let request = ModelRequest {
+        system_prompt: "",
+        messages: &case.messages,
+        tools: &[],
+        options: &options(),
+        cancel: &focus_core::cancel::CancelToken::new(),
+    };
+    let body = openai_completions::build_request_with(&target, &request, null);
+    assert!(body["messages"][1]["content"].is_null());
+    assert!(body["messages"][1].get("content").is_some());
+}
+
+/// A local server's window holds prompt and answer: the output cap shrinks as the
+/// prompt grows, and stays the model's own where the window is roomy or unknown.
+#[test]
+fn max_tokens_leaves_room_for_the_prompt() {
+    use openai_completions::fit_max_tokens;
+    assert_eq!(fit_max_tokens(8_192, 0, 5_000), 8_192, "unknown window");
+    assert_eq!(fit_max_tokens(8_192, 200_000, 5_000), 8_192, "roomy window");
+    assert_eq!(fit_max_tokens(8_192, 8_192, 800), 8_192 - 900);
+    assert_eq!(fit_max_tokens(8_192, 8_192, 4_000), 8_192 - 4_500);
+    assert_eq!(fit_max_tokens(8_192, 8_192, 9_000), 512, "the floor");
+    assert_eq!(fit_max_tokens(16_384, 2_048, 1_500), 2_048 - 1_687);
+    assert_eq!(
+        fit_max_tokens(16_384, 2_048, 1_900),
+        256,
+        "an eighth of a small window"
+    );
+    let mut target = model(
+        "openai-completions",
+        "llama.cpp",
+        "m",
+        "http://127.0.0.1:8080/v1",
+        false,
+    );
+    target.context_window = 8_192;
+    target.max_tokens = 8_192;
+    let asked = |words: usize| {
+        let case = Case {
+            system: "You are a coding agent.".into(),
+            messages: vec![Message::User(focus_core::message::UserMessage::text(
+                "word ".repeat(words),
+                1,
+            ))],
+            tools: Vec::new(),
+        };
+        let options = RequestOptions {
+            max_tokens: None,
+            ..options()
+        };
+        build(&target, &case, &options)["max_tokens"]
+            .as_u64()
+            .unwrap()
+    };
+    let short = asked(10);
+    let long = asked(4_000); // 20,000 characters: about 5,000 tokens
+    assert!(short < 8_192 && short > 8_000, "{short}");
+    assert!(long < 8_192 - 5_000, "{long}");
 }

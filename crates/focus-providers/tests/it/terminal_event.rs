@@ -79,7 +79,7 @@ fn data_after_the_terminal_event_is_not_part_of_the_answer() {
 #[test]
 fn a_server_that_keeps_the_connection_open_after_the_end_does_not_hold_focus() {
     if CurlTransport::new().check().is_err() {
-        focus_testkit::skipped_here("curl is not available");
+        focus_testkit::skipped("curl is not available");
         return;
     }
     for (api, answer, after) in CASES {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 #[test]
 fn an_answer_without_usage_gets_an_estimate_marked_as_one() {
     if CurlTransport::new().check().is_err() {
-        focus_testkit::skipped_here("curl is not available");
+        focus_testkit::skipped("curl is not available");
         return;
     }
     let chunk = |delta: &str, finish: &str| {

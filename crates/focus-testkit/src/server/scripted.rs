@@ -115,6 +115,9 @@ pub struct ScriptedResponse {
     pub raw: bool,
     /// When set, nothing is written until the test opens this gate.
     pub head_gate: Option<Gate>,
+    /// Keep the connection open after this response (no `Connection: close`) and
+    /// read the next request from it: for clients that reuse connections.
+    pub keep_alive: bool,
 }
 
 impl ScriptedResponse {
@@ -129,6 +132,7 @@ impl ScriptedResponse {
             disconnect_after: None,
             raw: false,
             head_gate: None,
+            keep_alive: false,
         }
     }
 
@@ -257,6 +261,13 @@ impl ScriptedResponse {
         self
     }
 
+    /// Leaves the connection open after this response for the client's next
+    /// request (HTTP/1.1 keep-alive) instead of closing it.
+    pub fn keep_alive(mut self) -> ScriptedResponse {
+        self.keep_alive = true;
+        self
+    }
+
     /// Cuts the connection after `n` chunks, without the framing's end marker.
     pub fn disconnect_after(mut self, n: usize) -> ScriptedResponse {
         self.disconnect_after = Some(n);
@@ -325,7 +336,10 @@ impl ScriptedResponse {
             Framing::Chunked => head.push_str("Transfer-Encoding: chunked\r\n"),
             Framing::CloseDelimited => {}
         }
-        head.push_str("Connection: close\r\n\r\n");
+        if !self.keep_alive {
+            head.push_str("Connection: close\r\n");
+        }
+        head.push_str("\r\n");
         head.into_bytes()
     }
 }

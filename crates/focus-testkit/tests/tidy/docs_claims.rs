@@ -10,7 +10,7 @@
 //! - "`Type` (focus-x" anywhere in the README, `vendoring.md` and
 //!   `ARCHITECTURE.md`: `Type` is defined in focus-x;
 //! - the statuses the documents say are retried are exactly the ones
-//!   `TransportError::is_retryable` retries;
+//!   `retryable_status` (focus-providers) retries;
 //! - nothing the code has is called missing ("not yet", [`FEATURES`]).
 //!
 //! A type is "defined in" a crate when one of its `src/` files declares it `pub`
@@ -289,19 +289,37 @@ fn placement_problems(name: &str, text: &str) -> Vec<String> {
     problems
 }
 
-/// The statuses `TransportError::is_retryable` retries, read from its source.
+/// The statuses `retryable_status` (focus-providers) may retry, read from its
+/// source: the numbers of its `match` arms (the one `_` arm is "overloaded").
 fn retried_statuses() -> BTreeSet<u16> {
-    let source = document("crates/focus-transport/src/error.rs");
+    let source = document("crates/focus-providers/src/http.rs");
     let body = source
-        .split("fn is_retryable")
+        .split("fn retryable_status")
         .nth(1)
-        .expect("TransportError::is_retryable exists");
-    let matched = body
-        .split("matches!(status,")
-        .nth(1)
-        .and_then(|rest| rest.split(')').next())
-        .expect("is_retryable matches on the status");
-    statuses_in(matched)
+        .and_then(|rest| rest.split("\n}").next())
+        .expect("retryable_status exists");
+    let arms = body
+        .lines()
+        .filter_map(|line| line.split_once("=>"))
+        .map(|(pattern, _)| pattern)
+        .collect::<Vec<_>>()
+        .join(" ");
+    statuses_in(&arms)
+}
+
+/// What a text claims is retried: the statuses it names up to the first
+/// "never" or "not" after one (which starts what is not retried).
+fn claimed_statuses(text: &str) -> BTreeSet<u16> {
+    let mut said = String::new();
+    for word in text.split_inclusive(|c: char| !c.is_ascii_alphanumeric()) {
+        let bare = word.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
+        let negation = matches!(bare.to_lowercase().as_str(), "never" | "not");
+        if negation && !statuses_in(&said).is_empty() {
+            break;
+        }
+        said.push_str(word);
+    }
+    statuses_in(&said)
 }
 
 /// The HTTP statuses a text names: three-digit numbers, and `5xx` for a class.
@@ -366,7 +384,7 @@ fn retry_problems() -> Vec<String> {
     ];
     let mut problems = Vec::new();
     for (name, text) in claims {
-        let said = statuses_in(text);
+        let said = claimed_statuses(text);
         let wrong: Vec<_> = said.difference(&retried).collect();
         let unsaid: Vec<_> = retried.difference(&said).collect();
         if !wrong.is_empty() {
@@ -447,6 +465,11 @@ fn the_claim_readers_read_what_they_must() {
         [408, 429].into_iter().chain(500..600).collect()
     );
     assert!(retried_statuses().contains(&429));
+    assert!(!retried_statuses().contains(&501));
+    assert_eq!(
+        claimed_statuses("never twice: 429 or 503; never 501 or another 4xx"),
+        [429, 503].into_iter().collect()
+    );
     assert!(defined_in("TestServer").contains("focus-testkit"));
     assert!(
         !defined_in("TestServe").contains("focus-testkit"),

@@ -85,10 +85,24 @@ const CHILD_WAIT_HOMES: &[(&str, &str)] = &[
 ];
 
 /// Where focus opens sockets, and why.
-const SOCKET_HOMES: &[(&str, &str)] = &[(
-    "crates/focus-cli/src/probe.rs",
-    "the loopback probe for a local model server",
-)];
+const SOCKET_HOMES: &[(&str, &str)] = &[
+    (
+        "crates/focus-cli/src/probe.rs",
+        "the loopback probe for a local model server",
+    ),
+    (
+        "crates/focus-transport/src/std_http.rs",
+        "the plain-HTTP transport: shutting its socket down on cancel",
+    ),
+    (
+        "crates/focus-transport/src/std_http/connect.rs",
+        "the plain-HTTP transport: resolving and connecting",
+    ),
+    (
+        "crates/focus-transport/src/std_http/connection.rs",
+        "the plain-HTTP transport: reading and writing a connection",
+    ),
+];
 
 /// Where a crate other than focus-sys keeps state for the whole process, and
 /// why it cannot be a value someone owns.

@@ -5,13 +5,16 @@
 //!
 //! ```json
 //! "hooks": {
-//!   "PreToolUse":  [{"matcher": "bash|edit", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 10}]}],
-//!   "PostToolUse": [{"matcher": "*",         "hooks": [{"type": "command", "command": "cargo fmt --check"}]}]
+//!   "PreToolUse":  [{"matcher": "Bash|Edit", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 10}]}],
+//!   "PostToolUse": [{"matcher": "mcp__.*",   "hooks": [{"type": "command", "command": "./audit.sh"}]}]
 //! }
 //! ```
 //!
-//! - `matcher`: tool names separated by `|`, `*` wildcards, case-insensitive; empty
-//!   or missing matches every tool.
+//! - `matcher`: as Claude Code reads it ([`super::matcher`]): names separated by
+//!   `|` (`Bash|Edit`), a regular expression (`mcp__memory__.*`), or focus's older
+//!   `*` globs (`github__*`); empty, missing or `*` matches every tool. A tool
+//!   answers to focus's name and Claude Code's (`bash` and `Bash`,
+//!   `fs__read` and `mcp__fs__read`).
 //! - A hook runs with `sh -c`, in the working directory, with the call as JSON on
 //!   standard input: `hook_event_name`, `tool_name`, `tool_input`, `tool_call_id`,
 //!   `cwd` (and `tool_response` for PostToolUse: `{text, is_error}`), and
@@ -30,7 +33,7 @@
 //! - **PostToolUse cannot undo anything**: its output (if any) is appended to the
 //!   result, headed by `[PostToolUse hook]`, or `[PostToolUse hook failed: exit N]`.
 
-use super::rules::glob_match;
+use super::matcher::{tool_names, Matcher};
 use crate::sandbox::Sandbox;
 use focus_core::char_boundary;
 use focus_core::json::Value;
@@ -106,12 +109,16 @@ impl HookEvent {
 pub struct Hook {
     /// When it runs.
     pub event: HookEvent,
-    /// Tool name patterns (`|`-separated in settings); empty matches all.
-    pub matchers: Vec<String>,
+    /// What it applies to (a tool name, a session start's `source`, …).
+    pub matcher: Matcher,
     /// The shell command.
     pub command: String,
     /// How long it may run.
     pub timeout: Duration,
+    /// Whether it comes from the project's settings (run confined by the
+    /// sandbox) rather than the user's own (run as the user's code,
+    /// unconfined unless `sandbox.hooks` is true).
+    pub from_project: bool,
 }
 
 /// Default hook timeout.
@@ -131,10 +138,10 @@ pub(crate) fn cap_output(mut text: String) -> String {
 }
 
 impl Hook {
-    /// Whether the hook applies to `tool_name`.
-    pub fn matches(&self, tool_name: &str) -> bool {
-        let name = tool_name.to_ascii_lowercase();
-        self.matchers.is_empty() || self.matchers.iter().any(|m| glob_match(m, &name))
+    /// Whether the hook applies to `subject` (a tool under any of its names, see
+    /// [`tool_names`]).
+    pub fn matches(&self, subject: &str) -> bool {
+        self.matcher.matches_any(&tool_names(subject))
     }
 }
 
@@ -198,13 +205,11 @@ impl HookConfig {
                         ));
                     }
                 }
-                let matchers = match &group["matcher"] {
-                    Value::Null => Vec::new(),
-                    Value::String(s) => s
-                        .split('|')
-                        .map(|m| m.trim().to_ascii_lowercase())
-                        .filter(|m| !m.is_empty() && m != "*")
-                        .collect(),
+                let matcher = match &group["matcher"] {
+                    Value::Null => Matcher::All,
+                    Value::String(s) => {
+                        Matcher::parse(s).map_err(|e| format!("`{at}.matcher`: {e}"))?
+                    }
                     other => {
                         return Err(format!(
                             "`{at}.matcher` must be a string, found {}",
@@ -219,10 +224,26 @@ impl HookConfig {
                     let at = format!("{at}.hooks[{hi}]");
                     config
                         .hooks
-                        .push(parse_hook(hook, &at, event, matchers.clone())?);
+                        .push(parse_hook(hook, &at, event, matcher.clone())?);
                 }
             }
         }
+        Ok(config)
+    }
+
+    /// The hooks of the user's own settings (`user`) followed by the
+    /// project's (`project`, marked [`Hook::from_project`]): both run, as
+    /// Claude Code runs the hooks of every settings file. Errors name the
+    /// file's key, prefixed `project settings: ` for the project's.
+    pub fn from_layers(user: &Value, project: &Value) -> Result<HookConfig, String> {
+        let mut config = HookConfig::from_json(user)?;
+        let mut theirs =
+            HookConfig::from_json(project).map_err(|e| format!("project settings: {e}"))?;
+        for hook in &mut theirs.hooks {
+            hook.from_project = true;
+        }
+        config.hooks.append(&mut theirs.hooks);
+        config.warnings.append(&mut theirs.warnings);
         Ok(config)
     }
 
@@ -239,12 +260,7 @@ impl HookConfig {
     }
 }
 
-fn parse_hook(
-    hook: &Value,
-    at: &str,
-    event: HookEvent,
-    matchers: Vec<String>,
-) -> Result<Hook, String> {
+fn parse_hook(hook: &Value, at: &str, event: HookEvent, matcher: Matcher) -> Result<Hook, String> {
     let object = hook
         .as_object()
         .ok_or_else(|| format!("`{at}` must be an object"))?;
@@ -282,9 +298,10 @@ fn parse_hook(
     };
     Ok(Hook {
         event,
-        matchers,
+        matcher,
         command,
         timeout,
+        from_project: false,
     })
 }
 
@@ -314,7 +331,7 @@ pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path, sandbox: &Sandbox) -> Ho
         .env("FOCUS_PROJECT_DIR", cwd)
         .env("CLAUDE_PROJECT_DIR", cwd);
     crate::secret_env::remove_secret_variables(&mut command);
-    if let Err(e) = sandbox.confine_hook(&mut command) {
+    if let Err(e) = sandbox.confine_hook(&mut command, hook.from_project) {
         return HookRun {
             ok: false,
             ending: "not started".to_string(),
@@ -410,8 +427,10 @@ pub fn hook_input(
 ///
 /// # Errors
 ///
-/// The first hook that fails or blocks the call stops it: the text is the
-/// reason the model reads.
+/// The first failure blocks: the text is the reason the model (and the user)
+/// reads: the hook's own reason comes first, whole (its output is capped at
+/// 10,000 bytes), and the hook's command last, so a display that shows only
+/// the start of a message still shows why.
 pub fn run_pre_tool_use(
     config: &HookConfig,
     tool_name: &str,
@@ -422,24 +441,42 @@ pub fn run_pre_tool_use(
     for hook in config.matching(HookEvent::PreToolUse, tool_name) {
         let run = run_hook(hook, input, cwd, sandbox);
         if let Some(reason) = run.ok.then(|| json_block_reason(&run.stdout)).flatten() {
-            return Err(format!(
-                "`{tool_name}` was blocked by a PreToolUse hook (command `{}`):\n{reason}",
-                hook.command
-            ));
+            return Err(block_message(tool_name, "", &reason, &hook.command));
         }
         if !run.ok {
             let detail = if run.output.is_empty() {
-                "(no output)".to_string()
+                "(no output)"
             } else {
-                run.output
+                &run.output
             };
-            return Err(format!(
-                "`{tool_name}` was blocked by a PreToolUse hook ({}, command `{}`):\n{detail}",
-                run.ending, hook.command
-            ));
+            return Err(block_message(tool_name, &run.ending, detail, &hook.command));
         }
     }
     Ok(())
+}
+
+/// Longest part of a hook's command quoted in a message.
+const MAX_QUOTED_COMMAND: usize = 200;
+
+/// "`bash` was blocked by a PreToolUse hook (exit 2): <reason>" and, on a line of
+/// its own, the hook's command (cut to [`MAX_QUOTED_COMMAND`] bytes). The reason
+/// is cleaned of terminal escapes: it is the hook's output, shown to the user.
+fn block_message(tool_name: &str, ending: &str, reason: &str, command: &str) -> String {
+    let how = if ending.is_empty() {
+        String::new()
+    } else {
+        format!(" ({ending})")
+    };
+    let reason = crate::output::sanitize(reason.trim());
+    let mut command = command.trim().to_string();
+    if command.len() > MAX_QUOTED_COMMAND {
+        command.truncate(char_boundary::floor(&command, MAX_QUOTED_COMMAND));
+        command.push('…');
+    }
+    let command = crate::output::sanitize(&command).replace('\n', " ");
+    format!(
+        "`{tool_name}` was blocked by a PreToolUse hook{how}: {reason}\n(the hook's command: `{command}`)"
+    )
 }
 
 /// A block decision printed as JSON by a hook that exited 0, in either of Claude

@@ -49,7 +49,13 @@ pub fn is_read_only_command(cmd: &str) -> bool {
 
 /// Judges `cmd` and explains a negative answer.
 pub fn judge(cmd: &str) -> Verdict {
-    judge_with(cmd, Edits::No, 0)
+    match judge_with(cmd, Edits::No, 0) {
+        Verdict::ReadOnly => match super::git_guard::git_line_problem(cmd) {
+            Some(problem) => Verdict::NotReadOnly(problem),
+            None => Verdict::ReadOnly,
+        },
+        other => other,
+    }
 }
 
 /// Whether every part of `cmd` is read-only or a simple file operation inside the

@@ -17,10 +17,12 @@
 //! call, because a model may call a tool it saw earlier.
 
 pub mod approval_queue;
+pub mod git_guard;
 pub mod hooks;
 pub mod judge;
 pub mod lifecycle;
 pub mod long_options;
+pub mod matcher;
 pub mod permission;
 pub mod readonly_programs;
 pub mod rules;
@@ -184,14 +186,40 @@ impl Gatekeeper {
         if let Decision::Allow = self.decide(call, tool) {
             return Ok(());
         }
-        let always_rule = self.config.permissions.suggested_rule(call);
+        let permissions = &self.config.permissions;
+        // A protected file is approved one write at a time: no "always".
+        let protected = permissions
+            .protected_target(tool.name(), &call.arguments)
+            .is_some();
+        let is_edit = permissions.is_edit(tool.name());
+        // "Always" on an edit allows every edit tool for the session.
+        let always_rules: Vec<Rule> = if protected {
+            Vec::new()
+        } else if is_edit {
+            permissions
+                .edit_tools
+                .iter()
+                .map(|t| Rule::tool(t))
+                .collect()
+        } else {
+            vec![permissions.suggested_rule(call)]
+        };
+        let always_text = if is_edit && !protected {
+            format!("all edits ({})", permissions.edit_tools.join(", "))
+        } else {
+            always_rules
+                .iter()
+                .map(Rule::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let request = ApprovalRequest {
             call_id: call.id.to_string(),
             tool_name: tool.name().to_string(),
             arguments: call.arguments.clone(),
             summary: permission::summarize_call(call),
             reason,
-            always_rule: always_rule.to_string(),
+            always_rule: always_text,
         };
         if self.approver.waits() {
             self.notify(&format!(
@@ -202,7 +230,7 @@ impl Gatekeeper {
         match self.approver.ask(&request) {
             ApprovalAnswer::AllowOnce => Ok(()),
             ApprovalAnswer::AllowAlways => {
-                lock(&self.session_allow).push(always_rule);
+                lock(&self.session_allow).extend(always_rules);
                 Ok(())
             }
             ApprovalAnswer::Deny(reason) => Err(permission::denied_message(tool.name(), &reason)),

@@ -4,16 +4,21 @@
 //! (the first that applies wins):
 //!
 //! 1. a **deny** rule matches → Deny (deny always wins, in every mode);
-//! 2. mode **auto** → Allow (nothing asks; for unattended runs);
-//! 3. an **ask** rule matches → Ask;
-//! 4. the call only reads (`Tool::is_read_only`) → Allow;
-//! 5. mode **plan** → Deny, telling the model it is in plan mode;
-//! 6. an **allow** rule covers it (for shell commands: every part that is not
-//!    read-only) → Allow;
-//! 7. an edit tool (`write`, `edit`) in **default** or **accept-edits** → Allow;
-//! 8. in **accept-edits**, a shell command that only creates, copies or moves files
-//!    inside the working directory (`mkdir`, `touch`, `cp`, `mv`) → Allow;
-//! 9. anything else (writing shell commands, MCP tools, unknown tools) → Ask.
+//! 2. an edit tool (`write`, `edit`) aimed at a protected path
+//!    ([`crate::protected`]: `.git/config`, `.git/hooks/`, `.focus/`…) → Ask, naming
+//!    the file, in every mode, auto included (Deny in plan mode), unless
+//!    [`PermissionConfig::protect_paths`] is off (`--sandbox off`);
+//! 3. mode **auto** → Allow (nothing asks; for unattended runs);
+//! 4. an **ask** rule matches → Ask;
+//! 5. the call only reads (`Tool::is_read_only`) → Allow;
+//! 6. mode **plan** → Deny, telling the model it is in plan mode;
+//! 7. an **allow** rule covers it (for shell commands: every part that is not
+//!    read-only; "allow all edits this session" adds `write` and `edit`) → Allow;
+//! 8. in **accept-edits**, an edit tool whose path resolves inside the project,
+//!    or a shell command that only creates, copies or moves files inside it
+//!    (`mkdir`, `touch`, `cp`, `mv`) → Allow;
+//! 9. anything else (edits in default mode, writing shell commands, MCP tools,
+//!    unknown tools) → Ask.
 //!
 //! An Ask goes to an [`Approver`]: the terminal asks the user, RPC mode sends an
 //! event and waits for an `approve` command, print and JSON modes use
@@ -29,11 +34,13 @@ use focus_core::tool::Tool;
 /// How much the agent may do without asking.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Mode {
-    /// File edits run; writing shell commands and unknown tools ask.
+    /// Reads run; file edits, writing shell commands and unknown tools ask
+    /// (Claude Code's `default`).
     #[default]
     Default,
-    /// Like default, and simple file operations in the working directory
-    /// (`mkdir`, `touch`, `cp`, `mv`) run without asking.
+    /// Like default, and file edits inside the project, and simple file
+    /// operations there (`mkdir`, `touch`, `cp`, `mv`), run without asking
+    /// (Claude Code's `acceptEdits`).
     AcceptEdits,
     /// Read-only: writes, edits and writing shell commands are blocked.
     Plan,
@@ -114,6 +121,10 @@ pub struct PermissionConfig {
     /// The project directory, when known: accept-edits then also checks that
     /// a file operation's paths resolve inside it (symbolic links followed).
     pub project: Option<std::path::PathBuf>,
+    /// Whether writes to the project's protected paths ([`crate::protected`])
+    /// through the edit tools need an approval naming the file in every mode
+    /// (true unless the user turned the sandbox off).
+    pub protect_paths: bool,
 }
 
 impl Default for PermissionConfig {
@@ -126,6 +137,7 @@ impl Default for PermissionConfig {
             edit_tools: vec!["write".to_string(), "edit".to_string()],
             shell_tools: vec!["bash".to_string()],
             project: None,
+            protect_paths: true,
         }
     }
 }
@@ -202,6 +214,11 @@ impl PermissionConfig {
         Ok(config)
     }
 
+    /// Whether `name` is an edit tool (`write`, `edit`).
+    pub fn is_edit(&self, name: &str) -> bool {
+        self.edit_tools.iter().any(|t| t == name)
+    }
+
     /// Whether `name` is a shell tool.
     pub fn is_shell(&self, name: &str) -> bool {
         self.shell_tools.iter().any(|t| t == name)
@@ -226,6 +243,12 @@ impl PermissionConfig {
                  find another way or ask the user."
             ));
         }
+        if let Some(protected) = self.protected_target(name, args) {
+            if mode == Mode::Plan {
+                return Decision::Deny(plan_mode_message(name, is_shell, args));
+            }
+            return Decision::Ask(protected_reason(&protected));
+        }
         if mode == Mode::Auto {
             return Decision::Allow;
         }
@@ -237,19 +260,37 @@ impl PermissionConfig {
             Subject::Command(cmd) if is_shell => judge::is_read_only_command(cmd),
             _ => false,
         };
-        if tool.is_read_only(args) || judged_read_only {
+        let reads_only = tool.is_read_only(args) || judged_read_only;
+        let git_problem = self.git_problem(reads_only, is_shell, args);
+        if reads_only && git_problem.is_none() {
             return Decision::Allow;
         }
         if mode == Mode::Plan {
-            return Decision::Deny(plan_mode_message(name, is_shell, args));
+            return Decision::Deny(match &git_problem {
+                Some(problem) => plan_mode_git_message(problem),
+                None => plan_mode_message(name, is_shell, args),
+            });
+        }
+        // Before the allow rules: a line whose every part reads passes them
+        // without a rule, and this one only seems to read.
+        if let Some(problem) = git_problem {
+            return Decision::Ask(format!("git could run a program here: {problem}"));
         }
         if rules::allows(&self.allow, name, &subject)
             || rules::allows(session_allow, name, &subject)
         {
             return Decision::Allow;
         }
-        if self.edit_tools.iter().any(|t| t == name) {
+        let is_edit = self.edit_tools.iter().any(|t| t == name);
+        if is_edit && mode == Mode::AcceptEdits && self.edit_inside_project(args) {
             return Decision::Allow;
+        }
+        if is_edit {
+            return Decision::Ask(if mode == Mode::AcceptEdits {
+                format!("`{name}` writes outside the project")
+            } else {
+                format!("`{name}` changes a file (default mode asks before every edit)")
+            });
         }
         if mode == Mode::AcceptEdits && is_shell {
             if let Subject::Command(cmd) = subject {
@@ -307,6 +348,81 @@ impl PermissionConfig {
     }
 }
 
+impl PermissionConfig {
+    /// The protected path (see [`crate::protected`]) an edit tool's call would
+    /// write, when paths are protected and it would.
+    pub fn protected_target(&self, tool: &str, args: &Value) -> Option<std::path::PathBuf> {
+        if !self.protect_paths || !self.edit_tools.iter().any(|t| t == tool) {
+            return None;
+        }
+        let project = self.project.as_deref()?;
+        let target = edit_target(project, args)?;
+        crate::protected::protected_by(project, &target).map(|_| target)
+    }
+
+    /// For a shell command that runs git and reads only, or whose every part
+    /// reads only (so that no allow rule is needed): why git could still run a
+    /// program ([`super::git_guard`]: the line, then the repository's
+    /// configuration), if it could.
+    fn git_problem(&self, reads_only: bool, is_shell: bool, args: &Value) -> Option<String> {
+        let cmd = args["command"].as_str().filter(|_| is_shell)?;
+        if !super::git_guard::runs_git(cmd) {
+            return None;
+        }
+        let parts_read =
+            judge::split_commands(cmd).is_some_and(|parts| parts.iter().all(|p| p.read_only));
+        if !reads_only && !parts_read {
+            return None;
+        }
+        if let Some(problem) = super::git_guard::git_line_problem(cmd) {
+            return Some(problem);
+        }
+        let project = self
+            .project
+            .clone()
+            .unwrap_or_else(|| std::path::PathBuf::from("."));
+        super::git_guard::repository_runs_code(&project)
+    }
+
+    /// Whether an edit tool's `path` resolves (symbolic links followed) inside
+    /// the project.
+    fn edit_inside_project(&self, args: &Value) -> bool {
+        let Some(project) = self.project.as_deref() else {
+            return false;
+        };
+        let project = crate::sandbox::resolve_existing(project);
+        edit_target(&project, args)
+            .is_some_and(|target| crate::sandbox::resolve_existing(&target).starts_with(&project))
+    }
+}
+
+/// The file an edit tool's call names (`path`, or `file_path`), joined to
+/// `project` and normalised.
+fn edit_target(project: &std::path::Path, args: &Value) -> Option<std::path::PathBuf> {
+    let given = args["path"]
+        .as_str()
+        .or_else(|| args["file_path"].as_str())?;
+    crate::path::resolve(project, given).ok()
+}
+
+/// Why an edit of a protected file asks, naming it and how to allow it.
+fn protected_reason(target: &std::path::Path) -> String {
+    format!(
+        "{} is protected: it configures programs that run code (git, or an agent's settings), \
+         so every write to it needs your approval naming it, in every mode. Approve it here, or \
+         run focus with --sandbox off to lift the protection",
+        crate::path::printable(&target.display().to_string())
+    )
+}
+
+fn plan_mode_git_message(problem: &str) -> String {
+    format!(
+        "Blocked: focus is in plan mode (read-only), and this git command would read a \
+         repository configuration that runs programs ({problem}). Do not try to work around \
+         this; read the files with the read tool instead."
+    )
+}
+
 fn plan_mode_message(name: &str, is_shell: bool, args: &Value) -> String {
     let what = if is_shell {
         let cmd = args["command"].as_str().unwrap_or("");
@@ -339,7 +455,9 @@ pub struct ApprovalRequest {
     pub summary: String,
     /// Why approval is needed.
     pub reason: String,
-    /// The rule "allow always" would add for this session (e.g. `bash(cargo test:*)`).
+    /// What "allow always" would allow for the rest of the session (a rule such
+    /// as `bash(cargo test:*)`, or `all edits (write, edit)`); empty when the
+    /// request cannot be allowed always (a protected file: each write asks).
     pub always_rule: String,
 }
 
@@ -364,7 +482,7 @@ pub enum ApprovalAnswer {
     /// Run this call.
     AllowOnce,
     /// Run this call and, for the rest of the session, calls the request's
-    /// `always_rule` covers.
+    /// `always_rule` covers (only this call when it is empty).
     AllowAlways,
     /// Do not run it; the reason (may be empty) is passed to the model.
     Deny(String),

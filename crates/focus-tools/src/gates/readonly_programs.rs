@@ -433,11 +433,22 @@ fn check_git(args: &[&str]) -> Result<(), String> {
     // Global options before the subcommand.
     while let Some(a) = args.get(i) {
         match *a {
-            "-C" => i += 2,
-            "--no-pager" | "-P" | "--no-optional-locks" | "--bare" | "--literal-pathspecs" => {
-                i += 1
+            // Another directory means another repository, with its own config.
+            "-C" if matches!(args.get(i + 1), Some(&".") | Some(&"./")) => i += 2,
+            "-C" => {
+                return Err(
+                    "`git -C` to another directory reads that repository's configuration, \
+                     which can run programs"
+                        .to_string(),
+                )
             }
-            _ if a.starts_with("--git-dir=") || a.starts_with("--work-tree=") => i += 1,
+            "--no-pager" | "-P" | "--no-optional-locks" | "--literal-pathspecs" => i += 1,
+            _ if a.starts_with("--git-dir") || a.starts_with("--work-tree") || *a == "--bare" => {
+                return Err(format!(
+                    "`git {a}` points git at a repository (maybe a bare one) whose configuration \
+                     can run programs"
+                ))
+            }
             "-c" => return Err("`git -c` can make git run any program".to_string()),
             _ if a.starts_with('-') => {
                 return Err(format!("git option `{a}` is not known to be safe"))

@@ -1,7 +1,11 @@
 //! Permission rules: `tool` or `tool(pattern)`, as in Claude Code's settings.
 //!
 //! - `read`, `edit`, `github__*` — a tool name, `*` matching any characters, compared
-//!   without regard to case (so Claude Code's `Bash` works too).
+//!   without regard to case (so Claude Code's `Bash` works too). A tool answers to
+//!   focus's name and Claude Code's ([`super::matcher::tool_names`]): an MCP tool
+//!   to `github__create_issue` and `mcp__github__create_issue`, and
+//!   `mcp__github` (Claude Code's rule for a whole server) covers every tool of
+//!   the server `github`.
 //! - `bash(git diff:*)` — a shell command starting with the words `git diff`
 //!   (the command itself or followed by a space). `bash(npm test)` — exactly that
 //!   command. `bash(cargo * --release)` — a `*` glob over the command text.
@@ -93,9 +97,27 @@ impl Rule {
         }
     }
 
-    /// Whether the rule names this tool (ignoring its pattern).
+    /// Whether the rule names this tool (ignoring its pattern), under any of its
+    /// names.
     pub fn matches_tool(&self, tool_name: &str) -> bool {
-        glob_match(&self.tool, &tool_name.to_ascii_lowercase())
+        super::matcher::tool_names(tool_name).iter().any(|name| {
+            let name = name.to_ascii_lowercase();
+            glob_match(&self.tool, &name) || self.names_whole_server_of(&name)
+        })
+    }
+
+    /// `mcp__server` (no tool part, no wildcard): Claude Code's rule for every
+    /// tool of one MCP server.
+    fn names_whole_server_of(&self, name: &str) -> bool {
+        let Some(server) = self.tool.strip_prefix("mcp__") else {
+            return false;
+        };
+        !server.is_empty()
+            && !server.contains("__")
+            && !server.contains('*')
+            && name
+                .strip_prefix(&self.tool)
+                .is_some_and(|rest| rest.starts_with("__") && rest.len() > 2)
     }
 
     /// Whether the rule has no pattern (covers every call of the tool).
@@ -261,6 +283,30 @@ mod tests {
         assert!(Rule::parse("edit(src/*.rs)")
             .unwrap()
             .matches_subject("src/a/b.rs"));
+        // MCP tools under Claude Code's names too.
+        for rule in [
+            "mcp__github__create_issue",
+            "mcp__github",
+            "mcp__github__*",
+            "mcp__*",
+        ] {
+            assert!(
+                Rule::parse(rule)
+                    .unwrap()
+                    .matches_tool("github__create_issue"),
+                "{rule}"
+            );
+        }
+        for rule in ["mcp__git", "mcp__gitlab", "mcp__github__delete"] {
+            assert!(
+                !Rule::parse(rule)
+                    .unwrap()
+                    .matches_tool("github__create_issue"),
+                "{rule}"
+            );
+        }
+        assert!(!Rule::parse("mcp__bash").unwrap().matches_tool("bash"));
+        assert!(Rule::parse("Glob").unwrap().matches_tool("find"));
         for bad in ["", "bash(", "bash()", "ba sh", "(x)"] {
             assert!(Rule::parse(bad).is_err(), "{bad}");
         }

@@ -5,7 +5,7 @@
 //! (seconds, default 10) bounds the start (launch, handshake, tool list). A server
 //! with `"disabled": true` is skipped. A server with a `url` (and optional
 //! `headers`) speaks the streamable HTTP transport, if the front end gave the
-//! manager an HTTP client.
+//! manager an HTTP client (`"type": "sse"`: the older HTTP+SSE transport).
 //!
 //! `${NAME}` and `${NAME:-default}` in `command`, `args`, `env`, `cwd` and `url` are
 //! replaced from focus's environment ([`expand_env`]), so tokens need not be written
@@ -38,6 +38,9 @@ pub struct McpServerConfig {
     pub url: Option<String>,
     /// Extra HTTP headers (e.g. `Authorization`), for the HTTP transport.
     pub headers: Vec<(String, String)>,
+    /// `"type": "sse"`: the older HTTP+SSE transport from the start (otherwise
+    /// it is only the fallback when the streamable HTTP POST is refused).
+    pub legacy_sse: bool,
     /// Bound on each request.
     pub request_timeout: Duration,
     /// Bound on the start.
@@ -62,6 +65,7 @@ impl std::fmt::Debug for McpServerConfig {
                     .map(|(k, _)| format!("{k}: …"))
                     .collect::<Vec<_>>(),
             )
+            .field("legacy_sse", &self.legacy_sse)
             .field("request_timeout", &self.request_timeout)
             .field("startup_timeout", &self.startup_timeout)
             .finish()
@@ -79,6 +83,7 @@ impl McpServerConfig {
             cwd: None,
             url: None,
             headers: Vec::new(),
+            legacy_sse: false,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
         }
@@ -121,8 +126,11 @@ impl McpServerConfig {
                     "type" => {
                         let kind = string()?;
                         if !matches!(kind.as_str(), "stdio" | "http" | "streamable-http" | "sse") {
-                            return Err(format!("`{at}.type` is `{kind}`; expected stdio or http"));
+                            return Err(format!(
+                                "`{at}.type` is `{kind}`; expected stdio, http or sse"
+                            ));
                         }
+                        config.legacy_sse = kind == "sse";
                     }
                     "args" => {
                         let items = value

@@ -1,16 +1,19 @@
 //! The Model Context Protocol client: tools served by other programs.
 //!
 //! An MCP server is a program focus starts and talks to with JSON-RPC 2.0 over its
-//! stdin and stdout ([`rpc`]), or one reached over HTTP ([`http`]). [`McpManager::start`] launches every configured server
+//! stdin and stdout ([`rpc`]), or one reached over HTTP ([`http`]; the older
+//! HTTP+SSE transport, [`legacy_sse`], as the fallback). [`McpManager::start`] launches every configured server
 //! ([`config`]) in parallel and waits for each (bounded by its startup timeout);
 //! each server's tools become ordinary [`Tool`]s ([`tool`]) named
-//! `<server>__<tool>`. A server that fails to start or dies is reported once
+//! `<server>__<tool>` (hook matchers and permission rules also know them by
+//! Claude Code's `mcp__<server>__<tool>`, see [`crate::gates::matcher`]). A server that fails to start or dies is reported once
 //! ([`McpManager::take_warnings`]) and its tools disappear; the agent goes on.
 //!
 //! Dropping the manager stops every server (process group killed, process reaped).
 
 pub mod config;
 pub mod http;
+pub mod legacy_sse;
 pub mod offers;
 pub mod rpc;
 pub mod server;
@@ -74,7 +77,8 @@ impl McpManager {
     ) -> McpManager {
         let generation = Arc::new(AtomicU64::new(0));
         let warnings = Arc::new(Mutex::new(Vec::new()));
-        let log_dir = match std::fs::create_dir_all(log_dir) {
+        // Server logs may quote requests and paths: 0600 files in a 0700 folder.
+        let log_dir = match focus_sys::private_files::create_dir_all(log_dir) {
             Ok(()) => Some(log_dir.to_path_buf()),
             Err(e) if !configs.is_empty() => {
                 lock(&warnings).push(format!(

@@ -5,7 +5,8 @@
 //! `initialize` answer whether it has either; one that does not gets none of them.
 //!
 //! What comes back is shown, never obeyed: texts as text, binary contents as a
-//! note with their size and type.
+//! note with their size and type. Lists are followed page by page (`nextCursor`,
+//! at most 100 pages) and shown whole.
 
 use super::rpc::RpcError;
 use super::server::Server;
@@ -156,7 +157,12 @@ impl Tool for OfferTool {
                 params
             }
         };
-        match self.server.request(self.offer.method(), params, ctx.cancel) {
+        let answer = match self.offer {
+            Offer::ListResources => list_all(&self.server, "resources/list", "resources", ctx),
+            Offer::ListPrompts => list_all(&self.server, "prompts/list", "prompts", ctx),
+            _ => self.server.request(self.offer.method(), params, ctx.cancel),
+        };
+        match answer {
             Ok(result) => shown(self.offer, &result),
             Err(RpcError::Server { code, message }) => ToolOutput::error(format!(
                 "The MCP server `{server}` refused {} (error {code}): {message}",
@@ -168,6 +174,41 @@ impl Tool for OfferTool {
             )),
         }
     }
+}
+
+/// Most pages of a list followed (a server whose cursors never end must not
+/// keep focus listing).
+const MAX_PAGES: usize = 100;
+
+/// A whole list: `method` page by page, following `nextCursor`, the `key`
+/// arrays of every page joined into one answer.
+fn list_all(
+    server: &Server,
+    method: &str,
+    key: &str,
+    ctx: &ToolContext<'_>,
+) -> Result<Value, RpcError> {
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let params = match &cursor {
+            Some(c) => json_object! { "cursor" => c.as_str() },
+            None => json_object! {},
+        };
+        let page = server.request(method, params, ctx.cancel)?;
+        items.extend(page[key].as_array().cloned().unwrap_or_default());
+        match page["nextCursor"].as_str() {
+            Some(next) if !next.is_empty() && cursor.as_deref() != Some(next) => {
+                cursor = Some(next.to_string())
+            }
+            _ => break,
+        }
+    }
+    let mut answer = json_object! {};
+    if let Some(object) = answer.as_object_mut() {
+        object.insert(key, Value::Array(items));
+    }
+    Ok(answer)
 }
 
 /// What the model reads of an answer.

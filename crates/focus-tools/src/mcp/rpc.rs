@@ -32,6 +32,13 @@ pub enum RpcError {
     Timeout(Duration),
     /// The caller cancelled.
     Cancelled,
+    /// The request never reached the server (it could not be connected to): the
+    /// server may be restarting. Safe to send again.
+    Unreachable(String),
+    /// The server no longer knows the session (HTTP 404, or 400 "no valid
+    /// session", for a request that carried `Mcp-Session-Id`): the client must
+    /// `initialize` a new one, then may send the request again.
+    SessionExpired(String),
     /// The server answered with a JSON-RPC error.
     Server {
         /// The error code.
@@ -47,6 +54,10 @@ impl std::fmt::Display for RpcError {
             RpcError::Closed(reason) => write!(f, "the server is not running ({reason})"),
             RpcError::Timeout(t) => write!(f, "no answer within {}s", t.as_secs_f64()),
             RpcError::Cancelled => write!(f, "cancelled"),
+            RpcError::Unreachable(reason) => write!(f, "the server cannot be reached ({reason})"),
+            RpcError::SessionExpired(reason) => {
+                write!(f, "the server ended the session ({reason})")
+            }
             RpcError::Server { code, message } => write!(f, "server error {code}: {message}"),
         }
     }

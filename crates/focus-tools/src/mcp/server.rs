@@ -7,12 +7,26 @@
 //! bounded by the server's startup timeout; any failure leaves the server `Failed`
 //! with the reason, and its tools are simply absent.
 //!
+//! The protocol version is negotiated: focus offers its latest
+//! ([`PROTOCOL_VERSION`]) and accepts the server's answer if it is one of
+//! [`SUPPORTED_PROTOCOL_VERSIONS`]; any other answer fails the start with a
+//! message naming both.
+//!
+//! An HTTP server is reached with the streamable HTTP transport ([`super::http`]);
+//! when it refuses the `initialize` POST with 404 or 405, with the older HTTP+SSE
+//! transport ([`super::legacy_sse`]). When a call finds the session gone (the
+//! server restarted: [`RpcError::SessionExpired`]) or the server unreachable,
+//! [`Server::request`] initializes a new session once and sends the call again;
+//! a server still down then becomes `Exited`: its tools leave the next request
+//! and the user is warned once.
+//!
 //! When the server sends `notifications/tools/list_changed`, a helper thread fetches
 //! the list again. When its output closes, it becomes `Exited` and every call in
 //! flight fails with the reason.
 
 use super::config::McpServerConfig;
 use super::http::HttpConnection;
+use super::legacy_sse::LegacySseConnection;
 use super::rpc::{Connection, NotificationHandler, RpcChannel, RpcError, Wait};
 use crate::sandbox::Sandbox;
 use focus_core::cancel::CancelToken;
@@ -20,15 +34,19 @@ use focus_core::json::Value;
 use focus_core::json_object;
 use focus_core::sync::lock;
 use focus_transport::Transport;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
-/// The MCP protocol version focus asks for.
+/// The MCP protocol version focus asks for: its latest.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// The protocol versions focus speaks, newest first: a server may answer
+/// `initialize` with any of them.
+pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Where a server is in its life.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,6 +117,30 @@ pub struct Server {
     /// A refresh thread is running (at most one: a server flooding the
     /// notification must not make focus start a thread for each).
     refreshing: AtomicBool,
+    /// The protocol version the server answered (empty before the handshake).
+    protocol_version: Mutex<String>,
+    /// Counts new sessions started after a lost one: calls that failed on the
+    /// same session start one new session between them, not one each.
+    session_epoch: AtomicU64,
+    /// Held while a new session is started.
+    recovering: Mutex<()>,
+}
+
+/// Why a handshake failed.
+enum HandshakeError {
+    /// The `initialize` POST was refused with 404 or 405: not a streamable HTTP
+    /// endpoint (perhaps the older HTTP+SSE transport).
+    PostRefused(String),
+    /// Anything else.
+    Failed(String),
+}
+
+impl HandshakeError {
+    fn into_reason(self) -> String {
+        match self {
+            HandshakeError::PostRefused(reason) | HandshakeError::Failed(reason) => reason,
+        }
+    }
 }
 
 impl Server {
@@ -127,6 +169,9 @@ impl Server {
             warnings,
             refresh_wanted: AtomicBool::new(false),
             refreshing: AtomicBool::new(false),
+            protocol_version: Mutex::new(String::new()),
+            session_epoch: AtomicU64::new(0),
+            recovering: Mutex::new(()),
         });
         if let Err(reason) = server.connect(http) {
             server.fail(ServerState::Failed(reason));
@@ -154,33 +199,91 @@ impl Server {
         self.log_path.as_deref()
     }
 
+    /// The protocol version the server answered (empty before the handshake).
+    pub fn protocol_version(&self) -> String {
+        lock(&self.protocol_version).clone()
+    }
+
+    /// A handler that refreshes the tool list on `tools/list_changed`.
+    fn notification_handler(self: &Arc<Server>) -> NotificationHandler {
+        let weak: Weak<Server> = Arc::downgrade(self);
+        Box::new(move |method: &str, _params: &Value| {
+            if method == "notifications/tools/list_changed" {
+                if let Some(server) = weak.upgrade() {
+                    server.request_refresh();
+                }
+            }
+        })
+    }
+
     fn connect(self: &Arc<Server>, http: Option<Arc<dyn Transport>>) -> Result<(), String> {
         let deadline = Instant::now() + self.config.startup_timeout;
-        let weak: Weak<Server> = Arc::downgrade(self);
-        let on_notification: NotificationHandler =
-            Box::new(move |method: &str, _params: &Value| {
-                if method == "notifications/tools/list_changed" {
-                    if let Some(server) = weak.upgrade() {
-                        server.request_refresh();
-                    }
-                }
-            });
         let connection: Arc<dyn RpcChannel> = match (&self.config.url, http) {
-            (Some(url), Some(client)) => Arc::new(HttpConnection::new(
-                url.clone(),
-                self.config.headers.clone(),
-                client,
-                on_notification,
-            )),
+            (Some(_), Some(client)) if self.config.legacy_sse => {
+                return self.connect_legacy_sse(client, deadline)
+            }
+            (Some(url), Some(client)) => {
+                let connection: Arc<dyn RpcChannel> = Arc::new(HttpConnection::new(
+                    url.clone(),
+                    self.config.headers.clone(),
+                    client.clone(),
+                    self.notification_handler(),
+                ));
+                *lock(&self.connection) = Some(connection.clone());
+                return match self.handshake(&*connection, deadline) {
+                    Ok(()) => Ok(()),
+                    Err(HandshakeError::PostRefused(streamable)) => {
+                        // Not a streamable HTTP endpoint: try the older transport.
+                        if let Some(old) = lock(&self.connection).take() {
+                            old.shutdown();
+                        }
+                        self.connect_legacy_sse(client, deadline).map_err(|legacy| {
+                            format!(
+                                "{streamable}; the older HTTP+SSE transport failed too: {legacy}"
+                            )
+                        })
+                    }
+                    Err(other) => Err(other.into_reason()),
+                };
+            }
             (Some(url), None) => {
                 return Err(format!(
                     "the HTTP transport (`url: {url}`) needs an HTTP client, and none was given"
                 ))
             }
-            (None, _) => self.spawn_stdio(on_notification)?,
+            (None, _) => self.spawn_stdio(self.notification_handler())?,
         };
         *lock(&self.connection) = Some(connection.clone());
         self.handshake(&*connection, deadline)
+            .map_err(HandshakeError::into_reason)
+    }
+
+    /// Opens the HTTP+SSE transport's event stream and shakes hands over it.
+    fn connect_legacy_sse(
+        self: &Arc<Server>,
+        client: Arc<dyn Transport>,
+        deadline: Instant,
+    ) -> Result<(), String> {
+        let url = self.config.url.clone().unwrap_or_default();
+        let weak: Weak<Server> = Arc::downgrade(self);
+        let on_close = Box::new(move |reason: String| {
+            if let Some(server) = weak.upgrade() {
+                server.fail(ServerState::Exited(reason));
+            }
+        });
+        let connection = LegacySseConnection::open(
+            &url,
+            self.config.headers.clone(),
+            client,
+            Wait::until(deadline).timeout,
+            self.notification_handler(),
+            on_close,
+        )
+        .map_err(|e| format!("HTTP+SSE transport: {e}"))?;
+        let connection: Arc<dyn RpcChannel> = Arc::new(connection);
+        *lock(&self.connection) = Some(connection.clone());
+        self.handshake(&*connection, deadline)
+            .map_err(|e| format!("HTTP+SSE transport: {}", e.into_reason()))
     }
 
     /// Starts the configured command with its stdio as the channel.
@@ -226,18 +329,43 @@ impl Server {
     }
 
     /// `initialize`, `notifications/initialized`, `tools/list`, before `deadline`.
-    fn handshake(&self, connection: &dyn RpcChannel, deadline: Instant) -> Result<(), String> {
+    fn handshake(
+        &self,
+        connection: &dyn RpcChannel,
+        deadline: Instant,
+    ) -> Result<(), HandshakeError> {
         let params = json_object! {
             "protocolVersion" => PROTOCOL_VERSION,
             "capabilities" => json_object! {},
             "clientInfo" => json_object! { "name" => "focus", "version" => env!("CARGO_PKG_VERSION") },
         };
-        let result = connection
-            .request("initialize", params, Wait::until(deadline))
-            .map_err(|e| format!("initialize failed: {e}"))?;
-        if result["protocolVersion"].as_str().is_none() {
-            return Err("initialize answered without a protocolVersion".to_string());
+        let result = match connection.request("initialize", params, Wait::until(deadline)) {
+            Ok(result) => result,
+            Err(RpcError::Server { code, message })
+                if self.config.url.is_some() && matches!(code, 404 | 405) =>
+            {
+                return Err(HandshakeError::PostRefused(format!(
+                    "initialize failed: {message}"
+                )))
+            }
+            Err(e) => return Err(HandshakeError::Failed(format!("initialize failed: {e}"))),
+        };
+        let failed = |reason: String| HandshakeError::Failed(reason);
+        let version = result["protocolVersion"]
+            .as_str()
+            .ok_or_else(|| failed("initialize answered without a protocolVersion".to_string()))?;
+        if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version) {
+            let shown = crate::output::sanitize(version)
+                .chars()
+                .take(40)
+                .collect::<String>();
+            return Err(failed(format!(
+                "the server speaks MCP protocol version `{shown}`, which focus does not support \
+                 (focus asked for {PROTOCOL_VERSION} and speaks {})",
+                SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+            )));
         }
+        *lock(&self.protocol_version) = version.to_string();
         let info = &result["serverInfo"];
         *lock(&self.server_info) = format!(
             "{} {}",
@@ -253,8 +381,8 @@ impl Server {
         };
         connection
             .notify("notifications/initialized", json_object! {})
-            .map_err(|e| format!("cannot finish the handshake: {e}"))?;
-        let tools = list_tools(connection, deadline)?;
+            .map_err(|e| failed(format!("cannot finish the handshake: {e}")))?;
+        let tools = list_tools(connection, deadline).map_err(failed)?;
         *lock(&self.tools) = tools;
         {
             let mut state = lock(&self.state);
@@ -268,11 +396,7 @@ impl Server {
 
     fn open_log(&self) -> Option<File> {
         let path = self.log_path.as_ref()?;
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .ok()?;
+        let mut file = focus_sys::private_files::open_append(path).ok()?;
         use std::io::Write;
         let _ = writeln!(
             file,
@@ -355,7 +479,47 @@ impl Server {
             timeout: self.config.request_timeout,
             cancel: Some(cancel),
         };
-        connection.request(method, params, wait)
+        let epoch = self.session_epoch.load(Ordering::SeqCst);
+        match connection.request(method, params.clone(), wait) {
+            Err(RpcError::SessionExpired(why) | RpcError::Unreachable(why)) => self
+                .new_session_then(&*connection, epoch, why, || {
+                    connection.request(method, params, wait)
+                }),
+            other => other,
+        }
+    }
+
+    /// After a call found the session gone or the server unreachable: starts a
+    /// new session (unless another call already did since `epoch`), then sends
+    /// the call again, once. A server that cannot be reached or initialized
+    /// becomes `Exited` (its tools dropped, the user warned once).
+    fn new_session_then(
+        &self,
+        connection: &dyn RpcChannel,
+        epoch: u64,
+        why: String,
+        retry: impl FnOnce() -> Result<Value, RpcError>,
+    ) -> Result<Value, RpcError> {
+        {
+            let _one_at_a_time = lock(&self.recovering);
+            if self.session_epoch.load(Ordering::SeqCst) == epoch {
+                let deadline = Instant::now() + self.config.startup_timeout;
+                if let Err(e) = self.handshake(connection, deadline) {
+                    let reason =
+                        format!("{why}; starting a new session failed: {}", e.into_reason());
+                    self.fail(ServerState::Exited(reason.clone()));
+                    return Err(RpcError::Closed(reason));
+                }
+                self.session_epoch.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        match retry() {
+            Err(RpcError::SessionExpired(why) | RpcError::Unreachable(why)) => {
+                self.fail(ServerState::Exited(why.clone()));
+                Err(RpcError::Closed(why))
+            }
+            other => other,
+        }
     }
 
     /// Moves to a failed or exited state (once), drops the tools, and queues a

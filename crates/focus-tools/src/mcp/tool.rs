@@ -95,7 +95,11 @@ impl Tool for McpTool {
         let details = json_object! { "mcpServer" => server.as_str(), "mcpTool" => tool.as_str() };
         match self.server.call_tool(tool, args, ctx.cancel) {
             Ok(result) => map_result(&result).with_details(details),
-            Err(RpcError::Closed(reason)) => ToolOutput::error(format!(
+            Err(
+                RpcError::Closed(reason)
+                | RpcError::Unreachable(reason)
+                | RpcError::SessionExpired(reason),
+            ) => ToolOutput::error(format!(
                 "The MCP server `{server}` is not running ({reason}), so `{tool}` cannot run. \
                  Do not retry it; continue without this tool."
             ))

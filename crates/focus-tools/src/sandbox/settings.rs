@@ -5,7 +5,7 @@
 //!   "enabled": true,
 //!   "writablePaths": ["~/.cargo", "/var/tmp/build"],
 //!   "network": false,
-//!   "hooks": true,
+//!   "hooks": false,
 //!   "mcpServers": false
 //! }
 //! ```
@@ -15,7 +15,9 @@
 //! accept-edits and auto modes besides the project and the private temporary
 //! directory (`~/` expands to the home directory; relative paths are taken
 //! from the project). `network: false` refuses TCP `connect` and `bind` to
-//! tools. `hooks: false` runs the user's hooks outside the sandbox.
+//! tools. Hooks from the project's settings always run confined; `hooks: true`
+//! confines the user's own hooks too (default false: they are the user's code,
+//! as in Claude Code).
 //! `mcpServers: true` confines MCP servers started on stdio too, with the
 //! policy of default mode (a server lives across mode changes, and a Landlock
 //! ruleset can only be tightened, never loosened).
@@ -33,7 +35,7 @@ pub struct SandboxSettings {
     pub writable_paths: Vec<PathBuf>,
     /// Whether tools may open TCP connections.
     pub network: bool,
-    /// Whether hooks run confined too.
+    /// Whether the user's own hooks run confined too (the project's always do).
     pub hooks: bool,
     /// Whether MCP servers started on stdio run confined too.
     pub mcp_servers: bool,
@@ -45,7 +47,7 @@ impl Default for SandboxSettings {
             enabled: true,
             writable_paths: Vec::new(),
             network: true,
-            hooks: true,
+            hooks: false,
             mcp_servers: false,
         }
     }

@@ -76,7 +76,7 @@ fn pre_hook_may_block_with_claude_code_json() {
     let deny = r#"echo '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}'"#;
     let gk = gate(&pre("*", deny, 5.0), &dir);
     assert!(
-        matches!(gk.before_call(&bash("ls"), &BASH, &message()), GateDecision::Block(r) if r.ends_with("no"))
+        matches!(gk.before_call(&bash("ls"), &BASH, &message()), GateDecision::Block(r) if r.lines().next().unwrap().ends_with(": no"))
     );
     let allow = r#"echo '{"decision": "approve"}'; echo '{"not": "json"'"#;
     let gk = gate(&pre("*", allow, 5.0), &dir);
@@ -298,4 +298,110 @@ fn hook_settings_errors_name_the_key() {
         ok.hooks[0].timeout,
         focus_tools::gates::hooks::DEFAULT_HOOK_TIMEOUT
     );
+}
+
+/// Every matcher example of Claude Code's hooks documentation, and a few more
+/// edges, against focus's tools (under focus's names: `bash`, and `<server>__<tool>`
+/// for MCP) and tools focus does not have (`NotebookEdit`, `BashOutput`), matching
+/// what Claude Code matches: names compared whole, anything else an unanchored
+/// regular expression, `*` and empty for everything.
+#[test]
+fn claude_code_matcher_examples_match_what_they_match_there() {
+    let subjects = [
+        "bash",
+        "edit",
+        "write",
+        "read",
+        "find",
+        "NotebookEdit",
+        "BashOutput",
+        "memory__create_entities",
+        "memory__read_graph",
+        "filesystem__write_file",
+        "filesystem__read_file",
+    ];
+    let table: [(&str, &[&str]); 12] = [
+        ("Bash", &["bash"]),
+        ("Edit|Write", &["edit", "write"]),
+        ("Notebook.*", &["NotebookEdit"]),
+        (
+            "mcp__memory__.*",
+            &["memory__create_entities", "memory__read_graph"],
+        ),
+        ("mcp__.*__write.*", &["filesystem__write_file"]),
+        ("*", &subjects),
+        ("", &subjects),
+        ("Ba.h", &["bash", "BashOutput"]),
+        ("^Bash$", &["bash"]),
+        ("Glob", &["find"]),
+        // Claude Code: "compared as an exact string and matches no tool".
+        ("mcp__memory", &[]),
+        // focus's older glob form still works.
+        (
+            "memory__*|BASH",
+            &["bash", "memory__create_entities", "memory__read_graph"],
+        ),
+    ];
+    for (matcher, expected) in table {
+        let settings = format!(
+            r#"{{"hooks": {{"PreToolUse": [{{"matcher": {}, "hooks": [{{"command": "true"}}]}}]}}}}"#,
+            focus_core::json::Value::from(matcher).to_json_string()
+        );
+        let config = HookConfig::from_json(&parse_str(&settings).unwrap()).unwrap();
+        let matched: Vec<&str> = subjects
+            .iter()
+            .copied()
+            .filter(|s| config.matching(HookEvent::PreToolUse, s).next().is_some())
+            .collect();
+        assert_eq!(matched, expected, "matcher {matcher:?}");
+    }
+    // No matcher at all: everything.
+    let config = HookConfig::from_json(
+        &parse_str(r#"{"hooks": {"PreToolUse": [{"hooks": [{"command": "true"}]}]}}"#).unwrap(),
+    )
+    .unwrap();
+    assert!(subjects
+        .iter()
+        .all(|s| config.matching(HookEvent::PreToolUse, s).next().is_some()));
+    // A matcher that is no regular expression is an error naming where it is.
+    let bad = HookConfig::from_json(
+        &parse_str(
+            r#"{"hooks": {"PreToolUse": [{"matcher": "Bash(", "hooks": [{"command": "x"}]}]}}"#,
+        )
+        .unwrap(),
+    )
+    .unwrap_err();
+    assert!(bad.contains("hooks.PreToolUse[0].matcher"), "{bad}");
+}
+
+/// The hook's reason comes first and whole, after a long command; the command
+/// follows on its own line, cut; escapes in the output are removed.
+#[test]
+fn a_blocking_hooks_reason_reaches_the_user_whole() {
+    let dir = temp_dir("hook-reason");
+    let long_command = format!(
+        "cat >> /nonexistent-dir/audit.log; echo 'the audit log cannot be written: \x1b[31mread-only\x1b[0m file system' >&2; exit 2 # {}",
+        "x".repeat(400)
+    );
+    let gk = gate(&pre("Bash", &long_command, 5.0), &dir);
+    let GateDecision::Block(reason) = gk.before_call(&bash("ls"), &BASH, &message()) else {
+        panic!("the hook did not block");
+    };
+    let first = reason.lines().next().unwrap();
+    assert!(
+        first.starts_with("`bash` was blocked by a PreToolUse hook (exit 2): "),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("the audit log cannot be written: read-only file system"),
+        "{reason}"
+    );
+    assert!(!reason.contains('\x1b'), "{reason:?}");
+    let last = reason.lines().last().unwrap();
+    assert!(
+        last.starts_with("(the hook's command: `cat >> /nonexistent-dir"),
+        "{last}"
+    );
+    assert!(last.len() < 300, "{last}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -47,16 +47,40 @@ fn mode_by_tool_matrix() {
             &MCP,
             call("github__create_issue", r#"{"title":"x"}"#),
         ),
+        (
+            "write outside the project",
+            &WRITE,
+            call(
+                "write",
+                r#"{"path":"/nonexistent-focus/a.txt","content":"x"}"#,
+            ),
+        ),
+        (
+            "write .git/config",
+            &WRITE,
+            call("write", r#"{"path":".git/config","content":"x"}"#),
+        ),
+        (
+            "edit .focus/settings.json",
+            &EDIT,
+            call(
+                "edit",
+                r#"{"path":".focus/settings.json","oldText":"x","newText":"y"}"#,
+            ),
+        ),
     ];
     // Expected decision per mode: default, accept-edits, plan, auto.
     let expected: &[[&str; 4]] = &[
         ["allow", "allow", "allow", "allow"],
-        ["allow", "allow", "deny", "allow"],
-        ["allow", "allow", "deny", "allow"],
+        ["ask", "allow", "deny", "allow"],
+        ["ask", "allow", "deny", "allow"],
         ["allow", "allow", "allow", "allow"],
         ["ask", "ask", "deny", "allow"],
         ["ask", "allow", "deny", "allow"],
         ["ask", "ask", "deny", "allow"],
+        ["ask", "ask", "deny", "allow"],
+        ["ask", "ask", "deny", "ask"],
+        ["ask", "ask", "deny", "ask"],
     ];
     let approver = Arc::new(RecordingApprover::new(ApprovalAnswer::AllowOnce));
     let gk = gate(Mode::Default, "{}", approver);

@@ -250,7 +250,7 @@ fn write_refuses_to_replace_a_fifo_or_device() {
     let tree = TempTree::new("write-fifo");
     let fifo = tree.path("pipe");
     if !mkfifo(&fifo) {
-        focus_testkit::skipped_here("mkfifo is not available");
+        focus_testkit::skipped("mkfifo is not available");
         return;
     }
     let output = call(
@@ -282,7 +282,7 @@ fn write_and_edit_refuse_a_read_only_file_and_leave_it_alone() {
     let file = tree.write("locked.txt", "keep me\n");
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
     if std::fs::OpenOptions::new().write(true).open(&file).is_ok() {
-        focus_testkit::skipped_here("running with privileges that ignore file permissions");
+        focus_testkit::skipped("running with privileges that ignore file permissions");
         return;
     }
     let write = call(
@@ -387,7 +387,7 @@ fn a_fifo_named_gitignore_does_not_block_the_walk() {
     tree.write("a.txt", "needle\n");
     tree.mkdir("sub");
     if !mkfifo(&tree.path("sub/.gitignore")) || !mkfifo(&tree.path(".ignore")) {
-        focus_testkit::skipped_here("mkfifo is not available");
+        focus_testkit::skipped("mkfifo is not available");
         return;
     }
     tree.write("sub/b.txt", "needle\n");

@@ -43,6 +43,14 @@ impl Transport for FakeServer {
     ) -> Result<HttpResponse, TransportError> {
         let headers = &request.headers;
         let body = &request.body;
+        if request.method == "DELETE" {
+            // The end of the session: recorded as a `DELETE` message.
+            self.seen
+                .lock()
+                .unwrap()
+                .push((headers.to_vec(), json_object! { "method" => "DELETE" }));
+            return Ok(reply(200, "text/plain", String::new(), &[]));
+        }
         let message = parse_str(std::str::from_utf8(body).unwrap()).unwrap();
         self.seen
             .lock()
@@ -197,6 +205,14 @@ fn talks_to_an_http_server() {
         std::thread::sleep(Duration::from_millis(10));
     }
     assert!(manager.take_warnings().is_empty());
+    // Shutting down ends the session with a DELETE carrying its id.
+    manager.shutdown();
+    let seen = server.seen.lock().unwrap();
+    let (headers, last) = seen.last().unwrap();
+    assert_eq!(last["method"].as_str(), Some("DELETE"));
+    assert_eq!(header(headers, "Mcp-Session-Id"), Some("sess-42"));
+    assert_eq!(header(headers, "Authorization"), Some("Bearer tok-123"));
+    drop(seen);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -36,6 +36,29 @@ impl Transport for Chaos {
     ) -> Result<HttpResponse, TransportError> {
         let body = &request.body;
         let mut rng = self.0.lock().unwrap();
+        if request.method != "POST" {
+            // The session's DELETE, the older transport's GET: refused, garbage,
+            // or no connection.
+            let (status, content_type, body): (u16, &str, Vec<u8>) = match rng.below(4) {
+                0 => return Err(TransportError::Connect("connection refused".into())),
+                1 => (405, "text/html", b"<html>no</html>".to_vec()),
+                2 => (
+                    200,
+                    "text/event-stream",
+                    (0..rng.below(80)).map(|_| rng.next_u64() as u8).collect(),
+                ),
+                _ => (
+                    200,
+                    "text/event-stream",
+                    b"event: endpoint\ndata: /messages?s=1\n\n".to_vec(),
+                ),
+            };
+            return Ok(HttpResponse {
+                status,
+                headers: vec![("Content-Type".to_string(), content_type.to_string())],
+                body: Box::new(Cursor::new(body)),
+            });
+        }
         let message = parse_str(std::str::from_utf8(body).unwrap()).unwrap();
         let id = message["id"].clone();
         let method = message["method"].as_str().unwrap_or("").to_string();

@@ -48,11 +48,18 @@ impl Transport for Library {
                 })
             }
             "tools/list" => parse_str(r#"{"tools":[{"name":"search"}]}"#).unwrap(),
-            "resources/list" => parse_str(
-                r#"{"resources":[{"uri":"doc://style","name":"Style guide","description":"How we write"},
-                {"uri":"doc://logo","name":"Logo"}]}"#,
-            )
-            .unwrap(),
+            // Lists come in pages: the second only for the first's `nextCursor`.
+            "resources/list" => match params["cursor"].as_str() {
+                None => parse_str(
+                    r#"{"resources":[{"uri":"doc://style","name":"Style guide","description":"How we write"}],
+                    "nextCursor":"page-2"}"#,
+                )
+                .unwrap(),
+                Some("page-2") => {
+                    parse_str(r#"{"resources":[{"uri":"doc://logo","name":"Logo"}]}"#).unwrap()
+                }
+                Some(other) => panic!("unexpected cursor {other}"),
+            },
             "resources/read" => match params["uri"].as_str() {
                 Some("doc://style") => parse_str(
                     r#"{"contents":[{"uri":"doc://style","mimeType":"text/markdown","text":"Short sentences."}]}"#,
@@ -74,10 +81,14 @@ impl Transport for Library {
                     });
                 }
             },
-            "prompts/list" => parse_str(
-                r#"{"prompts":[{"name":"review","description":"Review a change","arguments":[{"name":"focus"}]}]}"#,
-            )
-            .unwrap(),
+            "prompts/list" => match params["cursor"].as_str() {
+                None => parse_str(
+                    r#"{"prompts":[{"name":"review","description":"Review a change","arguments":[{"name":"focus"}]}],
+                    "nextCursor":"more"}"#,
+                )
+                .unwrap(),
+                _ => parse_str(r#"{"prompts":[{"name":"summarize"}]}"#).unwrap(),
+            },
             "prompts/get" => {
                 let focus = params["arguments"]["focus"].as_str().unwrap_or("everything");
                 json_object! { "messages" => focus_core::json_array![json_object! {
@@ -132,6 +143,10 @@ fn resources_and_prompts_are_tools() {
         listed.contains("doc://style — Style guide: How we write"),
         "{listed}"
     );
+    assert!(
+        listed.contains("doc://logo — Logo"),
+        "the second page: {listed}"
+    );
     let read = run(&tools, "lib__read_resource", r#"{"uri":"doc://style"}"#);
     assert_eq!(read.text_content(), "[doc://style]\nShort sentences.");
     let logo = run(&tools, "lib__read_resource", r#"{"uri":"doc://logo"}"#).text_content();
@@ -142,7 +157,7 @@ fn resources_and_prompts_are_tools() {
     let missing = run(&tools, "lib__read_resource", r#"{"uri":"doc://none"}"#);
     assert!(missing.is_error && missing.text_content().contains("no such resource"));
     let prompts = run(&tools, "lib__list_prompts", "{}").text_content();
-    assert_eq!(prompts, "review(focus): Review a change");
+    assert_eq!(prompts, "review(focus): Review a change\nsummarize()");
     let prompt = run(
         &tools,
         "lib__get_prompt",

@@ -24,7 +24,7 @@ fn setup(name: &str, settings: SandboxSettings) -> Option<(TempTree, Arc<Sandbox
     let sandbox =
         Sandbox::with_temp_base(&settings, &tree.path("project"), &tree.path("tmp")).unwrap();
     if !sandbox.is_enforcing() {
-        focus_testkit::skipped_here(&sandbox.describe());
+        focus_testkit::skipped(&sandbox.describe());
         return None;
     }
     Some((tree, Arc::new(sandbox)))
@@ -122,7 +122,7 @@ fn network_off_refuses_tcp_connections() {
         unreachable!("setup returns enforcing sandboxes only")
     };
     if abi < 4 {
-        focus_testkit::skipped_here(&format!("Landlock ABI {abi} has no network rules"));
+        focus_testkit::skipped(&format!("Landlock ABI {abi} has no network rules"));
         return;
     }
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -314,7 +314,7 @@ fn run_all(mode: Mode, sandbox_on: bool) -> (Vec<String>, usize) {
         let sandbox =
             Arc::new(Sandbox::with_temp_base(&settings, &project, &tree.path("tmp")).unwrap());
         if sandbox_on && !sandbox.is_enforcing() {
-            focus_testkit::skipped_here(&sandbox.describe());
+            focus_testkit::skipped(&sandbox.describe());
             return (Vec::new(), 0);
         }
         sandbox.set_mode(mode);

@@ -66,19 +66,31 @@ fn file_tools_and_hooks_follow_their_states_policy() {
         out.text_content()
     );
 
-    // A hook is confined like a tool (when Landlock is there).
+    // A hook of the project's settings is confined like a tool (when Landlock
+    // is there); one of the user's own settings is the user's code and runs
+    // unconfined (an audit log outside the project works).
     if sandbox.is_enforcing() {
         let settings = parse_str(&format!(
             r#"{{"hooks":{{"PreToolUse":[{{"matcher":"bash","hooks":[{{"type":"command","command":"echo pwned > {}/victim; echo ok > hook-ran"}}]}}]}}}}"#,
             tree.path("outside").display()
         ))
         .unwrap();
-        let hooks = HookConfig::from_json(&settings).unwrap();
+        let hooks = HookConfig::from_layers(&focus_core::json::Value::Null, &settings).unwrap();
         let _ = run_pre_tool_use(&hooks, "bash", &json_object! {}, &project, &sandbox);
         assert!(project.join("hook-ran").exists());
         assert_eq!(tree.read("outside/victim"), "original\n");
+        let audit = tree.path("outside").join("audit.log");
+        let users = parse_str(&format!(
+            r#"{{"hooks":{{"PreToolUse":[{{"hooks":[{{"command":"echo call >> {}"}}]}}]}}}}"#,
+            audit.display()
+        ))
+        .unwrap();
+        let hooks = HookConfig::from_layers(&users, &focus_core::json::Value::Null).unwrap();
+        let outcome = run_pre_tool_use(&hooks, "bash", &json_object! {}, &project, &sandbox);
+        assert_eq!(outcome, Ok(()), "the user's audit hook lets the call run");
+        assert_eq!(std::fs::read_to_string(&audit).unwrap(), "call\n");
     } else {
-        focus_testkit::skipped_here(&format!("hooks: {}", sandbox.describe()));
+        focus_testkit::skipped(&format!("hooks: {}", sandbox.describe()));
     }
 
     // Plan mode: even the project is read-only for the file tools.

@@ -3,8 +3,9 @@
 //! Modules: `replay` (`ReplayTransport`), `secrets` (keys kept out of `Debug`),
 //! `sse_conformance`, `sse_reference` and `sse_provider_streams` (the SSE decoder
 //! against the shared cases, a naive reference and recorded streams), `sse_dump`
-//! (the example as a user runs it) and `test_server` (the scripted server on the
-//! wire).
+//! (the example as a user runs it), `std_http` and `std_http_hostile`
+//! (`StdHttpTransport` against the scripted server and against hostile ones) and
+//! `test_server` (the scripted server on the wire).
 
 mod replay;
 mod secrets;
@@ -12,4 +13,6 @@ mod sse_conformance;
 mod sse_dump;
 mod sse_provider_streams;
 mod sse_reference;
+mod std_http;
+mod std_http_hostile;
 mod test_server;

@@ -524,14 +524,11 @@ pub fn load_history(path: &Path) -> Vec<String> {
 /// convenience, never a reason to fail).
 pub fn append_history(path: &Path, text: &str) {
     if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
+        let _ = focus_sys::private_files::create_dir_all(dir);
     }
     let line = Value::from(text).to_json_string();
-    if let Ok(mut file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-    {
+    // What the user typed is private: 0600 in a 0700 folder.
+    if let Ok(mut file) = focus_sys::private_files::open_append(path) {
         let _ = writeln!(file, "{line}");
     }
 }
@@ -719,6 +716,15 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("focus-hist-{}", std::process::id()));
         let path = history_path(&dir);
         append_history(&path, "first");
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(
+                (mode(&dir), mode(&path)),
+                (0o700, 0o600),
+                "history is private"
+            );
+        }
         append_history(&path, "multi\nline \"q\"");
         std::fs::write(
             &path,

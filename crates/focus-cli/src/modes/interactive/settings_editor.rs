@@ -122,13 +122,15 @@ pub fn set_path(json: &mut Value, path: &str, value: Value) {
 
 /// Writes `json` to `path` through a temporary file beside it.
 fn write_atomically(path: &Path, json: &Value) -> Result<(), String> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
+    // A folder focus makes is 0700 (an existing one is left as it is: a
+    // project's `.focus` may be shared); the file is 0600.
+    if let Some(dir) = path.parent().filter(|d| !d.exists()) {
+        focus_sys::private_files::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let temp = path.with_extension(format!("json.tmp-{}", std::process::id()));
     let text = format!("{}\n", json.to_pretty_string());
-    std::fs::write(&temp, text)
+    focus_sys::private_files::write(&temp, text)
         .and_then(|_| std::fs::rename(&temp, path))
         .map_err(|e| {
             let _ = std::fs::remove_file(&temp);

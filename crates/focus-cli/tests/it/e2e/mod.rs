@@ -285,6 +285,9 @@ fn no_key_in_any_process_arguments_while_a_request_is_in_flight() {
         Api::OpenAiCompletions,
         r#"{"steps":[{"reply":{"text":"one two three four five six seven eight nine ten eleven twelve","chunkDelayMs":150}}]}"#,
     );
+    // A loopback model is served without curl; the setting sends it through
+    // curl, whose argument list is what this test watches.
+    world.write_project_settings(r#"{"transport": "curl"}"#);
     let mut child = world.spawn_focus(&["-p", "Count slowly"]);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     let mut saw_curl = false;
@@ -344,7 +347,8 @@ fn mcp_tools_look_like_built_in_tools_to_the_loop() {
         r#"{{"mcpServers": {{"t": {{"command": {:?}, "args": []}}}}, "permissions": {{"allow": ["t__echo"]}}}}"#,
         server.display().to_string()
     ));
-    let run = world.focus(&["--mode", "json", "-p", "Use both tools"]);
+    // The project's server runs because the folder is trusted for this run.
+    let run = world.focus(&["--trust-project", "--mode", "json", "-p", "Use both tools"]);
     run.assert_success();
     let events = run.json_events();
     check_event_grammar(&events).unwrap();

@@ -5,4 +5,5 @@
 
 pub mod common;
 pub mod gates;
+pub mod loopback_http;
 pub mod mcp;
