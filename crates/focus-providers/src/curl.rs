@@ -80,6 +80,11 @@ impl CurlTransport {
     /// Runs `curl --version` (for at most 10 seconds) and returns its
     /// first line, or the [`TransportError::CannotStart`] explaining how to
     /// install curl.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::CannotStart`], saying how to install curl, when it cannot be run or gives
+    /// no version within 10 seconds.
     pub fn check(&self) -> Result<String, TransportError> {
         use focus_sys::process::{Ending, Job};
         let mut command = std::process::Command::new(&self.program);

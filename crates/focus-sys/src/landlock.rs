@@ -177,6 +177,11 @@ mod linux {
         /// Builds the ruleset for `rules` in this process (nothing is
         /// restricted yet). Fails with `Unsupported` where the kernel has no
         /// Landlock, and with the kernel's error if a rule is refused.
+        ///
+        /// # Errors
+        ///
+        /// `Unsupported` where the kernel has no Landlock; the kernel's error when it refuses the
+        /// ruleset or a rule (a path that cannot be opened is skipped, not an error).
         pub fn new(rules: &Rules) -> io::Result<Confinement> {
             let abi = abi_version().ok_or_else(|| {
                 io::Error::new(
@@ -338,6 +343,10 @@ mod other {
 
     impl Confinement {
         /// Always fails with `Unsupported` on this target.
+        ///
+        /// # Errors
+        ///
+        /// Always: `Unsupported`, since Landlock exists only on Linux.
         pub fn new(_rules: &Rules) -> io::Result<Confinement> {
             Err(io::Error::new(
                 io::ErrorKind::Unsupported,
@@ -357,6 +366,10 @@ mod other {
 
 /// Builds a confinement for `rules` and applies it to `command` in one step;
 /// see [`Confinement`].
+///
+/// # Errors
+///
+/// As [`Confinement::new`]: no Landlock here, or a rule the kernel refuses.
 pub fn confine(command: &mut Command, rules: &Rules) -> io::Result<u32> {
     let confinement = Confinement::new(rules)?;
     let abi = confinement.abi();

@@ -132,6 +132,11 @@ impl Tool for EditTool {
 /// Reads the replacements from the arguments: `edits: [{oldText, newText}]`
 /// (also spelled `old_text`/`new_text`), or pi's older single-edit shape with
 /// `oldText`/`newText` at the top level.
+///
+/// # Errors
+///
+/// No edits, an edit without `oldText` or `newText`, an empty `oldText`, or a value of the wrong
+/// type; the message names it.
 pub fn parse_edits(args: &Value) -> Result<Vec<Replacement>, String> {
     let pair = |item: &Value, label: &str| -> Result<Replacement, String> {
         let field = |camel: &str, snake: &str| -> Result<String, String> {
@@ -367,6 +372,11 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 /// Finds the one place `old` applies in `text`, or explains why not (see the
 /// module documentation for the steps).
+///
+/// # Errors
+///
+/// `old` is not found (the message shows the closest lines), or found more than once (it says
+/// where).
 pub fn locate(text: &str, old: &str, label: &str, shown: &str) -> Result<Located, String> {
     if old.is_empty() {
         return Err(format!(

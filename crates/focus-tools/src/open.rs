@@ -31,6 +31,11 @@ pub enum OpenError {
 /// Opens `path` (following symbolic links) for reading without blocking, and
 /// only if what it names is a regular file. Returns the file and its metadata
 /// (taken from the opened handle, so it describes what will be read).
+///
+/// # Errors
+///
+/// [`OpenError::NotRegular`] for a folder, FIFO, socket or device; [`OpenError::Io`] when it cannot
+/// be opened (missing, no permission).
 pub fn open_regular(path: &Path) -> Result<(File, Metadata), OpenError> {
     let file = OpenOptions::new()
         .read(true)

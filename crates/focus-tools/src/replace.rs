@@ -75,6 +75,11 @@ impl From<std::io::Error> for ReplaceError {
 /// Replaces the content of the existing file at `path` with `bytes`. `old` is
 /// the handle it was read through, `read` the handle's metadata then, and
 /// `read_len` how many bytes were read.
+///
+/// # Errors
+///
+/// [`ReplaceError::Changed`] when the file changed since it was read (nothing written);
+/// [`ReplaceError::Io`] when it cannot be written (the old content is kept).
 pub fn replace_existing(
     path: &Path,
     old: &File,

@@ -95,12 +95,20 @@ impl Sandbox {
 
     /// The sandbox for a session in `project` (starting in default mode),
     /// with its private temporary directory created under the system's.
+    ///
+    /// # Errors
+    ///
+    /// The project folder cannot be resolved.
     pub fn new(settings: &SandboxSettings, project: &Path) -> Result<Sandbox, String> {
         Sandbox::with_temp_base(settings, project, &std::env::temp_dir())
     }
 
     /// Like [`Sandbox::new`], with the private temporary directory created
     /// under `temp_base` (tests keep everything in one directory this way).
+    ///
+    /// # Errors
+    ///
+    /// The project folder cannot be resolved.
     pub fn with_temp_base(
         settings: &SandboxSettings,
         project: &Path,
@@ -247,6 +255,10 @@ impl Sandbox {
     /// Confines `command` (a tool's process) to the current policy, and points
     /// its `TMPDIR` at the private directory. A no-op unless enforcing. Fails
     /// only if the kernel refuses a rule; then the command must not run.
+    ///
+    /// # Errors
+    ///
+    /// The kernel refuses a rule of the ruleset: the command must not run.
     pub fn confine(&self, command: &mut Command) -> Result<(), String> {
         self.confine_with(command, self.rules())
     }
@@ -268,6 +280,10 @@ impl Sandbox {
     /// settings (`from_project`), for one of the user's own settings only
     /// when `sandbox.hooks` is true (they are the user's code, as in Claude
     /// Code, and an audit-log hook must be able to write its log).
+    ///
+    /// # Errors
+    ///
+    /// As [`Sandbox::confine`].
     pub fn confine_hook(&self, command: &mut Command, from_project: bool) -> Result<(), String> {
         if from_project || self.hooks {
             self.confine(command)
@@ -279,6 +295,10 @@ impl Sandbox {
     /// Confines an MCP server when `sandbox.mcpServers` is true, with the
     /// policy of the modes that write whatever the mode is now: the server
     /// outlives mode changes, and a ruleset cannot be loosened later.
+    ///
+    /// # Errors
+    ///
+    /// As [`Sandbox::confine`].
     pub fn confine_mcp_server(&self, command: &mut Command) -> Result<(), String> {
         if self.mcp_servers {
             self.confine_with(command, self.rules_for(false))
@@ -290,6 +310,11 @@ impl Sandbox {
     /// Whether a file tool (write, edit) may write `path` (already joined to
     /// the working directory): resolved with every symbolic link followed, it
     /// must lie where a confined process could write. Always allowed when off.
+    ///
+    /// # Errors
+    ///
+    /// `path` lies outside what the mode lets a tool write (or plan mode is on); the message says
+    /// what is writable.
     pub fn check_write(&self, path: &Path) -> Result<(), String> {
         if self.status == Status::Off {
             return Ok(());
@@ -324,6 +349,10 @@ impl Sandbox {
     /// a confined process could read, except another process's environment or
     /// memory under `/proc` (where focus's own keys would be). Always allowed
     /// when off.
+    ///
+    /// # Errors
+    ///
+    /// `path` is another process's environment or memory under `/proc`.
     pub fn check_read(&self, path: &Path) -> Result<(), String> {
         if self.status == Status::Off {
             return Ok(());

@@ -196,6 +196,10 @@ fn overwrite(
 /// Replaces the existing file at `path` (read through `file`, whose metadata
 /// was `read` and of which `read_len` bytes were read) with `bytes`
 /// ([`replace_existing`]), and records what was written ([`crate::seen`]).
+///
+/// # Errors
+///
+/// As [`replace_existing`]: the file changed since it was read, or it cannot be written.
 pub fn commit(
     seen: &SeenFiles,
     path: &Path,
@@ -257,6 +261,11 @@ pub fn written_label(how: Replaced) -> &'static str {
 /// Replaces `path` with `bytes` atomically (temp file in the same directory,
 /// fsync, permissions of the old file, rename, directory fsync). A symlink is
 /// written through: its target is replaced, the link stays a link.
+///
+/// # Errors
+///
+/// The system's error when the temporary file cannot be created, written or synced, or the rename
+/// fails; `path` is unchanged then.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let target = match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)?,

@@ -91,6 +91,10 @@ pub struct EventReceiver {
 impl EventSender {
     /// Queues `event`, waiting while the queue is full. Fails (dropping the event)
     /// when the reader is gone.
+    ///
+    /// # Errors
+    ///
+    /// [`ReaderGone`] when the receiving side was dropped; the event is dropped with it.
     pub fn send(&self, event: AgentEvent) -> Result<(), ReaderGone> {
         let shared = &*self.shared;
         let mut state = shared.lock();
@@ -135,16 +139,30 @@ impl Drop for EventSender {
 impl EventReceiver {
     /// The next event, waiting for it; an error once every sender is gone and the
     /// queue is empty.
+    ///
+    /// # Errors
+    ///
+    /// `RecvError` once every sender is gone and nothing is left to read.
     pub fn recv(&self) -> Result<AgentEvent, RecvError> {
         self.next(None).map_err(|_| RecvError)
     }
 
     /// The next event, waiting at most `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// `Timeout` when nothing arrived within `timeout`; `Disconnected` once every sender is gone
+    /// and the queue is empty.
     pub fn recv_timeout(&self, timeout: Duration) -> Result<AgentEvent, RecvTimeoutError> {
         self.next(Some(Instant::now() + timeout))
     }
 
     /// The next event if one is queued.
+    ///
+    /// # Errors
+    ///
+    /// `Empty` when nothing is queued now; `Disconnected` once every sender is gone and the queue
+    /// is empty.
     pub fn try_recv(&self) -> Result<AgentEvent, TryRecvError> {
         let mut state = self.shared.lock();
         match self.pop(&mut state) {

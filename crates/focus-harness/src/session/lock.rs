@@ -98,6 +98,11 @@ impl Holder {
 
 impl WriterLock {
     /// Takes the lock for `session_path`, taking over stale locks.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Locked`] (with the holder's pid) when another running focus holds it; an I/O
+    /// error when the lock file cannot be created.
     pub fn acquire(session_path: &Path) -> Result<WriterLock, SessionError> {
         let by_name = !session_path.exists();
         let path = lock_path_for(session_path)?;
@@ -107,6 +112,10 @@ impl WriterLock {
     /// Once the session file exists: trades the lock of its name for the lock
     /// of the file (see the module documentation). Does nothing when the lock
     /// is already the file's.
+    ///
+    /// # Errors
+    ///
+    /// The file's lock is held by another running focus, or cannot be created.
     pub fn settle(&mut self, session_path: &Path) -> Result<(), SessionError> {
         if !self.by_name {
             return Ok(());
@@ -229,6 +238,10 @@ fn still_names_the_file(record: Option<&str>, identity: Option<(u64, u64)>) -> b
 /// The lock file of the session file at `session_path`: named after its
 /// device and inode, or, while the file does not exist, after its directory's
 /// device and inode and its name.
+///
+/// # Errors
+///
+/// The session's folder (or the file) cannot be examined.
 pub fn lock_path_for(session_path: &Path) -> Result<PathBuf, SessionError> {
     let (name, owner) = match fs::metadata(session_path) {
         Ok(meta) => (format!("{}-{}.lock", meta.dev(), meta.ino()), meta.uid()),
@@ -313,6 +326,11 @@ fn sweep_dead_locks(dir: &Path) {
 /// lock empty and writing the record after would let another process read an
 /// empty lock in between and judge it stale. Where hard links are not
 /// supported, falls back to `create_new` and a write.
+///
+/// # Errors
+///
+/// `AlreadyExists` when the lock is taken; the system's error when the temporary file or the lock
+/// cannot be written.
 pub fn create_lock_file(path: &Path, record: &str) -> std::io::Result<()> {
     // A fresh `RandomState` has fresh keys: a new number for each attempt.
     let attempt = std::collections::hash_map::RandomState::new()

@@ -30,11 +30,14 @@
 //! Beside these rules, the checks of the documents against the code:
 //! [`docs_cite_real_names`] (every name cited exists, with its index of the
 //! sources, [`docs_cite`]) and [`docs_claims`] (what the crate map, the
-//! vendoring table and the retry rule say about the crates is true).
+//! vendoring table and the retry rule say about the crates is true), and
+//! [`errors_documented`] (every public function returning a `Result` in a
+//! library crate has an `# Errors` section).
 
 mod docs_cite;
 mod docs_cite_real_names;
 mod docs_claims;
+mod errors_documented;
 
 use focus_testkit::tree::{rust_files, workspace};
 use std::path::Path;

@@ -163,6 +163,10 @@ pub struct HookConfig {
 impl HookConfig {
     /// Reads the `hooks` key of a settings object (missing → no hooks). Errors name
     /// the bad key with its path, e.g. `hooks.PreToolUse[0].hooks[1].timeout`.
+    ///
+    /// # Errors
+    ///
+    /// A malformed hook entry: the message names its key with its path.
     pub fn from_json(settings: &Value) -> Result<HookConfig, String> {
         let mut config = HookConfig::default();
         let hooks = &settings["hooks"];
@@ -235,6 +239,11 @@ impl HookConfig {
     /// project's (`project`, marked [`Hook::from_project`]): both run, as
     /// Claude Code runs the hooks of every settings file. Errors name the
     /// file's key, prefixed `project settings: ` for the project's.
+    ///
+    /// # Errors
+    ///
+    /// As [`HookConfig::from_json`] for either layer, prefixed `project settings: ` for the
+    /// project's.
     pub fn from_layers(user: &Value, project: &Value) -> Result<HookConfig, String> {
         let mut config = HookConfig::from_json(user)?;
         let mut theirs =

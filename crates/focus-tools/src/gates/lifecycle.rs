@@ -80,6 +80,10 @@ impl Gatekeeper {
 
     /// Runs the `UserPromptSubmit` hooks for `prompt`: `Err(reason)` refuses it
     /// (the text for the user), `Ok(Some(context))` is added to it.
+    ///
+    /// # Errors
+    ///
+    /// A hook refused the prompt: the text says why, for the user.
     pub fn user_prompt_submit(&self, prompt: &str) -> Result<Option<String>, String> {
         let fields = json_object! {"prompt" => prompt};
         let mut context = Vec::new();

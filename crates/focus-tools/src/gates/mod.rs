@@ -55,6 +55,10 @@ pub struct GateConfig {
 
 impl GateConfig {
     /// Reads `permissionMode`, `permissions` and `hooks` from a settings object.
+    ///
+    /// # Errors
+    ///
+    /// A bad mode, rule or hook: the message names the key.
     pub fn from_json(settings: &Value) -> Result<GateConfig, String> {
         Ok(GateConfig {
             permissions: PermissionConfig::from_json(settings)?,
@@ -109,6 +113,10 @@ impl Gatekeeper {
     }
 
     /// Reads the gate settings from a settings object (see [`GateConfig::from_json`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`GateConfig::from_json`].
     pub fn from_settings(
         settings: &Value,
         approver: Arc<dyn Approver>,

@@ -450,6 +450,10 @@ impl Server {
 
     /// Calls `tools/call` for `tool` with `arguments`: the raw result, or why there
     /// is none.
+    ///
+    /// # Errors
+    ///
+    /// As [`Server::request`].
     pub fn call_tool(
         &self,
         tool: &str,
@@ -462,6 +466,11 @@ impl Server {
 
     /// Sends one request (`resources/read`, `prompts/get`…) and waits for its
     /// answer, within the server's request timeout.
+    ///
+    /// # Errors
+    ///
+    /// An [`RpcError`]: the server is not running, did not answer within its timeout, the call was
+    /// cancelled, or it answered with a JSON-RPC error.
     pub fn request(
         &self,
         method: &str,

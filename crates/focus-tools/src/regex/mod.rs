@@ -72,11 +72,20 @@ impl std::fmt::Debug for Scratch {
 
 impl Regex {
     /// Compiles a case-sensitive pattern.
+    ///
+    /// # Errors
+    ///
+    /// As [`Regex::with_options`].
     pub fn new(pattern: &str) -> Result<Regex, Error> {
         Regex::with_options(pattern, false)
     }
 
     /// Compiles a pattern, optionally case-insensitive throughout.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error`] with the position: a syntax error, or a pattern whose program would be too
+    /// large.
     pub fn with_options(pattern: &str, case_insensitive: bool) -> Result<Regex, Error> {
         let tree = parse::parse(pattern, case_insensitive)?;
         let program = compile::compile(&tree).map_err(|message| Error {
