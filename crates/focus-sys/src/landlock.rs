@@ -400,7 +400,7 @@ mod tests {
     #[test]
     fn writes_land_only_beneath_writable_paths() {
         let Some(_) = abi_version() else {
-            eprintln!("SKIPPED: this kernel has no Landlock");
+            focus_testkit::skipped("this kernel has no Landlock");
             return;
         };
         let root = temp_dir("rules");
@@ -431,7 +431,7 @@ mod tests {
     #[test]
     fn a_symlink_out_of_a_writable_dir_does_not_carry_the_right() {
         let Some(_) = abi_version() else {
-            eprintln!("SKIPPED: this kernel has no Landlock");
+            focus_testkit::skipped("this kernel has no Landlock");
             return;
         };
         let root = temp_dir("symlink");

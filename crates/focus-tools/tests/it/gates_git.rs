@@ -339,7 +339,7 @@ fn run_plainly(project: &Path, command: &str) {
 #[test]
 fn no_git_configuration_runs_a_program_through_a_read_only_command() {
     if Command::new("git").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: git is not installed");
+        focus_testkit::skipped("git is not installed");
         return;
     }
     let mut failures = Vec::new();
@@ -382,7 +382,7 @@ fn no_git_configuration_runs_a_program_through_a_read_only_command() {
 #[test]
 fn plain_git_still_works_under_the_protecting_environment() {
     if Command::new("git").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: git is not installed");
+        focus_testkit::skipped("git is not installed");
         return;
     }
     let attack = &ATTACKS[0];
