@@ -48,7 +48,8 @@ pub enum ModelChoice {
         /// The first model the server listed.
         model: String,
         /// The context window the server says it runs with (llama.cpp's `/props`
-        /// `n_ctx`), when it says.
+        /// `n_ctx`, or its model list's metadata: [`probe::context_from_model_list`]),
+        /// when it says.
         context_window: Option<u64>,
     },
     /// The built-in offline demo.
@@ -138,11 +139,21 @@ fn probe_local_servers(
         };
         if let Some(model) = probe::model_ids(&answer).into_iter().next() {
             // llama.cpp runs with one context size, which it reports; guessing
-            // would compact too late (an overflow) or too early.
+            // would compact too late (an overflow) or too early. Other servers
+            // may say it in their model list (vLLM, LM Studio).
+            // Ollama runs a loaded model with a context of its own choosing
+            // (`num_ctx`), which `/api/ps` reports.
             let context_window = (provider == "llama.cpp")
                 .then(|| probe(authority, "/props"))
                 .flatten()
-                .and_then(|props| probe::context_size(&props));
+                .and_then(|props| probe::context_size(&props))
+                .or_else(|| probe::context_from_model_list(&answer, &model))
+                .or_else(|| {
+                    (provider == "ollama")
+                        .then(|| probe(authority, "/api/ps"))
+                        .flatten()
+                        .and_then(|running| probe::context_from_model_list(&running, &model))
+                });
             return Some(ModelChoice::Local {
                 provider: provider.to_string(),
                 base_url: format!("http://{authority}/v1"),
@@ -240,6 +251,37 @@ mod tests {
         i.offline = true;
         assert_eq!(choose_model(&i, &ollama), ModelChoice::Demo);
         assert_eq!(choose_model(&inputs(&none), &nothing), ModelChoice::Demo);
+    }
+
+    #[test]
+    fn a_window_from_the_model_list_when_there_is_no_props() {
+        let none: [(String, String); 0] = [];
+        let server = |authority: &str, path: &str| -> Option<Value> {
+            (authority == LLAMA_CPP_AUTHORITY && path == "/v1/models")
+                .then(|| parse_str(r#"{"data":[{"id":"qwen","max_model_len":4096}]}"#).unwrap())
+        };
+        let unknown = |authority: &str, path: &str| -> Option<Value> {
+            (authority == LLAMA_CPP_AUTHORITY && path == "/v1/models")
+                .then(|| parse_str(r#"{"data":[{"id":"qwen"}]}"#).unwrap())
+        };
+        let window = |choice| match choice {
+            ModelChoice::Local { context_window, .. } => context_window,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(window(choose_model(&inputs(&none), &server)), Some(4_096));
+        let ollama = |authority: &str, path: &str| -> Option<Value> {
+            match (authority == "127.0.0.1:11434", path) {
+                (true, "/api/tags") => {
+                    Some(parse_str(r#"{"models":[{"name":"qwen3:8b"}]}"#).unwrap())
+                }
+                (true, "/api/ps") => Some(
+                    parse_str(r#"{"models":[{"name":"qwen3:8b","context_length":8192}]}"#).unwrap(),
+                ),
+                _ => None,
+            }
+        };
+        assert_eq!(window(choose_model(&inputs(&none), &ollama)), Some(8_192));
+        assert_eq!(window(choose_model(&inputs(&none), &unknown)), None);
     }
 
     #[test]

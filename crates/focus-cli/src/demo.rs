@@ -49,6 +49,7 @@ impl DemoProvider {
                 provider: DEMO_PROVIDER.into(),
                 base_url: String::new(),
                 context_window: 32_000,
+                context_window_assumed: false,
                 max_tokens: 4_096,
                 reasoning: false,
                 accepts_images: false,
@@ -221,7 +222,8 @@ fn next_step(request: &ModelRequest<'_>) -> Step {
         Some(("ls", listing, false)) if has_tool("read") => match pick_file(listing) {
             Some(file) => Step {
                 text: format!(
-                    "The listing came back from the real `ls` tool. Next I'll read `{file}` with the `read` tool (first 20 lines)."
+                    "The real `ls` tool returned:\n\n{}\n\nNext I'll read `{file}` with the `read` tool (first 20 lines).",
+                    excerpt(listing)
                 ),
                 call: Some((
                     "read".into(),
@@ -240,6 +242,17 @@ fn finish(note: &str, results: &[(&str, String, bool)]) -> Step {
     if !note.is_empty() {
         text.push_str(note);
         text.push(' ');
+    }
+    if let Some((name, output, failed)) = results.last().filter(|(name, _, _)| *name != "ls") {
+        let how = if *failed {
+            "reported an error"
+        } else {
+            "returned"
+        };
+        text.push_str(&format!(
+            "The real `{name}` tool {how}:\n\n{}\n\n",
+            excerpt(output)
+        ));
     }
     let ran: Vec<String> = results
         .iter()
@@ -297,6 +310,28 @@ fn pick_file(listing: &str) -> Option<String> {
                 .map(|e| e.to_string())
         })
 }
+
+/// The first lines of a tool's output as a fenced block for the answer (at most
+/// [`EXCERPT_LINES`] lines of at most 100 columns, with a line saying how many
+/// more there were).
+fn excerpt(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().collect();
+    let mut shown: Vec<String> = lines
+        .iter()
+        .take(EXCERPT_LINES)
+        .map(|l| crate::terminal::width::clip_to(l, 100))
+        .collect();
+    if lines.len() > EXCERPT_LINES {
+        shown.push(format!("… {} more lines", lines.len() - EXCERPT_LINES));
+    }
+    if shown.is_empty() {
+        shown.push("(no output)".into());
+    }
+    format!("```\n{}\n```", shown.join("\n"))
+}
+
+/// How many lines of a tool's output the demo quotes.
+const EXCERPT_LINES: usize = 8;
 
 fn parse_json(text: &str) -> Value {
     parse_str(text).unwrap_or(Value::Null)
@@ -361,12 +396,26 @@ mod tests {
         history.push(Message::Assistant(first));
         history.push(result("ls", "src/\nCargo.toml\nnotes.txt\n"));
         let (second, _) = run(&history, &tools);
+        assert!(
+            second
+                .text()
+                .contains("```\nsrc/\nCargo.toml\nnotes.txt\n```"),
+            "the listing is shown: {}",
+            second.text()
+        );
         let call = second.tool_calls().next().unwrap();
         assert_eq!(call.name, "read");
         assert_eq!(call.arguments["path"].as_str(), Some("Cargo.toml"));
         history.push(Message::Assistant(second));
         history.push(result("read", "[package]"));
         let (third, _) = run(&history, &tools);
+        assert!(
+            third
+                .text()
+                .contains("The real `read` tool returned:\n\n```\n[package]\n```"),
+            "the file is shown: {}",
+            third.text()
+        );
         assert_eq!(third.stop_reason, StopReason::Stop);
         assert!(third.text().contains("ANTHROPIC_API_KEY"));
         assert!(third.text().contains("ollama"));

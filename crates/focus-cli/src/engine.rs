@@ -138,11 +138,7 @@ impl Engine {
             .unwrap_or_else(|| PathBuf::from(default_name));
         let meta = crate::export::Meta {
             title: store.name().unwrap_or("focus session").to_string(),
-            model: format!(
-                "{}/{}",
-                self.config.provider.model().provider,
-                self.config.provider.model().id
-            ),
+            model: self.config.provider.model().label(),
             session_id: store.id().to_string(),
             cwd: String::new(),
             system_prompt: self.config.system_prompt.clone(),
@@ -213,7 +209,12 @@ pub fn entry_preview(kind: &EntryKind) -> String {
             format!("{} result", focus_core::tool::safe_tool_name(&r.tool_name))
         }
         EntryKind::Message(Message::Custom(c)) => c.role.clone(),
-        EntryKind::ModelChange { provider, model_id } => format!("model {provider}/{model_id}"),
+        EntryKind::ModelChange { provider, model_id } => {
+            format!(
+                "model {}",
+                focus_core::provider::model_label(provider, model_id)
+            )
+        }
         EntryKind::ThinkingLevelChange { thinking_level } => format!("thinking {thinking_level}"),
         EntryKind::Compaction(c) => format!("compaction ({} tokens before)", c.tokens_before),
         EntryKind::SessionInfo { name } => format!("name {}", name.as_deref().unwrap_or("")),

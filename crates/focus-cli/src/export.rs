@@ -74,7 +74,7 @@ pub fn export_session_file(input: &Path, output: Option<&Path>) -> Result<PathBu
         .iter()
         .rev()
         .find_map(Message::as_assistant)
-        .map(|m| format!("{}/{}", m.provider, m.model))
+        .map(|m| focus_core::provider::model_label(&m.provider, &m.model))
         .unwrap_or_default();
     let meta = Meta {
         title: session.name().unwrap_or("focus session").to_string(),

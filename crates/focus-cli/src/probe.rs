@@ -71,6 +71,32 @@ pub fn context_size(props: &Value) -> Option<u64> {
         .filter(|n| *n > 0)
 }
 
+/// The context window a model list reports for `model`, under the names the
+/// servers use: vLLM's `max_model_len`, LM Studio's `loaded_context_length` /
+/// `max_context_length`, `context_length` (LM Studio, OpenRouter-style lists,
+/// Ollama's `/api/ps`), `n_ctx` (llama.cpp-style, at the top or under `meta`).
+/// A training context (`n_ctx_train`) is not the window a server runs with and is
+/// not read.
+pub fn context_from_model_list(answer: &Value, model: &str) -> Option<u64> {
+    let entries = answer["data"]
+        .as_array()
+        .or_else(|| answer["models"].as_array())?;
+    let entry = entries
+        .iter()
+        .find(|m| m["id"].as_str() == Some(model) || m["name"].as_str() == Some(model))?;
+    [
+        &entry["max_model_len"],
+        &entry["loaded_context_length"],
+        &entry["context_length"],
+        &entry["n_ctx"],
+        &entry["meta"]["n_ctx"],
+        &entry["max_context_length"],
+    ]
+    .into_iter()
+    .find_map(Value::as_u64)
+    .filter(|n| *n > 0)
+}
+
 /// The model ids in an Ollama `/api/tags` answer (`{"models":[{"name":…}]}`) or an
 /// OpenAI-style `/v1/models` answer (`{"data":[{"id":…}]}`), in the server's order.
 pub fn model_ids(answer: &Value) -> Vec<String> {
@@ -141,6 +167,46 @@ mod tests {
         let openai = parse_str(r#"{"object":"list","data":[{"id":"m1"}]}"#).unwrap();
         assert_eq!(model_ids(&openai), ["m1"]);
         assert!(model_ids(&parse_str("[1]").unwrap()).is_empty());
+    }
+
+    #[test]
+    fn context_windows_in_model_lists() {
+        let cases = [
+            // vLLM
+            (
+                r#"{"object":"list","data":[{"id":"qwen","object":"model","max_model_len":32768}]}"#,
+                Some(32_768),
+            ),
+            // LM Studio's richer list: the loaded context wins over the maximum.
+            (
+                r#"{"data":[{"id":"qwen","max_context_length":131072,"loaded_context_length":4096}]}"#,
+                Some(4_096),
+            ),
+            (
+                r#"{"data":[{"id":"qwen","context_length":8192}]}"#,
+                Some(8_192),
+            ),
+            (
+                r#"{"data":[{"id":"qwen","meta":{"n_ctx":2048,"n_ctx_train":8192}}]}"#,
+                Some(2_048),
+            ),
+            // Ollama's /api/ps
+            (
+                r#"{"models":[{"name":"qwen","context_length":4096}]}"#,
+                Some(4_096),
+            ),
+            // llama.cpp's /v1/models: only the training context, not the window.
+            (
+                r#"{"data":[{"id":"qwen","meta":{"n_ctx_train":32768}}]}"#,
+                None,
+            ),
+            (r#"{"data":[{"id":"other","max_model_len":1}]}"#, None),
+            (r#"{"data":[{"id":"qwen","max_model_len":0}]}"#, None),
+        ];
+        for (answer, want) in cases {
+            let answer = parse_str(answer).unwrap();
+            assert_eq!(context_from_model_list(&answer, "qwen"), want, "{answer:?}");
+        }
     }
 
     #[test]

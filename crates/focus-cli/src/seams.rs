@@ -142,11 +142,13 @@ pub fn build_provider(
             provider: provider.clone(),
             base_url: base_url.clone(),
             context_window: context_window.unwrap_or(32_768),
+            context_window_assumed: context_window.is_none(),
             max_tokens: 8_192,
             ..ModelInfo::default()
         },
     };
-    let transport = transport(&current_settings());
+    let settings = current_settings();
+    let transport = transport(&settings);
     // A key from models.json (literal or `!command`) is scrubbed from tool
     // output like one from the environment.
     if let Some(key) = registry.api_key(&model.provider) {
@@ -156,21 +158,14 @@ pub fn build_provider(
         registry
             .http_provider_for(&model, transport)
             .with_retry(retry.clone())
-            .with_stall_timeout(stall_limit()),
+            .with_stall_timeout(stall_limit(&settings)),
     ))
 }
 
-/// `streamStallSeconds` from the settings as they are now (read quietly: they
-/// were reported at start), else the providers' default: how long a stream may
+/// `streamStallSeconds`, else the providers' default: how long a stream may
 /// send only keepalives before the attempt is retried as stalled.
-fn stall_limit() -> std::time::Duration {
-    let configured = std::env::current_dir().ok().and_then(|cwd| {
-        focus_harness::settings::load_settings(&focus_home(), &cwd)
-            .ok()?
-            .settings
-            .stream_stall_seconds
-    });
-    configured.map_or(
+fn stall_limit(settings: &Settings) -> std::time::Duration {
+    settings.stream_stall_seconds.map_or(
         focus_providers::http::DEFAULT_STALL_TIMEOUT,
         std::time::Duration::from_secs,
     )
@@ -214,6 +209,7 @@ pub fn resolve_model(
                 provider: provider.to_string(),
                 base_url: entry.base_url.clone(),
                 context_window: 128_000,
+                context_window_assumed: true,
                 max_tokens: 16_384,
                 ..ModelInfo::default()
             }),

@@ -51,6 +51,10 @@ pub enum EndReason {
     TurnLimit(usize),
     /// Every tool call failed for this many consecutive turns.
     CircuitBreaker(usize),
+    /// A Stop hook asked to go on once more after keeping this prompt going this
+    /// many times ([`crate::agent::MAX_STOP_CONTINUATIONS`]): the loop guard ended
+    /// the run.
+    StopHookLimit(u32),
 }
 
 /// One thing that happened in a run. The order is a grammar, checked by
@@ -175,7 +179,8 @@ pub enum AgentEvent {
 }
 
 impl EndReason {
-    /// The JSON spelling: `completed`, `aborted`, `error`, `turnLimit`, `circuitBreaker`.
+    /// The JSON spelling: `completed`, `aborted`, `error`, `turnLimit`, `circuitBreaker`,
+    /// `stopHookLimit`.
     pub fn as_str(&self) -> &'static str {
         match self {
             EndReason::Completed => "completed",
@@ -183,6 +188,7 @@ impl EndReason {
             EndReason::Error(_) => "error",
             EndReason::TurnLimit(_) => "turnLimit",
             EndReason::CircuitBreaker(_) => "circuitBreaker",
+            EndReason::StopHookLimit(_) => "stopHookLimit",
         }
     }
 }
@@ -200,6 +206,11 @@ impl std::fmt::Display for EndReason {
             EndReason::CircuitBreaker(n) => write!(
                 f,
                 "stopped after {n} consecutive turns in which every tool call failed"
+            ),
+            EndReason::StopHookLimit(n) => write!(
+                f,
+                "stopped: a Stop hook asked to go on after keeping this prompt going {n} times \
+                 (the loop guard); send a message to go on"
             ),
         }
     }
@@ -343,6 +354,7 @@ impl ToJson for AgentEvent {
                     EndReason::TurnLimit(n) | EndReason::CircuitBreaker(n) => {
                         o.push("limit".into(), (*n).into())
                     }
+                    EndReason::StopHookLimit(n) => o.push("limit".into(), (*n as usize).into()),
                     EndReason::Completed | EndReason::Aborted => {}
                 }
             }

@@ -89,6 +89,10 @@ pub struct ModelInfo {
     pub base_url: String,
     /// Context window in tokens.
     pub context_window: u64,
+    /// Whether `context_window` is a guess: neither the server (llama.cpp's
+    /// `/props`, a `/v1/models` entry) nor models.json said it. The footer and
+    /// `/session` say so.
+    pub context_window_assumed: bool,
     /// The most output tokens one call may produce.
     pub max_tokens: u64,
     /// Whether the model supports reasoning.
@@ -97,6 +101,24 @@ pub struct ModelInfo {
     pub accepts_images: bool,
     /// Dollars per million tokens: input, output, cache read, cache write.
     pub price: Price,
+}
+
+impl ModelInfo {
+    /// How the model is named to the user: [`model_label`] of its provider and id.
+    pub fn label(&self) -> String {
+        model_label(&self.provider, &self.id)
+    }
+}
+
+/// `provider/id`, as models are named on the command line; an id that is a file
+/// path (llama.cpp lists its model as `/models/qwen.gguf`) reads
+/// `provider:/models/qwen.gguf` instead of `provider//models/qwen.gguf`.
+pub fn model_label(provider: &str, id: &str) -> String {
+    if id.starts_with('/') {
+        format!("{provider}:{id}")
+    } else {
+        format!("{provider}/{id}")
+    }
 }
 
 /// Dollars per million tokens.
@@ -252,4 +274,22 @@ pub trait Provider: Send + Sync {
     /// (keeping what was received). Must return promptly once `request.cancel`
     /// fires.
     fn stream(&self, request: &ModelRequest<'_>, sink: &mut StreamSink<'_>) -> AssistantMessage;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_never_double_the_slash() {
+        assert_eq!(
+            model_label("anthropic", "claude-sonnet-4-5"),
+            "anthropic/claude-sonnet-4-5"
+        );
+        assert_eq!(
+            model_label("llama.cpp", "/models/qwen.gguf"),
+            "llama.cpp:/models/qwen.gguf"
+        );
+        assert_eq!(model_label("ollama", "qwen3:8b"), "ollama/qwen3:8b");
+    }
 }

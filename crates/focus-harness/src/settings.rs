@@ -33,6 +33,31 @@ pub const KEYS_OWNED_ELSEWHERE: [&str; 5] = [
     "sandbox",
 ];
 
+/// pi's own keys that mean nothing to focus: its start screen and changelog
+/// (`quietStartup`, `collapseChangelog`, `lastChangelogVersion`, which pi writes
+/// itself), its editor's looks (`treeFilterMode`, `doubleEscapeAction`,
+/// `editorPaddingX`, `autocompleteMaxVisible`, `showHardwareCursor`, `markdown`),
+/// and its npm packages and extensions (`packages`, `extensions`, `themes`,
+/// `npmCommand`, `enableSkillCommands`, `enableInstallTelemetry`). A settings file
+/// shared with pi has them; they are skipped without a warning on every start.
+pub const PI_KEYS_SKIPPED: [&str; 15] = [
+    "quietStartup",
+    "collapseChangelog",
+    "lastChangelogVersion",
+    "treeFilterMode",
+    "doubleEscapeAction",
+    "editorPaddingX",
+    "autocompleteMaxVisible",
+    "showHardwareCursor",
+    "markdown",
+    "packages",
+    "extensions",
+    "themes",
+    "npmCommand",
+    "enableSkillCommands",
+    "enableInstallTelemetry",
+];
+
 /// The merged, checked settings.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Settings {
@@ -504,7 +529,7 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     }
                 }
             }
-            _ if KEYS_OWNED_ELSEWHERE.contains(&key) => {}
+            _ if KEYS_OWNED_ELSEWHERE.contains(&key) || PI_KEYS_SKIPPED.contains(&key) => {}
             _ => warnings.push(format!("{file}: unknown setting {key:?} ignored")),
         }
     }
@@ -649,6 +674,46 @@ mod tests {
         assert_eq!(s.raw("permissions")["allow"][0].as_str(), Some("read"));
         assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
         assert!(loaded.warnings[0].contains("\"colour\""));
+    }
+
+    #[test]
+    fn transport_is_auto_curl_or_one_of_pis_values() {
+        let (home, cwd) = dirs("transport");
+        for (value, kept) in [("curl", "curl"), ("auto", "auto"), ("sse", "sse")] {
+            std::fs::write(
+                global_settings_path(&home),
+                format!(r#"{{"transport":"{value}"}}"#),
+            )
+            .unwrap();
+            let loaded = load_settings(&home, &cwd).unwrap();
+            assert_eq!(loaded.settings.transport.as_deref(), Some(kept));
+            assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        }
+        std::fs::write(global_settings_path(&home), r#"{"transport":"tcp"}"#).unwrap();
+        let err = load_settings(&home, &cwd).unwrap_err();
+        assert!(
+            err.problems[0]
+                .contains("transport: expected \"auto\" or \"curl\", found string \"tcp\""),
+            "{:?}",
+            err.problems
+        );
+    }
+
+    #[test]
+    fn pis_own_keys_are_skipped_quietly() {
+        let (home, cwd) = dirs("pi-keys");
+        std::fs::write(
+            global_settings_path(&home),
+            r#"{"quietStartup":true,"treeFilterMode":"default","lastChangelogVersion":"0.73.1","packages":["npm:pi-foo"],"enableSkillCommands":true,"collapseChangelog":true,"markdown":{"codeBlockIndent":"  "},"thinkingBudgets":{"low":1024}}"#,
+        )
+        .unwrap();
+        let loaded = load_settings(&home, &cwd).unwrap();
+        assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+        assert!(
+            loaded.warnings[0].contains("\"thinkingBudgets\""),
+            "a key whose meaning focus drops still warns: {:?}",
+            loaded.warnings
+        );
     }
 
     #[test]

@@ -23,6 +23,12 @@
 //!   for `http://` URLs (`proxy.rs`).
 //!   `~/.curlrc` is ignored (`-q`) because its options could change the output
 //!   format parsed here.
+//! * **An old curl is named, not guessed at.** The first request checks `curl
+//!   --version` once ([`CurlTransport::check_version`]): a curl older than
+//!   [`MIN_CURL_VERSION`] fails with a message naming both versions, instead of
+//!   curl's "option --suppress-connect-headers: is unknown". Every option focus
+//!   passes exists in that version (`config.rs` lists each with the version that
+//!   brought it).
 
 mod config;
 mod exit_code;
@@ -36,7 +42,13 @@ use focus_transport::{HttpRequest, HttpResponse, Transport, TransportError};
 use process::{CurlBody, CurlProcess};
 use proxy::ProxyEnv;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 use temp_file::PrivateTempFile;
+
+/// The oldest curl focus works with: 7.54.0 (April 2017) brought
+/// `--suppress-connect-headers`, the newest option focus passes. RHEL 8 ships
+/// 7.61, Debian 10 7.64, Ubuntu 18.04 7.58.
+pub const MIN_CURL_VERSION: (u32, u32, u32) = (7, 54, 0);
 
 /// The environment variable naming the curl binary to use instead of `curl` on PATH.
 pub const CURL_ENV: &str = "FOCUS_CURL";
@@ -47,6 +59,9 @@ pub struct CurlTransport {
     program: PathBuf,
     /// The proxy settings curl does not read the way users expect (`proxy.rs`).
     proxy_env: ProxyEnv,
+    /// The outcome of the version check, made at the first request (shared by
+    /// clones: once per transport).
+    version_ok: Arc<OnceLock<Result<(), TransportError>>>,
 }
 
 impl Default for CurlTransport {
@@ -69,7 +84,49 @@ impl CurlTransport {
         CurlTransport {
             program: program.into(),
             proxy_env: ProxyEnv::from_env(),
+            version_ok: Arc::new(OnceLock::new()),
         }
+    }
+
+    /// Checks once (the first call runs `curl --version`, later calls return
+    /// what it found) that curl is at least [`MIN_CURL_VERSION`]. A curl that
+    /// cannot start fails here with the reason; one whose version line cannot be
+    /// read is let through (the request will tell).
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::CannotStart`] when curl cannot be started (the reason says how to install
+    /// it) or is older than [`MIN_CURL_VERSION`].
+    pub fn check_version(&self) -> Result<(), TransportError> {
+        self.version_ok
+            .get_or_init(|| match self.check() {
+                Err(e @ TransportError::CannotStart(_)) if !self.program_exists() => Err(e),
+                Err(_) => Ok(()),
+                Ok(line) => match parse_version(&line) {
+                    Some(found) if found < MIN_CURL_VERSION => {
+                        let (a, b, c) = MIN_CURL_VERSION;
+                        let (x, y, z) = found;
+                        Err(TransportError::CannotStart(format!(
+                            "{} is curl {x}.{y}.{z}; focus needs curl {a}.{b}.{c} or newer \
+                             (for --suppress-connect-headers). Install a newer curl, or set \
+                             FOCUS_CURL to the full path of one",
+                            self.program.display()
+                        )))
+                    }
+                    _ => Ok(()),
+                },
+            })
+            .clone()
+    }
+
+    /// Whether the program can be found (a path that exists, or a name on `PATH`).
+    fn program_exists(&self) -> bool {
+        if self.program.components().count() > 1 {
+            return self.program.exists();
+        }
+        std::env::var_os("PATH").is_some_and(|paths| {
+            std::env::split_paths(&paths).any(|dir| dir.join(&self.program).is_file())
+        })
     }
 
     /// The curl binary this transport runs.
@@ -106,6 +163,20 @@ impl CurlTransport {
     }
 }
 
+/// `(7, 88, 1)` from `curl 7.88.1 (x86_64-pc-linux-gnu) libcurl/7.88.1 …`
+/// (`8.5.0-DEV` reads as 8.5.0).
+fn parse_version(line: &str) -> Option<(u32, u32, u32)> {
+    let word = line.strip_prefix("curl ")?.split_whitespace().next()?;
+    let mut parts = word.split('.').map(|p| {
+        let digits: String = p.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse::<u32>().ok()
+    });
+    let major = parts.next()??;
+    let minor = parts.next().flatten().unwrap_or(0);
+    let patch = parts.next().flatten().unwrap_or(0);
+    Some((major, minor, patch))
+}
+
 /// How long `curl --version` may take before [`CurlTransport::check`] gives up
 /// on it (a binary that hangs is not a working curl).
 const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -119,6 +190,7 @@ impl Transport for CurlTransport {
         if cancel.is_cancelled() {
             return Err(TransportError::Cancelled);
         }
+        self.check_version()?;
         let body_file = if request.body.is_empty() {
             None
         } else {
@@ -232,6 +304,17 @@ mod tests {
             assert!(secrets.contains(&s.to_string()), "missing {s}: {secrets:?}");
         }
         assert!(!secrets.contains(&"json".to_string()));
+    }
+
+    #[test]
+    fn versions_are_read_from_the_first_line() {
+        let line = "curl 7.88.1 (x86_64-pc-linux-gnu) libcurl/7.88.1 OpenSSL/3.0.19";
+        assert_eq!(parse_version(line), Some((7, 88, 1)));
+        assert_eq!(parse_version("curl 8.5.0-DEV (x)"), Some((8, 5, 0)));
+        assert_eq!(parse_version("curl 7.29.0"), Some((7, 29, 0)));
+        assert_eq!(parse_version("wget 1.21"), None);
+        assert!(parse_version("curl 7.53.1").unwrap() < MIN_CURL_VERSION);
+        assert!(parse_version("curl 7.54.0").unwrap() >= MIN_CURL_VERSION);
     }
 
     #[test]

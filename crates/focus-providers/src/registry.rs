@@ -180,6 +180,7 @@ impl Registry {
                 provider: (*provider).into(),
                 base_url: entry.base_url,
                 context_window: *context,
+                context_window_assumed: false,
                 max_tokens: *max,
                 reasoning: *reasoning,
                 accepts_images: *images,
@@ -603,6 +604,7 @@ fn parse_model(m: &Value, provider: &ProviderEntry) -> Result<ModelInfo, String>
             .unwrap_or(&provider.base_url)
             .to_string(),
         context_window: num("contextWindow", 128_000)?,
+        context_window_assumed: m["contextWindow"].is_null(),
         max_tokens: num("maxTokens", 16_384)?,
         reasoning: m["reasoning"].as_bool().unwrap_or(false),
         accepts_images,

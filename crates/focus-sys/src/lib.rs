@@ -13,7 +13,10 @@
 //!   SIGTERM, SIGHUP and SIGQUIT so a caller can treat them as an abort;
 //! - [`secrets`]: API keys moved out of the environment (and out of
 //!   `/proc/PID/environ`) by restarting without them, handing them over a pipe;
-//! - [`fs`]: open flags std does not name (`O_NONBLOCK`);
+//! - [`fs`]: open flags std does not name (`O_NONBLOCK`), and `flock`;
+//! - [`openat`]: opening beneath a directory with no symbolic link followed
+//!   (`openat2` with `RESOLVE_BENEATH`, or a walk with `O_NOFOLLOW`), and
+//!   `mkdirat`/`renameat`/`unlinkat`, so a file tool writes where it checked;
 //! - [`private_files`]: files of mode 0600 in folders of mode 0700 (safe code
 //!   over std's Unix extensions, here so every crate can share it);
 //! - [`landlock`]: confining a child process's file system (and TCP) access with
@@ -57,6 +60,7 @@ compile_error!(
 
 pub mod fs;
 pub mod landlock;
+pub mod openat;
 pub mod private_files;
 pub mod process;
 pub mod secrets;

@@ -189,7 +189,7 @@ fn run(cwd: &Path, state: &ToolState, args: &Value) -> Result<ToolOutput, String
     let resolved = path::resolve(cwd, given)?;
     state.sandbox.check_write(&resolved)?;
     let shown = path::describe(given, &resolved);
-    let (file, metadata) = match open::open_regular(&resolved) {
+    let (file, metadata) = match open::open_regular_checked(&resolved, &state.sandbox) {
         Ok(opened) => opened,
         Err(OpenError::Io(e)) => {
             let mut message = path::io_error("edit", given, &resolved, &e);
@@ -290,7 +290,7 @@ fn run(cwd: &Path, state: &ToolState, args: &Value) -> Result<ToolOutput, String
     }
     file_text.push_str(&body[cursor..]);
     let how = commit(
-        &state.seen,
+        state,
         &resolved,
         &file,
         &metadata,

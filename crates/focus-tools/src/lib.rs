@@ -20,6 +20,7 @@ pub mod mcp;
 
 pub mod args;
 pub mod bash;
+pub mod beneath;
 pub mod deadline;
 pub mod edit;
 pub mod find;

@@ -49,6 +49,27 @@ pub fn open_regular(path: &Path) -> Result<(File, Metadata), OpenError> {
     Ok((file, metadata))
 }
 
+/// Like [`open_regular`] for a file a tool reads to change or show it: `path`
+/// is resolved once, checked by the sandbox, and opened with no symbolic link
+/// followed after that ([`crate::beneath::open_for_read`]), so the file read
+/// is the file checked.
+///
+/// # Errors
+///
+/// As [`crate::beneath::open_for_read`] (an [`OpenError::Io`]), or [`OpenError::NotRegular`] for
+/// what is not a regular file.
+pub fn open_regular_checked(
+    path: &Path,
+    sandbox: &crate::sandbox::Sandbox,
+) -> Result<(File, Metadata), OpenError> {
+    let file = crate::beneath::open_for_read(path, sandbox).map_err(OpenError::Io)?;
+    let metadata = file.metadata().map_err(OpenError::Io)?;
+    if !metadata.is_file() {
+        return Err(OpenError::NotRegular(kind_of(&metadata)));
+    }
+    Ok((file, metadata))
+}
+
 /// How [`kind_of`] names a directory.
 pub const DIRECTORY: &str = "a directory";
 

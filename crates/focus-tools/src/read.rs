@@ -98,7 +98,7 @@ fn run(
     let resolved = path::resolve(cwd, given)?;
     state.sandbox.check_read(&resolved)?;
     let shown = path::describe(given, &resolved);
-    let (mut file, metadata) = match open::open_regular(&resolved) {
+    let (mut file, metadata) = match open::open_regular_checked(&resolved, &state.sandbox) {
         Ok(opened) => opened,
         Err(OpenError::Io(e)) => return Err(path::io_error("read", given, &resolved, &e)),
         Err(OpenError::NotRegular(open::DIRECTORY)) => {

@@ -31,11 +31,13 @@
 //! The file's mode is kept either way (in place it is untouched; a renamed file
 //! gets the old mode, and its owner and group when focus may set them).
 
-use std::fs::{File, Metadata, OpenOptions};
+use std::fs::{File, Metadata};
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
 use std::time::{Duration, Instant};
+
+use crate::sandbox::Sandbox;
 
 /// How long a replacement waits for other processes to stop writing the file
 /// (before choosing how to write, and before salvaging late appends).
@@ -86,16 +88,17 @@ pub fn replace_existing(
     read: &Metadata,
     read_len: u64,
     bytes: &[u8],
+    sandbox: &Sandbox,
 ) -> Result<Replaced, ReplaceError> {
     let lasting_writer = !wait_for_no_writer(read);
     unchanged_since_read(path, old, read, read_len)?;
     if read.nlink() > 1 || lasting_writer {
-        write_in_place(path, read, bytes)?;
+        write_in_place(path, read, bytes, sandbox)?;
         return Ok(Replaced::InPlace);
     }
-    crate::write::write_atomic(path, bytes)?;
+    crate::write::write_atomic(path, bytes, sandbox)?;
     keep_owner(path, read);
-    let salvaged = salvage_late_appends(path, old, read, read_len);
+    let salvaged = salvage_late_appends(path, old, read, read_len, sandbox);
     let writer_left = holders(read.dev(), read.ino())
         .into_iter()
         .find(|h| h.writing)
@@ -133,8 +136,19 @@ fn unchanged_since_read(
 
 /// Overwrites the file's bytes and cuts it to the new length, through a fresh
 /// handle that must still be the same file.
-fn write_in_place(path: &Path, read: &Metadata, bytes: &[u8]) -> Result<(), ReplaceError> {
-    let mut file = OpenOptions::new().write(true).open(path)?;
+fn write_in_place(
+    path: &Path,
+    read: &Metadata,
+    bytes: &[u8],
+    sandbox: &Sandbox,
+) -> Result<(), ReplaceError> {
+    // Reached as the checked path, with no symbolic link followed.
+    let placed = crate::beneath::place_for_write(path, false, sandbox)?;
+    let mut file = placed.open(focus_sys::openat::Open {
+        write: true,
+        nonblock: true,
+        ..Default::default()
+    })?;
     let meta = file.metadata()?;
     if (meta.dev(), meta.ino()) != (read.dev(), read.ino()) {
         return Err(ReplaceError::Changed(
@@ -177,7 +191,13 @@ fn wait_for_no_writer(read: &Metadata) -> bool {
 /// After a rename: waits for a moment without writers on the old inode, then
 /// appends to the new file whatever the old one gained beyond `read_len`.
 /// Returns the bytes carried over.
-fn salvage_late_appends(path: &Path, old: &File, read: &Metadata, read_len: u64) -> u64 {
+fn salvage_late_appends(
+    path: &Path,
+    old: &File,
+    read: &Metadata,
+    read_len: u64,
+    sandbox: &Sandbox,
+) -> u64 {
     wait_for_no_writer(read);
     let Ok(now) = old.metadata() else {
         return 0;
@@ -196,10 +216,20 @@ fn salvage_late_appends(path: &Path, old: &File, read: &Metadata, read_len: u64)
         }
     }
     extra.truncate(filled);
-    let appended = OpenOptions::new()
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(&extra).and_then(|()| f.sync_all()));
+    // The new file, reached as the checked path with no symbolic link followed.
+    let appended = crate::beneath::place_for_write(path, false, sandbox)
+        .and_then(|placed| {
+            placed.open(focus_sys::openat::Open {
+                write: true,
+                nonblock: true,
+                ..Default::default()
+            })
+        })
+        .and_then(|mut f| {
+            f.seek(SeekFrom::End(0))?;
+            f.write_all(&extra)?;
+            f.sync_all()
+        });
     if appended.is_ok() {
         extra.len() as u64
     } else {

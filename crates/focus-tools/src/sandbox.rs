@@ -204,6 +204,27 @@ impl Sandbox {
         self.read_only.store(mode == Mode::Plan, Ordering::SeqCst);
     }
 
+    /// Whether the protected paths are protected ([`crate::protected`]): unless
+    /// the sandbox was turned off.
+    pub fn protects_paths(&self) -> bool {
+        self.status != Status::Off
+    }
+
+    /// The writable place a file tool's write of `target` (resolved) starts
+    /// from ([`crate::beneath`]): the deepest writable directory holding it,
+    /// or `/` when the sandbox is off or none holds it.
+    pub fn write_root(&self, target: &Path) -> PathBuf {
+        if self.status == Status::Off {
+            return PathBuf::from("/");
+        }
+        self.rules()
+            .writable_dirs
+            .into_iter()
+            .filter(|dir| target.starts_with(dir))
+            .max_by_key(|dir| dir.components().count())
+            .unwrap_or_else(|| PathBuf::from("/"))
+    }
+
     /// Whether the sandbox is in plan mode's read-only policy.
     pub fn is_read_only(&self) -> bool {
         self.read_only.load(Ordering::SeqCst)

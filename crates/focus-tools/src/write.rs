@@ -15,10 +15,13 @@
 //! otherwise.
 
 use std::collections::hash_map::RandomState;
-use std::fs::{self, File, OpenOptions};
+use std::ffi::{OsStr, OsString};
+use std::fs::{self, File};
 use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use focus_sys::openat::{self, Open};
 
 use focus_core::json::Value;
 use focus_core::json_object;
@@ -27,6 +30,7 @@ use focus_core::tool::{Tool, ToolContext, ToolOutput};
 use crate::args;
 use crate::path;
 use crate::replace::{replace_existing, ReplaceError, Replaced};
+use crate::sandbox::Sandbox;
 use crate::schema;
 use crate::seen::{self, Seen, SeenFiles};
 use crate::state::ToolState;
@@ -97,7 +101,7 @@ fn run(cwd: &Path, state: &ToolState, args: &Value) -> Result<ToolOutput, String
                 crate::open::kind_of(&m)
             ))
         }
-        Ok(_) => return overwrite(&state.seen, given, &resolved, &shown, content),
+        Ok(_) => return overwrite(state, given, &resolved, &shown, content),
         Err(_) => {}
     }
     if let Some(parent) = resolved.parent() {
@@ -107,10 +111,8 @@ fn run(cwd: &Path, state: &ToolState, args: &Value) -> Result<ToolOutput, String
                 path::printable(&parent.display().to_string())
             ));
         }
-        fs::create_dir_all(parent)
-            .map_err(|e| path::io_error("create the parent directory of", given, &resolved, &e))?;
     }
-    write_atomic(&resolved, content.as_bytes())
+    write_atomic(&resolved, content.as_bytes(), &state.sandbox)
         .map_err(|e| path::io_error("write", given, &resolved, &e))?;
     remember_written(&state.seen, &resolved, content.as_bytes());
     Ok(ToolOutput::text(format!(
@@ -126,18 +128,18 @@ fn run(cwd: &Path, state: &ToolState, args: &Value) -> Result<ToolOutput, String
 /// `write` over an existing regular file: checked against what focus last saw
 /// of it, then replaced by [`commit`].
 fn overwrite(
-    seen: &SeenFiles,
+    state: &ToolState,
     given: &str,
     resolved: &Path,
     shown: &str,
     content: &str,
 ) -> Result<ToolOutput, String> {
     use std::io::Read;
-    let (file, metadata) = match crate::open::open_regular(resolved) {
+    let (file, metadata) = match crate::open::open_regular_checked(resolved, &state.sandbox) {
         Ok(opened) => opened,
         // A write-only file cannot be read to check it: it is replaced as before.
         Err(crate::open::OpenError::Io(e)) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            write_atomic(resolved, content.as_bytes())
+            write_atomic(resolved, content.as_bytes(), &state.sandbox)
                 .map_err(|e| path::io_error("write", given, resolved, &e))?;
             return Ok(ToolOutput::text(format!(
                 "Overwrote {}: wrote {} bytes.",
@@ -161,13 +163,13 @@ fn overwrite(
         }
     })?;
     let read_len = old.len() as u64;
-    seen.check(
+    state.seen.check(
         resolved,
         Seen::new(&metadata, read_len, seen::hash_blocks(&old)),
         shown,
     )?;
     let how = commit(
-        seen,
+        state,
         resolved,
         &file,
         &metadata,
@@ -195,21 +197,22 @@ fn overwrite(
 
 /// Replaces the existing file at `path` (read through `file`, whose metadata
 /// was `read` and of which `read_len` bytes were read) with `bytes`
-/// ([`replace_existing`]), and records what was written ([`crate::seen`]).
+/// ([`replace_existing`], within `state`'s sandbox), and records what was
+/// written in `state`'s record of files seen ([`crate::seen`]).
 ///
 /// # Errors
 ///
 /// As [`replace_existing`]: the file changed since it was read, or it cannot be written.
 pub fn commit(
-    seen: &SeenFiles,
+    state: &ToolState,
     path: &Path,
     file: &File,
     read: &fs::Metadata,
     read_len: u64,
     bytes: &[u8],
 ) -> Result<Replaced, ReplaceError> {
-    let how = replace_existing(path, file, read, read_len, bytes)?;
-    remember_written(seen, path, bytes);
+    let how = replace_existing(path, file, read, read_len, bytes, &state.sandbox)?;
+    remember_written(&state.seen, path, bytes);
     Ok(how)
 }
 
@@ -259,68 +262,83 @@ pub fn written_label(how: Replaced) -> &'static str {
 }
 
 /// Replaces `path` with `bytes` atomically (temp file in the same directory,
-/// fsync, permissions of the old file, rename, directory fsync). A symlink is
-/// written through: its target is replaced, the link stays a link.
+/// fsync, permissions and owner of the old file, rename, directory fsync). A
+/// symlink is written through: its target is replaced, the link stays a link.
+/// The path is resolved and checked once, and the directory is reached from
+/// there with no symbolic link followed ([`crate::beneath`]): the temporary
+/// file is created, and renamed over the target, inside that directory's
+/// descriptor, so what was checked is what is written. Missing parent
+/// directories are created the same way.
 ///
 /// # Errors
 ///
-/// The system's error when the temporary file cannot be created, written or synced, or the rename
-/// fails; `path` is unchanged then.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let target = match fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)?,
-        _ => path.to_path_buf(),
+/// The system's error when the directory cannot be reached without a symbolic
+/// link, or the temporary file cannot be created, written or synced, or the
+/// rename fails; `path` is unchanged then.
+pub fn write_atomic(path: &Path, bytes: &[u8], sandbox: &Sandbox) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let placed = crate::beneath::place_for_write(path, true, sandbox)?;
+    let old_metadata = match placed.open(Open {
+        path_only: true,
+        ..Open::default()
+    }) {
+        Ok(file) => Some(file.metadata()?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
     };
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let old_metadata = fs::metadata(&target).ok();
-    let old_permissions = old_metadata.as_ref().map(|m| m.permissions());
-    if old_metadata.is_some_and(|m| m.is_file()) {
+    if let Some(old) = &old_metadata {
+        if !old.is_file() {
+            // Renaming a regular file over /dev/null or a FIFO would replace it.
+            return Err(std::io::Error::other(format!(
+                "{} is {}, not a regular file",
+                placed.target.display(),
+                crate::open::kind_of(old)
+            )));
+        }
         // The rename below needs only the directory to be writable, so it would
         // replace a file its owner made read-only. Refuse where a plain write
         // would be refused (opening for writing changes nothing by itself).
-        OpenOptions::new().write(true).open(&target)?;
+        placed.open(Open {
+            write: true,
+            nonblock: true,
+            ..Open::default()
+        })?;
     }
+    let old_permissions = old_metadata.as_ref().map(|m| m.permissions());
     // The temporary file starts with no more access than the old file has, so a
     // private file's new content is never readable by others, even briefly.
-    let mode = old_permissions.as_ref().map_or(0o666, |p| {
-        use std::os::unix::fs::PermissionsExt;
-        p.mode() & 0o777
-    });
-    let (temp_path, mut temp_file) = create_temp_beside(&dir, &target, mode)?;
+    let mode = old_metadata.as_ref().map_or(0o666, |m| m.mode() & 0o777);
+    let (temp_name, mut temp_file) = create_temp_in(&placed.dir, &placed.name, mode)?;
     let result = (|| {
         temp_file.write_all(bytes)?;
         if let Some(permissions) = old_permissions {
             temp_file.set_permissions(permissions)?;
         }
+        if let Some(old) = &old_metadata {
+            // Only root may give a file away; otherwise it stays ours, as before.
+            let _ = std::os::unix::fs::fchown(&temp_file, Some(old.uid()), Some(old.gid()));
+        }
         temp_file.sync_all()?;
         drop(temp_file);
-        fs::rename(&temp_path, &target)?;
+        openat::rename_at(&placed.dir, &temp_name, &placed.name)?;
         // Persist the directory entry change; not every file system supports
         // syncing a directory, and the data is already safe, so failure is ignored.
-        if let Ok(dir_handle) = File::open(&dir) {
-            let _ = dir_handle.sync_all();
-        }
+        let _ = placed.dir.sync_all();
         Ok(())
     })();
     if result.is_err() {
-        let _ = fs::remove_file(&temp_path);
+        let _ = openat::unlink_at(&placed.dir, &temp_name);
     }
     result
 }
 
-/// Creates a fresh, uniquely named hidden file next to `target`, with `mode`
-/// (less the umask).
-fn create_temp_beside(dir: &Path, target: &Path, mode: u32) -> std::io::Result<(PathBuf, File)> {
-    use std::os::unix::fs::OpenOptionsExt;
+/// Creates a fresh, uniquely named hidden file beside `name` in the open
+/// directory `dir`, with `mode` (less the umask); returns its name and handle.
+fn create_temp_in(dir: &File, name: &OsStr, mode: u32) -> std::io::Result<(OsString, File)> {
     // At most 200 bytes of the name, so the temporary name stays within the
     // 255 bytes a file name may have even when the target's name is that long.
-    let name: String = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "file".to_string())
+    let name: String = name
+        .to_string_lossy()
         .chars()
         .scan(0, |len, c| {
             *len += c.len_utf8();
@@ -331,14 +349,14 @@ fn create_temp_beside(dir: &Path, target: &Path, mode: u32) -> std::io::Result<(
         // A fresh `RandomState` has fresh keys: a new number each time, with
         // no counter kept for the whole process (`create_new` refuses a clash).
         let n = RandomState::new().build_hasher().finish();
-        let temp_path = dir.join(format!(".{name}.focus-{}-{n:x}.tmp", std::process::id()));
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&temp_path)
-        {
-            Ok(file) => return Ok((temp_path, file)),
+        let temp_name = OsString::from(format!(".{name}.focus-{}-{n:x}.tmp", std::process::id()));
+        let how = Open {
+            write: true,
+            create_new: Some(mode),
+            ..Open::default()
+        };
+        match openat::open_beneath(dir, Path::new(&temp_name), how) {
+            Ok(file) => return Ok((temp_name, file)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
@@ -355,8 +373,9 @@ mod tests {
         // It was created 0644 and narrowed only after the new content was in it.
         let dir = std::env::temp_dir().join(format!("focus-write-mode-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
-        let (path, _file) = create_temp_beside(&dir, &dir.join("secret.env"), 0o600).unwrap();
-        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        let handle = File::open(&dir).unwrap();
+        let (name, _file) = create_temp_in(&handle, OsStr::new("secret.env"), 0o600).unwrap();
+        let mode = fs::metadata(dir.join(name)).unwrap().permissions().mode() & 0o777;
         fs::remove_dir_all(&dir).unwrap();
         assert_eq!(mode, 0o600);
     }

@@ -41,23 +41,29 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long each phase of a request may wait.
+///
+/// By default only connecting has a limit, as with curl: a local model may read
+/// a long prompt for minutes before its first byte, and an MCP event stream is
+/// rightly silent between calls. The callers that want a bound set one: a
+/// request's `total_timeout`, a provider's stall watchdog (which cancels), or
+/// these limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timeouts {
     /// Resolving and connecting, when the request sets no `connect_timeout`.
     pub connect: Duration,
-    /// From the request sent to the first byte of the answer. Generous: a local
-    /// model may read a long prompt before it says anything.
-    pub first_byte: Duration,
-    /// Between two reads once the answer has started (and for writing the request).
-    pub idle: Duration,
+    /// From the request sent to the first byte of the answer (`None`: no limit).
+    pub first_byte: Option<Duration>,
+    /// Between two reads once the answer has started, and for writing the
+    /// request (`None`: no limit).
+    pub idle: Option<Duration>,
 }
 
 impl Default for Timeouts {
     fn default() -> Timeouts {
         Timeouts {
             connect: Duration::from_secs(30),
-            first_byte: Duration::from_secs(600),
-            idle: Duration::from_secs(600),
+            first_byte: None,
+            idle: None,
         }
     }
 }
@@ -178,18 +184,18 @@ impl StdHttpTransport {
             phase: Phase::FirstByte,
             deadline,
         };
-        let head =
-            head::read_head(&mut connection, &self.limits, first_byte, cancel).map_err(|e| {
-                let final_error =
-                    answered(&connection) || !matches!(e, TransportError::StreamCut(_));
-                (e, final_error)
-            })?;
-        let (framing, keep_alive) = framing::framing(method, &head).map_err(|e| (e, true))?;
         let idle = Wait {
             limit: self.timeouts.idle,
             phase: Phase::Idle,
             deadline,
         };
+        let head = head::read_head(&mut connection, &self.limits, first_byte, idle, cancel)
+            .map_err(|e| {
+                let final_error =
+                    answered(&connection) || !matches!(e, TransportError::StreamCut(_));
+                (e, final_error)
+            })?;
+        let (framing, keep_alive) = framing::framing(method, &head).map_err(|e| (e, true))?;
         let body = body::Body::new(
             connection,
             framing,

@@ -1,7 +1,7 @@
 //! Side-by-side benchmark of focus and pi on the same machine, the same mock LLM
 //! server and the same session file: startup, print-mode time and peak memory,
 //! session load. `scripts/bench` builds and runs it; run it alone with
-//! `cargo run --release -p focus-cli --example bench_vs_pi -- [--pi PATH] [--session FILE]`
+//! `cargo run --release -p focus-cli --example bench_vs_pi -- [--pi PATH | --no-pi] [--focus BIN] [--session FILE]`
 //! (or `-- --load-warm COUNT FILE` for focus's warm session loads alone).
 //!
 //! pi is looked for in `$PI_BIN`, on `PATH`, and in `/opt/pi/node_modules/.bin/pi`
@@ -70,7 +70,12 @@ fn main() {
     let focus = flag("--focus")
         .map(PathBuf::from)
         .unwrap_or_else(default_focus);
-    let pi = flag("--pi").map(PathBuf::from).or_else(find_pi);
+    // `--no-pi`: focus's rows alone (comparing two builds of focus, say).
+    let pi = if args.iter().any(|a| a == "--no-pi") {
+        None
+    } else {
+        flag("--pi").map(PathBuf::from).or_else(find_pi)
+    };
     let session = flag("--session").map(PathBuf::from);
     if !focus.is_file() {
         eprintln!(

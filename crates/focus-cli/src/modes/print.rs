@@ -70,6 +70,10 @@ pub fn end_reason_text(reason: &EndReason) -> String {
         EndReason::CircuitBreaker(n) => format!(
             "stopped: every tool call failed in {n} turns in a row; check the tool errors above"
         ),
+        EndReason::StopHookLimit(n) => format!(
+            "stopped: a Stop hook kept this prompt going {n} times and asked for more (the loop \
+             guard); check the hook, or send a message to go on"
+        ),
     }
 }
 
@@ -350,6 +354,7 @@ mod tests {
     #[test]
     fn end_reasons_read_as_sentences() {
         assert!(end_reason_text(&EndReason::TurnLimit(5)).contains("5 model calls"));
+        assert!(end_reason_text(&EndReason::StopHookLimit(3)).contains("Stop hook"));
         assert_eq!(
             end_reason_text(&EndReason::Error("HTTP 401".into())),
             "HTTP 401"

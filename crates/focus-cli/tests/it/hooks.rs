@@ -219,10 +219,16 @@ fn a_stop_hook_that_always_blocks_is_cut_off() {
     settings(&s, &[("Stop", &command)]);
     let server = mock(ANSWERS);
     let out = print(&s, &server.url(), "go");
-    assert!(out.status.success(), "{}", stderr(&out));
-    // The first answer and three continuations (MAX_STOP_CONTINUATIONS).
+    // The first answer and three continuations (MAX_STOP_CONTINUATIONS); the
+    // hook, asked a fourth time, still blocks: the run stops and says why.
     assert_eq!(server.requests().len(), 4);
-    assert_eq!(logged(&log).len(), 3);
+    assert_eq!(logged(&log).len(), 4);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("a Stop hook kept this prompt going 3 times and asked for more"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

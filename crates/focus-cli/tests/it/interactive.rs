@@ -1274,6 +1274,8 @@ fn a_long_command_to_approve_is_shown_whole() {
     for line in &lines {
         assert!(screen.contains(line.as_str()), "{line}: {screen}");
     }
+    // Keys count as answers once the dialog shows them.
+    pane.wait_for("the dialog's keys", "[y] allow once");
     pane.keys(&["n"]);
     pane.send("no", "done");
     assert!(!s.work.join("file-01.txt").exists());

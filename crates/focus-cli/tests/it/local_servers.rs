@@ -244,3 +244,49 @@ fn thirty_prompts_with_tool_output_fit_small_windows() {
         }
     });
 }
+
+/// A server that reports no usage and a model, known by its file path, whose
+/// window nobody stated: the footer names the model without a double slash and
+/// says the window is assumed, `/session` marks the token counts as estimated
+/// and names the window as assumed.
+#[test]
+fn an_assumed_window_and_estimated_tokens_are_marked() {
+    use crate::interactive::{tmux_available, Pane};
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = TestServer::repeating(ScriptedResponse::sse(&[
+        "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"hello from a quiet server\"}}]}\n\n",
+        "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: [DONE]\n\n",
+    ]));
+    std::fs::write(
+        s.home.join("models.json"),
+        format!(
+            r#"{{"providers":{{"local":{{"baseUrl":"{}/v1","api":"openai-completions","models":[{{"id":"/models/quiet.gguf"}}]}}}}}}"#,
+            server.url()
+        ),
+    )
+    .unwrap();
+    let pane = Pane::start(&s, &["--model", "local//models/quiet.gguf"]);
+    let screen = pane.wait_for("the footer", "(assumed)");
+    assert!(screen.contains("of 128.0k (assumed)"), "{screen}");
+    // A model known by its file path: one separator, not `local//models/…`.
+    assert!(screen.contains("local:/models/quiet.gguf"), "{screen}");
+    assert!(!screen.contains("local//"), "{screen}");
+    pane.send("hi", "hello from a quiet server");
+    pane.wait_for("the estimated totals in the footer", "~↑");
+    pane.type_text("/session");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("session info", "context window:");
+    assert!(
+        screen.contains("(estimated: the server reported no token counts)"),
+        "{screen}"
+    );
+    assert!(screen.contains("tokens: ~"), "{screen}");
+    assert!(
+        screen.contains("context window: 128000 tokens (assumed"),
+        "{screen}"
+    );
+}

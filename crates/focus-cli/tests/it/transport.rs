@@ -156,7 +156,7 @@ fn without_curl_plain_http_works_and_https_says_to_install_curl() {
 #[test]
 fn a_loopback_model_starts_no_curl_unless_the_setting_asks() {
     let Some(curl) = real_curl() else {
-        println!("SKIP: no curl on PATH to wrap");
+        focus_testkit::skipped("no curl on PATH to wrap in a logging shim");
         return;
     };
     let s = Sandbox::new();

@@ -146,6 +146,11 @@ fn the_dialog_shows_what_is_asked_and_only_yes_trusts() {
     pane.wait_until("the hook and the server to run", || {
         hook.exists() && mcp.exists()
     });
+    // What now applies is named, with its file.
+    pane.wait_for(
+        "the start notice",
+        &format!("1 hook (from {}", settings_file(&s)),
+    );
     assert!(s.home.join("trusted-projects.json").exists());
     pane.send("/quit", "FOCUS-EXITED-0");
     drop(pane);
@@ -164,4 +169,39 @@ fn the_dialog_shows_what_is_asked_and_only_yes_trusts() {
     let screen = pane.wait_for("the trust dialog", "Trust this folder?");
     assert!(screen.contains("permission mode auto"), "{screen}");
     assert!(!hook.exists(), "ran before the new question was answered");
+}
+
+/// Where a hook comes from decides its confinement: the user's own hook is
+/// the user's code and writes its audit log outside the project; the same
+/// hook from a (trusted) project's settings runs in the sandbox and cannot.
+#[test]
+fn user_hooks_run_unconfined_and_project_hooks_confined() {
+    let s = Sandbox::new();
+    let user_log = s.root.join("user-audit.log");
+    let project_log = s.root.join("project-audit.log");
+    let hook = |log: &std::path::Path| {
+        format!(
+            r#"{{"hooks":{{"SessionStart":[{{"hooks":[{{"type":"command","command":"echo ran >> {}"}}]}}]}}}}"#,
+            log.display()
+        )
+    };
+    std::fs::write(s.home.join("settings.json"), hook(&user_log)).unwrap();
+    std::fs::create_dir_all(s.work.join(".focus")).unwrap();
+    std::fs::write(s.work.join(".focus/settings.json"), hook(&project_log)).unwrap();
+    let out = s.run(&["--trust-project", "-p", "hi"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&user_log).unwrap_or_default(),
+        "ran\n",
+        "the user's hook could not write its log: {}",
+        stderr(&out)
+    );
+    if focus_sys::landlock::abi_version().is_none() {
+        focus_testkit::skipped("this kernel has no Landlock: project hooks cannot be confined");
+        return;
+    }
+    assert!(
+        !project_log.exists(),
+        "the project's hook wrote outside the project"
+    );
 }

@@ -45,8 +45,8 @@ pub trait PromptHooks: Send + Sync {
 }
 
 /// How many times [`PromptHooks::before_stop`] may keep one prompt's run going;
-/// after that the run ends whatever it answers (a guard against a hook that
-/// always says "continue").
+/// a hook that asks once more ends the run with [`crate::event::EndReason::StopHookLimit`]
+/// (a guard against a hook that always says "continue"), which says why.
 pub const MAX_STOP_CONTINUATIONS: u32 = 3;
 
 /// How a queue of steering or follow-up messages is delivered (pi's

@@ -160,6 +160,10 @@ impl Run<'_> {
                 return EndReason::Aborted;
             }
             match go_on {
+                // The loop guard: a hook that always says "go on" would run forever.
+                Some(_) if continuations >= super::MAX_STOP_CONTINUATIONS => {
+                    return EndReason::StopHookLimit(continuations)
+                }
                 Some(message) => {
                     continuations += 1;
                     incoming.push(message);
@@ -189,13 +193,11 @@ impl Run<'_> {
     }
 
     /// Asks [`PromptHooks::before_stop`] whether the run goes on; the message to
-    /// deliver when it does (never more than [`super::MAX_STOP_CONTINUATIONS`]
-    /// times per prompt).
+    /// deliver when it does (the caller delivers it at most
+    /// [`super::MAX_STOP_CONTINUATIONS`] times per prompt, and says why it stops
+    /// when the hook asks once more).
     fn stop_hook(&self, continuations: u32) -> Option<Message> {
         let hooks = self.config.prompt_hooks.as_ref()?;
-        if continuations >= super::MAX_STOP_CONTINUATIONS {
-            return None;
-        }
         let text = catch_unwind(AssertUnwindSafe(|| {
             hooks.before_stop(&self.history, continuations)
         }))

@@ -959,9 +959,16 @@ fn prompt_hooks_refuse_add_context_and_keep_going_at_most_three_times() {
     let mut cfg = config(&provider, vec![]);
     cfg.prompt_hooks = Some(hooks.clone());
     let out = run(cfg, vec![], vec![user("hello")]);
-    assert_eq!(out.reason, EndReason::Completed);
+    // Asked a fourth time, the hook still says go on: the guard ends the run and
+    // says why.
+    assert_eq!(out.reason, EndReason::StopHookLimit(3));
+    assert!(
+        out.reason.to_string().contains("Stop hook"),
+        "{}",
+        out.reason
+    );
     assert_eq!(provider.requests().len(), 4);
-    assert_eq!(hooks.stops.load(Ordering::SeqCst), 3);
+    assert_eq!(hooks.stops.load(Ordering::SeqCst), 4);
     let Message::User(first) = &out.history[0] else {
         panic!("not a user message")
     };

@@ -34,7 +34,8 @@ pub enum SessionError {
     Locked {
         /// The session file.
         path: PathBuf,
-        /// The process holding the lock.
+        /// The process holding the lock (0: unknown, the file is locked
+        /// through another of its names).
         pid: u32,
         /// The lock file (to remove by hand if no focus holds the session).
         lock: PathBuf,
@@ -83,6 +84,15 @@ impl fmt::Display for SessionError {
             SessionError::NotASession { path, reason } => {
                 write!(f, "{} is not a session file: {reason}", path.display())
             }
+            // The kernel's lock on the file is held, but not through this
+            // name's lock file (a hard link in another directory): nothing
+            // to remove by hand, the holder releases it when it exits.
+            SessionError::Locked { path, pid: 0, .. } => write!(
+                f,
+                "session {} is being written by another focus process (through another name of \
+                 the same file); close that focus first, or fork the session",
+                path.display()
+            ),
             SessionError::Locked { path, pid, lock } => write!(
                 f,
                 "session {} is being written by focus process {pid} (lock file {}); close that \

@@ -6,17 +6,20 @@
 //! (exactly one process can create it, and it never exists without its record:
 //! see [`create_lock_file`]).
 //!
-//! **Keyed on the file, not its name.** The lock is named after the session
-//! file's identity, its device and inode (`<dev>-<ino>.lock`), so a session
-//! opened through a symbolic link or a second hard link finds the same lock. A
-//! session file that does not exist yet has no identity: its writer locks the
-//! name (its directory's identity and the file name) until the first append
-//! creates the file, then takes the file's lock and lets the name's go
-//! ([`WriterLock::settle`]). Lock files live in one directory per user under the system
-//! temporary directory (`focus-locks-<uid>`, mode 0700): hard links can be in
-//! any directory of the file system, so only a place shared by every name works.
-//! If that directory cannot be used (someone else owns it), the lock goes beside
-//! the session file instead.
+//! **Beside the file, keyed on the file, not its name.** The lock file lives in
+//! the session file's own directory (its real one, every symbolic link
+//! resolved) and is named after the file's identity, its device and inode
+//! (`.<dev>-<ino>.lock`), so a session opened through a symbolic link or a
+//! second hard link in the same directory finds the same lock, and two focus
+//! processes agree on it whatever their `TMPDIR` (a lock under the temporary
+//! directory let two processes with different `TMPDIR` both write one
+//! session). A hard link in *another* directory has a lock file of its own
+//! there, so a writer also holds an exclusive `flock` on the session file
+//! itself ([`focus_sys::fs::try_lock_exclusive`]): that one is on the inode, found
+//! through any name. A session file that does not exist yet has no identity:
+//! its writer locks the name (`.new-<name>.lock` beside it) until the first
+//! append creates the file, then takes the file's lock and lets the name's go
+//! ([`WriterLock::settle`]).
 //!
 //! **Stale locks.** A second writer reads the record and is told who holds the
 //! session and which lock file to remove if that is wrong. A lock whose process
@@ -44,6 +47,9 @@ pub struct WriterLock {
     by_name: bool,
     /// The record this process wrote into the lock file.
     record: String,
+    /// The session file, open and `flock`ed (a file's lock only): closing it
+    /// releases the kernel's lock.
+    _flock: Option<std::fs::File>,
 }
 
 /// Who holds a lock, as its file records it.
@@ -150,6 +156,15 @@ impl WriterLock {
             pid,
             lock: path.clone(),
         };
+        // The kernel's lock on the file itself, found through every name.
+        let flock = match identity {
+            Some(_) => match flock_file(session_path) {
+                Ok(file) => Some(file),
+                Err(Some(())) => return Err(locked(holder_pid(&path))),
+                Err(None) => None,
+            },
+            None => None,
+        };
         // Attempts for a while: each failed one means another process changed the
         // lock file in between (took over the same stale lock, or released its
         // own). Bounded by time, not by a count: on a loaded machine the process
@@ -163,6 +178,7 @@ impl WriterLock {
                         path,
                         by_name,
                         record: me.clone(),
+                        _flock: flock,
                     })
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -192,11 +208,7 @@ impl WriterLock {
                 Err(e) => return Err(SessionError::io("creating lock file", &path, e)),
             }
         }
-        let pid = fs::read_to_string(&path)
-            .ok()
-            .and_then(|t| Holder::parse(&t))
-            .map_or(0, |h| h.pid);
-        Err(locked(pid))
+        Err(locked(holder_pid(&path)))
     }
 
     /// The lock file's path.
@@ -213,6 +225,27 @@ impl Drop for WriterLock {
         if ours {
             let _ = fs::remove_file(&self.path);
         }
+    }
+}
+
+/// The pid a lock file records (0 when it cannot be read).
+fn holder_pid(lock: &Path) -> u32 {
+    fs::read_to_string(lock)
+        .ok()
+        .and_then(|t| Holder::parse(&t))
+        .map_or(0, |h| h.pid)
+}
+
+/// Opens the session file and takes an exclusive `flock` on it without
+/// waiting. `Err(Some(()))`: another open file holds it (another writer, in
+/// this process or another); `Err(None)`: the file cannot be opened or locked
+/// here (a file system without `flock`): the lock file alone guards then.
+fn flock_file(session_path: &Path) -> Result<std::fs::File, Option<()>> {
+    let file = fs::File::open(session_path).map_err(|_| None)?;
+    match focus_sys::fs::try_lock_exclusive(&file) {
+        Ok(true) => Ok(file),
+        Ok(false) => Err(Some(())),
+        Err(_) => Err(None),
     }
 }
 
@@ -235,22 +268,30 @@ fn still_names_the_file(record: Option<&str>, identity: Option<(u64, u64)>) -> b
     fs::metadata(recorded).is_ok_and(|m| (m.dev(), m.ino()) == identity)
 }
 
-/// The lock file of the session file at `session_path`: named after its
-/// device and inode, or, while the file does not exist, after its directory's
-/// device and inode and its name.
+/// The lock file of the session file at `session_path`, in the file's own
+/// directory (resolved): `.<dev>-<ino>.lock` after its device and inode, or,
+/// while the file does not exist, `.new-<name>.lock` after its name.
 ///
 /// # Errors
 ///
-/// The session's folder (or the file) cannot be examined.
+/// When the directory cannot be resolved.
 pub fn lock_path_for(session_path: &Path) -> Result<PathBuf, SessionError> {
-    let (name, owner) = match fs::metadata(session_path) {
-        Ok(meta) => (format!("{}-{}.lock", meta.dev(), meta.ino()), meta.uid()),
+    let (dir, name) = match fs::metadata(session_path) {
+        Ok(meta) => {
+            let real = fs::canonicalize(session_path)
+                .map_err(|e| SessionError::io("resolving", session_path, e))?;
+            let dir = real
+                .parent()
+                .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+            (dir, format!(".{}-{}.lock", meta.dev(), meta.ino()))
+        }
         Err(_) => {
             let parent = match session_path.parent() {
                 Some(p) if !p.as_os_str().is_empty() => p,
                 _ => Path::new("."),
             };
-            let meta = fs::metadata(parent).map_err(|e| SessionError::io("reading", parent, e))?;
+            let dir =
+                fs::canonicalize(parent).map_err(|e| SessionError::io("reading", parent, e))?;
             let file_name = session_path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -266,41 +307,17 @@ pub fn lock_path_for(session_path: &Path) -> Result<PathBuf, SessionError> {
                 })
                 .take(160)
                 .collect();
-            (
-                format!("new-{}-{}-{safe}.lock", meta.dev(), meta.ino()),
-                meta.uid(),
-            )
+            (dir, format!(".new-{safe}.lock"))
         }
     };
-    let uid = fs::metadata("/proc/self").map_or(owner, |m| m.uid());
-    if let Some(dir) = lock_dir(uid) {
-        return Ok(dir.join(name));
-    }
-    let beside = match session_path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    Ok(beside.join(format!(".{name}")))
+    sweep_dead_locks(&dir);
+    Ok(dir.join(name))
 }
 
-/// `focus-locks-<uid>` under the temporary directory, created with mode 0700;
-/// `None` when it cannot be created or belongs to someone else.
-fn lock_dir(uid: u32) -> Option<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    let dir = std::env::temp_dir().join(format!("focus-locks-{uid}"));
-    let _ = fs::DirBuilder::new().mode(0o700).create(&dir);
-    let meta = fs::symlink_metadata(&dir).ok()?;
-    let usable = meta.is_dir() && meta.uid() == uid && meta.mode() & 0o022 == 0;
-    if usable {
-        sweep_dead_locks(&dir);
-    }
-    usable.then_some(dir)
-}
-
-/// Removes the locks in `dir` whose holder no longer runs (focus killed before
-/// it could remove its lock), so they do not pile up in the temporary
-/// directory; done each time the directory is looked up, as nothing is kept
-/// for the whole process. Each goes through `take_over_stale`, which never
+/// Removes the locks in `dir` (a session directory) whose holder no longer
+/// runs (focus killed before it could remove its lock), so they do not pile up
+/// beside the sessions; done each time a lock is looked up there, as nothing is
+/// kept for the whole process. Each goes through `take_over_stale`, which never
 /// removes a lock another process has just taken.
 fn sweep_dead_locks(dir: &Path) {
     let Ok(entries) = fs::read_dir(dir) else {

@@ -38,6 +38,26 @@ fn second_writer_is_refused_with_the_holder_pid() {
 }
 
 #[test]
+fn the_lock_is_beside_the_session_file_whatever_tmpdir_is() {
+    let scratch = Scratch::new("lock-beside");
+    let store = SessionStore::new(scratch.path());
+    let mut first = SessionManager::create(&store, Path::new("/p")).unwrap();
+    first.append_message(&user("hello")).unwrap();
+    let path = std::fs::canonicalize(first.path().unwrap()).unwrap();
+    let lock = lock_path_for(&path).unwrap();
+    assert_eq!(lock.parent(), path.parent());
+    assert!(lock.exists(), "held while the writer is open");
+    assert!(!lock.starts_with(std::env::temp_dir().join("focus-locks")));
+    // Not yet created: the name's lock is beside it too.
+    let new = scratch.path().join("new.jsonl");
+    let name_lock = lock_path_for(&new).unwrap();
+    assert_eq!(
+        name_lock.parent(),
+        Some(std::fs::canonicalize(scratch.path()).unwrap().as_path())
+    );
+}
+
+#[test]
 fn lock_held_by_another_live_process_then_stale_after_it_dies() {
     let scratch = Scratch::new("lock2");
     let path = scratch.path().join("s.jsonl");
@@ -120,14 +140,23 @@ fn a_session_opened_through_a_symlink_or_a_hard_link_has_one_writer() {
     let soft = scratch.path().join("symlink.jsonl");
     std::fs::hard_link(&path, &hard).unwrap();
     std::os::unix::fs::symlink(&path, &soft).unwrap();
-    for other_name in [&hard, &soft] {
-        match SessionManager::open(other_name) {
-            Err(SessionError::Locked { pid, lock, .. }) => {
-                assert_eq!(pid, std::process::id());
-                assert_eq!(lock, lock_path_for(&path).unwrap());
-            }
-            other => panic!("{}: expected Locked, got {other:?}", other_name.display()),
+    // The symbolic link resolves to the file's own directory and lock file;
+    // the hard link lives in another directory, where the kernel's lock on
+    // the file (flock) refuses it.
+    match SessionManager::open(&soft) {
+        Err(SessionError::Locked { pid, lock, .. }) => {
+            assert_eq!(pid, std::process::id());
+            assert_eq!(lock, lock_path_for(&path).unwrap());
         }
+        other => panic!("symlink: expected Locked, got {other:?}"),
+    }
+    assert_ne!(hard.parent(), path.parent(), "the hard link is elsewhere");
+    match SessionManager::open(&hard) {
+        Err(e @ SessionError::Locked { .. }) => assert!(
+            e.to_string().contains("another name of the same file"),
+            "{e}"
+        ),
+        other => panic!("hard link: expected Locked, got {other:?}"),
     }
     drop(first);
     let mut second = SessionManager::open(&hard).expect("free once the first writer is gone");

@@ -6,6 +6,15 @@
 //! documented under `-K, --config` in curl(1). Everything that goes into it is
 //! checked first: a line break in a header would let a value inject further curl
 //! options, and a header name starting with `@` would make curl read a file.
+//!
+//! Every option used, with the curl release that brought it (from curl's own
+//! option history), so that focus runs on any curl from
+//! [`super::MIN_CURL_VERSION`] (7.54.0) on: `-q`, `--config`, `url`, `silent`,
+//! `show-error`, `include`, `header`, `head`, `request`, `max-time` (curl 4 to
+//! 6), `data-binary` (7.2), `connect-timeout` (7.7), `no-buffer` and `globoff`
+//! (7.x, before 7.10), `noproxy` (7.19.4), `proto` (7.20.2),
+//! `suppress-connect-headers` (7.54.0, the newest). A test runs the transport
+//! through a curl stand-in that knows only 7.54.0's options.
 
 use super::proxy::{self, ProxyChoice, ProxyEnv};
 use focus_transport::{HttpRequest, TransportError};

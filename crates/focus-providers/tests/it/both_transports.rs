@@ -2,7 +2,8 @@
 //! the std transport and curl (`support::transports::both`), against the
 //! loopback test server — the request on the wire, streaming, status and error
 //! mapping, time limits, cancellation, retries before the first byte only, and
-//! hostile heads. What only one of them does (curl's exit codes, the std
+//! hostile answers (oversized heads, bad chunk sizes, cuts). The recorded
+//! provider streams over both are in `conformance`. What only one of them does (curl's exit codes, the std
 //! transport's connection pool) is tested beside it.
 
 use crate::support::ask::ask;
@@ -406,5 +407,42 @@ fn failures_before_the_first_byte_are_retried_and_after_it_are_not() {
             "{}: no retry after output",
             row.name
         );
+    }
+}
+
+#[test]
+fn hostile_answers_end_in_an_error_on_both() {
+    // (curl 7.88 takes conflicting Content-Lengths and a body longer than its
+    // Content-Length without a word; the std transport refuses both:
+    // focus-transport's `std_http_hostile`.)
+    let cases: [(&str, &[u8]); 5] = [
+        (
+            "a 2^64 chunk size",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10000000000000000\r\nx\r\n0\r\n\r\n",
+        ),
+        (
+            "a negative chunk size",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nhello\r\n0\r\n\r\n",
+        ),
+        (
+            "a non-hex chunk size",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
+        ),
+        (
+            "an early close mid-chunk",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\nhello",
+        ),
+        ("a head cut short", b"HTTP/1.1 200 OK\r\nContent-Type: text/ev"),
+    ];
+    for row in both() {
+        for (what, raw) in cases {
+            let server = TestServer::queue(vec![ScriptedResponse::raw(raw)]);
+            let outcome = send(&row, &request("GET", server.url(), b"")).and_then(read_body);
+            assert!(
+                outcome.is_err(),
+                "{} accepted {what}: {outcome:?}",
+                row.name
+            );
+        }
     }
 }

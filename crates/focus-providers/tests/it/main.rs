@@ -18,6 +18,7 @@ mod curl_cancel_many;
 mod curl_proxy;
 mod curl_secrets;
 mod curl_transport;
+mod curl_versions;
 mod decoders;
 mod hostile_config;
 mod hostile_streams;

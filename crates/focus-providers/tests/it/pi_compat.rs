@@ -97,6 +97,7 @@ fn focus_encodes_pis_sessions_as_pi_did() {
             provider,
             base_url: "http://127.0.0.1".into(),
             context_window: 128_000,
+            context_window_assumed: false,
             max_tokens: 16_384,
             reasoning: false,
             accepts_images: true,

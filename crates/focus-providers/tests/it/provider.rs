@@ -27,6 +27,7 @@ fn model() -> ModelInfo {
         provider: "anthropic".into(),
         base_url: "https://api.anthropic.example".into(),
         context_window: 200_000,
+        context_window_assumed: false,
         max_tokens: 8192,
         reasoning: false,
         accepts_images: true,

@@ -25,6 +25,7 @@ fn model(api: &str, provider: &str, id: &str, base_url: &str, reasoning: bool) -
         provider: provider.into(),
         base_url: base_url.into(),
         context_window: 200_000,
+        context_window_assumed: false,
         max_tokens: 64_000,
         reasoning,
         accepts_images: true,

@@ -6,7 +6,8 @@
 //! 1. a **deny** rule matches → Deny (deny always wins, in every mode);
 //! 2. an edit tool (`write`, `edit`) aimed at a protected path
 //!    ([`crate::protected`]: `.git/config`, `.git/hooks/`, `.focus/`…) → Ask, naming
-//!    the file, in every mode, auto included (Deny in plan mode), unless
+//!    the file, in every mode, auto included (Deny in plan mode, and Deny when
+//!    reached through a symbolic link: it is approved by its own name), unless
 //!    [`PermissionConfig::protect_paths`] is off (`--sandbox off`);
 //! 3. mode **auto** → Allow (nothing asks; for unattended runs);
 //! 4. an **ask** rule matches → Ask;
@@ -254,6 +255,16 @@ impl PermissionConfig {
         if let Some(protected) = self.protected_target(name, args) {
             if mode == Mode::Plan {
                 return Decision::Deny(plan_mode_message(name, is_shell, args));
+            }
+            let resolved = crate::protected::resolve_links(&protected);
+            if resolved != protected {
+                // The tool would refuse it too (`beneath`): approve the file by its name.
+                return Decision::Deny(format!(
+                    "{} is a symbolic link to the protected file {}. Do not retry it this way; \
+                     write the file by its own name, which needs the user's approval.",
+                    crate::path::printable(&protected.display().to_string()),
+                    crate::path::printable(&resolved.display().to_string())
+                ));
             }
             return Decision::Ask(protected_reason(&protected));
         }

@@ -399,3 +399,46 @@ fn plain_git_still_works_under_the_protecting_environment() {
     assert!(text.trim_end().ends_with('1'), "{text}");
     assert!(!marker.exists());
 }
+
+/// The environment is for calls that only read (and everything in plan mode):
+/// `git commit` in default mode keeps the user's identity from the global
+/// configuration; plan mode's calls do not see that configuration.
+#[test]
+fn git_commit_in_default_mode_keeps_the_users_global_identity() {
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: git is not installed");
+        return;
+    }
+    let attack = &ATTACKS[0];
+    let (project, _marker, _) = repository("git-identity", attack);
+    let home = project.parent().unwrap().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join(".gitconfig"),
+        "[user]\n\tname = Global Tester\n\temail = tester@example.com\n",
+    )
+    .unwrap();
+    let home = home.display().to_string();
+    let commit =
+        format!("HOME={home} git commit -q --allow-empty -m from-focus && git log -1 --format=%an");
+    let sandbox = Arc::new(Sandbox::off());
+    sandbox.set_mode(Mode::Default);
+    let bash_tool = BashTool::new(
+        project.clone(),
+        focus_tools::ToolState::new(Arc::clone(&sandbox)),
+    );
+    let out = call_tool(&bash_tool, json_object! { "command" => commit.as_str() });
+    assert!(
+        out.text_content().contains("Global Tester"),
+        "{}",
+        out.text_content()
+    );
+    sandbox.set_mode(Mode::Plan);
+    let read = format!("HOME={home} git config user.name; echo end");
+    let out = call_tool(&bash_tool, json_object! { "command" => read.as_str() });
+    assert!(
+        !out.text_content().contains("Global Tester"),
+        "{}",
+        out.text_content()
+    );
+}

@@ -42,3 +42,4 @@ mod sandbox_installed;
 mod search;
 mod special_files;
 mod support;
+mod write_races;

@@ -1,15 +1,16 @@
-//! MCP over HTTP against real servers on loopback (focus-testkit's `TestServer`
+//! MCP over HTTP (focus-transport's `StdHttpTransport`, what the CLI uses for
+//! `http://`) against real servers on loopback (focus-testkit's `TestServer`
 //! answering as an MCP server, a small HTTP+SSE server of its own, and the MCP
 //! Python SDK's server when it is installed): a server restarted between two
 //! calls, one that stays down, protocol versions, and the older HTTP+SSE
 //! transport as the fallback.
 
-use crate::support::loopback_http::LoopbackHttp;
 use crate::support::mcp::run;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
 use focus_testkit::server::{RecordedRequest, ScriptedResponse, TestServer};
 use focus_tools::mcp::{McpManager, McpServerConfig, ServerState};
+use focus_transport::StdHttpTransport;
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -126,7 +127,7 @@ fn start(config: McpServerConfig, name: &str) -> McpManager {
     McpManager::start_with_http(
         vec![config],
         &log_dir(name),
-        Some(Arc::new(LoopbackHttp)),
+        Some(Arc::new(StdHttpTransport::new())),
         Arc::new(focus_tools::sandbox::Sandbox::off()),
     )
 }
@@ -414,7 +415,8 @@ fn the_older_http_sse_transport_is_the_fallback() {
 }
 
 /// The MCP Python SDK's own server (`pip install mcp`), restarted between two
-/// calls: the second call succeeds. Skipped, visibly, without the SDK.
+/// calls: the second call succeeds; and the SDK's server of the older HTTP+SSE
+/// transport, reached through the fallback. Skipped, visibly, without the SDK.
 #[test]
 fn the_python_sdk_server_restarted_between_two_calls_answers_the_second() {
     let has_sdk = std::process::Command::new("python3")
@@ -432,29 +434,18 @@ fn the_python_sdk_server_restarted_between_two_calls_answers_the_second() {
         &script,
         "import sys\nfrom mcp.server.mcpserver import MCPServer\napp = MCPServer('pyecho')\n\
          @app.tool()\ndef echo(text: str) -> str:\n    \"\"\"Echo the text.\"\"\"\n    return text\n\
-         app.run('streamable-http', host='127.0.0.1', port=int(sys.argv[1]))\n",
+         app.run(sys.argv[2], host='127.0.0.1', port=int(sys.argv[1]))\n",
     )
     .unwrap();
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let python = |script: &std::path::Path| {
-        let child = std::process::Command::new("python3")
-            .arg(script)
-            .arg(port.to_string())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "the Python server did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        child
+    let free_port = || {
+        TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
     };
+    let port = free_port();
+    let python = |script: &std::path::Path| python_server(script, port, "streamable-http");
     let mut server = python(&script);
     let manager = start(config(&format!("http://127.0.0.1:{port}/mcp")), "python");
     let status = manager.status();
@@ -471,5 +462,45 @@ fn the_python_sdk_server_restarted_between_two_calls_answers_the_second() {
     assert!(!out.is_error, "{}", out.text_content());
     assert_eq!(out.text_content(), "two");
     assert!(manager.take_warnings().is_empty());
+    drop(manager);
+
+    // The SDK's server of the older HTTP+SSE transport: reached by the fallback.
+    let port = free_port();
+    let mut server = python_server(&script, port, "sse");
+    let manager = start(
+        config(&format!("http://127.0.0.1:{port}/sse")),
+        "python-sse",
+    );
+    let status = manager.status();
+    let tools = manager.tools();
+    let out = tools
+        .iter()
+        .find(|t| t.name() == "web__echo")
+        .map(|echo| run(&**echo, r#"{"text":"old"}"#));
+    drop(tools);
+    drop(manager);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(status[0].state, ServerState::Running, "{:?}", status[0]);
+    assert_eq!(out.map(|o| o.text_content()).as_deref(), Some("old"));
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(log_dir("python-sse"));
+}
+
+/// Starts `python3 script port transport` and waits until it listens.
+fn python_server(script: &std::path::Path, port: u16, transport: &str) -> std::process::Child {
+    let child = std::process::Command::new("python3")
+        .arg(script)
+        .arg(port.to_string())
+        .arg(transport)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the Python server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
 }

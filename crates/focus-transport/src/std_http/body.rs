@@ -92,15 +92,49 @@ impl Body {
         body
     }
 
-    /// Reads at most `buf.len()` body bytes; `Ok(0)` at the end.
+    /// Reads at most `buf.len()` body bytes; `Ok(0)` at the end. Waits only for
+    /// the first bytes; then adds what is already buffered (the next chunks of a
+    /// stream that arrived together), so a caller's read is one event or a
+    /// thousand, not one HTTP chunk at a time.
     fn read_body(&mut self, buf: &mut [u8]) -> Result<usize, TransportError> {
+        let mut filled = self.read_some(buf, true)?;
+        while filled > 0 && filled < buf.len() {
+            match self.read_some(&mut buf[filled..], false) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) => {
+                    // Reported by the next read; these bytes are good.
+                    self.fail(e);
+                    break;
+                }
+            }
+        }
+        Ok(filled)
+    }
+
+    /// Reads some body bytes into `buf`: `Ok(0)` at the end, or — when it may
+    /// not wait — when nothing more is buffered.
+    fn read_some(&mut self, buf: &mut [u8], may_wait: bool) -> Result<usize, TransportError> {
         loop {
             let Some(connection) = self.connection.as_mut() else {
                 return Ok(0);
             };
+            let buffered = connection.buffered();
+            let line_ready = buffered.contains(&b'\n');
+            let data_ready = !buffered.is_empty();
             match self.state {
                 State::Done => return Ok(0),
-                State::Length { remaining: 0, .. } => self.state = State::Done,
+                State::Length { remaining: 0, .. } => return Ok(0),
+                State::Length { .. } | State::ChunkData { .. } | State::UntilClose
+                    if !may_wait && !data_ready =>
+                {
+                    return Ok(0)
+                }
+                State::ChunkSize | State::ChunkEnd | State::Trailers { .. }
+                    if !may_wait && !line_ready =>
+                {
+                    return Ok(0)
+                }
                 State::Length {
                     remaining,
                     declared,

@@ -19,8 +19,9 @@ const BUFFER_SIZE: usize = 64 * 1024;
 /// How long a read may wait, and what to call it when it runs out.
 #[derive(Clone, Copy, Debug)]
 pub struct Wait {
-    /// The limit for this read.
-    pub limit: Duration,
+    /// The limit for this read; `None` waits as long as it takes (the caller's
+    /// deadline, cancel or watchdog ends it).
+    pub limit: Option<Duration>,
     /// The phase, for the message: "no response" or "no data".
     pub phase: Phase,
     /// The request's overall deadline, if it has one.
@@ -44,8 +45,9 @@ pub struct Connection {
     buffer: Box<[u8]>,
     start: usize,
     end: usize,
-    /// The read timeout last set, so that it is only changed when it must be.
-    timeout_set: Option<Duration>,
+    /// The read timeout last set (`Some(None)`: none), so that it is only
+    /// changed when it must be.
+    timeout_set: Option<Option<Duration>>,
     /// Bytes received on this connection so far (for "did the server answer at all").
     pub received: u64,
 }
@@ -70,14 +72,15 @@ impl Connection {
         self.stream.try_clone().ok()
     }
 
-    /// Writes all of `bytes` (the request), waiting at most `limit`.
+    /// Writes all of `bytes` (the request), waiting at most `limit` (if any).
     ///
     /// # Errors
     ///
-    /// The socket's error (a reset or closed connection), or `TimedOut` when `limit` passed first.
-    pub fn send(&mut self, bytes: &[u8], limit: Duration) -> io::Result<()> {
+    /// The socket's error (a reset or closed connection), or `TimedOut` when
+    /// `limit` passed first.
+    pub fn send(&mut self, bytes: &[u8], limit: Option<Duration>) -> io::Result<()> {
         self.stream
-            .set_write_timeout(Some(limit.max(MIN_TIMEOUT)))?;
+            .set_write_timeout(limit.map(|l| l.max(MIN_TIMEOUT)))?;
         self.stream.write_all(bytes)?;
         self.stream.flush()
     }
@@ -122,20 +125,23 @@ impl Connection {
                 ));
             }
         }
-        let (limit, total) = match wait.deadline {
-            Some(deadline) => {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    return Err(self.timed_out(wait, true));
-                }
-                (wait.limit.min(left), left <= wait.limit)
-            }
-            None => (wait.limit, false),
+        // The phase's limit, or what is left of the deadline when that is shorter
+        // (`total`: the deadline is what runs out).
+        let left = wait
+            .deadline
+            .map(|deadline| deadline.saturating_duration_since(Instant::now()));
+        if left.is_some_and(|l| l.is_zero()) {
+            return Err(self.timed_out(wait, true));
+        }
+        let (limit, total) = match (wait.limit, left) {
+            (Some(limit), Some(left)) if left < limit => (Some(left), true),
+            (None, Some(left)) => (Some(left), true),
+            (limit, _) => (limit, false),
         };
-        let limit = limit.max(MIN_TIMEOUT);
+        let limit = limit.map(|l| l.max(MIN_TIMEOUT));
         if self.timeout_set != Some(limit) {
             self.stream
-                .set_read_timeout(Some(limit))
+                .set_read_timeout(limit)
                 .map_err(|e| TransportError::Other(format!("setting a read timeout: {e}")))?;
             self.timeout_set = Some(limit);
         }
@@ -170,7 +176,7 @@ impl Connection {
     }
 
     fn timed_out(&self, wait: Wait, total: bool) -> TransportError {
-        let seconds = |d: Duration| format!("{:.1} s", d.as_secs_f64());
+        let seconds = |d: Option<Duration>| format!("{:.1} s", d.unwrap_or_default().as_secs_f64());
         TransportError::Timeout(if total {
             format!(
                 "the request to {} ran past its total time limit",

@@ -10,7 +10,7 @@
 //! * repeated fields are all kept, in order (a list field's values add up);
 //! * interim `1xx` answers (`100 Continue`, `103 Early Hints`) are skipped.
 
-use super::connection::{Connection, Phase, Wait};
+use super::connection::{Connection, Wait};
 use super::request::is_token_byte;
 use super::Limits;
 use crate::protocol_error::shown;
@@ -59,12 +59,9 @@ pub fn read_head(
     connection: &mut Connection,
     limits: &Limits,
     first_byte: Wait,
+    idle: Wait,
     cancel: &CancelToken,
 ) -> Result<Head, TransportError> {
-    let idle = Wait {
-        phase: Phase::Idle,
-        ..first_byte
-    };
     for _ in 0..=MAX_INTERIM {
         let head = read_one_head(connection, limits, first_byte, idle, cancel)?;
         match head.status {

@@ -193,7 +193,7 @@ fn a_pooled_connection_the_server_closed_is_replaced() {
 #[test]
 fn ipv6_loopback_with_brackets() {
     let Ok(listener) = TcpListener::bind("[::1]:0") else {
-        println!("SKIP: no IPv6 loopback on this machine");
+        focus_testkit::skipped("no IPv6 loopback on this machine");
         return;
     };
     let port = listener.local_addr().unwrap().port();
@@ -228,8 +228,8 @@ fn ipv6_loopback_with_brackets() {
 fn first_byte_idle_and_total_limits() {
     let quick = Timeouts {
         connect: Duration::from_secs(5),
-        first_byte: Duration::from_millis(300),
-        idle: Duration::from_millis(300),
+        first_byte: Some(Duration::from_millis(300)),
+        idle: Some(Duration::from_millis(300)),
     };
     let transport = StdHttpTransport::new().with_timeouts(quick);
     let silent = TestServer::repeating(
@@ -349,4 +349,90 @@ fn refused_unresolvable_and_unservable_urls() {
         )
         .unwrap_err();
     assert!(error.to_string().contains("http://"), "{error}");
+}
+
+#[test]
+fn one_read_takes_every_chunk_already_here() {
+    // Three chunks in one write: a reader's one `read` gets all of them, not one
+    // HTTP chunk per call (a stream of small events would cost a call each).
+    let server = TestServer::queue(vec![ScriptedResponse::raw(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n1\r\nf\r\n0\r\n\r\n",
+    )]);
+    let response = StdHttpTransport::new()
+        .send(&request("GET", server.url(), b""), &CancelToken::new())
+        .unwrap();
+    let mut body = response.body;
+    let mut buf = [0u8; 64];
+    let n = body.read(&mut buf).unwrap();
+    assert_eq!(&buf[..n], b"abcdef");
+    assert_eq!(body.read(&mut buf).unwrap(), 0);
+}
+
+/// A server answering every request on a connection with `answer`, keeping the
+/// connection open; returns its URL and the count of connections it accepted.
+fn keep_alive_server(
+    answer: &'static [u8],
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    let accepted = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = accepted.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            counter.fetch_add(1, Ordering::SeqCst);
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+                let mut seen = Vec::new();
+                let mut buf = [0u8; 4096];
+                loop {
+                    while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                        seen.drain(..end + 4);
+                        if stream.write_all(answer).is_err() {
+                            return;
+                        }
+                    }
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => seen.extend_from_slice(&buf[..n]),
+                    }
+                }
+            });
+        }
+    });
+    (url, accepted)
+}
+
+#[test]
+fn answers_that_forbid_reuse_get_a_new_connection() {
+    use std::sync::atomic::Ordering;
+    let cases: [(&[u8], usize); 4] = [
+        // Kept alive: one connection for both requests.
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 1),
+        // Transfer-Encoding with Content-Length: maybe smuggling, never reused.
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+            2,
+        ),
+        // HTTP/1.0 closes by default.
+        (b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", 2),
+        (b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", 2),
+    ];
+    for (answer, connections) in cases {
+        let (url, accepted) = keep_alive_server(answer);
+        let transport = StdHttpTransport::new();
+        for _ in 0..2 {
+            let response = transport
+                .send(&request("GET", url.clone(), b""), &CancelToken::new())
+                .unwrap();
+            assert_eq!(read_body(response).unwrap(), b"ok");
+        }
+        assert_eq!(
+            accepted.load(Ordering::SeqCst),
+            connections,
+            "{}",
+            String::from_utf8_lossy(answer)
+        );
+    }
 }

@@ -214,8 +214,8 @@ fn a_server_that_never_answers_times_out() {
     });
     let transport = StdHttpTransport::new().with_timeouts(Timeouts {
         connect: Duration::from_secs(5),
-        first_byte: Duration::from_millis(300),
-        idle: Duration::from_secs(5),
+        first_byte: Some(Duration::from_millis(300)),
+        idle: Some(Duration::from_secs(5)),
     });
     let error = transport.send(&get(url), &CancelToken::new()).unwrap_err();
     assert!(

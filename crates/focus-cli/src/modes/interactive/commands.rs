@@ -438,11 +438,13 @@ fn session_info(ui: &mut Ui<'_>) {
     let engine = ui.engine();
     let (mut users, mut assistants, mut tools) = (0, 0, 0);
     let (mut input, mut output, mut cost) = (0u64, 0u64, 0.0);
+    let mut estimated = false;
     for m in &engine.history {
         match m {
             Message::User(_) => users += 1,
             Message::Assistant(a) => {
                 assistants += 1;
+                estimated |= a.usage.estimated;
                 // Token counts come from servers and session files: saturate.
                 input = input
                     .saturating_add(a.usage.input)
@@ -454,9 +456,23 @@ fn session_info(ui: &mut Ui<'_>) {
             Message::Custom(_) => {}
         }
     }
+    // A server that reports no usage gets estimates (four characters a token):
+    // marked, as the footer marks them with `~`.
+    let (mark, estimated_note) = match estimated {
+        true => ("~", " (estimated: the server reported no token counts)"),
+        false => ("", ""),
+    };
+    let model = engine.config.provider.model();
+    let window = match model.context_window_assumed {
+        true => format!(
+            "{} tokens (assumed: the server and models.json do not say; set contextWindow in models.json)",
+            model.context_window
+        ),
+        false => format!("{} tokens", model.context_window),
+    };
     let store = engine.session.lock();
     let text = format!(
-        "session {}\n  file: {}\n  name: {}\n  messages: {} ({} yours, {} answers, {} tool results)\n  tokens: {} in, {} out · cost ${:.4}\n  {}",
+        "session {}\n  file: {}\n  name: {}\n  messages: {} ({} yours, {} answers, {} tool results)\n  tokens: {mark}{} in, {mark}{} out{estimated_note} · cost ${:.4}\n  context window: {window}\n  {}",
         store.id(),
         store.path().map_or("(not saved)".into(), |p| p.display().to_string()),
         store.name().unwrap_or("-"),

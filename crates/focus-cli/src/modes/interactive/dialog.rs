@@ -1,7 +1,14 @@
 //! The approval dialog: a tool call waits for the user, shown above the editor
-//! so it cannot be mistaken for the conversation, with keys of its own (y, a, n,
-//! and Esc or Ctrl+C to abort the run). A denial's reason is typed in an editor
-//! of its own: the draft in the main editor is kept apart.
+//! so it cannot be mistaken for the conversation, with keys of its own (y, n,
+//! Shift+Tab, and Esc or Ctrl+C to abort the run). A denial's reason is typed in
+//! an editor of its own: the draft in the main editor is kept apart.
+//!
+//! A dialog cannot be typed into by accident: a key read before the dialog was
+//! drawn, or within [`ANSWER_DELAY`] after, is not an answer — it goes to the
+//! editor as typing (the clock starts when the dialog is drawn, and each key
+//! carries the time it was read). "Always allow" is Shift+Tab, a key no word
+//! contains, and the dialog says so; a request that cannot be allowed always (a
+//! protected file) offers no such key.
 
 use super::blocks::{Block, Kind};
 use super::keys::Key;
@@ -14,6 +21,9 @@ use focus_tools::output::sanitize;
 /// Lines of a command shown in the dialog; a longer command is printed whole
 /// in the conversation too.
 const DIALOG_LINES: usize = 8;
+
+/// How long after the dialog is drawn a key starts to count as an answer.
+pub const ANSWER_DELAY: std::time::Duration = std::time::Duration::from_millis(400);
 
 impl Ui<'_> {
     /// An approval is asked: the dialog opens; a command too long for it is
@@ -41,6 +51,22 @@ impl Ui<'_> {
             }
         }
         self.approval = Some(pending);
+        self.approval_drawn = None;
+    }
+
+    /// Notes that the frame just drawn showed the dialog (the first such frame
+    /// starts the [`ANSWER_DELAY`] clock).
+    pub(super) fn approval_shown(&mut self) {
+        if self.approval.is_some() && self.approval_drawn.is_none() {
+            self.approval_drawn = Some(std::time::Instant::now());
+        }
+    }
+
+    /// Whether a key read at `read_at` may answer the open dialog: it was read
+    /// at least [`ANSWER_DELAY`] after the dialog was first drawn.
+    pub(super) fn approval_answerable(&self, read_at: std::time::Instant) -> bool {
+        self.approval_drawn
+            .is_some_and(|drawn| read_at >= drawn + ANSWER_DELAY)
     }
 
     /// The approval dialog's rows (none when no approval is asked): the tool,
@@ -67,22 +93,31 @@ impl Ui<'_> {
                 )));
             }
             rows.push(style.dim(&format!("  ({})", clip(&r.reason, width))));
-            if self.denying {
+            if !self.approval_answerable(std::time::Instant::now()) {
+                // Until keys count as answers the key line says so; what is
+                // typed meanwhile goes to the editor.
+                rows.push(style.dim("  (a moment: keys typed now go to the editor)"));
+            } else if self.denying {
                 rows.push(style.yellow(
                     "  denied: type why (the model reads it), Enter sends it, Esc aborts the run",
                 ));
             } else {
-                rows.push(style.yellow(&format!(
-                    "  [y] allow once  [a] always allow {} this session  [n] deny  · Esc or Ctrl+C aborts the run",
-                    clip(&r.always_rule, 40)
-                )));
+                rows.push(
+                    style.yellow("  [y] allow once  [n] deny  · Esc or Ctrl+C aborts the run"),
+                );
+                if !r.always_rule.is_empty() {
+                    rows.push(style.yellow(&format!(
+                        "  [Shift+Tab] always allow {} this session",
+                        clip(&r.always_rule, width.saturating_sub(40).max(20))
+                    )));
+                }
             }
         }
         rows
     }
 
-    /// A key while an approval is asked: y, a, n (then a reason), Esc or Ctrl+C
-    /// (abort the run). The editor's draft is not touched: a reason is typed in an
+    /// A key while an approval is asked: y, Shift+Tab (always), n (then a
+    /// reason), Esc or Ctrl+C (abort the run). The editor's draft is not touched: a reason is typed in an
     /// editor of its own.
     pub(super) fn approval_key(&mut self, key: Key) {
         let Some(request) = &self.approval else {
@@ -121,7 +156,7 @@ impl Ui<'_> {
             Key::Char('y') | Key::Char('Y') => {
                 (ApprovalAnswer::AllowOnce, format!("✓ {tool}: allowed once"))
             }
-            Key::Char('a') | Key::Char('A') => (
+            Key::BackTab if !request.request.always_rule.is_empty() => (
                 ApprovalAnswer::AllowAlways,
                 format!(
                     "✓ {tool}: always allowed this session ({})",

@@ -77,11 +77,11 @@ use std::time::{Duration, Instant};
 
 /// What the loop waits for.
 pub enum Input {
-    /// Bytes typed (or pasted).
-    Keys(Vec<u8>),
+    /// Bytes typed (or pasted), and when they were read.
+    Keys(Vec<u8>, Instant),
     /// Bytes that may hold a Ctrl+G: the reader waits for a word on its resume
-    /// channel before reading again ([`external`]).
-    KeysThenWait(Vec<u8>),
+    /// channel before reading again ([`external`]); and when they were read.
+    KeysThenWait(Vec<u8>, Instant),
     /// stdin closed.
     Eof,
     /// A `!command`'s output so far (shown as the model's bash calls are).
@@ -159,6 +159,9 @@ pub struct Ui<'a> {
     recovery: OverflowRecovery,
     pending_prompts: VecDeque<Message>,
     approval: Option<crate::approval::PendingApproval>,
+    /// When the open approval dialog was first drawn (keys before that, or too
+    /// soon after, are not answers: [`dialog`]).
+    approval_drawn: Option<Instant>,
     /// Typing a reason for a denial (in `reason`: the draft stays in `editor`).
     denying: bool,
     reason: Editor,
@@ -233,6 +236,7 @@ pub fn run(
         recovery: OverflowRecovery::new(),
         pending_prompts: prompts.into(),
         approval: None,
+        approval_drawn: None,
         denying: false,
         reason: Editor::new(Vec::new()),
         popup: None,
@@ -286,7 +290,7 @@ pub fn run(
         let mut typed = false;
         match receiver.recv_timeout(wait) {
             Ok(input) => {
-                typed = matches!(input, Input::Keys(_) | Input::KeysThenWait(_));
+                typed = matches!(input, Input::Keys(..) | Input::KeysThenWait(..));
                 ui.handle(input);
                 dirty = true;
             }
@@ -303,7 +307,7 @@ pub fn run(
         }
         // Drain what is already queued before drawing (bursts of deltas).
         while let Ok(input) = receiver.try_recv() {
-            typed |= matches!(input, Input::Keys(_) | Input::KeysThenWait(_));
+            typed |= matches!(input, Input::Keys(..) | Input::KeysThenWait(..));
             ui.handle(input);
             if ui.quit {
                 break;
@@ -346,15 +350,16 @@ fn spawn_key_reader(sender: SyncSender<Input>, resumed: Receiver<()>) {
                 }
                 Ok(n) => {
                     let bytes = buffer[..n].to_vec();
+                    let read_at = Instant::now();
                     if external::needs_pause(&bytes) {
                         // The UI may hand the terminal to another editor:
                         // read nothing until it says so.
-                        if sender.send(Input::KeysThenWait(bytes)).is_err()
+                        if sender.send(Input::KeysThenWait(bytes, read_at)).is_err()
                             || resumed.recv().is_err()
                         {
                             return;
                         }
-                    } else if sender.send(Input::Keys(bytes)).is_err() {
+                    } else if sender.send(Input::Keys(bytes, read_at)).is_err() {
                         return;
                     }
                 }
@@ -369,12 +374,8 @@ impl Ui<'_> {
         let mut text = format!(
             "{} {}\n",
             self.style.bold("focus"),
-            self.style.dim(&format!(
-                "· {}/{} · {}",
-                model.provider,
-                model.id,
-                self.cwd.display()
-            ))
+            self.style
+                .dim(&format!("· {} · {}", model.label(), self.cwd.display()))
         );
         if let Some(note) = crate::setup::choice_note(choice) {
             text.push_str(&self.style.yellow(&note));
@@ -441,17 +442,17 @@ impl Ui<'_> {
 
     fn handle(&mut self, input: Input) {
         match input {
-            Input::Keys(bytes) => {
+            Input::Keys(bytes, read_at) => {
                 let keys = self.decoder.feed(&bytes);
                 for key in keys {
-                    self.key(key);
+                    self.key(key, read_at);
                     if self.quit {
                         return;
                     }
                 }
             }
-            Input::KeysThenWait(bytes) => {
-                self.handle(Input::Keys(bytes));
+            Input::KeysThenWait(bytes, read_at) => {
+                self.handle(Input::Keys(bytes, read_at));
                 let _ = self.resume.send(());
             }
             Input::Eof => self.quit = true,
@@ -481,8 +482,14 @@ impl Ui<'_> {
         out!("{KEYBOARD_ON}");
     }
 
-    fn key(&mut self, key: Key) {
-        if self.approval.is_some() {
+    /// One key, read at `read_at`. While an approval is asked, a key that could
+    /// not have been a reply to it (read before the dialog was drawn, or within
+    /// [`dialog::ANSWER_DELAY`] after) is typing, and goes to the editor; Esc and
+    /// Ctrl+C always reach the dialog (they abort, the safe way).
+    fn key(&mut self, key: Key, read_at: Instant) {
+        if self.approval.is_some()
+            && (self.approval_answerable(read_at) || matches!(key, Key::Esc | Key::Ctrl('c')))
+        {
             self.approval_key(key);
             return;
         }

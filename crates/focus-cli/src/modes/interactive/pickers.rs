@@ -261,7 +261,7 @@ impl Ui<'_> {
                 } else {
                     String::new()
                 };
-                let line = format!("model: {}/{}{scoped}", to.model.provider, to.model.id);
+                let line = format!("model: {}{scoped}", to.model.label());
                 self.say(&sanitize(&line));
             }
             Ok(None) => self.notice = Some("no other model to switch to".into()),

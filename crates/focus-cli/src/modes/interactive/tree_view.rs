@@ -487,10 +487,14 @@ impl Ui<'_> {
         }
     }
 
-    /// Whether `branchSummary.skipPrompt` is set (pi's setting).
+    /// Whether `branchSummary.skipPrompt` is set (pi's setting). Read quietly:
+    /// the settings' warnings and notices were shown at start, and standard
+    /// error must not write over the screen.
     fn skip_summary_prompt(&self) -> bool {
-        crate::seams::settings(&self.cwd)
-            .is_ok_and(|s| s.raw("branchSummary")["skipPrompt"].as_bool() == Some(true))
+        let home = focus_harness::session::focus_home();
+        focus_harness::settings::load_settings(&home, &self.cwd).is_ok_and(|loaded| {
+            loaded.settings.raw("branchSummary")["skipPrompt"].as_bool() == Some(true)
+        })
     }
 
     /// Summarizes the branch being left on a thread of its own; the move is

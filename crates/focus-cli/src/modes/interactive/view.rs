@@ -231,7 +231,7 @@ impl Ui<'_> {
         let (width, height) = self.screen.size_now();
         // (text, priority): what does not fit goes, lowest priority first.
         let mut parts: Vec<(String, u8)> = vec![
-            (format!("{mark} {}/{}", model.provider, model.id), 9),
+            (format!("{mark} {}", model.label()), 9),
             (format!("{width}×{height}"), 1),
             (
                 format!("thinking {}", self.engine.config.options.thinking.as_str()),
@@ -248,7 +248,15 @@ impl Ui<'_> {
                 4,
             ),
             (
-                format!("ctx {percent:.1}% of {}", human(model.context_window)),
+                format!(
+                    "ctx {percent:.1}% of {}{}",
+                    human(model.context_window),
+                    if model.context_window_assumed {
+                        " (assumed)"
+                    } else {
+                        ""
+                    }
+                ),
                 7,
             ),
         ];
@@ -345,6 +353,7 @@ impl Ui<'_> {
         };
         self.screen.draw(&mut self.blocks, look, &chrome);
         self.screen.flush();
+        self.approval_shown();
     }
 }
 

@@ -5,6 +5,10 @@
 //! (text or JSON events), the session file on disk, and the exact request bodies the
 //! mock server received (tool-call ids paired, no API key in any body, history
 //! valid after errors and aborts). Every run is bounded by a deadline.
+//!
+//! `FOCUS_E2E_BINARY=/path/to/focus` plays the suite against a prebuilt binary
+//! instead of the one cargo built (`scripts/build-static` runs it so against the
+//! static build).
 
 mod support;
 

@@ -92,7 +92,7 @@ impl World {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_focus"));
+        let mut command = Command::new(focus_binary());
         command.args(["--model", "mock/mock-model"]).args(args);
         command
             .current_dir(&self.cwd)
@@ -519,4 +519,22 @@ pub fn mcp_test_server() -> PathBuf {
         .join("debug")
         .join("examples")
         .join("mcp_test_server")
+}
+
+/// The binary the suite plays against: `FOCUS_E2E_BINARY` when set (a prebuilt
+/// one, such as the static build `scripts/build-static` checks), otherwise the
+/// one cargo built for these tests.
+pub fn focus_binary() -> std::path::PathBuf {
+    match std::env::var_os("FOCUS_E2E_BINARY") {
+        Some(path) if !path.is_empty() => {
+            let path = std::path::PathBuf::from(path);
+            assert!(
+                path.is_file(),
+                "FOCUS_E2E_BINARY names {}, which is not a file",
+                path.display()
+            );
+            path
+        }
+        _ => std::path::PathBuf::from(env!("CARGO_BIN_EXE_focus")),
+    }
 }

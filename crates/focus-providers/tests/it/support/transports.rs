@@ -31,7 +31,7 @@ pub fn both() -> Vec<Row> {
                 std::env::var("CI").as_deref() != Ok("true"),
                 "curl is required under CI: {e}"
             );
-            focus_testkit::skipped(&format!("the curl rows: {e}"));
+            focus_testkit::skipped(&format!("the curl rows of the transport table: {e}"));
         }
     }
     rows

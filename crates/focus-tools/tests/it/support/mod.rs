@@ -5,5 +5,4 @@
 
 pub mod common;
 pub mod gates;
-pub mod loopback_http;
 pub mod mcp;
