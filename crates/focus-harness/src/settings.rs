@@ -209,7 +209,7 @@ impl Withheld {
     /// One line for standard error: the file and the keys ignored.
     pub fn line(&self) -> String {
         format!(
-            "{}: ignored {} (this folder is not trusted; run focus here interactively to review them, or pass --trust-project)",
+            "{}: ignored {} (this folder is not trusted: an interactive start asks to trust it, --trust-project applies them for one run)",
             self.file.display(),
             self.asks.keys()
         )

@@ -134,9 +134,20 @@ mod tests {
         std::env::set_var("FOCUS_SKIP_LOG", &log);
         let missing = std::env::temp_dir().join("focus-testkit-no-such-folder");
         assert_eq!(found_or_skipped(missing, "data", "X"), None);
+        // A test returning early for a missing program lands in the same log.
+        skipped("tmux not installed; interactive mode tests not run");
         std::env::remove_var("FOCUS_SKIP_LOG");
         let logged = std::fs::read_to_string(&log).unwrap();
         assert!(logged.contains("data not found at"), "{logged}");
+        assert_eq!(logged.lines().count(), 2, "{logged}");
+        assert!(
+            logged
+                .lines()
+                .nth(1)
+                .unwrap()
+                .ends_with(": tmux not installed; interactive mode tests not run"),
+            "{logged}"
+        );
         let _ = std::fs::remove_file(&log);
         let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         assert_eq!(found_or_skipped(here.clone(), "data", "X"), Some(here));

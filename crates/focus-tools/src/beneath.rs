@@ -52,10 +52,16 @@ impl Placed {
 ///
 /// # Errors
 ///
-/// The sandbox refuses the path, it leads through a symbolic link to a protected file, it names no
-/// file, or a directory on the way cannot be opened (or created) without following a symbolic link;
-/// the text says which.
+/// The path is not absolute, the sandbox refuses it, it leads through a symbolic link to a
+/// protected file, it names no file, or a directory on the way cannot be opened (or created)
+/// without following a symbolic link; the text says which.
 pub fn place_for_write(path: &Path, create_dirs: bool, sandbox: &Sandbox) -> io::Result<Placed> {
+    if !path.is_absolute() {
+        return Err(io::Error::other(format!(
+            "{} is not an absolute path",
+            path.display()
+        )));
+    }
     let target = crate::protected::resolve_links(path);
     sandbox.check_write(&target).map_err(io::Error::other)?;
     if sandbox.protects_paths() {
@@ -97,9 +103,15 @@ pub fn place_for_write(path: &Path, create_dirs: bool, sandbox: &Sandbox) -> io:
 ///
 /// # Errors
 ///
-/// The sandbox refuses the path, or it cannot be opened without following a symbolic link (one
-/// planted after the check), or the system's error.
+/// The path is not absolute, the sandbox refuses it, or it cannot be opened without following a
+/// symbolic link (one planted after the check), or the system's error.
 pub fn open_for_read(path: &Path, sandbox: &Sandbox) -> io::Result<File> {
+    if !path.is_absolute() {
+        return Err(io::Error::other(format!(
+            "{} is not an absolute path",
+            path.display()
+        )));
+    }
     let target = crate::protected::resolve_links(path);
     sandbox.check_read(&target).map_err(io::Error::other)?;
     let root = File::open("/")?;

@@ -6,7 +6,7 @@
 //! read last and so overrides the repository's own `config` (git-config(1),
 //! ENVIRONMENT). [`apply`] sets them for every key git documents as naming a
 //! program it may run while inspecting (fsmonitor, pager, editor, hooks,
-//! credential helper, ssh command, gpg, external diff…), ignores the system
+//! credential helper, ssh command, gpg…), ignores the system
 //! and global configuration (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`,
 //! `GIT_ATTR_NOSYSTEM`), refuses bare repositories found by discovery
 //! (`safe.bareRepository=explicit`), and removes the variables that point git
@@ -14,8 +14,9 @@
 //! `git -c` passes on…). Child git processes (submodules) inherit all of it.
 //!
 //! Keys named by the repository (`diff.<driver>.textconv`, `filter.<driver>.*`)
-//! cannot be listed here: [`crate::gates::git_guard`] looks for them in the
-//! repository's files before a command is judged read-only.
+//! cannot be listed here, and `diff.external` cannot be unset (an empty value
+//! makes every `git diff` fail): [`crate::gates::git_guard`] looks for them in
+//! the repository's files before a command is judged read-only.
 //!
 //! Where it applies (`bash::run_command`): every bash call in plan mode, and
 //! in the other modes every call the judge finds read-only. A command that needs
@@ -25,7 +26,7 @@
 use std::process::Command;
 
 /// `(key, value)` overrides given to git through `GIT_CONFIG_COUNT`.
-pub const OVERRIDES: [(&str, &str); 21] = [
+pub const OVERRIDES: [(&str, &str); 20] = [
     ("core.fsmonitor", "false"),
     ("core.hooksPath", "/dev/null"),
     ("core.pager", "cat"),
@@ -36,8 +37,6 @@ pub const OVERRIDES: [(&str, &str); 21] = [
     ("core.gitProxy", ""),
     ("core.attributesFile", "/dev/null"),
     ("core.alternateRefsCommand", ""),
-    // An empty value makes git fail loudly instead of running the repository's program.
-    ("diff.external", ""),
     // An empty helper resets the list of helpers read so far.
     ("credential.helper", ""),
     ("gpg.program", "false"),

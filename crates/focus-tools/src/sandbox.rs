@@ -4,7 +4,8 @@
 //! shell commands it leans on a judge that reads the command line. A judge of
 //! bash can be wrong (bash is large); the kernel cannot be talked around. So
 //! every process focus starts for a tool (the `bash` tool, a `!command`, the
-//! user's hooks unless settings say otherwise) is confined with Landlock
+//! project's hooks, and the user's own hooks when `sandbox.hooks` says so) is
+//! confined with Landlock
 //! ([`focus_sys::landlock`]) before it runs:
 //!
 //! | mode | the kernel lets the process write |

@@ -3,7 +3,11 @@
 //! [`write_atomic`] is the one way focus changes a file (edit uses it too). It
 //! writes the new bytes to a temporary file in the *same directory*, flushes them
 //! to disk, copies the old file's permissions, then renames the temporary file
-//! over the target. A rename within one file system is atomic: a reader, or a
+//! over the target, all inside the target's directory as it was checked: the
+//! path is resolved and checked once and the directory reached from there with
+//! no symbolic link followed ([`crate::beneath`]), so a link swapped in by
+//! another program cannot send the write elsewhere. A rename within one file
+//! system is atomic: a reader, or a
 //! crash at any moment, sees either the whole old file or the whole new one,
 //! never a half-written mix. (A temporary file elsewhere, such as /tmp, could be
 //! on another file system, where rename is a copy.) Finally the directory is

@@ -29,7 +29,8 @@ pub enum TransportError {
     /// The connection closed before the response was complete.
     StreamCut(String),
     /// The server's answer broke HTTP/1.1's rules (a malformed head, bad framing,
-    /// a size beyond the caps): what was wrong, typed.
+    /// a size beyond the caps), or the request cannot be sent as asked (a bad URL,
+    /// a header with a line break): what was wrong, typed.
     Protocol(ProtocolError),
     /// The request was cancelled.
     Cancelled,
@@ -82,6 +83,9 @@ impl fmt::Display for TransportError {
                 f,
                 "the connection closed before the response was complete: {m}"
             ),
+            TransportError::Protocol(
+                e @ (ProtocolError::BadUrl(_) | ProtocolError::BadRequest(_)),
+            ) => write!(f, "{e}"),
             TransportError::Protocol(e) => write!(f, "the server's response is malformed: {e}"),
             TransportError::Cancelled => f.write_str("request cancelled"),
             TransportError::Other(m) => f.write_str(m),
@@ -146,6 +150,19 @@ mod tests {
             TransportError::from_io(&plain),
             TransportError::Timeout(_)
         ));
+    }
+
+    #[test]
+    fn protocol_errors_say_whose_fault() {
+        let url = TransportError::Protocol(ProtocolError::BadUrl("no host".into())).to_string();
+        assert_eq!(url, "bad URL: no host");
+        let server =
+            TransportError::Protocol(ProtocolError::BodyLongerThanContentLength { declared: 5 });
+        assert_eq!(
+            server.to_string(),
+            "the server's response is malformed: the body is longer than its Content-Length of 5 bytes"
+        );
+        assert!(!server.is_retryable());
     }
 
     #[test]

@@ -8,8 +8,8 @@ use focus_core::json::{parse_str, Value};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// A hook: a script in the project that logs its stdin to `<name>.log` (hooks
-/// run in the sandbox, which lets them write in the project only), then runs
+/// A hook: a script in the project that logs its stdin to `<name>.log` (in the
+/// project, where even a confined hook may write), then runs
 /// `body` (which decides the output and the exit code). Returns the command for
 /// settings and the log's path.
 fn hook(s: &Sandbox, name: &str, body: &str) -> (String, PathBuf) {

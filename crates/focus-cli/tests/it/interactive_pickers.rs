@@ -351,11 +351,13 @@ fn shift_tab_and_ctrl_p_cycle_thinking_and_models() {
     pane.keys(&["BTab"]);
     pane.wait_for("the level after", "thinking low ·");
     pane.keys(&["C-p"]);
-    let screen = pane.wait_for("the next model", "model: mock-responses/m1");
-    assert!(
-        screen.contains("mock-responses/m1 · 110×40 · thinking low"),
-        "{screen}"
+    // The note and the footer are drawn by one frame or two: wait for the
+    // footer, then the note must be there too.
+    let screen = pane.wait_for(
+        "the next model in the footer",
+        "mock-responses/m1 · 110×40 · thinking low",
     );
+    assert!(screen.contains("model: mock-responses/m1"), "{screen}");
     pane.send("again", "second reply");
     let change = s.last_entry("model_change");
     assert!(change.contains("mock-responses"), "{change}");

@@ -17,6 +17,7 @@ mod interactive_pickers;
 mod interactive_tree;
 mod keys;
 mod local_servers;
+mod mcp_session;
 mod modes;
 mod private_files;
 mod protected;

@@ -129,7 +129,7 @@ fn the_dialog_shows_what_is_asked_and_only_yes_trusts() {
     pane.type_text("y");
     pane.keys(&["Enter"]);
     pane.wait_for("the prompt", "›");
-    pane.wait_for("the note", "starting without hooks, mcpServers");
+    pane.wait_for("the note", "ignored hooks, mcpServers");
     assert!(
         !hook.exists() && !mcp.exists(),
         "a bare y trusted the folder"

@@ -81,8 +81,9 @@ fn transform<S: AsMut<SessionManager>>(
         true => lock(session).as_mut().context().messages,
         false => view,
     };
-    // A small window loses its old tool output first (the session keeps it).
-    let prune = |view: Vec<Message>| match prune_target(window) {
+    // A small window loses its old tool output first (the session keeps it),
+    // unless the user switched compaction off.
+    let prune = |view: Vec<Message>| match prune_target(window).filter(|_| run.settings.enabled) {
         Some(target) => prune_tool_outputs(view, target).0,
         None => view,
     };

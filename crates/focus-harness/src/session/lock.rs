@@ -325,7 +325,10 @@ fn sweep_dead_locks(dir: &Path) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        if !path.extension().is_some_and(|e| e == "lock") {
+        // Only focus's own lock files: a session directory given with
+        // `--session` may hold other programs' `.lock` files.
+        let name = entry.file_name();
+        if !is_focus_lock_name(&name.to_string_lossy()) {
             continue;
         }
         let Ok(text) = fs::read_to_string(&path) else {
@@ -335,6 +338,20 @@ fn sweep_dead_locks(dir: &Path) {
             let _ = take_over_stale(&path, Some(&text));
         }
     }
+}
+
+/// Whether `name` is one of the lock files [`lock_path_for`] makes:
+/// `.<dev>-<ino>.lock` or `.new-<name>.lock`.
+fn is_focus_lock_name(name: &str) -> bool {
+    let Some(stem) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".lock")) else {
+        return false;
+    };
+    if stem.starts_with("new-") {
+        return true;
+    }
+    let numbers = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    stem.split_once('-')
+        .is_some_and(|(dev, ino)| numbers(dev) && numbers(ino))
 }
 
 /// Creates the lock file holding `record`, atomically *with* its content: the
@@ -356,12 +373,15 @@ pub fn create_lock_file(path: &Path, record: &str) -> std::io::Result<()> {
     let mut temporary = path.as_os_str().to_owned();
     temporary.push(format!(".{}-{attempt:x}.tmp", std::process::id()));
     let temporary = PathBuf::from(temporary);
-    fs::write(&temporary, record)?;
+    focus_sys::private_files::write(&temporary, record)?;
     let linked = fs::hard_link(&temporary, path);
     let _ = fs::remove_file(&temporary);
     match linked {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
-            let mut file = OpenOptions::new().write(true).create_new(true).open(path)?;
+            let mut file = focus_sys::private_files::options()
+                .write(true)
+                .create_new(true)
+                .open(path)?;
             file.write_all(record.as_bytes())
         }
         other => other,
@@ -441,6 +461,21 @@ mod tests {
         let me = process_start_time(std::process::id());
         if Path::new("/proc/self/stat").exists() {
             assert!(me.is_some());
+        }
+    }
+
+    #[test]
+    fn only_focus_lock_names_are_swept() {
+        assert!(is_focus_lock_name(".2049-131.lock"));
+        assert!(is_focus_lock_name(".new-2026_s.jsonl.lock"));
+        for other in [
+            "pid.lock",
+            "Cargo.lock",
+            ".x-1.lock",
+            ".2049-131.lock.tmp",
+            ".lock",
+        ] {
+            assert!(!is_focus_lock_name(other), "{other}");
         }
     }
 

@@ -543,3 +543,43 @@ fn compaction_fits_every_window_from_1k_to_1m() {
         }
     }
 }
+
+/// A history smaller than the part to keep, but past the threshold (in a small
+/// window the system prompt and tools fill most of it), can still be compacted
+/// when it holds more than one exchange: the cut keeps the last exchange. A
+/// single exchange is nothing to compact.
+#[test]
+fn more_than_one_exchange_always_has_a_cut() {
+    let mut session = SessionManager::in_memory(Path::new("/p"));
+    session.append_message(&user("first")).unwrap();
+    session.append_message(&assistant("one", &[], 100)).unwrap();
+    let roomy = CompactionSettings::default(); // keeps 20,000 tokens
+    assert!(
+        prepare_compaction(&session.tree().current_branch(), &roomy).is_none(),
+        "one exchange"
+    );
+    session.append_message(&user("second")).unwrap();
+    session
+        .append_message(&assistant(
+            "two",
+            &[("c1", "read", json_object! {"path" => "f"})],
+            200,
+        ))
+        .unwrap();
+    session.append_message(&tool_result("c1", "text")).unwrap();
+    session
+        .append_message(&assistant("done", &[], 300))
+        .unwrap();
+    let branch = session.tree().current_branch();
+    let plan = prepare_compaction(&branch, &roomy).expect("two exchanges have a cut");
+    assert_eq!(plan.messages_to_summarize.len(), 2, "the first exchange");
+    assert!(plan.turn_prefix.is_empty());
+    let kept = branch
+        .iter()
+        .position(|e| e.id.as_ref() == plan.first_kept_entry_id)
+        .unwrap();
+    assert!(
+        matches!(branch[kept].message(), Some(Message::User(_))),
+        "the kept part starts with the second prompt"
+    );
+}

@@ -26,7 +26,8 @@
 //!    from the project as git finds it (a `.git` file followed, a linked
 //!    worktree's common directory, `include.path` and `includeIf` files,
 //!    submodules' configurations under `modules/`) — and any driver command,
-//!    or a file that cannot be read, makes the command not read-only.
+//!    `diff.external` (which cannot be unset), or a file that cannot be read,
+//!    makes the command not read-only.
 
 use std::path::{Path, PathBuf};
 
@@ -214,6 +215,12 @@ fn scan_config(file: &Path, seen: &mut Vec<PathBuf>, depth: usize) -> Option<Str
         if has_subsection && DRIVER_KEYS.iter().any(|(s, k)| *s == base && *k == key) {
             return Some(format!(
                 "{}: `{base}.….{key}` runs a program",
+                file.display()
+            ));
+        }
+        if !has_subsection && base == "diff" && key == "external" {
+            return Some(format!(
+                "{}: `diff.external` runs a program",
                 file.display()
             ));
         }

@@ -392,10 +392,14 @@ fn plain_git_still_works_under_the_protecting_environment() {
     let bash_tool = BashTool::new(project.clone(), focus_tools::ToolState::new(sandbox));
     let out = call_tool(
         &bash_tool,
-        json_object! { "command" => "git status --short && git log --oneline | wc -l" },
+        json_object! { "command" => "git status --short && git diff --stat && git show --stat && git blame a.txt \
+        && git grep -c one && git log -p && git log --oneline | wc -l" },
     );
     let text = out.text_content();
     assert!(text.contains(" M a.txt"), "{text}");
+    assert!(text.contains("1 file changed, 1 insertion(+)"), "{text}");
+    assert!(text.contains("a.txt:1"), "{text}");
+    assert!(text.contains("+one"), "{text}");
     assert!(text.trim_end().ends_with('1'), "{text}");
     assert!(!marker.exists());
 }
@@ -406,7 +410,7 @@ fn plain_git_still_works_under_the_protecting_environment() {
 #[test]
 fn git_commit_in_default_mode_keeps_the_users_global_identity() {
     if Command::new("git").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: git is not installed");
+        focus_testkit::skipped("git is not installed");
         return;
     }
     let attack = &ATTACKS[0];
