@@ -190,10 +190,16 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
         let style = terminal::style::Style::for_fd(terminal::STDERR);
         errln!("{}", style.dim(&format!("focus: {note}")));
     }
+    if let Some(turns) = args.headless.max_turns {
+        engine.conversation.config.max_turns = turns;
+    }
+    if let Some(limit) = args.headless.deadline {
+        engine.conversation.deadline = std::time::Instant::now().checked_add(limit);
+    }
     if args.mode == OutputMode::Json {
-        Ok(modes::json::run(&mut engine, prompts))
+        Ok(modes::json::run(&mut engine, prompts, &args.headless))
     } else {
-        Ok(modes::print::run(&mut engine, prompts))
+        Ok(modes::print::run(&mut engine, prompts, &args.headless))
     }
 }
 

@@ -251,7 +251,7 @@ pub fn step<'a>(list: &'a [Scoped], current: (&str, &str), backward: bool) -> Op
 /// else to switch to (one model or none).
 pub fn cycle(engine: &mut Engine, backward: bool) -> Result<Option<Cycled>, String> {
     let (list, scoped, _) = cycle_list(&engine.model_scope)?;
-    let current = engine.config.provider.model().clone();
+    let current = engine.conversation.config.provider.model().clone();
     let Some(next) = step(&list, (&current.provider, &current.id), backward) else {
         return Ok(None);
     };
@@ -269,15 +269,15 @@ pub fn cycle(engine: &mut Engine, backward: bool) -> Result<Option<Cycled>, Stri
     };
     let registry = seams::registry()?;
     let built = seams::build_provider(&choice, &registry, &engine.retry)?;
-    engine.switch_model(built);
+    engine.conversation.switch_model(built);
     if let Some(level) = next.thinking {
-        if level != engine.config.options.thinking {
-            engine.set_thinking(level);
+        if level != engine.conversation.config.options.thinking {
+            engine.conversation.set_thinking(level);
         }
     }
     Ok(Some(Cycled {
-        model: engine.config.provider.model().clone(),
-        thinking: engine.config.options.thinking,
+        model: engine.conversation.config.provider.model().clone(),
+        thinking: engine.conversation.config.options.thinking,
         scoped,
     }))
 }

@@ -86,6 +86,106 @@ pub fn build_engine(
     }
     let is_new_session = store.manager().tree().entries().is_empty();
     let (session_model, session_thinking) = store.context_model();
+    let chosen = choose_provider(args, &settings, &retry, session_model, is_new_session)?;
+    let Chosen {
+        choice,
+        provider,
+        scope,
+        scope_first,
+        suffix_thinking,
+    } = chosen;
+    let (tools, base_tools, mcp) = select_tools(args, &settings, cwd, &tool_state)?;
+    let replace = args
+        .system_prompt
+        .as_deref()
+        .map(text_or_file)
+        .transpose()?;
+    let append = args
+        .append_system_prompt
+        .as_deref()
+        .map(text_or_file)
+        .transpose()?;
+
+    let mut config = AgentConfig::new(provider);
+    config.tools = tools;
+    config.options.thinking = thinking_level(
+        args,
+        suffix_thinking,
+        (!is_new_session).then_some(session_thinking.as_str()),
+        scope_first.as_ref(),
+        &settings,
+        config.provider.model().reasoning,
+    );
+    config.options.session_id = Some(store.id().to_string()).filter(|s| !s.is_empty());
+    // pi's delivery modes for queued messages (focus's default: all at once).
+    config.steering_mode = settings.steering_mode.unwrap_or_default();
+    config.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
+    let gatekeeper = seams::gate(
+        &settings,
+        args.permission_mode.as_deref(),
+        &args.headless,
+        ask,
+        cwd,
+        sandbox,
+    )
+    .map_err(SetupError::usage)?;
+    for warning in gatekeeper.warnings() {
+        errln!("focus: {warning}");
+    }
+    config.gate = Some(gatekeeper.clone());
+    config.prompt_hooks = Some(gatekeeper.clone());
+    gatekeeper.set_session(store.id(), store.path());
+    let source = if is_new_session { "startup" } else { "resume" };
+    for failure in gatekeeper.session_start(source) {
+        errln!("focus: {failure}");
+    }
+    let prompt = seams::PromptSource {
+        cwd: cwd.to_path_buf(),
+        replace,
+        append,
+        gate: Some(gatekeeper.clone()),
+    };
+    let specs: Vec<_> = config.tools.iter().map(|t| t.spec()).collect();
+    let (system_prompt, warnings) = prompt.build(&specs);
+    for warning in &warnings {
+        errln!("focus: {warning}");
+    }
+    config.system_prompt = system_prompt;
+    record_model_and_thinking(&mut store, &config, is_new_session);
+    let mut engine = Engine::new(config, history, store);
+    engine.conversation.compaction = settings.compaction;
+    engine.retry = retry;
+    engine.model_scope = scope;
+    engine.set_prompt_source(prompt);
+    engine.set_gatekeeper(gatekeeper);
+    if let Some(mcp) = mcp {
+        engine.set_mcp(mcp, base_tools);
+    }
+    Ok((engine, choice))
+}
+
+/// The model chosen for this run, and what decided it.
+struct Chosen {
+    choice: ModelChoice,
+    provider: Arc<dyn focus_core::provider::Provider>,
+    /// The model scope (`--models`, else `enabledModels`).
+    scope: Vec<String>,
+    /// The scope's first model, when a new session starts on it.
+    scope_first: Option<crate::scope::Scoped>,
+    /// The thinking level a `model:level` suffix asked for.
+    suffix_thinking: Option<ThinkingLevel>,
+}
+
+/// Chooses the model: the resumed session's (unless a flag names one), the
+/// scope's first for a new session, else the flags, settings, keys in the
+/// environment, a local server or the offline demo ([`choose_model`]).
+fn choose_provider(
+    args: &Args,
+    settings: &focus_harness::settings::Settings,
+    retry: &focus_providers::RetryPolicy,
+    session_model: Option<(String, String)>,
+    is_new_session: bool,
+) -> Result<Chosen, SetupError> {
     let registry = seams::registry().map_err(SetupError::failure)?;
     let keyed = seams::keyed_providers(&registry);
     let ollama_host = std::env::var("OLLAMA_HOST").ok();
@@ -129,7 +229,7 @@ pub fn build_engine(
                     source: ModelSource::Session,
                 }
             };
-            match seams::build_provider(&choice, &registry, &retry) {
+            match seams::build_provider(&choice, &registry, retry) {
                 Ok(provider) => Some((choice, provider)),
                 Err(error) => {
                     errln!(
@@ -160,12 +260,40 @@ pub fn build_engine(
                 }),
             };
             let provider =
-                seams::build_provider(&choice, &registry, &retry).map_err(SetupError::usage)?;
+                seams::build_provider(&choice, &registry, retry).map_err(SetupError::usage)?;
             (choice, provider)
         }
     };
 
-    let all_tools = seams::builtin_tools(cwd, &settings, &tool_state);
+    Ok(Chosen {
+        choice,
+        provider,
+        scope,
+        scope_first,
+        suffix_thinking,
+    })
+}
+
+/// The tools: the built-in ones `--tools` (or the `tools` setting) names, and
+/// the MCP servers' (a server that fails is reported and skipped); none with
+/// `--no-tools`, all built with `tool_state` (the session's sandbox, seen
+/// files and spill directory). Returns all of them, the built-in ones, and the
+/// MCP servers.
+#[allow(clippy::type_complexity)]
+fn select_tools(
+    args: &Args,
+    settings: &focus_harness::settings::Settings,
+    cwd: &Path,
+    tool_state: &focus_tools::ToolState,
+) -> Result<
+    (
+        Vec<Arc<dyn focus_core::tool::Tool>>,
+        Vec<Arc<dyn focus_core::tool::Tool>>,
+        Option<focus_tools::mcp::McpManager>,
+    ),
+    SetupError,
+> {
+    let all_tools = seams::builtin_tools(cwd, settings, tool_state);
     let tools = if args.no_tools {
         Vec::new()
     } else if let Some(names) = args.tools.as_ref().or(settings.tools.as_ref()) {
@@ -191,7 +319,7 @@ pub fn build_engine(
     let mcp = if args.no_tools {
         None
     } else {
-        seams::start_mcp(&settings, Arc::clone(&sandbox)).map_err(SetupError::usage)?
+        seams::start_mcp(settings, Arc::clone(&tool_state.sandbox)).map_err(SetupError::usage)?
     };
     let base_tools = tools.clone();
     let mut tools = tools;
@@ -199,66 +327,37 @@ pub fn build_engine(
         tools.extend(manager.tools());
     }
 
-    let replace = args
-        .system_prompt
-        .as_deref()
-        .map(text_or_file)
-        .transpose()?;
-    let append = args
-        .append_system_prompt
-        .as_deref()
-        .map(text_or_file)
-        .transpose()?;
+    Ok((tools, base_tools, mcp))
+}
 
-    let mut config = AgentConfig::new(provider);
-    config.tools = tools;
-    config.options.thinking = args
-        .thinking
+/// The thinking level: the flag, a `model:level` suffix, the resumed
+/// session's, the scope's first model's, the setting, else medium for a
+/// reasoning model (pi's default) and off for another.
+fn thinking_level(
+    args: &Args,
+    suffix_thinking: Option<ThinkingLevel>,
+    session_thinking: Option<&str>,
+    scope_first: Option<&crate::scope::Scoped>,
+    settings: &focus_harness::settings::Settings,
+    reasoning: bool,
+) -> ThinkingLevel {
+    args.thinking
         .or(suffix_thinking)
-        .or_else(|| {
-            (!is_new_session)
-                .then(|| ThinkingLevel::parse(&session_thinking))
-                .flatten()
-        })
-        .or(scope_first.as_ref().and_then(|first| first.thinking))
+        .or_else(|| session_thinking.and_then(ThinkingLevel::parse))
+        .or(scope_first.and_then(|first| first.thinking))
         .or(settings.default_thinking_level)
         // A reasoning model thinks at a medium level unless told otherwise (pi's
         // default); another model does not think.
-        .unwrap_or(if config.provider.model().reasoning {
+        .unwrap_or(if reasoning {
             ThinkingLevel::Medium
         } else {
             ThinkingLevel::Off
-        });
-    config.options.session_id = Some(store.id().to_string()).filter(|s| !s.is_empty());
-    // pi's delivery modes for queued messages (focus's default: all at once).
-    config.steering_mode = settings.steering_mode.unwrap_or_default();
-    config.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
-    let mode = args.permission_mode.as_deref();
-    let gatekeeper = seams::gate(&settings, mode, ask, cwd, sandbox).map_err(SetupError::usage)?;
-    for warning in gatekeeper.warnings() {
-        errln!("focus: {warning}");
-    }
-    config.gate = Some(gatekeeper.clone());
-    config.prompt_hooks = Some(gatekeeper.clone());
-    gatekeeper.set_session(store.id(), store.path());
-    let source = if is_new_session { "startup" } else { "resume" };
-    for failure in gatekeeper.session_start(source) {
-        errln!("focus: {failure}");
-    }
-    let prompt = seams::PromptSource {
-        cwd: cwd.to_path_buf(),
-        replace,
-        append,
-        gate: Some(gatekeeper.clone()),
-    };
-    let specs: Vec<_> = config.tools.iter().map(|t| t.spec()).collect();
-    let (system_prompt, warnings) = prompt.build(&specs);
-    for warning in &warnings {
-        errln!("focus: {warning}");
-    }
-    config.system_prompt = system_prompt;
-    // Like pi, a session records the model and thinking level it starts with, and
-    // a resumed one records a change of either.
+        })
+}
+
+/// Like pi, a session records the model and thinking level it starts with,
+/// and a resumed one records a change of either.
+fn record_model_and_thinking(store: &mut Store, config: &AgentConfig, is_new_session: bool) {
     let model = config.provider.model().clone();
     let level = config.options.thinking.as_str();
     let recorded = store.context_model();
@@ -268,16 +367,6 @@ pub fn build_engine(
     if is_new_session || recorded.1 != level {
         let _ = store.append_thinking_change(level);
     }
-    let mut engine = Engine::new(config, history, store);
-    engine.compaction = settings.compaction;
-    engine.retry = retry;
-    engine.model_scope = scope;
-    engine.set_prompt_source(prompt);
-    engine.set_gatekeeper(gatekeeper);
-    if let Some(mcp) = mcp {
-        engine.set_mcp(mcp, base_tools);
-    }
-    Ok((engine, choice))
 }
 
 /// Splits pi's `model:thinking` suffix (`sonnet:high`) off a model pattern.

@@ -24,6 +24,10 @@
 //! | 5 | 6.10 | `IOCTL_DEV`: ioctl on devices (so no `TIOCSTI` into the terminal) |
 //! | 6 | 6.12 | scopes: signals and abstract Unix sockets stay inside the sandbox |
 //!
+//! `MAKE_CHAR`, `MAKE_BLOCK` and `IOCTL_DEV` are handled but never granted,
+//! not even beneath the writable paths: no device node is made, and no device
+//! (a terminal) takes an ioctl.
+//!
 //! On an older ABI the newer rights are simply not handled (best effort: a
 //! kernel without `TRUNCATE` cannot refuse a truncate); [`abi_version`] says
 //! which applies. Elsewhere than Linux, [`abi_version`] is `None` and
@@ -221,11 +225,14 @@ mod linux {
             // O_CLOEXEC) and nothing else owns it.
             let ruleset = unsafe { OwnedFd::from_raw_fd(fd as c_int) };
             let confinement = Confinement { ruleset, abi };
+            // Handled but never granted: making device nodes and ioctl on
+            // devices (a tty's TIOCSTI), beneath the writable paths too.
+            let granted = handled_fs & !(MAKE_CHAR | MAKE_BLOCK | IOCTL_DEV);
             for dir in &rules.writable_dirs {
-                confinement.allow_beneath(dir, handled_fs)?;
+                confinement.allow_beneath(dir, granted)?;
             }
             for file in &rules.writable_files {
-                confinement.allow_beneath(file, handled_fs & FILE_RIGHTS)?;
+                confinement.allow_beneath(file, granted & FILE_RIGHTS)?;
             }
             Ok(confinement)
         }
@@ -282,6 +289,22 @@ mod linux {
                         path.display()
                     ),
                 ));
+            }
+            Ok(())
+        }
+
+        /// Restricts the calling process (and everything it starts) to the
+        /// ruleset. `no_new_privs` (or `CAP_SYS_ADMIN`) must be set already.
+        /// Async-signal-safe: one system call, for use between fork and exec.
+        ///
+        /// # Errors
+        ///
+        /// The system error when the kernel refuses the ruleset (no `no_new_privs`, for one).
+        pub fn restrict_self(&self) -> io::Result<()> {
+            // SAFETY: a plain system call on a descriptor we own; no memory
+            // is read or written.
+            if unsafe { syscall(SYS_LANDLOCK_RESTRICT_SELF, self.ruleset.as_raw_fd(), 0u32) } != 0 {
+                return Err(io::Error::last_os_error());
             }
             Ok(())
         }
@@ -361,6 +384,15 @@ mod other {
 
         /// Never reached: no value exists.
         pub fn apply_to(self, _command: &mut Command) {}
+
+        /// Never reached: no value exists.
+        ///
+        /// # Errors
+        ///
+        /// Never: no value exists to call it on.
+        pub fn restrict_self(&self) -> io::Result<()> {
+            Ok(())
+        }
     }
 }
 

@@ -20,7 +20,11 @@
 //! - [`private_files`]: files of mode 0600 in folders of mode 0700 (safe code
 //!   over std's Unix extensions, here so every crate can share it);
 //! - [`landlock`]: confining a child process's file system (and TCP) access with
-//!   Linux's Landlock, applied in the child between `fork` and `exec`.
+//!   Linux's Landlock, applied in the child between `fork` and `exec`;
+//! - [`jail`]: everything else a tool's child does before `exec`, in order:
+//!   [`namespaces`] (read-only mounts of protected paths, a PID namespace with
+//!   its own `/proc`), [`rlimits`], [`cgroup`] (a process limit that holds for
+//!   root), [`capabilities`] (all dropped) and a [`seccomp`] filter.
 //!
 //! Every `unsafe` block is one call, with a `SAFETY:` comment saying why the
 //! arguments are valid. The rest of the workspace declares
@@ -58,11 +62,25 @@ compile_error!(
      and ioctl codes (from the platform's headers) before building focus here"
 );
 
+#[cfg(target_os = "linux")]
+pub mod capabilities;
+#[cfg(target_os = "linux")]
+pub mod cgroup;
+#[cfg(target_os = "linux")]
+mod ffi;
 pub mod fs;
+#[cfg(target_os = "linux")]
+pub mod jail;
 pub mod landlock;
+#[cfg(target_os = "linux")]
+pub mod namespaces;
 pub mod openat;
 pub mod private_files;
 pub mod process;
+#[cfg(target_os = "linux")]
+pub mod rlimits;
+#[cfg(target_os = "linux")]
+pub mod seccomp;
 pub mod secrets;
 pub mod signals;
 pub mod terminal;

@@ -44,6 +44,8 @@ static INSTALL_TERMINATIONS: Once = Once::new();
 extern "C" {
     /// `signal(2)`; glibc, musl, macOS and the BSDs all give it BSD semantics
     /// (the handler stays installed, interrupted calls restart).
+    // Also declared in `ffi`, with SIG_DFL's integer as the handler.
+    #[allow(clashing_extern_declarations)]
     fn signal(signum: c_int, handler: extern "C" fn(c_int)) -> usize;
     fn _exit(status: c_int) -> !;
     fn raise(signum: c_int) -> c_int;

@@ -41,6 +41,8 @@ use spill::{SpillDir, SpillFile, Spilled};
 pub const DEFAULT_TIMEOUT_SECS: f64 = 120.0;
 /// How often partial output is streamed to the user interface.
 const UPDATE_EVERY: Duration = Duration::from_millis(250);
+/// How often the private temporary directory's size is checked while a command runs.
+const TEMP_CHECK_EVERY: Duration = Duration::from_millis(500);
 /// How long to wait for the output pipe to close once the shell has exited.
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
 
@@ -212,6 +214,8 @@ enum Ending {
     Exited(Option<i32>, Option<i32>),
     TimedOut,
     Aborted,
+    /// Stopped by focus for passing a limit (the note says which).
+    Stopped,
 }
 
 /// Runs `command` confined by `state`'s sandbox and builds the tool result
@@ -228,23 +232,29 @@ pub fn run_command(
 ) -> ToolOutput {
     use std::os::unix::process::ExitStatusExt;
 
+    let sandbox = &state.sandbox;
     if !cwd.is_dir() {
         return ToolOutput::error(format!(
             "The working directory {} does not exist; cannot run commands.",
             cwd.display()
         ));
     }
+    let max_timeout = sandbox.limits().max_timeout_secs as f64;
+    let clamped = timeout_secs > max_timeout;
+    let timeout_secs = timeout_secs.min(max_timeout);
     let command_text = command;
     let mut command = process::bash(&format!("exec 2>&1\n{command}"));
     crate::secret_env::remove_secret_variables(&mut command);
     // git reads no program from a file for a call that is meant only to read.
-    if state.sandbox.is_read_only() || crate::gates::judge::is_read_only_command(command_text) {
+    if sandbox.is_read_only() || crate::gates::judge::is_read_only_command(command_text) {
         crate::git_env::apply(&mut command);
     }
-    if let Err(e) = state.sandbox.confine(&mut command) {
+    if let Err(e) = sandbox.confine(&mut command) {
         return ToolOutput::error(format!("{e}; the command was not run."));
     }
     command.current_dir(cwd);
+    let guard = sandbox.before_call();
+    let limit_hits = sandbox.process_limit_hits();
     let captured = Arc::new(Mutex::new(Captured::new(
         Arc::clone(&state.spill),
         spill_cap,
@@ -256,11 +266,21 @@ pub fn run_command(
         .leave_background()
         .grace(DRAIN_GRACE);
     let started = Instant::now();
-    let deadline = started + Duration::from_secs_f64(timeout_secs.min(1e9));
+    let deadline = started + Duration::from_secs_f64(timeout_secs);
     let mut last_update = started;
+    let mut last_temp_check = started;
+    let mut temp_full = None;
     let outcome = job.run_with_deadline(deadline, || {
         if ctx.cancel.is_cancelled() {
             return ControlFlow::Break(());
+        }
+        // The private temporary directory's cap: checked, not trusted.
+        if last_temp_check.elapsed() >= TEMP_CHECK_EVERY {
+            last_temp_check = Instant::now();
+            temp_full = sandbox.temp_dir_over_cap();
+            if temp_full.is_some() {
+                return ControlFlow::Break(());
+            }
         }
         if last_update.elapsed() >= UPDATE_EVERY {
             last_update = Instant::now();
@@ -284,15 +304,66 @@ pub fn run_command(
     let total_bytes = so_far.total_bytes;
     drop(so_far);
 
-    build_result(
+    let temp_full = temp_full.or_else(|| sandbox.temp_dir_over_cap());
+    let mut notes = Vec::new();
+    if clamped {
+        notes.push(format!(
+            "[timeout lowered to {} seconds, the maximum (sandbox.limits.maxTimeoutSeconds)]",
+            format_seconds(max_timeout)
+        ));
+    }
+    if let Some(used) = temp_full {
+        sandbox.empty_temp_dir();
+        notes.push(format!(
+            "[sandbox: the private temporary directory held {} MB, past its cap of {} MB \
+             (sandbox.limits.tempDirMb): the command was stopped and the directory emptied]",
+            used / (1024 * 1024),
+            sandbox.limits().temp_dir.unwrap_or(0) / (1024 * 1024)
+        ));
+    }
+    // The kernel's count where there is one (root's control group), else the
+    // shells' own words for a refused fork.
+    let said = raw.contains("(sandbox.limits.processes)");
+    let forks_failed = sandbox.process_limit_hits() > limit_hits
+        || raw.contains("Resource temporarily unavailable")
+        || raw.contains("Cannot fork");
+    if let (Some(limit), true, false) = (sandbox.limits().processes, forks_failed, said) {
+        if sandbox.is_enforcing() {
+            notes.push(format!(
+                "[sandbox: forks failed: the command reached the limit of {limit} processes \
+                 (sandbox.limits.processes)]"
+            ));
+        }
+    }
+    notes.extend(sandbox.after_call(guard));
+    let result = build_result(
         &raw,
         total_lines,
         total_bytes,
         (spilled, &state.spill, spill_cap),
-        ending,
+        if temp_full.is_some() && matches!(ending, Ending::Aborted) {
+            Ending::Stopped
+        } else {
+            ending
+        },
         timeout_secs,
         started.elapsed(),
-    )
+    );
+    with_notes(result, &notes)
+}
+
+/// `output` with `notes` appended to its text (an error if any note is).
+fn with_notes(output: ToolOutput, notes: &[String]) -> ToolOutput {
+    if notes.is_empty() {
+        return output;
+    }
+    let text = format!("{}\n\n{}", output.text_content(), notes.join("\n"));
+    let out = if output.is_error {
+        ToolOutput::error(text)
+    } else {
+        ToolOutput::text(text)
+    };
+    out.with_details(output.details)
 }
 
 fn build_result(
@@ -374,6 +445,13 @@ fn build_result(
                 format_seconds(timeout_secs)
             ));
             details.insert("timedOut", true);
+            true
+        }
+        Ending::Stopped => {
+            text.push_str(
+                "\n\nCommand stopped by the sandbox; it and every process it started were killed.",
+            );
+            details.insert("stopped", true);
             true
         }
         Ending::Aborted => {

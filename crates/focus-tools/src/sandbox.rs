@@ -31,6 +31,9 @@
 //! library user who gives none gets [`Sandbox::off`], the old, unconfined
 //! behaviour. Its private temporary directory goes when it is dropped.
 
+pub mod kernel;
+pub mod limits;
+pub mod mounts;
 pub mod settings;
 
 use std::path::{Path, PathBuf};
@@ -38,7 +41,10 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-use focus_sys::landlock::{Confinement, Rules};
+pub use crate::protected::protected_paths;
+use focus_sys::landlock::Rules;
+pub use kernel::KernelSupport;
+pub use limits::ToolLimits;
 pub use settings::SandboxSettings;
 
 use crate::gates::Mode;
@@ -74,6 +80,15 @@ pub struct Sandbox {
     read_only: AtomicBool,
     /// Whether `temp` was created for this sandbox (and may be removed).
     owns_temp: bool,
+    /// Whether tools may create Unix sockets (`sandbox.allowUnixSockets`).
+    allow_unix: bool,
+    /// Limits of tool processes.
+    limits: ToolLimits,
+    /// Namespaces and seccomp, as far as the system offers them.
+    support: KernelSupport,
+    /// The session's `pids` control group (root), made at the first spawn.
+    #[cfg(target_os = "linux")]
+    pids_group: OnceLock<Option<focus_sys::cgroup::PidsGroup>>,
 }
 
 impl Sandbox {
@@ -91,6 +106,15 @@ impl Sandbox {
             mcp_servers: false,
             read_only: AtomicBool::new(false),
             owns_temp: false,
+            allow_unix: true,
+            limits: ToolLimits::default(),
+            support: KernelSupport {
+                #[cfg(target_os = "linux")]
+                namespaces: None,
+                seccomp: false,
+            },
+            #[cfg(target_os = "linux")]
+            pids_group: OnceLock::new(),
         }
     }
 
@@ -148,6 +172,15 @@ impl Sandbox {
             mcp_servers: settings.mcp_servers,
             read_only: AtomicBool::new(false),
             owns_temp: true,
+            allow_unix: !settings.allow_unix_sockets.is_empty(),
+            limits: settings.limits,
+            support: if settings.enabled {
+                KernelSupport::probe()
+            } else {
+                Sandbox::off().support.clone()
+            },
+            #[cfg(target_os = "linux")]
+            pids_group: OnceLock::new(),
         })
     }
 
@@ -164,23 +197,25 @@ impl Sandbox {
     /// One line for `/session` and for start-up: what confines tools now.
     pub fn describe(&self) -> String {
         match &self.status {
-            Status::Enforcing { abi } => format!(
-                "sandbox: Landlock ABI {abi}; tools write only {}{}",
-                if self.read_only.load(Ordering::SeqCst) {
-                    "the private temporary directory (plan mode)".to_string()
-                } else {
-                    let extra = match self.writable.len() {
-                        0 => String::new(),
-                        1 => ", 1 path from sandbox.writablePaths".to_string(),
-                        n => format!(", {n} paths from sandbox.writablePaths"),
-                    };
-                    format!(
-                        "inside {}{extra} and the private temporary directory",
-                        crate::path::printable(&self.project.display().to_string())
-                    )
-                },
-                if self.network { "" } else { "; no TCP" }
-            ),
+            Status::Enforcing { abi } => {
+                format!(
+                    "sandbox: Landlock ABI {abi}; tools write only {}{}",
+                    if self.read_only.load(Ordering::SeqCst) {
+                        "the private temporary directory (plan mode)".to_string()
+                    } else {
+                        let extra = match self.writable.len() {
+                            0 => String::new(),
+                            1 => ", 1 path from sandbox.writablePaths".to_string(),
+                            n => format!(", {n} paths from sandbox.writablePaths"),
+                        };
+                        format!(
+                            "inside {}{extra} and the private temporary directory",
+                            crate::path::printable(&self.project.display().to_string())
+                        )
+                    },
+                    if self.network { "" } else { "; no network" }
+                ) + &self.describe_kernel()
+            }
             Status::Unavailable(why) => format!(
                 "sandbox: NONE ({why}); plan mode refuses every command it cannot prove \
                  read-only, and other modes rely on asking"
@@ -191,12 +226,118 @@ impl Sandbox {
         }
     }
 
+    /// What confines tools besides Landlock, for [`Sandbox::describe`].
+    fn describe_kernel(&self) -> String {
+        let mut parts = Vec::new();
+        parts.push(if self.support.protects_paths() {
+            "git config/hooks/info and .focus, .claude, .codex, .pi read-only".to_string()
+        } else {
+            "NO mount namespace here, so git config/hooks and .focus are writable by tools"
+                .to_string()
+        });
+        parts.push(if self.support.hides_processes() {
+            "own PID namespace and /proc".to_string()
+        } else {
+            "NO PID namespace here, so other processes' /proc entries are readable".to_string()
+        });
+        if self.support.seccomp {
+            parts.push(if self.allow_unix {
+                "seccomp (Unix sockets ALLOWED by sandbox.allowUnixSockets: the kernel cannot                  limit them to the listed paths)"
+                    .to_string()
+            } else {
+                "seccomp (no Unix sockets, no devices, no ptrace, no mounts)".to_string()
+            });
+        } else {
+            parts.push("NO seccomp filter on this architecture".to_string());
+        }
+        parts.push("no capabilities".to_string());
+        format!("; {}", parts.join("; "))
+    }
+
     /// The warning to print once at start, when there is one: the kernel could
-    /// not confine tools although the sandbox was wanted.
+    /// not confine tools although the sandbox was wanted, or confines them
+    /// less than it should (no namespaces, no seccomp, Unix sockets allowed).
     pub fn start_notice(&self) -> Option<String> {
         match self.status {
             Status::Unavailable(_) => Some(self.describe()),
+            Status::Enforcing { .. }
+                if !self.support.protects_paths()
+                    || !self.support.hides_processes()
+                    || !self.support.seccomp
+                    || self.allow_unix =>
+            {
+                Some(self.describe())
+            }
             _ => None,
+        }
+    }
+
+    /// Every protected path of the project ([`crate::protected`]): the write
+    /// and edit tools ask before writing one; tool processes see them read-only.
+    pub fn protected_paths(&self) -> Vec<PathBuf> {
+        crate::protected::protected_paths(&self.project)
+    }
+
+    /// The limits of tool processes.
+    pub fn limits(&self) -> &ToolLimits {
+        &self.limits
+    }
+
+    /// What the system offers besides Landlock.
+    pub fn kernel_support(&self) -> &KernelSupport {
+        &self.support
+    }
+
+    /// Notes the protected names absent from the project before a command
+    /// runs; [`Sandbox::after_call`] moves any that appeared. `None` when off.
+    pub fn before_call(&self) -> Option<mounts::MissingGuard> {
+        (self.status != Status::Off).then(|| mounts::MissingGuard::before(&self.project))
+    }
+
+    /// After a command: moves protected names it created out of the project
+    /// and returns a note for its result (see [`mounts`]).
+    pub fn after_call(&self, guard: Option<mounts::MissingGuard>) -> Option<String> {
+        let guard = guard?;
+        let quarantine = self
+            .temp_dir()
+            .map(|t| t.join("moved-out-of-the-project"))?;
+        guard.after(&quarantine)
+    }
+
+    /// Whether the private temporary directory is past `sandbox.limits.tempDirMb`:
+    /// `Some(bytes in use)` if so. Never when off.
+    pub fn temp_dir_over_cap(&self) -> Option<u64> {
+        let cap = self.limits.temp_dir?;
+        if self.status == Status::Off {
+            return None;
+        }
+        let dir = self.temp.get()?.as_deref()?;
+        let used = limits::disk_usage(dir, cap);
+        (used > cap).then_some(used)
+    }
+
+    /// How often a `fork` of a tool process was refused at the session's
+    /// process limit so far, where the kernel counts it (root's `pids`
+    /// control group; 0 elsewhere).
+    pub fn process_limit_hits(&self) -> u64 {
+        #[cfg(target_os = "linux")]
+        if let Some(Some(group)) = self.pids_group.get() {
+            return group.times_at_limit();
+        }
+        0
+    }
+
+    /// Empties the private temporary directory (after it passed its cap).
+    pub fn empty_temp_dir(&self) {
+        if let Some(Some(dir)) = self.temp.get() {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                let _ = if path.is_dir() && !path.is_symlink() {
+                    std::fs::remove_dir_all(&path)
+                } else {
+                    std::fs::remove_file(&path)
+                };
+            }
         }
     }
 
@@ -247,6 +388,10 @@ impl Sandbox {
         if let (true, Some(Some(dir))) = (self.owns_temp, self.temp.get()) {
             let _ = std::fs::remove_dir_all(dir);
         }
+        #[cfg(target_os = "linux")]
+        if let Some(Some(group)) = self.pids_group.get() {
+            group.remove();
+        }
     }
 
     /// The project directory, resolved.
@@ -285,7 +430,10 @@ impl Sandbox {
         self.confine_with(command, self.rules())
     }
 
-    /// Confines `command` to `rules` (see [`Sandbox::confine`]).
+    /// Confines `command` to `rules` (see [`Sandbox::confine`]): Landlock,
+    /// and where the system offers them namespaces with the protected paths
+    /// read-only, limits, no capabilities and the seccomp filter
+    /// ([`kernel::build`]).
     fn confine_with(&self, command: &mut Command, rules: Rules) -> Result<(), String> {
         if !self.is_enforcing() {
             return Ok(());
@@ -293,9 +441,42 @@ impl Sandbox {
         if let Some(temp) = self.temp_dir() {
             command.env("TMPDIR", temp);
         }
-        let confinement = Confinement::new(&rules).map_err(|e| format!("sandbox: {e}"))?;
-        confinement.apply_to(command);
-        Ok(())
+        kernel::build(
+            kernel::Request {
+                project: &self.project,
+                project_writable: rules.writable_dirs.contains(&self.project),
+                support: &self.support,
+                rules: Some(rules),
+                limits: &self.limits,
+                cgroup_procs: self.cgroup_procs(),
+                allow_unix_sockets: self.allow_unix,
+                network: self.network,
+            },
+            command,
+        )
+    }
+
+    /// The `cgroup.procs` of the session's `pids` control group, made at the
+    /// first call where `RLIMIT_NPROC` does not hold (root) and a group can be
+    /// made.
+    #[cfg(target_os = "linux")]
+    fn cgroup_procs(&self) -> Option<PathBuf> {
+        let max = self.limits.processes?;
+        if !focus_sys::namespaces::is_root() {
+            return None;
+        }
+        self.pids_group
+            .get_or_init(|| {
+                let name = format!("{}-{:p}", std::process::id(), self as *const Sandbox);
+                focus_sys::cgroup::PidsGroup::create(&name, max)
+            })
+            .as_ref()
+            .map(|g| g.procs_file())
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn cgroup_procs(&self) -> Option<PathBuf> {
+        None
     }
 
     /// [`Sandbox::confine`] for a hook: always for a hook of the project's
@@ -398,6 +579,18 @@ impl Sandbox {
     }
 }
 
+impl Drop for Sandbox {
+    /// The private temporary directory goes with the sandbox, and the
+    /// session's `pids` control group once no process is left in it.
+    fn drop(&mut self) {
+        self.remove_temp_dir();
+        #[cfg(target_os = "linux")]
+        if let Some(Some(group)) = self.pids_group.get() {
+            group.remove();
+        }
+    }
+}
+
 /// `path` (made absolute by the caller) with `.` and `..` folded lexically, as
 /// the file tools do, then every symbolic link in its longest existing prefix
 /// resolved; the components that do not exist yet are appended as written.
@@ -497,13 +690,6 @@ fn create_private_dir(base: &Path) -> Result<PathBuf, String> {
     ))
 }
 
-impl Drop for Sandbox {
-    /// The private temporary directory goes with the sandbox.
-    fn drop(&mut self) {
-        self.remove_temp_dir();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -521,6 +707,11 @@ mod tests {
             mcp_servers: false,
             read_only: AtomicBool::new(false),
             owns_temp: false,
+            allow_unix: false,
+            limits: ToolLimits::default(),
+            support: KernelSupport::probe(),
+            #[cfg(target_os = "linux")]
+            pids_group: OnceLock::new(),
         }
     }
 

@@ -1,39 +1,56 @@
 //! JSON mode (`--mode json`): the session header first (when there is a session),
 //! then every agent event as one JSON object per line, exactly as documented in
 //! docs/json-events.md. Nothing else is written to stdout; the exit code is
-//! non-zero when the run ends in an error.
+//! the outcome's (docs/cli.md), and the last line is the result record
+//! (`{"type":"result",…}`, [`outcome`](super::outcome)).
+//!
+//! The one call into the harness, as in print mode: `Conversation::run_to_end`.
 
+use crate::args::headless::Headless;
 use crate::engine::Engine;
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::event_lines::EventLines;
-use focus_core::json::ToJson;
 use focus_core::json::Value;
 use focus_core::message::Message;
+use focus_harness::conversation::ConversationEvent;
 use std::io::Write;
 
-/// Runs `prompts` and prints every event; returns the exit code.
-pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
-    if let Some(header) = engine.session.lock().header_json() {
+/// Runs `prompts` and prints every event, then the result record as the last
+/// line; returns the exit code (docs/cli.md's table, [`outcome`](super::outcome)).
+pub fn run(engine: &mut Engine, prompts: Vec<Message>, headless: &Headless) -> i32 {
+    if let Some(header) = engine.conversation.session.lock().header_json() {
         write_line(&header);
     }
     let mut lines = EventLines::new();
     for prompt in prompts {
-        let outcome = engine.run_blocking(
-            vec![prompt],
-            &mut |event| write_event(&mut lines, event),
-            &mut |notice| write_line(&notice.to_json()),
-        );
+        let outcome = engine.conversation.run_to_end(vec![prompt], &mut |event| {
+            write_conversation_event(&mut lines, event)
+        });
         if outcome.reason != EndReason::Completed {
             if let EndReason::Error(message) = &outcome.reason {
                 errln!("focus: {message}");
             }
-            if outcome.reason == EndReason::Aborted {
-                return crate::stopped_exit_code();
-            }
-            return crate::EXIT_FAILURE;
+            break;
         }
     }
-    0
+    let (code, record) = super::outcome::finish(engine, headless);
+    write_line(&record);
+    code
+}
+
+/// Writes one event of the conversation as a JSON line: the run's through
+/// `lines` ([`write_event`]), the conversation's own in pi's shape (or
+/// focus's, for a warning); `RunEnded` and the retry say nothing pi's lines
+/// would.
+pub fn write_conversation_event(lines: &mut EventLines, event: &ConversationEvent) {
+    match event {
+        ConversationEvent::Agent(event) => write_event(lines, event),
+        other => {
+            if let Some(line) = other.own_json() {
+                write_line(&line);
+            }
+        }
+    }
 }
 
 /// Writes one JSON line to stdout and flushes it (consumers read line by line).

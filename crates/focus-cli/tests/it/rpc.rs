@@ -483,6 +483,57 @@ fn compaction_comes_before_agent_end_and_abort_cancels_it() {
     assert_eq!(rpc.close(), 0);
 }
 
+/// `compact` is answered when its summary is written; meanwhile only `abort`
+/// is, and it cancels the compaction (the response says so, nothing is
+/// recorded); the command after it is answered after it.
+#[test]
+fn compact_is_answered_at_its_end_and_abort_cancels_it() {
+    let s = Sandbox::new();
+    let server = mock(
+        r#"{"name":"c","steps":[
+      {"reply":{"text":"the first answer, long enough to be summarized later on"}},
+      {"reply":{"text":"the second answer"}},
+      {"reply":{"text":"a summary that never comes in time","chunkDelayMs":600000}}]}"#,
+    );
+    s.write_models(&server.url());
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"compaction":{"keepRecentTokens":1}}"#,
+    )
+    .unwrap();
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1"]);
+    for (id, text) in [(1, "one"), (2, "two")] {
+        rpc.call(
+            id,
+            &format!(r#"{{"id":{id},"type":"prompt","message":"{text}"}}"#),
+        );
+        rpc.agent_end();
+    }
+    rpc.send_raw(r#"{"id":3,"type":"compact"}"#);
+    rpc.send_raw(r#"{"id":4,"type":"get_messages"}"#);
+    // Nothing is written while the summary streams: wait for its request.
+    let give_up = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while server.requests().len() < 3 {
+        assert!(std::time::Instant::now() < give_up, "no summary request");
+        std::thread::yield_now();
+    }
+    let aborted = rpc.call(5, r#"{"id":5,"type":"abort"}"#);
+    assert_eq!(aborted["success"].as_bool(), Some(true));
+    let compact = rpc.until("the compact response", |v| v["id"].as_u64() == Some(3));
+    assert_eq!(compact["success"].as_bool(), Some(false), "{compact:?}");
+    let error = compact["error"].as_str().unwrap_or("");
+    assert!(error.contains("cancelled"), "{error}");
+    let messages = rpc.until("the waiting command", |v| v["id"].as_u64() == Some(4));
+    assert_eq!(
+        messages["data"]["messages"].as_array().map(Vec::len),
+        Some(4)
+    );
+    assert!(!std::fs::read_to_string(&s.session_files()[0])
+        .unwrap()
+        .contains(r#""type":"compaction""#));
+    assert_eq!(rpc.close(), 0);
+}
+
 /// A compaction inside a run is reported in order, `get_state` says it is
 /// compacting, and `abort` cancels it and the run.
 #[test]

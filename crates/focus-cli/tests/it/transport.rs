@@ -207,7 +207,10 @@ fn a_loopback_model_starts_no_curl_unless_the_setting_asks() {
     let out = run(&["-p", "--model", "mock-openai/m1", "Run the command for me"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(server.requests().len(), 2);
-    assert_eq!(curl_runs(), 0, "a loopback http:// model started curl");
+    // Not a single curl process, not even its version check.
+    let log_text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(log_text, "", "a loopback http:// model started curl");
+    assert_eq!(curl_runs(), 0);
 
     // The same task with `"transport": "curl"`: the shim sees both model calls,
     // which shows it would have counted them above.

@@ -44,7 +44,7 @@ pub use config::{
 };
 pub use handle::AgentHandle;
 pub use invariants::{check_event_grammar, check_history, repair_history};
-pub use queue::{event_queue, EventReceiver, EventSender};
+pub use queue::{event_queue, Batched, EventReceiver, EventSender};
 pub use run::run_agent;
 
 use crate::event::{AgentEvent, EndReason};

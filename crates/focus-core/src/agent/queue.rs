@@ -14,6 +14,10 @@
 //! events behind, the writer waits, and with it the model's stream (in curl's buffer
 //! and the socket), so memory stays flat whatever the stream's length. A reader
 //! that went away is not waited for: the writer's events are then dropped.
+//!
+//! The queue carries any [`Batched`] item: a run's [`AgentEvent`]s, or what a
+//! front end follows a whole conversation by (the harness's own event type,
+//! which wraps them).
 
 use std::collections::VecDeque;
 use std::sync::mpsc::{RecvError, RecvTimeoutError, TryRecvError};
@@ -29,8 +33,21 @@ pub const WAKE_BATCH: usize = 64;
 /// wake it.
 pub const BATCH_WAIT: Duration = Duration::from_millis(4);
 
+/// What the queue needs to know of an item: whether it is a streamed delta,
+/// which may wait for others before the reader is woken.
+pub trait Batched {
+    /// Whether this item is a delta (anything else wakes the reader at once).
+    fn is_delta(&self) -> bool;
+}
+
+impl Batched for AgentEvent {
+    fn is_delta(&self) -> bool {
+        AgentEvent::is_delta(self)
+    }
+}
+
 /// A queue of events with room for `capacity` (at least 1).
-pub fn event_queue(capacity: usize) -> (EventSender, EventReceiver) {
+pub fn event_queue<T: Batched>(capacity: usize) -> (EventSender<T>, EventReceiver<T>) {
     let shared = Arc::new(Shared {
         state: Mutex::new(State {
             events: VecDeque::new(),
@@ -51,23 +68,23 @@ pub fn event_queue(capacity: usize) -> (EventSender, EventReceiver) {
     )
 }
 
-struct Shared {
-    state: Mutex<State>,
+struct Shared<T> {
+    state: Mutex<State<T>>,
     not_empty: Condvar,
     not_full: Condvar,
     capacity: usize,
 }
 
-struct State {
-    events: VecDeque<AgentEvent>,
+struct State<T> {
+    events: VecDeque<T>,
     senders: usize,
     receiver_alive: bool,
     receiver_waiting: bool,
     sender_waiting: bool,
 }
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
+impl<T> Shared<T> {
+    fn lock(&self) -> MutexGuard<'_, State<T>> {
         // Every change under this lock is a single push, pop or flag write, so a
         // panic elsewhere cannot leave the state half-changed.
         crate::sync::lock(&self.state)
@@ -79,23 +96,23 @@ impl Shared {
 pub struct ReaderGone;
 
 /// The writing end (cloneable: tool threads write too).
-pub struct EventSender {
-    shared: Arc<Shared>,
+pub struct EventSender<T = AgentEvent> {
+    shared: Arc<Shared<T>>,
 }
 
 /// The reading end.
-pub struct EventReceiver {
-    shared: Arc<Shared>,
+pub struct EventReceiver<T = AgentEvent> {
+    shared: Arc<Shared<T>>,
 }
 
-impl EventSender {
+impl<T: Batched> EventSender<T> {
     /// Queues `event`, waiting while the queue is full. Fails (dropping the event)
     /// when the reader is gone.
     ///
     /// # Errors
     ///
     /// [`ReaderGone`] when the receiving side was dropped; the event is dropped with it.
-    pub fn send(&self, event: AgentEvent) -> Result<(), ReaderGone> {
+    pub fn send(&self, event: T) -> Result<(), ReaderGone> {
         let shared = &*self.shared;
         let mut state = shared.lock();
         while state.events.len() >= shared.capacity && state.receiver_alive {
@@ -117,8 +134,37 @@ impl EventSender {
     }
 }
 
-impl Clone for EventSender {
-    fn clone(&self) -> EventSender {
+impl<T: Batched> EventSender<T> {
+    /// Queues a few events at once, so that a reader sees all of them or none
+    /// (the end of a run with what follows it); waits while the queue is full,
+    /// then may pass its capacity by their number. Fails when the reader is gone.
+    ///
+    /// # Errors
+    ///
+    /// [`ReaderGone`] when the receiving side was dropped; the events are dropped with it.
+    pub fn send_all(&self, events: impl IntoIterator<Item = T>) -> Result<(), ReaderGone> {
+        let shared = &*self.shared;
+        let mut state = shared.lock();
+        while state.events.len() >= shared.capacity && state.receiver_alive {
+            state.sender_waiting = true;
+            state = shared
+                .not_full
+                .wait(state)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        if !state.receiver_alive {
+            return Err(ReaderGone);
+        }
+        state.events.extend(events);
+        if state.receiver_waiting {
+            shared.not_empty.notify_one();
+        }
+        Ok(())
+    }
+}
+
+impl<T> Clone for EventSender<T> {
+    fn clone(&self) -> EventSender<T> {
         self.shared.lock().senders += 1;
         EventSender {
             shared: self.shared.clone(),
@@ -126,7 +172,7 @@ impl Clone for EventSender {
     }
 }
 
-impl Drop for EventSender {
+impl<T> Drop for EventSender<T> {
     fn drop(&mut self) {
         let mut state = self.shared.lock();
         state.senders -= 1;
@@ -136,14 +182,14 @@ impl Drop for EventSender {
     }
 }
 
-impl EventReceiver {
+impl<T> EventReceiver<T> {
     /// The next event, waiting for it; an error once every sender is gone and the
     /// queue is empty.
     ///
     /// # Errors
     ///
     /// `RecvError` once every sender is gone and nothing is left to read.
-    pub fn recv(&self) -> Result<AgentEvent, RecvError> {
+    pub fn recv(&self) -> Result<T, RecvError> {
         self.next(None).map_err(|_| RecvError)
     }
 
@@ -153,7 +199,7 @@ impl EventReceiver {
     ///
     /// `Timeout` when nothing arrived within `timeout`; `Disconnected` once every sender is gone
     /// and the queue is empty.
-    pub fn recv_timeout(&self, timeout: Duration) -> Result<AgentEvent, RecvTimeoutError> {
+    pub fn recv_timeout(&self, timeout: Duration) -> Result<T, RecvTimeoutError> {
         self.next(Some(Instant::now() + timeout))
     }
 
@@ -163,7 +209,7 @@ impl EventReceiver {
     ///
     /// `Empty` when nothing is queued now; `Disconnected` once every sender is gone and the queue
     /// is empty.
-    pub fn try_recv(&self) -> Result<AgentEvent, TryRecvError> {
+    pub fn try_recv(&self) -> Result<T, TryRecvError> {
         let mut state = self.shared.lock();
         match self.pop(&mut state) {
             Some(event) => Ok(event),
@@ -175,9 +221,9 @@ impl EventReceiver {
     /// Takes every queued event at once, under one lock and without copying
     /// one: the queue's storage is handed over whole and `spare` (emptied)
     /// becomes the queue's. A reader that gives its spent buffers back here
-    /// keeps a stream of any length in a few buffers (`focus-cli`'s
-    /// `engine::RunFollower` does).
-    pub fn take_all(&self, mut spare: VecDeque<AgentEvent>) -> VecDeque<AgentEvent> {
+    /// keeps a stream of any length in a few buffers (focus-harness's
+    /// `Conversation::poll` does).
+    pub fn take_all(&self, mut spare: VecDeque<T>) -> VecDeque<T> {
         spare.clear();
         let mut state = self.shared.lock();
         let taken = std::mem::replace(&mut state.events, spare);
@@ -189,16 +235,16 @@ impl EventReceiver {
     }
 
     /// The events queued now, without waiting.
-    pub fn try_iter(&self) -> impl Iterator<Item = AgentEvent> + '_ {
+    pub fn try_iter(&self) -> impl Iterator<Item = T> + '_ {
         std::iter::from_fn(|| self.try_recv().ok())
     }
 
     /// Every event until the senders are gone.
-    pub fn iter(&self) -> impl Iterator<Item = AgentEvent> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
         std::iter::from_fn(|| self.recv().ok())
     }
 
-    fn next(&self, deadline: Option<Instant>) -> Result<AgentEvent, RecvTimeoutError> {
+    fn next(&self, deadline: Option<Instant>) -> Result<T, RecvTimeoutError> {
         let shared = &*self.shared;
         let mut state = shared.lock();
         loop {
@@ -224,7 +270,7 @@ impl EventReceiver {
         }
     }
 
-    fn pop(&self, state: &mut State) -> Option<AgentEvent> {
+    fn pop(&self, state: &mut State<T>) -> Option<T> {
         let event = state.events.pop_front()?;
         if state.sender_waiting {
             state.sender_waiting = false;
@@ -234,7 +280,7 @@ impl EventReceiver {
     }
 }
 
-impl Drop for EventReceiver {
+impl<T> Drop for EventReceiver<T> {
     fn drop(&mut self) {
         let mut state = self.shared.lock();
         state.receiver_alive = false;
@@ -314,6 +360,18 @@ mod tests {
         let next = rx.take_all(VecDeque::new());
         assert_eq!(next, [delta(2)]);
         assert!(next.capacity() >= 64);
+    }
+
+    #[test]
+    fn events_sent_together_are_taken_together() {
+        let (tx, rx) = event_queue(2);
+        tx.send(delta(0)).unwrap();
+        tx.send_all([delta(1), AgentEvent::TurnStart, delta(2)])
+            .unwrap();
+        let taken = rx.take_all(VecDeque::new());
+        assert_eq!(taken, [delta(0), delta(1), AgentEvent::TurnStart, delta(2)]);
+        drop(rx);
+        assert_eq!(tx.send_all([delta(3)]), Err(ReaderGone));
     }
 
     #[test]

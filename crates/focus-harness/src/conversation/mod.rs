@@ -1,23 +1,29 @@
 //! A conversation, apart from any terminal: [`Conversation`] holds the agent's
-//! configuration, the history and the session, starts runs and compacts (inside
-//! a run, after one, after an overflow; [`driver`]); [`store`] opens the session a front end
-//! asks for (one lookup rule); [`hooks`] is what a front end plugs in (session
-//! hooks, tools that change); [`notice`] is what it reports besides the runs'
-//! events.
+//! configuration, the history and the session, and owns every run ([`driver`]):
+//! it starts it, follows it on a thread of its own, compacts inside a run,
+//! after one and after an overflow, and retries once ([`lifecycle`]); a front
+//! end renders the one closed type it reports, [`ConversationEvent`]
+//! ([`event`]), taken with [`Conversation::poll`] from the front end's own loop
+//! or with the blocking [`Conversation::run_to_end`]. [`navigate`] moves in the
+//! sessions (new, resume, fork, tree); [`store`] opens the session a front end
+//! asks for (one lookup rule); [`summary`] sums the runs up (the exit code and
+//! result record of a headless run); [`hooks`] is what a front end plugs in (session
+//! hooks, tools that change).
 //!
-//! The CLI's four modes (print, JSON, RPC, interactive) each drive a
-//! `Conversation` and render what it reports; none of them keeps history or
-//! writes the session itself.
+//! The CLI's four modes (print, JSON, RPC, interactive) each make one of those
+//! two calls and render what comes back; none of them keeps history, writes
+//! the session, compacts or retries itself.
 
 pub mod driver;
+pub mod event;
 pub mod hooks;
-pub mod notice;
+pub mod lifecycle;
+pub mod navigate;
 pub mod store;
+pub mod summary;
 
-pub use driver::{
-    AfterRun, CompactionWatch, Conversation, InterruptCounter, PromptBuilder, RunOutcome,
-    SharedStore,
-};
+pub use driver::{Conversation, InterruptCounter, PromptBuilder, RunOutcome, SharedStore};
+pub use event::{CompactionEnded, CompactionReason, ConversationEvent, Events};
 pub use hooks::{ConversationHooks, ToolSource};
-pub use notice::Notice;
 pub use store::{recent_sessions, SessionRequest, Store};
+pub use summary::{DeniedCall, Outcome, RunSummary};

@@ -1,4 +1,4 @@
-//! A `Conversation` without any terminal: runs through `run_blocking`, the
+//! A `Conversation` without any terminal: runs through `run_to_end`, the
 //! session written by the loop's observer, and a compaction inside a run when a
 //! tool-using run fills the context between two model calls.
 
@@ -7,7 +7,7 @@ use focus_core::agent::AgentConfig;
 use focus_core::message::{AssistantMessage, Content, Message, StopReason, ToolCall, UserMessage};
 use focus_core::tool::ToolOutput;
 use focus_harness::compaction::CompactionSettings;
-use focus_harness::conversation::{Conversation, Notice, SessionRequest, Store};
+use focus_harness::conversation::{Conversation, ConversationEvent, SessionRequest, Store};
 use focus_harness::session::EntryKind;
 use focus_testkit::scripted::FnTool;
 use std::sync::Arc;
@@ -54,16 +54,21 @@ fn a_run_that_fills_the_context_is_compacted_between_its_model_calls() {
         keep_recent_tokens: 1,
         ..CompactionSettings::default()
     };
-    let (mut events, mut notices) = (Vec::new(), Vec::new());
+    let (mut events, mut own) = (Vec::new(), Vec::new());
     for text in ["one", "two"] {
-        let outcome = conversation.run_blocking(
-            prompt(text),
-            &mut |event| events.push(event.type_name()),
-            &mut |notice: &Notice| notices.push(notice.clone()),
-        );
+        let outcome = conversation.run_to_end(prompt(text), &mut |event| match event {
+            ConversationEvent::Agent(event) => events.push(event.type_name()),
+            other => own.push(other.clone()),
+        });
         assert_eq!(outcome.reason, focus_core::event::EndReason::Completed);
     }
-    assert!(notices.is_empty(), "no compaction after a run: {notices:?}");
+    // Nothing of the conversation's own but the two ends: no compaction after a run.
+    assert!(
+        own.iter()
+            .all(|e| matches!(e, ConversationEvent::RunEnded(_))),
+        "{own:?}"
+    );
+    assert_eq!(own.len(), 2);
     let start = events
         .iter()
         .position(|e| *e == "auto_compaction_start")

@@ -3,12 +3,14 @@
 //! Modules: `sessions` (tree, branching, fork, labels, listing, fixtures),
 //! `pi_samples` (real pi session files), `crash` (killing the writer at random
 //! moments), `lock` (two writers), `compaction` (cut points, summaries),
-//! `conversation` (a `Conversation` driven without a terminal).
+//! `conversation` (a `Conversation` driven without a terminal), `front_end`
+//! (a front end of a few dozen lines: runs, steering, abort, compaction, overflow).
 
 mod compaction;
 mod conversation;
 mod crash;
 mod damaged;
+mod front_end;
 mod hostile;
 mod lock;
 mod pi_samples;

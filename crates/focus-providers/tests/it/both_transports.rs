@@ -7,6 +7,7 @@
 //! transport's connection pool) is tested beside it.
 
 use crate::support::ask::ask;
+use crate::support::limits::head_within_a_limit;
 use crate::support::transports::{both, Row};
 use focus_core::cancel::CancelToken;
 use focus_core::message::{AssistantMessage, StopReason};
@@ -231,11 +232,8 @@ fn connection_failures_map_to_their_kinds() {
 fn time_limits_end_a_silent_server() {
     for row in both() {
         let never = Gate::new();
-        let server = TestServer::queue(vec![
-            ScriptedResponse::json("{}").head_after_gate(&never),
-            ScriptedResponse::sse(&["data: 1\n\n"]).chunk_after_gate(&never, "data: 2\n\n"),
-        ]);
-        let mut slow = request("POST", server.url(), b"{}");
+        let silent = TestServer::repeating(ScriptedResponse::json("{}").head_after_gate(&never));
+        let mut slow = request("POST", silent.url(), b"{}");
         slow.total_timeout = Some(Duration::from_millis(400));
         let error = send(&row, &slow).unwrap_err();
         assert!(
@@ -244,7 +242,16 @@ fn time_limits_end_a_silent_server() {
             row.name
         );
         assert!(error.is_retryable());
-        let response = send(&row, &slow).unwrap();
+        // The head comes at once, the body never: whatever limit lets the
+        // head through on this machine must then end the read of the body.
+        let stalled = TestServer::repeating(
+            ScriptedResponse::sse(&["data: 1\n\n"]).chunk_after_gate(&never, "data: 2\n\n"),
+        );
+        let response = head_within_a_limit(row.name, |limit| {
+            let mut slow = request("POST", stalled.url(), b"{}");
+            slow.total_timeout = Some(limit);
+            send(&row, &slow)
+        });
         let error = read_body(response).unwrap_err();
         assert!(
             matches!(error, TransportError::Timeout(_)),

@@ -4,6 +4,7 @@
 //! the std transport (the request on the wire, streaming, statuses, cancel) are
 //! in `both_transports`.
 
+use crate::support::limits::head_within_a_limit;
 use focus_core::cancel::CancelToken;
 use focus_providers::curl::CurlTransport;
 use focus_testkit::server::{Gate, ScriptedResponse, TestServer};
@@ -102,12 +103,14 @@ fn slow_first_byte_hits_the_total_timeout() {
 #[test]
 fn stalled_body_hits_the_total_timeout() {
     let gate = Gate::new(); // never opened
-    let server = TestServer::queue(vec![
-        ScriptedResponse::sse(&["data: 1\n\n"]).chunk_after_gate(&gate, "data: 2\n\n")
-    ]);
-    let mut slow = request("POST", server.url(), b"{}");
-    slow.total_timeout = Some(Duration::from_millis(500));
-    let response = send(&slow).unwrap();
+    let server = TestServer::repeating(
+        ScriptedResponse::sse(&["data: 1\n\n"]).chunk_after_gate(&gate, "data: 2\n\n"),
+    );
+    let response = head_within_a_limit("curl", |limit| {
+        let mut slow = request("POST", server.url(), b"{}");
+        slow.total_timeout = Some(limit);
+        send(&slow)
+    });
     assert!(matches!(
         read_body(response),
         Err(TransportError::Timeout(_))

@@ -22,6 +22,10 @@
 //!   `thread_local!` outside focus-sys and the files listed in
 //!   [`PROCESS_STATE_HOMES`]: what tools, sessions or providers share is a
 //!   value owned by whoever built them.
+//! - The CLI's modes (`crates/focus-cli/src/modes/`) keep no run lifecycle of
+//!   their own: no call that records events, joins a run, recycles event
+//!   buffers, compacts, retries an overflow or writes the session
+//!   ([`LIFECYCLE_CALLS`]); the harness's `Conversation` does all of it.
 //!
 //! Test code (`tests/`, `examples/`, focus-testkit, which is only ever a
 //! dev-dependency, and everything after a `#[cfg(test)]` line in a source file)
@@ -44,6 +48,10 @@ use std::path::Path;
 
 /// Where focus starts processes, and why.
 const PROCESS_HOMES: &[(&str, &str)] = &[
+    (
+        "crates/focus-sys/src/namespaces.rs",
+        "the once-per-process probe: does a jailed `sh -c :` start here?",
+    ),
     (
         "crates/focus-sys/src/process/shell.rs",
         "`sh -c` and `bash -c`: hooks, `!command` keys and the bash tool",
@@ -408,4 +416,98 @@ fn manifests_spell_their_package_keys() {
         }
     }
     assert!(crates >= 8, "found only {crates} crates");
+}
+
+/// Calls that belong to a run's lifecycle, which the harness's `Conversation`
+/// owns (`conversation/lifecycle.rs`), and why no mode makes them.
+const LIFECYCLE_CALLS: &[(&str, &str)] = &[
+    (
+        ".record(",
+        "recording a run's events: the loop's observer writes the session",
+    ),
+    (
+        ".join()",
+        "joining a run: `poll` takes the history back at `RunEnded`",
+    ),
+    (
+        "recycle(",
+        "recycling event buffers: a polled batch goes home when dropped",
+    ),
+    (
+        "take_all(",
+        "taking a run's queue: `Conversation::poll` does",
+    ),
+    (
+        "run_ended(",
+        "giving the history back: the conversation does at `RunEnded`",
+    ),
+    (
+        "after_run",
+        "deciding on compaction after a run: the lifecycle does",
+    ),
+    (
+        "compact(",
+        "compacting: ask with `request_compaction`, see the events",
+    ),
+    ("compact_session", "compacting: the lifecycle does"),
+    (
+        "prepare_compaction",
+        "planning a compaction: the lifecycle does",
+    ),
+    (
+        "record_compaction",
+        "recording a compaction: the lifecycle does",
+    ),
+    (
+        "append_compaction",
+        "recording a compaction: the lifecycle does",
+    ),
+    ("OverflowRecovery", "the overflow retry: the lifecycle does"),
+    ("spawn_agent", "starting a run: `Conversation::prompt` does"),
+    ("run_agent", "running the loop: the lifecycle does"),
+    (
+        "append_message(",
+        "writing the session: the conversation does",
+    ),
+];
+
+/// Mode files that may make one of [`LIFECYCLE_CALLS`] for another reason.
+const LIFECYCLE_EXCEPTIONS: &[(&str, &str, &str)] = &[(
+    "crates/focus-cli/src/modes/interactive/fuzzy/rank.rs",
+    ".join()",
+    "the matcher's own scoped threads, not a run",
+)];
+
+#[test]
+fn modes_keep_no_run_lifecycle_of_their_own() {
+    let modes = workspace().join("crates/focus-cli/src/modes");
+    let mut found = Vec::new();
+    let mut files = 0;
+    for path in rust_files(&modes) {
+        files += 1;
+        let file = relative(&path);
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (line_number, line) in production_code(&text).lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for (call, why) in LIFECYCLE_CALLS {
+                let excused = LIFECYCLE_EXCEPTIONS
+                    .iter()
+                    .any(|(f, c, _)| *f == file && c == call);
+                if code.contains(call) && !excused {
+                    found.push(format!("{file}:{}: `{call}`: {why}", line_number + 1));
+                }
+            }
+        }
+    }
+    assert!(files >= 30, "only {files} mode files found under {modes:?}");
+    assert!(
+        found.is_empty(),
+        "lifecycle calls in the modes:\n{}",
+        found.join("\n")
+    );
+    let listed: Vec<(&str, &str)> = LIFECYCLE_EXCEPTIONS
+        .iter()
+        .map(|(f, _, w)| (*f, *w))
+        .collect();
+    all_listed_exist(&listed);
 }

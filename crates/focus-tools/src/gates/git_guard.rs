@@ -186,6 +186,8 @@ fn scan_config(file: &Path, seen: &mut Vec<PathBuf>, depth: usize) -> Option<Str
         }
     };
     let mut section = String::new();
+    // git skips a byte order mark at the start; so must the search.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     for raw in text.lines() {
         let mut line = raw.trim();
         if line.starts_with('[') {

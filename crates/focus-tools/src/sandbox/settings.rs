@@ -6,7 +6,9 @@
 //!   "writablePaths": ["~/.cargo", "/var/tmp/build"],
 //!   "network": false,
 //!   "hooks": false,
-//!   "mcpServers": false
+//!   "mcpServers": false,
+//!   "allowUnixSockets": ["/run/user/1000/podman/podman.sock"],
+//!   "limits": {"processes": 1024, "tempDirMb": 1024}
 //! }
 //! ```
 //!
@@ -20,7 +22,11 @@
 //! as in Claude Code).
 //! `mcpServers: true` confines MCP servers started on stdio too, with the
 //! policy of default mode (a server lives across mode changes, and a Landlock
-//! ruleset can only be tightened, never loosened).
+//! ruleset can only be tightened, never loosened). `allowUnixSockets` lists Unix
+//! sockets tools may reach; seccomp cannot see which path a socket connects to,
+//! so a non-empty list lets tools create Unix sockets at all (and focus says so
+//! at start); empty (the default), `socket(AF_UNIX)` is refused. `limits`: see
+//! [`super::limits`].
 
 use focus_core::json::Value;
 use std::path::{Path, PathBuf};
@@ -39,6 +45,10 @@ pub struct SandboxSettings {
     pub hooks: bool,
     /// Whether MCP servers started on stdio run confined too.
     pub mcp_servers: bool,
+    /// Unix sockets tools may reach (non-empty: Unix sockets are allowed).
+    pub allow_unix_sockets: Vec<PathBuf>,
+    /// Resource limits of tool processes.
+    pub limits: super::limits::ToolLimits,
 }
 
 impl Default for SandboxSettings {
@@ -49,6 +59,8 @@ impl Default for SandboxSettings {
             network: true,
             hooks: false,
             mcp_servers: false,
+            allow_unix_sockets: Vec::new(),
+            limits: super::limits::ToolLimits::default(),
         }
     }
 }
@@ -83,6 +95,24 @@ impl SandboxSettings {
                 "network" => out.network = flag()?,
                 "hooks" => out.hooks = flag()?,
                 "mcpServers" => out.mcp_servers = flag()?,
+                "limits" => out.limits = super::limits::ToolLimits::from_json(value)?,
+                "allowUnixSockets" => {
+                    let items = value
+                        .as_array()
+                        .ok_or("`sandbox.allowUnixSockets` must be an array of paths")?;
+                    for (i, item) in items.iter().enumerate() {
+                        let text = item
+                            .as_str()
+                            .filter(|t| !t.trim().is_empty())
+                            .ok_or_else(|| {
+                                format!("`sandbox.allowUnixSockets[{i}]` must be a non-empty string")
+                            })?;
+                        out.allow_unix_sockets
+                            .push(crate::path::resolve(project, text).map_err(|e| {
+                                format!("`sandbox.allowUnixSockets[{i}]`: {e}")
+                            })?);
+                    }
+                }
                 "writablePaths" => {
                     let items = value
                         .as_array()
@@ -102,7 +132,7 @@ impl SandboxSettings {
                 }
                 other => {
                     return Err(format!(
-                        "unknown key `sandbox.{other}` (expected enabled, writablePaths, network, hooks or mcpServers)"
+                        "unknown key `sandbox.{other}` (expected enabled, writablePaths, network, hooks, mcpServers, allowUnixSockets or limits)"
                     ))
                 }
             }

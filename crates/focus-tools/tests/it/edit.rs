@@ -3,6 +3,7 @@
 
 use crate::support::common;
 use focus_testkit::alone::test_name;
+use std::io::{BufRead, Write};
 
 use common::{call, tool, TempTree};
 use focus_core::json::Value;
@@ -263,6 +264,9 @@ fn edit_keeps_permissions() {
 /// The environment variable that turns this test binary into the crash child.
 const CRASH_FILE_ENV: &str = "FOCUS_TOOLS_CRASH_FILE";
 
+/// The line the crash child prints after each edit that went through.
+const EDITED_LINE: &str = "crash child: one edit done";
+
 /// Child half of the crash test: flips the file between its two versions with
 /// the edit tool until it is killed. Does nothing in a normal test run.
 #[test]
@@ -281,10 +285,16 @@ fn crash_child() {
         } else {
             ("MARKER_NEW", "MARKER_OLD")
         };
-        call(
+        let out = call(
             &*tool,
             json_object! { "path" => name.as_str(), "edits" => edits(&[(from, to)]) },
         );
+        if !out.is_error {
+            // Tell the parent: it kills only a child that is editing.
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{EDITED_LINE}");
+            let _ = stdout.flush();
+        }
     }
 }
 
@@ -303,23 +313,43 @@ fn a_killed_edit_leaves_the_file_old_or_new() {
         .unwrap()
         .as_nanos() as u64;
     let mut changes = 0;
+    let mut edits_done = 0;
     let mut previous = old.clone();
     for round in 0..24 {
         let mut child = std::process::Command::new(&exe)
             .args(["--exact", &test_name(module_path!(), "crash_child")])
             .args(["--nocapture", "--test-threads=1"])
             .env(CRASH_FILE_ENV, &path)
-            .stdout(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        // xorshift: a different moment each round, 10-160 ms in.
+        let (done, edited) = std::sync::mpsc::channel();
+        let output = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let lines = std::io::BufReader::new(output)
+                .lines()
+                .map_while(Result::ok);
+            for _ in lines.filter(|line| line == EDITED_LINE) {
+                let _ = done.send(());
+            }
+        });
+        // A loaded machine may take seconds to start the child: wait until it
+        // has finished an edit (so every kill lands on a child at work), with
+        // a generous limit that only a child that cannot edit reaches.
+        edited
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .unwrap_or_else(|e| panic!("round {round}: the child finished no edit: {e}"));
+        // xorshift: a different moment each round, 0-150 ms into its edits.
+        // Only where the kill lands depends on this pause, no outcome does.
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        std::thread::sleep(std::time::Duration::from_millis(10 + seed % 150));
+        std::thread::sleep(std::time::Duration::from_millis(seed % 150));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
+        reader.join().unwrap();
+        edits_done += 1 + edited.try_iter().count();
         let now = std::fs::read_to_string(&path).unwrap();
         assert!(
             now == old || now == new,
@@ -328,7 +358,10 @@ fn a_killed_edit_leaves_the_file_old_or_new() {
         changes += usize::from(now != previous);
         previous = now;
     }
-    // The children really were editing (otherwise the test proves nothing).
-    eprintln!("crash test: the file changed in {changes} of 24 rounds");
-    assert!(changes > 0, "no edit completed in any round");
+    // Every round waited for its child to finish an edit before the kill, so
+    // the kills really fell on a file being edited.
+    eprintln!(
+        "crash test: {edits_done} edits done in 24 killed children; \
+         the file changed in {changes} of 24 rounds"
+    );
 }

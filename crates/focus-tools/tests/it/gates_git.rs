@@ -263,6 +263,23 @@ const ATTACKS: &[Attack] = &[
         live: true,
     },
     Attack {
+        name: "a textconv after a byte order mark",
+        config: "",
+        attributes: "*.txt diff=x\n",
+        setup: "printf '\\357\\273\\277[diff \"x\"]\\n\\ttextconv = EVIL\\n' > ../bom.cfg \
+                && git config include.path ../../bom.cfg",
+        command: "git diff",
+        live: true,
+    },
+    Attack {
+        name: "git --config-env",
+        config: "",
+        attributes: "",
+        setup: "",
+        command: "FSM=EVIL git --config-env=core.fsmonitor=FSM status",
+        live: true,
+    },
+    Attack {
         name: "credential.<url>.helper",
         config: "[credential \"https://example.com\"]\n\thelper = !EVIL\n",
         attributes: "",

@@ -39,6 +39,8 @@ mod read_write;
 mod sandbox;
 mod sandbox_hostile;
 mod sandbox_installed;
+mod sandbox_kernel;
+mod sandbox_kernel_corpus;
 mod search;
 mod special_files;
 mod support;

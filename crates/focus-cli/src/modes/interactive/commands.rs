@@ -165,7 +165,7 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
         "/fork" => fork(ui, rest),
         "/new" => {
             let cwd = ui.cwd().to_path_buf();
-            ui.engine().new_session(&cwd).map(|_| {
+            ui.engine().conversation.new_session(&cwd).map(|_| {
                 ui.show_history();
                 ui.say("new session started")
             })
@@ -175,7 +175,7 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
             if rest.is_empty() {
                 Err("give a name: /name NAME".into())
             } else {
-                let named = ui.engine().session.lock().set_name(rest);
+                let named = ui.engine().conversation.session.lock().set_name(rest);
                 named.map(|_| ui.say(&format!("session named {rest:?}")))
             }
         }
@@ -250,7 +250,7 @@ fn model(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let retry = ui.engine().retry.clone();
     let built = seams::build_provider(&choice, &registry, &retry)?;
     let info = built.model().clone();
-    ui.engine().switch_model(built);
+    ui.engine().conversation.switch_model(built);
     // Model ids can come from models.json or a local server: shown printable.
     ui.say(&focus_tools::output::sanitize(&format!(
         "model: {}/{}",
@@ -261,7 +261,7 @@ fn model(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
 
 fn thinking(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     if rest.is_empty() {
-        let current = ui.engine().config.options.thinking;
+        let current = ui.engine().conversation.config.options.thinking;
         ui.say(&format!(
             "thinking: {} (choose off, minimal, low, medium, high, xhigh)",
             current.as_str()
@@ -271,7 +271,7 @@ fn thinking(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let level = ThinkingLevel::parse(rest).ok_or_else(|| {
         format!("unknown level {rest:?}; use off, minimal, low, medium, high or xhigh")
     })?;
-    ui.engine().set_thinking(level);
+    ui.engine().conversation.set_thinking(level);
     ui.say(&format!("thinking: {}", level.as_str()));
     Ok(())
 }
@@ -280,7 +280,7 @@ fn thinking(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
 /// depth first, one step in at each branch point), with their indent and whether
 /// they are on the current branch. Tool results are left out.
 fn message_entries(ui: &mut Ui<'_>) -> Vec<(String, usize, bool, String, bool)> {
-    let store = ui.engine().session.lock();
+    let store = ui.engine().conversation.session.lock();
     let manager = store.manager();
     let tree = manager.tree();
     let branch: std::collections::HashSet<&str> = tree
@@ -327,30 +327,38 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     if is_user {
         // Going back to one of your messages: the leaf moves before it and its text
         // returns to the editor, to edit and resend (a new branch).
-        let entry = engine.session.lock().manager().tree().get(&id).cloned();
+        let entry = engine
+            .conversation
+            .session
+            .lock()
+            .manager()
+            .tree()
+            .get(&id)
+            .cloned();
         let parent = entry.as_ref().and_then(|e| e.parent_id.clone());
         let text = match entry.map(|e| e.kind) {
-            Some(EntryKind::Message(m)) => super::message_text(&m),
+            Some(EntryKind::Message(m)) => super::submit::message_text(&m),
             _ => String::new(),
         };
         match parent {
-            Some(parent) => engine.go_to_entry(&parent)?,
+            Some(parent) => engine.conversation.go_to_entry(&parent)?,
             None => {
                 engine
+                    .conversation
                     .session
                     .lock()
                     .manager_mut()
                     .move_leaf(None)
                     .map_err(|e| e.to_string())?;
-                let history = engine.session.lock().context_messages();
-                engine.history = history;
+                let history = engine.conversation.session.lock().context_messages();
+                engine.conversation.history = history;
             }
         }
         ui.set_input(&text);
         ui.show_history();
         ui.say("moved before that message; edit it and press Enter to branch");
     } else {
-        engine.go_to_entry(&id)?;
+        engine.conversation.go_to_entry(&id)?;
         ui.show_history();
         ui.say("continuing from that entry");
     }
@@ -382,11 +390,12 @@ fn fork(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         .get(n.wrapping_sub(1))
         .map(|e| e.0.clone())
         .ok_or_else(|| format!("no message {n}; /fork lists them"))?;
-    let text = ui.engine().fork(&id)?;
+    let text = ui.engine().conversation.fork(&id)?;
     ui.set_input(&text);
     ui.show_history();
     let path = ui
         .engine()
+        .conversation
         .session
         .lock()
         .path()
@@ -398,7 +407,13 @@ fn fork(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
 
 fn resume(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let cwd = ui.cwd().to_path_buf();
-    let dir = ui.engine().session.lock().dir().map(Path::to_path_buf);
+    let dir = ui
+        .engine()
+        .conversation
+        .session
+        .lock()
+        .dir()
+        .map(Path::to_path_buf);
     let sessions = recent_sessions(&cwd, dir.as_deref());
     if sessions.is_empty() {
         return Err("no saved sessions for this directory".into());
@@ -427,8 +442,8 @@ fn resume(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         .get(n.wrapping_sub(1))
         .ok_or_else(|| format!("no session {n}; /resume lists them"))?;
     let path = info.path.display().to_string();
-    ui.engine().switch_session(&path, &cwd)?;
-    let count = ui.engine().history.len();
+    ui.engine().conversation.switch_session(&path, &cwd)?;
+    let count = ui.engine().conversation.history.len();
     ui.show_history();
     ui.say(&format!("resumed {path} ({count} messages)"));
     Ok(())
@@ -439,7 +454,7 @@ fn session_info(ui: &mut Ui<'_>) {
     let (mut users, mut assistants, mut tools) = (0, 0, 0);
     let (mut input, mut output, mut cost) = (0u64, 0u64, 0.0);
     let mut estimated = false;
-    for m in &engine.history {
+    for m in &engine.conversation.history {
         match m {
             Message::User(_) => users += 1,
             Message::Assistant(a) => {
@@ -462,7 +477,7 @@ fn session_info(ui: &mut Ui<'_>) {
         true => ("~", " (estimated: the server reported no token counts)"),
         false => ("", ""),
     };
-    let model = engine.config.provider.model();
+    let model = engine.conversation.config.provider.model();
     let window = match model.context_window_assumed {
         true => format!(
             "{} tokens (assumed: the server and models.json do not say; set contextWindow in models.json)",
@@ -470,13 +485,13 @@ fn session_info(ui: &mut Ui<'_>) {
         ),
         false => format!("{} tokens", model.context_window),
     };
-    let store = engine.session.lock();
+    let store = engine.conversation.session.lock();
     let text = format!(
         "session {}\n  file: {}\n  name: {}\n  messages: {} ({} yours, {} answers, {} tool results)\n  tokens: {mark}{} in, {mark}{} out{estimated_note} · cost ${:.4}\n  context window: {window}\n  {}",
         store.id(),
         store.path().map_or("(not saved)".into(), |p| p.display().to_string()),
         store.name().unwrap_or("-"),
-        engine.history.len(),
+        engine.conversation.history.len(),
         users,
         assistants,
         tools,

@@ -130,9 +130,7 @@ impl Ui<'_> {
                 request.answer(ApprovalAnswer::Deny(
                     "The user aborted the run instead of answering. Do not retry.".into(),
                 ));
-                if let Some(handle) = &self.running {
-                    handle.abort();
-                }
+                self.engine.conversation.abort();
                 self.approval = None;
                 self.denying = false;
                 self.reason.take();

@@ -23,7 +23,7 @@ pub struct Totals {
 /// The totals over every answer in the session file, or over the history when
 /// the session is not kept in a tree (nothing saved yet).
 pub fn session_totals(engine: &Engine) -> Totals {
-    let store = engine.session.lock();
+    let store = engine.conversation.session.lock();
     let tree = store.manager().tree();
     let from_tree: Vec<&Message> = tree
         .entries()
@@ -34,7 +34,7 @@ pub fn session_totals(engine: &Engine) -> Totals {
         })
         .collect();
     if from_tree.is_empty() {
-        totals(engine.history.iter())
+        totals(engine.conversation.history.iter())
     } else {
         totals(from_tree.into_iter())
     }

@@ -19,8 +19,10 @@
 //! [`tree_rows`] and [`tree_view`] (`/tree`), the commands in files of their
 //! own ([`session_commands`], [`info_commands`], [`settings_editor`],
 //! [`reload`], [`shell`] for `!cmd`, [`clipboard`]), [`keybindings`]
-//! (`keybindings.json`), then this file (the loop, keys, runs). docs/tui.md
-//! explains the renderer.
+//! (`keybindings.json`), [`key_input`] (what the keys do), [`submit`] (a line
+//! sent), [`following`] (the conversation's events on the screen: the one call
+//! into the harness, `Conversation::poll`), then this file (the state and the
+//! loop). docs/tui.md explains the renderer.
 
 pub mod blocks;
 pub mod clipboard;
@@ -29,10 +31,12 @@ pub mod compacting;
 pub mod dialog;
 pub mod editor;
 pub mod external;
+pub mod following;
 pub mod footer;
 pub mod fuzzy;
 pub mod highlight;
 pub mod info_commands;
+pub mod key_input;
 pub mod keybindings;
 pub mod keymap;
 pub mod keys;
@@ -47,6 +51,7 @@ pub mod screen;
 pub mod session_commands;
 pub mod settings_editor;
 pub mod shell;
+pub mod submit;
 pub mod tool_view;
 pub mod transcript;
 pub mod tree_rows;
@@ -55,22 +60,17 @@ pub mod view;
 
 use crate::args::Args;
 use crate::choose::ModelChoice;
-use crate::engine::{AfterRun, Engine};
+use crate::engine::Engine;
 use crate::terminal::raw::RawMode;
 use crate::terminal::style::Style;
 use crate::terminal::{STDIN, STDOUT};
 use blocks::{Block, Kind};
-use editor::{EditAction, Editor};
-use focus_core::agent::AgentHandle;
+use editor::Editor;
 use focus_core::event::AgentEvent;
-use focus_core::message::{now_ms, Content, Message, UserMessage};
-use focus_harness::compaction::OverflowRecovery;
-use focus_harness::conversation::Notice;
-use keymap::Action;
-use keys::{Key, KeyDecoder};
+use focus_core::message::{Content, Message};
+use keys::KeyDecoder;
 use screen::Screen;
 use std::collections::VecDeque;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::time::{Duration, Instant};
@@ -88,8 +88,6 @@ pub enum Input {
     ShellOutput(AgentEvent),
     /// A tool call waits for the user's decision.
     Approval(crate::approval::PendingApproval),
-    /// A `/compact` summary came back.
-    Compacted(compacting::Compacted),
     /// The project's files, walked (and packed for the matcher) in the
     /// background (for `@`).
     FilesWalked(project_files::Walked),
@@ -135,9 +133,6 @@ pub struct Ui<'a> {
     show_thinking: bool,
     /// Links as OSC 8 hyperlinks ([`hyperlinks_supported`]).
     hyperlinks: bool,
-    running: Option<AgentHandle>,
-    /// The running prompt's events, taken at every wake-up of the loop.
-    following: Option<crate::engine::RunFollower>,
     waiting: bool,
     /// Something slow is going on outside a model call ("retrying"): the notice
     /// spins.
@@ -147,16 +142,10 @@ pub struct Ui<'a> {
     notice: Option<String>,
     /// Steering (false) and follow-up (true) messages not yet sent.
     queued: Vec<(bool, String)>,
-    /// A `/compact` running in the background: its cancel token.
-    compacting: Option<focus_core::cancel::CancelToken>,
-    /// The compaction running is the automatic one after a run (the next prompt
-    /// waits for it).
-    auto_compacting: bool,
     /// The git branch of the working directory (read at start and after each
     /// run: a tool may have switched it).
     git_branch: Option<String>,
     ctrl_c_armed: bool,
-    recovery: OverflowRecovery,
     pending_prompts: VecDeque<Message>,
     approval: Option<crate::approval::PendingApproval>,
     /// When the open approval dialog was first drawn (keys before that, or too
@@ -207,7 +196,7 @@ pub fn run(
     };
     let (sender, receiver) = inputs;
     let (resume, resumed) = mpsc::channel();
-    spawn_key_reader(sender.clone(), resumed);
+    key_input::spawn_key_reader(sender.clone(), resumed);
     let home = focus_harness::session::focus_home();
     let history_file = editor::history_path(&home);
     let mut ui = Ui {
@@ -222,18 +211,13 @@ pub fn run(
         welcome: String::new(),
         show_thinking: true,
         hyperlinks: hyperlinks_supported(),
-        running: None,
-        following: None,
         waiting: false,
         busy: None,
         frame: 0,
         notice: None,
         queued: Vec::new(),
-        compacting: None,
-        auto_compacting: false,
         git_branch: footer::git_branch(cwd),
         ctrl_c_armed: false,
-        recovery: OverflowRecovery::new(),
         pending_prompts: prompts.into(),
         approval: None,
         approval_drawn: None,
@@ -282,7 +266,7 @@ pub fn run(
         // queue meanwhile); idle, the loop wakes every TICK.
         let wait = if dirty {
             FRAME.saturating_sub(last_draw.elapsed())
-        } else if ui.following.is_some() {
+        } else if ui.engine.conversation.is_busy() {
             FRAME
         } else {
             TICK.saturating_sub(last_tick.elapsed())
@@ -291,6 +275,9 @@ pub fn run(
         match receiver.recv_timeout(wait) {
             Ok(input) => {
                 typed = matches!(input, Input::Keys(..) | Input::KeysThenWait(..));
+                // A key is read against what the conversation says now (a run
+                // that just ended takes prompts and commands again).
+                ui.take_conversation_events();
                 ui.handle(input);
                 dirty = true;
             }
@@ -299,7 +286,7 @@ pub fn run(
         }
         if last_tick.elapsed() >= TICK {
             // The spinner turns, and the window's size is looked at again.
-            if ui.running.is_some() || ui.busy.is_some() {
+            if ui.engine.conversation.is_busy() || ui.busy.is_some() {
                 ui.frame += 1;
             }
             last_tick = Instant::now();
@@ -313,7 +300,7 @@ pub fn run(
                 break;
             }
         }
-        dirty |= ui.take_run_events();
+        dirty |= ui.take_conversation_events();
         if typed || (dirty && last_draw.elapsed() >= FRAME) {
             ui.redraw();
             last_draw = Instant::now();
@@ -321,7 +308,7 @@ pub fn run(
         }
     }
     let signalled = crate::terminal::signals::interrupts() > signals_before;
-    ui.stop_running_prompt(&receiver);
+    ui.stop_conversation(&receiver);
     ui.screen.finish();
     ui.screen.flush();
     out!("{KEYBOARD_OFF}");
@@ -334,43 +321,9 @@ pub fn run(
     }
 }
 
-/// How long focus, quitting, waits for an aborted prompt to end.
-const STOP_LIMIT: Duration = Duration::from_secs(5);
-
-/// Reads raw bytes from the terminal on its own thread.
-fn spawn_key_reader(sender: SyncSender<Input>, resumed: Receiver<()>) {
-    std::thread::spawn(move || {
-        let mut stdin = std::io::stdin().lock();
-        let mut buffer = [0u8; 4096];
-        loop {
-            match stdin.read(&mut buffer) {
-                Ok(0) | Err(_) => {
-                    let _ = sender.send(Input::Eof);
-                    return;
-                }
-                Ok(n) => {
-                    let bytes = buffer[..n].to_vec();
-                    let read_at = Instant::now();
-                    if external::needs_pause(&bytes) {
-                        // The UI may hand the terminal to another editor:
-                        // read nothing until it says so.
-                        if sender.send(Input::KeysThenWait(bytes, read_at)).is_err()
-                            || resumed.recv().is_err()
-                        {
-                            return;
-                        }
-                    } else if sender.send(Input::Keys(bytes, read_at)).is_err() {
-                        return;
-                    }
-                }
-            }
-        }
-    });
-}
-
 impl Ui<'_> {
     fn welcome(&self, choice: &ModelChoice) -> String {
-        let model = self.engine.config.provider.model();
+        let model = self.engine.conversation.config.provider.model();
         let mut text = format!(
             "{} {}\n",
             self.style.bold("focus"),
@@ -391,427 +344,16 @@ impl Ui<'_> {
     /// (a session opened, resumed, forked, or moved in its tree) and redraws all.
     pub fn show_history(&mut self) {
         self.blocks = vec![Block::done(Kind::Note(self.welcome.clone()))];
-        let history = transcript::history_blocks(&self.engine.history, self.style);
+        let history = transcript::history_blocks(&self.engine.conversation.history, self.style);
         if !history.is_empty() {
             self.blocks
                 .push(Block::done(Kind::Note(self.style.dim(&format!(
                     "continuing a session with {} messages",
-                    self.engine.history.len()
+                    self.engine.conversation.history.len()
                 )))));
         }
         self.blocks.extend(history);
         self.screen.restart();
-    }
-
-    /// Quitting (or stopped by a signal) while a prompt runs: aborts it and waits
-    /// (at most [`STOP_LIMIT`]) for its end, recording its last events, so its
-    /// tools' process groups are killed and every tool call is answered in the
-    /// session. An approval still asked for is denied.
-    fn stop_running_prompt(&mut self, inputs: &Receiver<Input>) {
-        let Some(handle) = self.running.take() else {
-            return;
-        };
-        handle.abort();
-        let deny = |pending: crate::approval::PendingApproval| {
-            pending.answer(crate::approval::ApprovalAnswer::Deny(
-                "focus is quitting. Do not retry it.".into(),
-            ))
-        };
-        if let Some(pending) = self.approval.take() {
-            deny(pending);
-        }
-        let Some(mut following) = self.following.take() else {
-            return;
-        };
-        let deadline = Instant::now() + STOP_LIMIT;
-        while Instant::now() < deadline {
-            let events = following.take();
-            events.iter().for_each(|e| self.engine.record(e));
-            following.recycle(events);
-            if following.ended() {
-                self.engine.run_ended(following.join());
-                return;
-            }
-            match inputs.recv_timeout(FRAME) {
-                Ok(Input::Approval(pending)) => deny(pending),
-                Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => return,
-            }
-        }
-    }
-
-    fn handle(&mut self, input: Input) {
-        match input {
-            Input::Keys(bytes, read_at) => {
-                let keys = self.decoder.feed(&bytes);
-                for key in keys {
-                    self.key(key, read_at);
-                    if self.quit {
-                        return;
-                    }
-                }
-            }
-            Input::KeysThenWait(bytes, read_at) => {
-                self.handle(Input::Keys(bytes, read_at));
-                let _ = self.resume.send(());
-            }
-            Input::Eof => self.quit = true,
-            Input::ShellOutput(event) => self.event(&event),
-            Input::Approval(pending) => {
-                // The call's own events (queued before the gate asked) first: its
-                // block is on screen when the dialog about it opens.
-                self.take_run_events();
-                self.approval_asked(pending);
-            }
-            Input::Compacted(done) => self.compacted(done),
-            Input::BranchSummarized(done) => self.branch_summarized(done),
-            Input::FilesWalked(files) => self.files_walked(files),
-            Input::PastedImage(result) => self.pasted_image(result),
-            Input::Shell(done) => self.shell_done(done),
-        }
-    }
-
-    /// Ctrl+Z: clears the live area, gives the terminal back as it was and stops
-    /// focus; after `fg` it takes the terminal again and the next redraw shows the
-    /// live area. A running prompt waits meanwhile (the whole process is stopped).
-    fn suspend(&mut self) {
-        self.screen.finish();
-        self.screen.flush();
-        out!("{KEYBOARD_OFF}");
-        crate::terminal::raw::with_original_mode(crate::terminal::signals::stop_self);
-        out!("{KEYBOARD_ON}");
-    }
-
-    /// One key, read at `read_at`. While an approval is asked, a key that could
-    /// not have been a reply to it (read before the dialog was drawn, or within
-    /// [`dialog::ANSWER_DELAY`] after) is typing, and goes to the editor; Esc and
-    /// Ctrl+C always reach the dialog (they abort, the safe way).
-    fn key(&mut self, key: Key, read_at: Instant) {
-        if self.approval.is_some()
-            && (self.approval_answerable(read_at) || matches!(key, Key::Esc | Key::Ctrl('c')))
-        {
-            self.approval_key(key);
-            return;
-        }
-        // keybindings.json: a bound key stands for its action's default key.
-        let Some(key) = self.bindings.translate(key) else {
-            return;
-        };
-        if key != Key::Ctrl('c') {
-            self.ctrl_c_armed = false;
-        }
-        if self.tree_key(&key) || self.picker_key(&key) {
-            return;
-        }
-        self.key_action(&key);
-        self.after_key(&key);
-    }
-
-    /// What a key does outside an approval and a picker.
-    fn key_action(&mut self, key: &Key) {
-        let key = key.clone();
-        if self.compacting.is_some()
-            && matches!(keymap::action(&key), Action::Abort | Action::ClearAbortQuit)
-        {
-            self.cancel_compaction();
-            return;
-        }
-        if let Some(cancel) = &self.summarizing {
-            if matches!(keymap::action(&key), Action::Abort | Action::ClearAbortQuit) {
-                cancel.cancel();
-                self.notice = Some("cancelling the branch summary…".into());
-                return;
-            }
-        }
-        // A `!command` running: Esc cancels it, and Ctrl+C does once the
-        // input is empty.
-        let cancels = match keymap::action(&key) {
-            Action::Abort => true,
-            Action::ClearAbortQuit => self.editor.is_empty(),
-            _ => false,
-        };
-        if cancels && self.cancel_shell() {
-            return;
-        }
-        match keymap::action(&key) {
-            Action::Abort => {
-                if let Some(handle) = &self.running {
-                    handle.abort();
-                    // Queued messages go back to the editor rather than being lost.
-                    let queued: Vec<String> =
-                        handle.drain_queued().iter().map(message_text).collect();
-                    if !queued.is_empty() {
-                        let mut text = queued.join("\n");
-                        if !self.editor.is_empty() {
-                            text = format!("{}\n{}", text, self.editor.text());
-                        }
-                        self.editor.set_text(&text);
-                    }
-                    self.queued.clear();
-                    self.notice = Some("aborting…".into());
-                }
-            }
-            Action::ClearAbortQuit => {
-                if !self.editor.is_empty() {
-                    self.editor.take();
-                } else if let Some(handle) = &self.running {
-                    handle.abort();
-                } else if self.ctrl_c_armed {
-                    self.quit = true;
-                } else {
-                    self.ctrl_c_armed = true;
-                    self.notice = Some("press Ctrl+C again to quit".into());
-                }
-            }
-            Action::Quit if self.editor.is_empty() && self.running.is_none() => self.quit = true,
-            Action::Suspend => self.suspend(),
-            Action::ToggleThinking => {
-                self.show_thinking = !self.show_thinking;
-                self.screen.redraw_all();
-                self.notice = Some(if self.show_thinking {
-                    "thinking shown".into()
-                } else {
-                    "thinking collapsed".into()
-                });
-            }
-            Action::SelectModel => {
-                self.screen.redraw_all();
-                if self.running.is_none() {
-                    if let Err(error) = self.open_model_picker() {
-                        self.notice = Some(focus_tools::output::sanitize(&error).into_owned());
-                    }
-                }
-            }
-            Action::ExternalEditor => self.edit_externally(),
-            Action::Unqueue => self.unqueue(),
-            Action::Expand => self.toggle_expanded(),
-            Action::Complete => self.complete(),
-            Action::CycleThinking => self.cycle_thinking(),
-            Action::CycleModel => self.cycle_model(false),
-            Action::CycleModelBackward => self.cycle_model(true),
-            Action::PasteImage => self.paste_image(),
-            _ => match self.editor.handle(&key) {
-                EditAction::None => {}
-                EditAction::Submit(text) => self.submit(text, false),
-                EditAction::FollowUp(text) => self.submit(text, true),
-            },
-        }
-    }
-
-    /// Alt+Up: the queued steering and follow-up messages leave the queue and
-    /// go back to the editor (before its draft), to edit or drop.
-    fn unqueue(&mut self) {
-        let Some(handle) = &self.running else {
-            return;
-        };
-        let queued: Vec<String> = handle.drain_queued().iter().map(message_text).collect();
-        self.queued.clear();
-        if queued.is_empty() {
-            self.notice = Some("nothing queued".into());
-            return;
-        }
-        let mut text = queued.join("\n");
-        if !self.editor.is_empty() {
-            text = format!("{}\n{}", text, self.editor.text());
-        }
-        self.editor.set_text(&text);
-        self.notice = Some("queued messages back in the editor (not sent)".into());
-    }
-
-    fn complete(&mut self) {
-        let text = self.editor.text();
-        match commands::complete(&text, &commands::user_commands(&self.cwd)) {
-            commands::Completion::One(done) => self.editor.set_text(&done),
-            commands::Completion::Many(prefix, names) => {
-                self.editor.set_text(&prefix);
-                self.notice = Some(names.join("  "));
-            }
-            commands::Completion::None => {}
-        }
-    }
-
-    fn submit(&mut self, text: String, follow_up: bool) {
-        editor::append_history(&self.history_file, &text);
-        if self.summarizing.is_some() {
-            self.notice = Some("wait: summarizing the branch… · Esc cancels".into());
-            self.editor.set_text(&text);
-            return;
-        }
-        if self.compacting.is_some() {
-            self.notice = Some("wait: compacting the history… · Esc cancels".into());
-            self.editor.set_text(&text);
-            return;
-        }
-        // `/skill:name` and `/template args` are prompts, expanded before sending
-        // (a built-in command of the same name wins).
-        let word = text.split_whitespace().next().unwrap_or("");
-        let builtin = commands::is_builtin(word);
-        let expanded = if builtin {
-            Ok(None)
-        } else {
-            crate::input::expand_typed_command(&text, &self.cwd)
-        };
-        let text = match expanded {
-            Ok(Some(expanded)) => expanded,
-            Ok(None) => text,
-            Err(error) => {
-                self.note(self.style.red(&error));
-                self.editor.set_text(&text);
-                return;
-            }
-        };
-        if self.shell.is_some() {
-            self.notice = Some("wait: a shell command is running · Esc cancels it".into());
-            self.editor.set_text(&text);
-            return;
-        }
-        if text.starts_with('!') {
-            if let Err(error) = self.run_shell(&text) {
-                self.note(self.style.red(&error));
-            }
-            return;
-        }
-        if text.trim_start().starts_with('/') && !text.trim_start().starts_with("//") {
-            if self.running.is_some() && !commands::safe_while_running(text.trim()) {
-                self.notice = Some(
-                    "this command waits until the agent is done (Esc aborts); /session, /copy, /hotkeys, /export, /name and /help run now"
-                        .into(),
-                );
-                self.editor.set_text(&text);
-                return;
-            }
-            commands::run(self, text.trim());
-            return;
-        }
-        let files = match self.take_attachments(&text) {
-            Ok(files) => files,
-            Err(error) => {
-                self.note(self.style.red(&error));
-                self.editor.set_text(&text);
-                return;
-            }
-        };
-        // Attached files come first, as with `focus @FILE message`.
-        let mut content = files;
-        content.extend(self.take_pasted_images(&text));
-        content.push(Content::text(text.clone()));
-        let message = Message::User(UserMessage {
-            content,
-            timestamp: now_ms(),
-        });
-        // The queue shows a message until it reaches the model, compared by
-        // its text as the event has it.
-        let text = message_text(&message);
-        match &self.running {
-            Some(handle) if follow_up => {
-                handle.follow_up(message);
-                self.queued.push((true, text));
-            }
-            Some(handle) => {
-                handle.steer(message);
-                self.queued.push((false, text));
-            }
-            None => {
-                self.recovery = OverflowRecovery::new();
-                self.start(vec![message]);
-            }
-        }
-    }
-
-    fn start_next_prompt(&mut self) {
-        if let Some(prompt) = self.pending_prompts.pop_front() {
-            self.recovery = OverflowRecovery::new();
-            self.start(vec![prompt]);
-        }
-    }
-
-    fn start(&mut self, prompts: Vec<Message>) {
-        let run = self.engine.spawn(prompts);
-        self.running = Some(run.handle.clone());
-        self.following = Some(crate::engine::RunFollower::new(run));
-        self.waiting = true;
-        self.notice = None;
-        self.ctrl_c_armed = false;
-    }
-
-    /// Takes what the running prompt queued since the last look and shows it;
-    /// after its end, finishes it. Whether anything came.
-    fn take_run_events(&mut self) -> bool {
-        let Some(following) = self.following.as_mut() else {
-            return false;
-        };
-        let events = following.take();
-        if events.is_empty() {
-            following.recycle(events);
-            return false;
-        }
-        for event in events.iter() {
-            self.engine.record(event);
-            self.event(event);
-        }
-        let Some(following) = self.following.as_mut() else {
-            return true;
-        };
-        following.recycle(events);
-        if let Some(following) = self.following.take_if(|f| f.ended()) {
-            self.finished(following.join());
-        }
-        true
-    }
-
-    fn finished(&mut self, history: Vec<Message>) {
-        self.finish_streams();
-        self.walk_files_in_background();
-        self.git_branch = footer::git_branch(&self.cwd);
-        self.running = None;
-        self.waiting = false;
-        self.busy = None;
-        self.queued.clear();
-        if self.notice.as_deref() == Some("aborting…") {
-            self.notice = None;
-        }
-        self.engine.run_ended(history);
-        // A context past the threshold (but not an overflow, which must compact
-        // before the run goes on) is compacted in the background, like `/compact`:
-        // the screen lives, Esc cancels, the next prompt waits for it.
-        if self.engine.wants_threshold_compaction() && self.start_auto_compaction() {
-            return;
-        }
-        let style = self.style;
-        let mut notes = Vec::new();
-        let mut compacted = false;
-        let action = self.engine.after_run(&mut self.recovery, &mut |notice| {
-            if let Notice::Compaction(event) = notice {
-                compacted |= matches!(
-                    &**event,
-                    AgentEvent::CompactionEnd {
-                        result: Some(_),
-                        ..
-                    }
-                );
-                notes.push(compaction_note(event));
-            }
-        });
-        for note in notes.into_iter().flatten() {
-            self.note(style.dim(&note));
-        }
-        if compacted {
-            self.show_summary();
-        }
-        match action {
-            AfterRun::Retry => {
-                self.note(style.dim("context was too long: compacted, retrying"));
-                self.start(Vec::new());
-                return;
-            }
-            AfterRun::GaveUp(note) => self.note(style.red(&note)),
-            AfterRun::Aborted => self.note(style.dim("compaction cancelled")),
-            AfterRun::Done => {}
-        }
-        if let Some(warning) = self.engine.store_warning.take() {
-            self.note(style.yellow(&focus_tools::output::sanitize(&warning)));
-        }
-        self.start_next_prompt();
     }
 
     /// Shows a note in the conversation (used by commands; styled, sanitized).
@@ -822,22 +364,8 @@ impl Ui<'_> {
     /// Shows the summary a compaction just put at the start of the history, as a
     /// marked block.
     pub fn show_summary(&mut self) {
-        if let Some(block) = summary_block(&self.engine.history) {
+        if let Some(block) = summary_block(&self.engine.conversation.history) {
             self.blocks.push(block);
-        }
-    }
-
-    /// Ctrl+O: shows the last tool call or summary in full, or collapses it again
-    /// (everything is drawn again: the block may be in the scrollback).
-    fn toggle_expanded(&mut self) {
-        let last = self
-            .blocks
-            .iter_mut()
-            .rev()
-            .find(|b| matches!(b.kind, Kind::Tool(_) | Kind::Summary { .. }));
-        if let Some(block) = last {
-            block.expanded = !block.expanded;
-            self.screen.redraw_all();
         }
     }
 
@@ -926,19 +454,6 @@ pub fn compaction_note(event: &AgentEvent) -> Option<String> {
             (None, None) => "compaction ended".to_string(),
         }),
         _ => None,
-    }
-}
-
-/// The text of a user message.
-fn message_text(message: &Message) -> String {
-    match message {
-        Message::User(u) => u
-            .content
-            .iter()
-            .filter_map(Content::as_text)
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
     }
 }
 

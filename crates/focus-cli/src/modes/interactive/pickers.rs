@@ -199,7 +199,7 @@ impl Ui<'_> {
                 "no provider has an API key set; set one (e.g. ANTHROPIC_API_KEY) or add models.json",
             ));
         }
-        let current = self.engine.config.provider.model();
+        let current = self.engine.conversation.config.provider.model();
         let current = format!("{}/{}", current.provider, current.id);
         let mut picker = Picker::new("models", items);
         picker.select_label(&current);
@@ -233,15 +233,15 @@ impl Ui<'_> {
 
     /// Shift+Tab: the next thinking level (after `xhigh`, `off`), recorded.
     pub(super) fn cycle_thinking(&mut self) {
-        if self.running.is_some() {
+        if self.engine.conversation.is_busy() {
             self.notice = Some("the thinking level changes when the agent is done".into());
             return;
         }
         let levels = ThinkingLevel::ALL;
-        let now = self.engine.config.options.thinking;
+        let now = self.engine.conversation.config.options.thinking;
         let at = levels.iter().position(|l| *l == now).unwrap_or(0);
         let next = levels[(at + 1) % levels.len()];
-        self.engine.set_thinking(next);
+        self.engine.conversation.set_thinking(next);
         self.notice = Some(format!("thinking: {}", next.as_str()));
     }
 
@@ -249,7 +249,7 @@ impl Ui<'_> {
     /// scope (`enabledModels`, `--models`), else of the `/model` picker's list,
     /// switched to and recorded ([`crate::scope::cycle`]).
     pub(super) fn cycle_model(&mut self, backward: bool) {
-        if self.running.is_some() {
+        if self.engine.conversation.is_busy() {
             self.notice = Some("the model changes when the agent is done".into());
             return;
         }

@@ -88,10 +88,10 @@ impl Ui<'_> {
             .map_err(|e| format!("settings not reloaded (nothing changed):\n{e}"))?;
         let settings = loaded.settings;
         let engine = &mut *self.engine;
-        engine.compaction = settings.compaction;
+        engine.conversation.compaction = settings.compaction;
         engine.retry = crate::seams::retry_policy(&settings.retry);
-        engine.config.steering_mode = settings.steering_mode.unwrap_or_default();
-        engine.config.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
+        engine.conversation.config.steering_mode = settings.steering_mode.unwrap_or_default();
+        engine.conversation.config.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
         if !self.scope_from_flag {
             engine.model_scope = settings.enabled_models.clone().unwrap_or_default();
         }
@@ -109,9 +109,15 @@ impl Ui<'_> {
         let engine = &mut *self.engine;
         // The system prompt: AGENTS.md files and skills, read now.
         if let Some(source) = engine.prompt_source.clone() {
-            let specs: Vec<_> = engine.config.tools.iter().map(|t| t.spec()).collect();
+            let specs: Vec<_> = engine
+                .conversation
+                .config
+                .tools
+                .iter()
+                .map(|t| t.spec())
+                .collect();
             let (prompt, warnings) = source.build(&specs);
-            engine.config.system_prompt = prompt;
+            engine.conversation.config.system_prompt = prompt;
             notes.extend(warnings);
         }
         let home = focus_home();

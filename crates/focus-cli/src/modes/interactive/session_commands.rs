@@ -12,10 +12,10 @@ impl Ui<'_> {
     /// when one is found. Safe while a run goes on: it reads the session's
     /// current branch, which has every answer finished so far.
     pub(super) fn copy_last_answer(&mut self) -> Result<(), String> {
-        let messages = self.engine.session.lock().context_messages();
+        let messages = self.engine.conversation.session.lock().context_messages();
         let text = messages
             .iter()
-            .chain(self.engine.history.iter())
+            .chain(self.engine.conversation.history.iter())
             .rev()
             .filter_map(Message::as_assistant)
             .map(|a| a.text())
@@ -49,7 +49,7 @@ impl Ui<'_> {
     /// session (the old file is left as it is).
     pub(super) fn clone_session(&mut self) -> Result<(), String> {
         let (path, history) = {
-            let mut store = self.engine.session.lock();
+            let mut store = self.engine.conversation.session.lock();
             if store.manager().tree().entries().is_empty() {
                 return Err("nothing to clone: the session is empty".into());
             }
@@ -61,7 +61,7 @@ impl Ui<'_> {
                 history,
             )
         };
-        self.engine.history = history;
+        self.engine.conversation.history = history;
         self.show_history();
         self.say(&self.style.dim(&format!("cloned into a new session {path}")));
         Ok(())
@@ -70,7 +70,7 @@ impl Ui<'_> {
     /// `/undo`: the leaf moves before the last user message of the current
     /// branch (one step each time), and its text returns to the editor.
     pub(super) fn undo_last_message(&mut self) -> Result<(), String> {
-        let mut store = self.engine.session.lock();
+        let mut store = self.engine.conversation.session.lock();
         let tree = store.manager().tree();
         let last = tree
             .current_branch()
@@ -80,7 +80,7 @@ impl Ui<'_> {
             .ok_or("nothing to undo: no message of yours on this branch")?;
         let parent = last.parent_id.as_deref().map(str::to_string);
         let text = match &last.kind {
-            EntryKind::Message(m) => super::message_text(m),
+            EntryKind::Message(m) => super::submit::message_text(m),
             _ => String::new(),
         };
         store
@@ -89,7 +89,7 @@ impl Ui<'_> {
             .map_err(|e| e.to_string())?;
         let history = store.context_messages();
         drop(store);
-        self.engine.history = history;
+        self.engine.conversation.history = history;
         if self.editor.is_empty() {
             self.editor.set_text(&text);
         }

@@ -44,13 +44,14 @@ impl Ui<'_> {
         if command.is_empty() {
             return Err("give a command: !ls runs ls (its output goes to the model), !!ls shows it to you only".into());
         }
-        if self.running.is_some() || self.shell.is_some() {
+        if self.engine.conversation.is_busy() || self.shell.is_some() {
             return Err(
                 "a shell command waits until the agent (or the last command) is done".into(),
             );
         }
         let tool = self
             .engine
+            .conversation
             .config
             .tools
             .iter()
@@ -151,11 +152,7 @@ impl Ui<'_> {
             tool_name: "bash".into(),
             output: done.output,
         });
-        let saved = self.engine.session.lock().append_message(&message);
-        if let Err(error) = saved {
-            self.engine.store_warning = Some(format!("could not save the session: {error}"));
-        }
-        self.engine.history.push(message);
+        self.engine.conversation.add_message(message);
         let note = if done.exclude {
             "(!! output shown to you only: not in the model's context)"
         } else {

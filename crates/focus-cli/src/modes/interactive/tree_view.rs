@@ -363,7 +363,7 @@ impl TreeView {
 impl Ui<'_> {
     /// `/tree` without an argument: opens the navigator.
     pub fn open_tree(&mut self) -> Result<(), String> {
-        let rows = TreeRows::new(self.engine.session.lock().manager().tree());
+        let rows = TreeRows::new(self.engine.conversation.session.lock().manager().tree());
         if rows.is_empty() {
             return Err("this session has no entries yet".into());
         }
@@ -404,7 +404,7 @@ impl Ui<'_> {
         };
         let id = view.rows.node(node).id.clone();
         let label = (!label.is_empty()).then_some(label);
-        match self.engine.set_label(&id, label) {
+        match self.engine.conversation.set_label(&id, label) {
             Ok(()) => {
                 view.rows.set_label(node, label);
                 self.notice = Some(match label {
@@ -424,25 +424,32 @@ impl Ui<'_> {
         };
         let id = view.rows.node(node).id.clone();
         let asked = matches!(view.mode, Mode::Confirm(_));
-        let store = self.engine.session.lock();
+        let store = self.engine.conversation.session.lock();
         let manager = store.manager();
         let entry = manager.tree().get(&id).cloned();
         // Your message: the leaf goes before it and its text back to the
         // editor (edit and send: a new branch). Anything else: the leaf goes there.
         let (target, draft) = match entry.map(|e| (e.parent_id, e.kind)) {
-            Some((parent, EntryKind::Message(m @ focus_core::message::Message::User(_)))) => {
-                (parent.map(|p| p.to_string()), Some(super::message_text(&m)))
-            }
+            Some((parent, EntryKind::Message(m @ focus_core::message::Message::User(_)))) => (
+                parent.map(|p| p.to_string()),
+                Some(super::submit::message_text(&m)),
+            ),
             _ => (Some(id), None),
         };
         if !asked && !skip_prompt {
-            let window = self.engine.config.provider.model().context_window;
+            let window = self
+                .engine
+                .conversation
+                .config
+                .provider
+                .model()
+                .context_window;
             let leaves_something = target.as_deref() != manager.leaf_id()
                 && branch_summary_request(
                     manager,
                     target.as_deref(),
                     window,
-                    &self.engine.compaction,
+                    &self.engine.conversation.compaction,
                 )
                 .is_some();
             if leaves_something {
@@ -457,16 +464,16 @@ impl Ui<'_> {
             return;
         }
         let moved = match &target {
-            Some(target) => self.engine.go_to_entry(target),
+            Some(target) => self.engine.conversation.go_to_entry(target),
             None => {
-                let mut store = self.engine.session.lock();
+                let mut store = self.engine.conversation.session.lock();
                 let moved = store
                     .manager_mut()
                     .move_leaf(None)
                     .map_err(|e| e.to_string());
                 let history = store.context_messages();
                 drop(store);
-                moved.map(|_| self.engine.history = history)
+                moved.map(|_| self.engine.conversation.history = history)
             }
         };
         match moved {
@@ -500,17 +507,26 @@ impl Ui<'_> {
     /// Summarizes the branch being left on a thread of its own; the move is
     /// made when the summary comes back ([`Ui::branch_summarized`]).
     fn start_branch_summary(&mut self, target: Option<String>, draft: Option<String>) {
-        let store = self.engine.session.lock();
+        let store = self.engine.conversation.session.lock();
         let manager = store.manager();
-        let window = self.engine.config.provider.model().context_window;
-        let Some(request) =
-            branch_summary_request(manager, target.as_deref(), window, &self.engine.compaction)
-        else {
+        let window = self
+            .engine
+            .conversation
+            .config
+            .provider
+            .model()
+            .context_window;
+        let Some(request) = branch_summary_request(
+            manager,
+            target.as_deref(),
+            window,
+            &self.engine.conversation.compaction,
+        ) else {
             return;
         };
         let old_leaf = manager.leaf_id().unwrap_or("root").to_string();
         drop(store);
-        let provider = self.engine.config.provider.clone();
+        let provider = self.engine.conversation.config.provider.clone();
         let cancel = CancelToken::new();
         let token = cancel.clone();
         let sender = self.inputs.clone();
@@ -534,7 +550,7 @@ impl Ui<'_> {
         self.busy = None;
         self.notice = None;
         let recorded = done.result.and_then(|summary| {
-            let mut store = self.engine.session.lock();
+            let mut store = self.engine.conversation.session.lock();
             record_branch_summary(
                 store.manager_mut(),
                 done.target.as_deref(),
@@ -545,7 +561,7 @@ impl Ui<'_> {
         });
         match recorded {
             Ok(history) => {
-                self.engine.history = history;
+                self.engine.conversation.history = history;
                 self.moved_in_tree(done.draft);
                 self.say("the branch left behind is summarized here");
             }

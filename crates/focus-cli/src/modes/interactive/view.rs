@@ -58,7 +58,7 @@ impl Ui<'_> {
                     self.note(self.style.dim(&note));
                 }
                 if result.is_some() {
-                    let context = self.engine.session.lock().context_messages();
+                    let context = self.engine.conversation.session.lock().context_messages();
                     self.blocks.extend(super::summary_block(&context));
                 }
             }
@@ -211,15 +211,15 @@ impl Ui<'_> {
 
     /// The footer: spinner or idle mark, model, thinking, tokens, cost, context use.
     pub(super) fn footer(&self) -> String {
-        let model = self.engine.config.provider.model();
+        let model = self.engine.conversation.config.provider.model();
         let totals = super::footer::session_totals(self.engine);
-        let context = super::footer::context_tokens(&self.engine.history);
+        let context = super::footer::context_tokens(&self.engine.conversation.history);
         let percent = if model.context_window > 0 {
             context as f64 * 100.0 / model.context_window as f64
         } else {
             0.0
         };
-        let mark = if self.running.is_some() {
+        let mark = if self.engine.conversation.is_running() {
             if self.waiting || self.busy.is_some() {
                 SPINNER[self.frame % SPINNER.len()].to_string()
             } else {
@@ -234,7 +234,10 @@ impl Ui<'_> {
             (format!("{mark} {}", model.label()), 9),
             (format!("{width}×{height}"), 1),
             (
-                format!("thinking {}", self.engine.config.options.thinking.as_str()),
+                format!(
+                    "thinking {}",
+                    self.engine.conversation.config.options.thinking.as_str()
+                ),
                 5,
             ),
             (
@@ -266,10 +269,10 @@ impl Ui<'_> {
         if let Some(branch) = &self.git_branch {
             parts.push((format!("⎇ {branch}"), 2));
         }
-        if let Some(name) = self.engine.session.lock().name() {
+        if let Some(name) = self.engine.conversation.session.lock().name() {
             parts.push((clip(&reveal_hidden(&sanitize(name)), 30), 2));
         }
-        if self.running.is_some() {
+        if self.engine.conversation.is_running() {
             parts.push(("Esc aborts".into(), 8));
         }
         fit_parts(parts, width.saturating_sub(1))
