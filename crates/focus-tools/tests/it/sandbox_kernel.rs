@@ -395,10 +395,12 @@ fn cargo_builds_a_small_crate_in_default_mode() {
         "project/src/main.rs",
         "fn main() { println!(\"tiny-ran\"); }\n",
     );
+    // The crate's own target directory, not the one of the cargo running this
+    // test (scripts/vendor-check sets CARGO_TARGET_DIR outside the sandbox).
     let out = bash(
         &sandbox,
         &tree.path("project"),
-        "CARGO_HOME=\"$TMPDIR/cargo-home\" cargo run -q --offline",
+        "unset CARGO_TARGET_DIR; CARGO_HOME=\"$TMPDIR/cargo-home\" cargo run -q --offline",
         600,
     );
     assert!(out.contains("tiny-ran"), "{out}");
