@@ -507,7 +507,10 @@ fn session_info(ui: &mut Ui<'_>) {
         input,
         output,
         cost,
-        focus_tools::sandbox::current().describe()
+        engine.gatekeeper.as_ref().map_or_else(
+            || focus_tools::sandbox::Sandbox::off().describe(),
+            |gate| gate.sandbox().describe()
+        )
     );
     drop(store);
     // The id and name come from the session file.
