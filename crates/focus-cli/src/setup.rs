@@ -75,7 +75,8 @@ pub fn build_engine(
         .map_err(SetupError::failure)?;
     let retry = seams::retry_policy(&settings.retry);
     // The sandbox first: every process started for a tool from here on is confined.
-    seams::sandbox(&settings, args.sandbox, cwd).map_err(SetupError::usage)?;
+    let sandbox = seams::sandbox(&settings, args.sandbox, cwd).map_err(SetupError::usage)?;
+    let tool_state = focus_tools::ToolState::new(Arc::clone(&sandbox));
     // The session first: a resumed session brings back its model and thinking level.
     let (mut store, history) =
         Store::open(session, cwd, args.session_dir.as_deref()).map_err(SetupError::failure)?;
@@ -93,7 +94,7 @@ pub fn build_engine(
         scope_first,
         suffix_thinking,
     } = chosen;
-    let (tools, base_tools, mcp) = select_tools(args, &settings, cwd)?;
+    let (tools, base_tools, mcp) = select_tools(args, &settings, cwd, &tool_state)?;
     let replace = args
         .system_prompt
         .as_deref()
@@ -125,6 +126,7 @@ pub fn build_engine(
         &args.headless,
         ask,
         cwd,
+        sandbox,
     )
     .map_err(SetupError::usage)?;
     for warning in gatekeeper.warnings() {
@@ -293,12 +295,15 @@ fn choose_provider(
 
 /// The tools: the built-in ones `--tools` (or the `tools` setting) names, and
 /// the MCP servers' (a server that fails is reported and skipped); none with
-/// `--no-tools`. Returns all of them, the built-in ones, and the MCP servers.
+/// `--no-tools`, all built with `tool_state` (the session's sandbox, seen
+/// files and spill directory). Returns all of them, the built-in ones, and the
+/// MCP servers.
 #[allow(clippy::type_complexity)]
 fn select_tools(
     args: &Args,
     settings: &focus_harness::settings::Settings,
     cwd: &Path,
+    tool_state: &focus_tools::ToolState,
 ) -> Result<
     (
         Vec<Arc<dyn focus_core::tool::Tool>>,
@@ -307,7 +312,7 @@ fn select_tools(
     ),
     SetupError,
 > {
-    let all_tools = seams::builtin_tools(cwd, settings);
+    let all_tools = seams::builtin_tools(cwd, settings, tool_state);
     let tools = if args.no_tools {
         Vec::new()
     } else if let Some(names) = args.tools.as_ref().or(settings.tools.as_ref()) {
@@ -333,7 +338,7 @@ fn select_tools(
     let mcp = if args.no_tools {
         None
     } else {
-        seams::start_mcp(settings).map_err(SetupError::usage)?
+        seams::start_mcp(settings, Arc::clone(&tool_state.sandbox)).map_err(SetupError::usage)?
     };
     let base_tools = tools.clone();
     let mut tools = tools;

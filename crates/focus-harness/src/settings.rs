@@ -298,12 +298,21 @@ pub fn project_settings_path(cwd: &Path) -> PathBuf {
 /// Loads, checks and merges the global and project settings, the project's
 /// widening keys only if the trust store trusts the folder for them. Missing
 /// files are fine; unreadable JSON or bad values are errors.
+///
+/// # Errors
+///
+/// A settings file exists but cannot be read, is not JSON, or holds a value of the wrong type: the
+/// error names the file and the key.
 pub fn load_settings(config_dir: &Path, cwd: &Path) -> Result<LoadedSettings, SettingsError> {
     load_settings_with(config_dir, cwd, ProjectTrust::Stored)
 }
 
 /// [`load_settings`], with the project's widening keys applied as `trust`
 /// says.
+///
+/// # Errors
+///
+/// As [`load_settings`].
 pub fn load_settings_with(
     config_dir: &Path,
     cwd: &Path,

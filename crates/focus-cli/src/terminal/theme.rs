@@ -286,7 +286,8 @@ pub fn load(name: &str, config_dir: &Path, cwd: &Path) -> Result<&'static Theme,
     .find(|p| p.is_file())
     .ok_or_else(|| {
         format!(
-            "theme {name:?}: not built in (dark, light) and no {name}.json in .focus/themes/ or {}",
+            "theme {name:?}: no such theme (there are {}; a theme is NAME.json in .focus/themes/ or {})",
+            names(config_dir, cwd).join(", "),
             config_dir.join("themes").display()
         )
     })?;

@@ -174,6 +174,10 @@ impl Conversation {
     /// while a run or a compaction goes on (steer, follow up or wait for
     /// `RunEnded`). When the tool source changed (an MCP server announced
     /// `tools/list_changed`, or died) the tool list is rebuilt first.
+    ///
+    /// # Errors
+    ///
+    /// A run or a compaction is going on; the message says so and nothing starts.
     pub fn prompt(&mut self, prompts: Vec<Message>) -> Result<(), String> {
         self.start(Work::Run(prompts))
     }
@@ -182,12 +186,20 @@ impl Conversation {
     /// optional extra instructions for the summary: `CompactionStart` and
     /// `CompactionEnd` (reason `Manual`) come through [`Conversation::poll`], and
     /// [`Conversation::abort`] cancels it. Refused while a run goes on.
+    ///
+    /// # Errors
+    ///
+    /// A run or a compaction is going on; the message says so and nothing starts.
     pub fn request_compaction(&mut self, instructions: Option<String>) -> Result<(), String> {
         self.start(Work::Compact(instructions))
     }
 
     /// Queues a message for the model to read after the current tool batch;
     /// gives it back when no run is going on (the front end starts one).
+    ///
+    /// # Errors
+    ///
+    /// No run is going on: the message is given back, unsent.
     pub fn steer(&self, message: Message) -> Result<(), Box<Message>> {
         match &self.job {
             Some(job) if job.running => {
@@ -200,6 +212,10 @@ impl Conversation {
 
     /// Queues a message for when the model would otherwise stop; gives it back
     /// when no run is going on.
+    ///
+    /// # Errors
+    ///
+    /// No run is going on: the message is given back, unsent.
     pub fn follow_up(&self, message: Message) -> Result<(), Box<Message>> {
         match &self.job {
             Some(job) if job.running => {

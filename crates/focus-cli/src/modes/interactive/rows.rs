@@ -6,6 +6,8 @@
 //! Lines may carry SGR styles (`ESC [ … m`); they are copied through, closed at
 //! the end of a row that is cut and opened again on the next one.
 
+pub mod columns;
+
 use crate::terminal::width::char_width;
 
 /// Splits `line` into rows of at most `width` columns (a character that does not
