@@ -39,7 +39,10 @@ fn a_tmux_server_outside_runs_nothing_for_a_tool() {
             return;
         };
         let socket = tree.path("tmux.sock");
+        // tmux runs its commands with the user's shell; uid 65534's is
+        // nologin, and CI may start without SHELL.
         let started = Command::new("tmux")
+            .env("SHELL", "/bin/sh")
             .args(["-S"])
             .arg(&socket)
             .args(["new-session", "-d", "-s", "t", "sleep 600"])
@@ -60,6 +63,7 @@ fn a_tmux_server_outside_runs_nothing_for_a_tool() {
         );
         // The server outside works: the same request from outside runs.
         let outside = Command::new("tmux")
+            .env("SHELL", "/bin/sh")
             .arg("-S")
             .arg(&socket)
             .args(["run-shell", &format!("touch {}.control", pwned.display())])

@@ -283,6 +283,8 @@ pub fn also_as_unprivileged_user(name: &str) {
         .env("FOCUS_TEST_AS_USER", "1")
         .env("HOME", "/tmp")
         .env("TMPDIR", "/tmp")
+        // uid 65534's login shell is nologin; a real user has a shell.
+        .env("SHELL", "/bin/sh")
         .output();
     let Ok(out) = out else {
         focus_testkit::skipped("as an unprivileged user: no setpriv");
