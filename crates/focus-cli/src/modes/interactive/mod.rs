@@ -51,6 +51,7 @@ pub mod rows;
 pub mod screen;
 pub mod session_commands;
 pub mod settings_editor;
+pub mod settings_keys;
 pub mod shell;
 pub mod submit;
 pub mod tool_view;
