@@ -229,112 +229,110 @@ impl Registry {
         };
         for (name, config) in providers.iter() {
             let at = format!("providers.{name}");
-            if config.as_object().is_none() {
-                return Err(format!("{at}: expected an object"));
-            }
-            let string = |key: &str| -> Result<Option<String>, String> {
-                match &config[key] {
-                    Value::Null => Ok(None),
-                    Value::String(s) => Ok(Some(s.clone())),
-                    other => Err(format!(
-                        "{at}.{key}: expected a string, found {}",
-                        other.type_name()
-                    )),
-                }
-            };
-            let base_url = string("baseUrl")?;
-            let api = string("api")?;
-            if let Some(api) = &api {
-                if !crate::decode::APIS.contains(&api.as_str()) {
-                    return Err(format!(
-                        "{at}.api: unknown API {api:?} (expected one of {})",
-                        crate::decode::APIS.join(", ")
-                    ));
-                }
-            }
-            let api_key = string("apiKey")?;
-            let mut headers = Vec::new();
-            if let Some(h) = config["headers"].as_object() {
-                for (k, v) in h.iter() {
-                    let v = v
-                        .as_str()
-                        .ok_or_else(|| format!("{at}.headers.{k}: expected a string"))?;
-                    headers.push((k.to_string(), v.to_string()));
-                }
-            }
-            let compat = config["compat"].clone();
-            if !compat.is_null() {
-                crate::compat::compat_for(&ModelInfo::default())
-                    .with_overrides(&compat)
-                    .map_err(|e| format!("{at}.{e}"))?;
-            }
-            let entry = match self.providers.iter_mut().find(|p| p.name == name) {
-                Some(existing) => {
-                    if let Some(u) = base_url {
-                        existing.base_url = u;
-                    }
-                    if let Some(a) = api {
-                        existing.api = a;
-                    }
-                    if api_key.is_some() {
-                        existing.api_key = api_key;
-                    }
-                    existing.headers.extend(headers);
-                    if !compat.is_null() {
-                        existing.compat = compat;
-                    }
-                    existing.clone()
-                }
-                None => {
-                    let base_url = base_url
-                        .ok_or_else(|| format!("{at}.baseUrl: required for a new provider"))?;
-                    let api =
-                        api.ok_or_else(|| format!("{at}.api: required for a new provider"))?;
-                    let entry = ProviderEntry {
-                        name: name.to_string(),
-                        base_url,
-                        api,
-                        api_key,
-                        headers,
-                        compat,
-                    };
-                    self.providers.push(entry.clone());
-                    entry
-                }
-            };
+            let settings = ProviderSettings::read(config, &at)?;
+            let entry = self.upsert_provider(name, settings, &at)?;
             // The provider's URL and API apply to its existing models too.
             for m in self.models.iter_mut().filter(|m| m.provider == name) {
                 m.base_url = entry.base_url.clone();
                 m.api = entry.api.clone();
             }
-            let models = match &config["models"] {
-                Value::Null => continue,
-                Value::Array(a) => a,
-                other => {
-                    return Err(format!(
-                        "{at}.models: expected an array, found {}",
-                        other.type_name()
-                    ))
-                }
-            };
-            for (i, m) in models.iter().enumerate() {
-                let model = parse_model(m, &entry).map_err(|e| format!("{at}.models[{i}]{e}"))?;
-                if !m["compat"].is_null() {
-                    crate::compat::compat_for(&model)
-                        .with_overrides(&m["compat"])
-                        .map_err(|e| format!("{at}.models[{i}].{e}"))?;
-                    let key = (model.provider.clone(), model.id.clone());
-                    self.model_compat.retain(|(k, _)| *k != key);
-                    self.model_compat.push((key, m["compat"].clone()));
-                }
-                match self
-                    .models
-                    .iter_mut()
-                    .find(|x| x.provider == model.provider && x.id == model.id)
-                {
-                    Some(existing) => *existing = model,
-                    None => self.models.push(model),
-                }
+            self.upsert_models(&config["models"], &entry, &at)?;
+        }
+        Ok(())
+    }
+
+    /// Adds the provider `name` with `settings`, or lays them over the known
+    /// provider of that name; returns its entry as it now is.
+    ///
+    /// # Errors
+    ///
+    /// A new provider without `baseUrl` or `api`; the message names the path
+    /// (`at`).
+    fn upsert_provider(
+        &mut self,
+        name: &str,
+        settings: ProviderSettings,
+        at: &str,
+    ) -> Result<ProviderEntry, String> {
+        let ProviderSettings {
+            base_url,
+            api,
+            api_key,
+            headers,
+            compat,
+        } = settings;
+        if let Some(existing) = self.providers.iter_mut().find(|p| p.name == name) {
+            if let Some(u) = base_url {
+                existing.base_url = u;
+            }
+            if let Some(a) = api {
+                existing.api = a;
+            }
+            if api_key.is_some() {
+                existing.api_key = api_key;
+            }
+            existing.headers.extend(headers);
+            if !compat.is_null() {
+                existing.compat = compat;
+            }
+            return Ok(existing.clone());
+        }
+        let base_url =
+            base_url.ok_or_else(|| format!("{at}.baseUrl: required for a new provider"))?;
+        let api = api.ok_or_else(|| format!("{at}.api: required for a new provider"))?;
+        let entry = ProviderEntry {
+            name: name.to_string(),
+            base_url,
+            api,
+            api_key,
+            headers,
+            compat,
+        };
+        self.providers.push(entry.clone());
+        Ok(entry)
+    }
+
+    /// Adds the provider's `models` (a models.json array, or null for none), or
+    /// replaces the known models of the same ids; a model's `compat` is kept
+    /// beside it.
+    ///
+    /// # Errors
+    ///
+    /// `models` is not an array, or a model is malformed; the message names
+    /// its path (`at`).
+    fn upsert_models(
+        &mut self,
+        models: &Value,
+        entry: &ProviderEntry,
+        at: &str,
+    ) -> Result<(), String> {
+        let models = match models {
+            Value::Null => return Ok(()),
+            Value::Array(a) => a,
+            other => {
+                return Err(format!(
+                    "{at}.models: expected an array, found {}",
+                    other.type_name()
+                ))
+            }
+        };
+        for (i, m) in models.iter().enumerate() {
+            let model = parse_model(m, entry).map_err(|e| format!("{at}.models[{i}]{e}"))?;
+            if !m["compat"].is_null() {
+                crate::compat::compat_for(&model)
+                    .with_overrides(&m["compat"])
+                    .map_err(|e| format!("{at}.models[{i}].{e}"))?;
+                let key = (model.provider.clone(), model.id.clone());
+                self.model_compat.retain(|(k, _)| *k != key);
+                self.model_compat.push((key, m["compat"].clone()));
+            }
+            match self
+                .models
+                .iter_mut()
+                .find(|x| x.provider == model.provider && x.id == model.id)
+            {
+                Some(existing) => *existing = model,
+                None => self.models.push(model),
             }
         }
         Ok(())
@@ -576,6 +574,73 @@ fn run_key_command(command: &str, timeout: Duration) -> Option<String> {
 
 /// The most a `!command` may print that is kept (a key is far shorter).
 const MAX_KEY_OUTPUT: usize = 1024 * 1024;
+
+/// What one provider's models.json object sets, each checked for its type;
+/// `None` (or null) for what it leaves alone.
+struct ProviderSettings {
+    base_url: Option<String>,
+    api: Option<String>,
+    api_key: Option<String>,
+    headers: Vec<(String, String)>,
+    compat: Value,
+}
+
+impl ProviderSettings {
+    /// Reads the provider object `config` found at the JSON path `at`.
+    ///
+    /// # Errors
+    ///
+    /// Not an object, a value of the wrong type, an unknown API or a `compat`
+    /// that does not apply; the message names its path.
+    fn read(config: &Value, at: &str) -> Result<ProviderSettings, String> {
+        if config.as_object().is_none() {
+            return Err(format!("{at}: expected an object"));
+        }
+        let string = |key: &str| -> Result<Option<String>, String> {
+            match &config[key] {
+                Value::Null => Ok(None),
+                Value::String(s) => Ok(Some(s.clone())),
+                other => Err(format!(
+                    "{at}.{key}: expected a string, found {}",
+                    other.type_name()
+                )),
+            }
+        };
+        let base_url = string("baseUrl")?;
+        let api = string("api")?;
+        if let Some(api) = &api {
+            if !crate::decode::APIS.contains(&api.as_str()) {
+                return Err(format!(
+                    "{at}.api: unknown API {api:?} (expected one of {})",
+                    crate::decode::APIS.join(", ")
+                ));
+            }
+        }
+        let api_key = string("apiKey")?;
+        let mut headers = Vec::new();
+        if let Some(h) = config["headers"].as_object() {
+            for (k, v) in h.iter() {
+                let v = v
+                    .as_str()
+                    .ok_or_else(|| format!("{at}.headers.{k}: expected a string"))?;
+                headers.push((k.to_string(), v.to_string()));
+            }
+        }
+        let compat = config["compat"].clone();
+        if !compat.is_null() {
+            crate::compat::compat_for(&ModelInfo::default())
+                .with_overrides(&compat)
+                .map_err(|e| format!("{at}.{e}"))?;
+        }
+        Ok(ProviderSettings {
+            base_url,
+            api,
+            api_key,
+            headers,
+            compat,
+        })
+    }
+}
 
 fn parse_model(m: &Value, provider: &ProviderEntry) -> Result<ModelInfo, String> {
     let id = m["id"].as_str().ok_or(".id: required string")?;
