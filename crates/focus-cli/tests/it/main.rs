@@ -17,6 +17,7 @@ mod interactive_models;
 mod interactive_notes;
 mod interactive_pickers;
 mod interactive_screen;
+mod interactive_switches;
 mod interactive_tree;
 mod keys;
 mod local_servers;
