@@ -19,6 +19,7 @@ mod interactive_pickers;
 mod interactive_screen;
 mod interactive_switches;
 mod interactive_tree;
+mod interactive_vs_pi;
 mod keys;
 mod local_servers;
 mod mcp_session;
