@@ -47,6 +47,7 @@ pub mod engine;
 pub mod export;
 pub mod input;
 pub mod keys;
+pub mod model_switch;
 pub mod modes;
 pub mod probe;
 pub mod scope;

@@ -269,12 +269,8 @@ pub fn cycle(engine: &mut Engine, backward: bool) -> Result<Option<Cycled>, Stri
     };
     let registry = seams::registry()?;
     let built = seams::build_provider(&choice, &registry, &engine.retry)?;
-    engine.conversation.switch_model(built);
-    if let Some(level) = next.thinking {
-        if level != engine.conversation.config.options.thinking {
-            engine.conversation.set_thinking(level);
-        }
-    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    crate::model_switch::switch(engine, built, next.thinking, &cwd);
     Ok(Some(Cycled {
         model: engine.conversation.config.provider.model().clone(),
         thinking: engine.conversation.config.options.thinking,

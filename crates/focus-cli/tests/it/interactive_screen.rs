@@ -152,6 +152,11 @@ fn settings_lists_every_setting_with_its_source_and_checks_values() {
     pane.type_text("memorymb");
     pane.wait_for_visible("a sandbox limit", &["sandbox.limits.memoryMb = 8192"]);
     pane.keys(&["Escape"]);
+    // Typing goes on once the picker is closed (an Esc right before `/` would
+    // read as Alt+/).
+    pane.wait_until("the picker closed", || {
+        !pane.visible_screen().contains("sandbox.limits.memoryMb")
+    });
     // A bad value is refused and nothing is written.
     pane.keys(&["C-u"]);
     let before = std::fs::read_to_string(s.home.join("settings.json")).unwrap();

@@ -74,6 +74,7 @@ impl SessionManager {
                 .collect();
             if !lines.is_empty() {
                 writer.append_lines(&lines)?;
+                fork.held = None;
             }
         }
         fork.tree = SessionTree::new(copied);

@@ -28,6 +28,11 @@ pub struct SessionManager {
     pub(super) tree: SessionTree,
     pub(super) path: Option<PathBuf>,
     pub(super) writer: Option<SessionWriter>,
+    /// A new session's entries before its first message (the model and
+    /// thinking level it starts with, a name): held back, and written with
+    /// that message, so a session left before anything was said leaves no
+    /// file (as in pi). `None` once written, or for a session opened.
+    pub(super) held: Option<Vec<String>>,
     pub(super) problems: Vec<LoadProblem>,
     /// The note about damaged lines skipped on load, if any.
     pub(super) damage_note: Option<String>,
@@ -63,6 +68,7 @@ impl SessionManager {
             tree: SessionTree::default(),
             path: Some(path),
             writer: Some(writer),
+            held: Some(Vec::new()),
             problems: Vec::new(),
             damage_note: None,
         })
@@ -75,6 +81,7 @@ impl SessionManager {
             tree: SessionTree::default(),
             path: None,
             writer: None,
+            held: None,
             problems: Vec::new(),
             damage_note: None,
         }
@@ -237,6 +244,7 @@ impl SessionManager {
             tree,
             path: Some(path.to_path_buf()),
             writer: None,
+            held: None,
             problems: parsed.problems,
             damage_note,
         };
@@ -332,7 +340,20 @@ impl SessionManager {
             kind,
         };
         if let Some(writer) = &mut self.writer {
-            writer.append_lines(&[entry.to_json().to_json_string()])?;
+            let line = entry.to_json().to_json_string();
+            match &mut self.held {
+                // Not a message yet: held back until there is one.
+                Some(held) if !matches!(entry.kind, EntryKind::Message(_)) => held.push(line),
+                _ => {
+                    let mut lines = self.held.take().unwrap_or_default();
+                    lines.push(line);
+                    if let Err(error) = writer.append_lines(&lines) {
+                        lines.pop();
+                        self.held = (!lines.is_empty()).then_some(lines);
+                        return Err(error);
+                    }
+                }
+            }
         }
         let id = entry.id.clone();
         self.tree.push(entry);

@@ -37,10 +37,14 @@ fn appended_entries_reload_identically_with_the_same_leaf_and_context() {
     assert!(session.path().unwrap().starts_with(store.dir_for(cwd)));
     assert!(
         !session.path().unwrap().exists(),
-        "file appears with the first entry"
+        "file appears with the first message"
     );
     session.append_model_change("scripted", "m1").unwrap();
     session.append_thinking_level_change("high").unwrap();
+    assert!(
+        !session.path().unwrap().exists(),
+        "a session with no message yet leaves no file (as in pi)"
+    );
     session.append_message(&user("list files")).unwrap();
     let call = json_object! { "command" => "ls" };
     session

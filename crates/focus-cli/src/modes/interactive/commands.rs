@@ -259,11 +259,15 @@ fn model(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let retry = ui.engine().retry.clone();
     let built = seams::build_provider(&choice, &registry, &retry)?;
     let info = built.model().clone();
-    ui.engine().conversation.switch_model(built);
+    let cwd = ui.cwd().to_path_buf();
+    crate::model_switch::switch(ui.engine(), built, None, &cwd);
+    let thinking = ui.engine().conversation.config.options.thinking;
     // Model ids can come from models.json or a local server: shown printable.
     ui.say(&focus_tools::output::sanitize(&format!(
-        "model: {}/{}",
-        info.provider, info.id
+        "model: {}/{} · thinking {}",
+        info.provider,
+        info.id,
+        thinking.as_str()
     )));
     Ok(())
 }
@@ -423,7 +427,11 @@ fn resume(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         .lock()
         .dir()
         .map(Path::to_path_buf);
-    let sessions = recent_sessions(&cwd, dir.as_deref());
+    // A session with no message (one an older focus saved) has nothing to resume.
+    let sessions: Vec<_> = recent_sessions(&cwd, dir.as_deref())
+        .into_iter()
+        .filter(|s| s.message_count > 0)
+        .collect();
     if sessions.is_empty() {
         return Err("no saved sessions for this directory".into());
     }

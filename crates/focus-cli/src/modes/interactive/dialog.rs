@@ -50,8 +50,20 @@ impl Ui<'_> {
                 self.blocks.push(block);
             }
         }
+        if let Some(tool) = self.tool_block(&pending.request.call_id) {
+            tool.waits_for_user();
+        }
         self.approval = Some(pending);
         self.approval_drawn = None;
+    }
+
+    /// The open approval is answered (or dropped): its call's clock goes on.
+    fn approval_closed(&mut self) {
+        if let Some(pending) = self.approval.take() {
+            if let Some(tool) = self.tool_block(&pending.request.call_id) {
+                tool.answered();
+            }
+        }
     }
 
     /// Notes that the frame just drawn showed the dialog (the first such frame
@@ -131,7 +143,7 @@ impl Ui<'_> {
                     "The user aborted the run instead of answering. Do not retry.".into(),
                 ));
                 self.engine.conversation.abort();
-                self.approval = None;
+                self.approval_closed();
                 self.denying = false;
                 self.reason.take();
                 self.note(self.style.red(&format!("✗ {tool}: not run (you aborted)")));
@@ -168,7 +180,7 @@ impl Ui<'_> {
             _ => return,
         };
         request.answer(answer);
-        self.approval = None;
+        self.approval_closed();
         self.denying = false;
         self.note(self.style.dim(&note));
     }

@@ -35,6 +35,7 @@ pub mod following;
 pub mod footer;
 pub mod fuzzy;
 pub mod highlight;
+pub mod hyperlinks;
 pub mod info_commands;
 pub mod key_input;
 pub mod keybindings;
@@ -133,7 +134,7 @@ pub struct Ui<'a> {
     /// The first blocks (the welcome), kept when the transcript is replaced.
     welcome: String,
     show_thinking: bool,
-    /// Links as OSC 8 hyperlinks ([`hyperlinks_supported`]).
+    /// Links as OSC 8 hyperlinks ([`hyperlinks::supported`]).
     hyperlinks: bool,
     waiting: bool,
     /// Something slow is going on outside a model call ("retrying"): the notice
@@ -215,7 +216,7 @@ pub fn run(
         blocks: Vec::new(),
         welcome: String::new(),
         show_thinking: true,
-        hyperlinks: hyperlinks_supported(),
+        hyperlinks: hyperlinks::supported(),
         waiting: false,
         busy: None,
         frame: 0,
@@ -406,28 +407,6 @@ impl Ui<'_> {
     pub fn request_quit(&mut self) {
         self.quit = true;
     }
-}
-
-/// Whether the terminal shows OSC 8 hyperlinks: known terminals that do
-/// (iTerm2, WezTerm, kitty, Ghostty, VS Code, Windows Terminal, VTE 0.50+),
-/// not inside tmux or screen (which may drop them), or `FOCUS_HYPERLINKS=1`
-/// (`0` turns them off). Elsewhere a link shows as `text (url)`.
-fn hyperlinks_supported() -> bool {
-    let var = |name: &str| std::env::var(name).unwrap_or_default();
-    match var("FOCUS_HYPERLINKS").as_str() {
-        "1" => return true,
-        "0" => return false,
-        _ => {}
-    }
-    if !var("TMUX").is_empty() || var("TERM").starts_with("screen") {
-        return false;
-    }
-    matches!(
-        var("TERM_PROGRAM").as_str(),
-        "iTerm.app" | "WezTerm" | "vscode" | "ghostty"
-    ) || !var("KITTY_WINDOW_ID").is_empty()
-        || !var("WT_SESSION").is_empty()
-        || var("VTE_VERSION").parse::<u32>().is_ok_and(|v| v >= 5000)
 }
 
 /// The marked block showing the compaction summary `history` starts from, if any.

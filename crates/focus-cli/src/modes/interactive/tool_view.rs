@@ -28,6 +28,10 @@ pub struct ToolBlock {
     args: Value,
     started: Instant,
     elapsed: Option<Duration>,
+    /// Since when the call waits for the user's answer to an approval (its
+    /// clock stands still meanwhile), and how long it waited before.
+    waiting_since: Option<Instant>,
+    waited: Duration,
     /// The running tool's output so far.
     partial: String,
     /// The result: text, details, whether it failed.
@@ -43,6 +47,8 @@ impl ToolBlock {
             args: args.clone(),
             started: Instant::now(),
             elapsed: None,
+            waiting_since: None,
+            waited: Duration::ZERO,
             partial: String::new(),
             result: None,
         }
@@ -53,10 +59,32 @@ impl ToolBlock {
         self.partial = text;
     }
 
+    /// An approval about the call is asked: its clock stops until
+    /// [`ToolBlock::answered`] (the time is the tool's, not the user's).
+    pub fn waits_for_user(&mut self) {
+        if self.elapsed.is_none() && self.waiting_since.is_none() {
+            self.waiting_since = Some(Instant::now());
+        }
+    }
+
+    /// The approval was answered: the clock goes on.
+    pub fn answered(&mut self) {
+        if let Some(since) = self.waiting_since.take() {
+            self.waited += since.elapsed();
+        }
+    }
+
+    /// The time the call took so far, less the time it waited for the user.
+    fn running_time(&self) -> Duration {
+        let waiting = self.waiting_since.map_or(Duration::ZERO, |s| s.elapsed());
+        self.started.elapsed().saturating_sub(self.waited + waiting)
+    }
+
     /// The call ended with `text` (what the model reads), `details` and `is_error`.
     pub fn end(&mut self, text: String, details: Value, is_error: bool) {
+        self.answered();
         if self.elapsed.is_none() {
-            self.elapsed = Some(self.started.elapsed());
+            self.elapsed = Some(self.running_time());
         }
         self.result = Some((text, details, is_error));
     }
@@ -90,8 +118,13 @@ impl ToolBlock {
             "{mark} {}",
             style.bold(&tool_summary(&self.name, &self.args))
         );
-        let elapsed = self.elapsed.unwrap_or_else(|| self.started.elapsed());
-        if self.elapsed != Some(Duration::ZERO) {
+        let elapsed = self.elapsed.unwrap_or_else(|| self.running_time());
+        if self.waiting_since.is_some() {
+            header.push_str(&style.dim(&format!(
+                " · {} · waiting for your answer",
+                seconds(elapsed)
+            )));
+        } else if self.elapsed != Some(Duration::ZERO) {
             header.push_str(&style.dim(&format!(" · {}", seconds(elapsed))));
         }
         let mut rows = text_rows(&header, width);

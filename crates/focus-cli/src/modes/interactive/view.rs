@@ -137,7 +137,7 @@ impl Ui<'_> {
     }
 
     /// The tool block of call `call_id`.
-    fn tool_block(&mut self, call_id: &str) -> Option<&mut ToolBlock> {
+    pub(super) fn tool_block(&mut self, call_id: &str) -> Option<&mut ToolBlock> {
         self.blocks
             .iter_mut()
             .rev()
