@@ -6,7 +6,7 @@
 //! the format). Colours are written at the depth the terminal has
 //! ([`Depth::from_env`]): 24-bit, 256 colours, or the 16 basic ones, to which
 //! any colour falls back (the nearest of the xterm palette). `NO_COLOR` is
-//! [`Style`](super::style::Style)'s business: with it, no colour is written.
+//! [`Style`](crate::style::Style)'s business: with it, no colour is written.
 
 use focus_core::json::Value;
 use std::path::Path;

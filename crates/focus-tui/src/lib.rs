@@ -1,0 +1,28 @@
+//! focus-tui: a terminal kit that knows nothing of agents.
+//!
+//! The parts of an interactive terminal program that any std-only project can
+//! reuse: how wide text is on screen ([`width`]), colours that respect
+//! `NO_COLOR` and pipes ([`style`], themed by [`theme`]), keys as terminals send
+//! them ([`keys`]) and what they do ([`keymap`]), a multi-line editor with
+//! history ([`editor`]), syntax highlighting for fenced code ([`highlight`]),
+//! fuzzy matching for pickers ([`fuzzy`]), unmasking of hidden characters
+//! ([`reveal`]), and the terminal itself ([`terminal`], through focus-sys, the
+//! only crate with `unsafe`). focus's interactive mode wires conversation
+//! events to these; `cargo run -p focus-tui --example editor` uses them alone.
+//!
+//! Dependencies: focus-sys (terminal calls) and focus-core's JSON codec (theme
+//! and history files); never focus-core's agent or event types (a tidy rule).
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod editor;
+pub mod fuzzy;
+pub mod highlight;
+pub mod keymap;
+pub mod keys;
+pub mod reveal;
+pub mod style;
+pub mod terminal;
+pub mod theme;
+pub mod width;
