@@ -86,6 +86,8 @@ pub struct Args {
     pub files: Vec<PathBuf>,
     /// The other positional arguments: messages, sent one after another.
     pub messages: Vec<String>,
+    /// The headless run's flags (`--denials`, `--output-format`, …).
+    pub headless: headless::Headless,
     /// A subcommand such as `mcp list`.
     pub subcommand: Option<Subcommand>,
 }
@@ -101,6 +103,7 @@ impl fmt::Display for UsageError {
 }
 
 pub mod flags;
+pub mod headless;
 
 /// The non-empty items of a comma-separated list, trimmed.
 fn comma_list(list: &str) -> Vec<String> {
@@ -248,7 +251,10 @@ where
                     "--api-key is not supported because other users can read command lines; set the provider's environment variable (e.g. ANTHROPIC_API_KEY) or put apiKey in models.json".into(),
                 ))
             }
-            _ => return Err(unknown_flag(flag)),
+            _ => match headless::take(&mut args.headless, flag, &mut value) {
+                Some(taken) => taken?,
+                None => return Err(unknown_flag(flag)),
+            },
         }
         if inline.is_some() && !flag_takes_value(flag) {
             return Err(UsageError(format!("{flag} takes no value; write it alone")));

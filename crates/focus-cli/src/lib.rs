@@ -192,9 +192,9 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
         errln!("{}", style.dim(&format!("focus: {note}")));
     }
     if args.mode == OutputMode::Json {
-        Ok(modes::json::run(&mut engine, prompts))
+        Ok(modes::json::run(&mut engine, prompts, &args.headless))
     } else {
-        Ok(modes::print::run(&mut engine, prompts))
+        Ok(modes::print::run(&mut engine, prompts, &args.headless))
     }
 }
 

@@ -284,12 +284,14 @@ impl PromptSource {
 }
 
 /// The gate every tool call passes: the permission mode (`mode` from the flag,
-/// else settings), allow/deny rules and hooks from settings, and `ask` for
+/// else settings), allow/deny rules from settings and `rules` (`--allow`,
+/// `--deny`), hooks from settings, and `ask` for
 /// approvals (`None` in print and JSON modes: calls needing approval are denied).
 /// Writes to protected paths ask unless the installed sandbox is off.
 pub fn gate(
     settings: &Settings,
     mode: Option<&str>,
+    rules: &crate::args::headless::Headless,
     ask: Option<AskUser>,
     cwd: &Path,
 ) -> Result<Arc<Gatekeeper>, String> {
@@ -301,6 +303,15 @@ pub fn gate(
     // project's run confined and the user's as the user's own code.
     let mut config =
         GateConfig::from_json(&settings.merged).map_err(|e| format!("settings: {e}"))?;
+    // `--allow`/`--deny` rules join the settings' (a deny still wins).
+    for (texts, list) in [
+        (&rules.allow, &mut config.permissions.allow),
+        (&rules.deny, &mut config.permissions.deny),
+    ] {
+        for text in texts {
+            list.push(focus_tools::gates::rules::Rule::parse(text)?);
+        }
+    }
     config.hooks = HookConfig::from_layers(&settings.user_layer, &settings.project_layer)
         .map_err(|e| format!("settings: {e}"))?;
     // `--sandbox off` (installed before the gate) also lifts the protected paths.

@@ -119,8 +119,14 @@ pub fn build_engine(
     // pi's delivery modes for queued messages (focus's default: all at once).
     config.steering_mode = settings.steering_mode.unwrap_or_default();
     config.follow_up_mode = settings.follow_up_mode.unwrap_or_default();
-    let gatekeeper = seams::gate(&settings, args.permission_mode.as_deref(), ask, cwd)
-        .map_err(SetupError::usage)?;
+    let gatekeeper = seams::gate(
+        &settings,
+        args.permission_mode.as_deref(),
+        &args.headless,
+        ask,
+        cwd,
+    )
+    .map_err(SetupError::usage)?;
     for warning in gatekeeper.warnings() {
         errln!("focus: {warning}");
     }
@@ -146,6 +152,18 @@ pub fn build_engine(
     record_model_and_thinking(&mut store, &config, is_new_session);
     let mut engine = Engine::new(config, history, store);
     engine.conversation.compaction = settings.compaction;
+    // A headless run's bounds: the flag, else the setting.
+    let max_turns = args
+        .headless
+        .max_turns
+        .or(settings.max_turns.map(|n| n as usize));
+    if let Some(turns) = max_turns {
+        engine.conversation.config.max_turns = turns;
+    }
+    let deadline = args.headless.deadline.or(settings
+        .deadline_seconds
+        .map(std::time::Duration::from_secs));
+    engine.conversation.deadline = deadline.and_then(|d| std::time::Instant::now().checked_add(d));
     engine.retry = retry;
     engine.model_scope = scope;
     engine.set_prompt_source(prompt);

@@ -91,6 +91,11 @@ pub struct Settings {
     /// keepalives (no text, thinking or tool call) before the attempt counts
     /// as stalled and is retried; `None` means the providers' default.
     pub stream_stall_seconds: Option<u64>,
+    /// `maxTurns`: model calls allowed per prompt (`--max-turns` wins).
+    pub max_turns: Option<u64>,
+    /// `deadlineSeconds`: how long a print or JSON mode run may take in all
+    /// (`--deadline` wins).
+    pub deadline_seconds: Option<u64>,
     /// `theme`: the interactive mode's colours (`dark`, `light`, or a theme
     /// file's name; pi's key).
     pub theme: Option<String>,
@@ -463,7 +468,11 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     bad(key, "a string", v)
                 }
             }
-            "toolDeadlineSeconds" | "bashSpillMaxBytes" | "streamStallSeconds" => {
+            "toolDeadlineSeconds"
+            | "bashSpillMaxBytes"
+            | "streamStallSeconds"
+            | "maxTurns"
+            | "deadlineSeconds" => {
                 if v.as_u64().filter(|n| *n > 0).is_none() {
                     bad(key, "a positive integer", v)
                 }
@@ -584,6 +593,8 @@ fn from_merged(merged: Value) -> Settings {
         tool_deadline_seconds: merged["toolDeadlineSeconds"].as_u64().filter(|n| *n > 0),
         bash_spill_max_bytes: merged["bashSpillMaxBytes"].as_u64().filter(|n| *n > 0),
         stream_stall_seconds: merged["streamStallSeconds"].as_u64().filter(|n| *n > 0),
+        max_turns: merged["maxTurns"].as_u64().filter(|n| *n > 0),
+        deadline_seconds: merged["deadlineSeconds"].as_u64().filter(|n| *n > 0),
         theme: string("theme"),
         hide_thinking_block: merged["hideThinkingBlock"].as_bool(),
         transport: string("transport"),
@@ -741,13 +752,17 @@ mod tests {
         let (home, cwd) = dirs("limits");
         std::fs::write(
             project_settings_path(&cwd),
-            r#"{"toolDeadlineSeconds":30,"bashSpillMaxBytes":100000,"streamStallSeconds":45}"#,
+            r#"{"toolDeadlineSeconds":30,"bashSpillMaxBytes":100000,"streamStallSeconds":45,"maxTurns":7,"deadlineSeconds":60}"#,
         )
         .unwrap();
         let s = load_settings(&home, &cwd).unwrap().settings;
         assert_eq!(s.stream_stall_seconds, Some(45));
         assert_eq!(s.tool_deadline_seconds, Some(30));
         assert_eq!(s.bash_spill_max_bytes, Some(100_000));
+        assert_eq!((s.max_turns, s.deadline_seconds), (Some(7), Some(60)));
+        std::fs::write(project_settings_path(&cwd), r#"{"maxTurns":-1}"#).unwrap();
+        let err = load_settings(&home, &cwd).unwrap_err();
+        assert!(err.problems[0].contains("maxTurns: expected a positive integer"));
         std::fs::write(project_settings_path(&cwd), r#"{"toolDeadlineSeconds":0}"#).unwrap();
         let err = load_settings(&home, &cwd).unwrap_err();
         assert!(

@@ -35,8 +35,8 @@ extern "C" {
     #[allow(clashing_extern_declarations)]
     fn signal(sig: c_int, handler: usize) -> usize;
     fn setsid() -> c_int;
-    fn setrlimit(resource: c_int, limit: *const [u64; 2]) -> c_int;
-    fn getrlimit(resource: c_int, limit: *mut [u64; 2]) -> c_int;
+    fn setrlimit(resource: c_int, limit: *const [c_ulong; 2]) -> c_int;
+    fn getrlimit(resource: c_int, limit: *mut [c_ulong; 2]) -> c_int;
     fn geteuid() -> c_uint;
     fn getuid() -> c_uint;
     fn getgid() -> c_uint;
@@ -47,12 +47,23 @@ mod nr {
     pub const CLONE: i64 = 56;
     pub const CAPSET: i64 = 126;
 }
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(any(target_arch = "x86", target_arch = "arm", target_arch = "s390x"))]
 mod nr {
-    // AArch64 and the other architectures of the generic table.
+    pub const CLONE: i64 = 120;
+    pub const CAPSET: i64 = 185;
+}
+#[cfg(any(
+    target_arch = "aarch64",
+    target_arch = "riscv64",
+    target_arch = "loongarch64"
+))]
+mod nr {
+    // The generic system call table.
     pub const CLONE: i64 = 220;
     pub const CAPSET: i64 = 91;
 }
+// `close_range` and `mount_setattr` came after the tables were unified: the
+// same number on every architecture.
 const SYS_CLOSE_RANGE: c_long = 436;
 const SYS_MOUNT_SETATTR: c_long = 442;
 
@@ -286,11 +297,17 @@ pub fn pipe() -> io::Result<(c_int, c_int)> {
 pub fn fork_raw() -> io::Result<c_int> {
     // SAFETY: clone with only the exit signal set and no new stack behaves as
     // fork: the child continues on a copy of this stack.
+    // s390x takes the stack first and the flags second.
+    let (first, second) = if cfg!(target_arch = "s390x") {
+        (0 as c_long, SIGCHLD)
+    } else {
+        (SIGCHLD, 0 as c_long)
+    };
     check(unsafe {
         syscall(
             nr::CLONE as c_long,
-            SIGCHLD,
-            0 as c_long,
+            first,
+            second,
             0 as c_long,
             0 as c_long,
             0 as c_long,
@@ -360,19 +377,25 @@ pub fn new_session() -> io::Result<()> {
     check(unsafe { setsid() } as c_long).map(drop)
 }
 
-/// `setrlimit(resource, {value, value})` (soft and hard limit alike).
+/// `setrlimit(resource, {value, value})` (soft and hard limit alike). `rlim_t`
+/// is an `unsigned long`; a value it cannot hold means "unlimited".
 pub fn set_limit(resource: c_int, value: u64) -> io::Result<()> {
+    let value = c_ulong::try_from(value).unwrap_or(c_ulong::MAX);
     let limit = [value, value];
-    // SAFETY: `limit` is a live `struct rlimit` (two 64-bit values on the
-    // 64-bit targets the jail supports).
+    // SAFETY: `limit` is a live `struct rlimit` (two `rlim_t`).
     check(unsafe { setrlimit(resource, &limit) } as c_long).map(drop)
 }
 
 /// The hard limit of `resource` now (`None` if `getrlimit` fails).
 pub fn hard_limit(resource: c_int) -> Option<u64> {
-    let mut limit = [0u64; 2];
-    // SAFETY: `limit` is a live, writable `struct rlimit`.
-    (unsafe { getrlimit(resource, &mut limit) } == 0).then_some(limit[1])
+    let mut limit: [c_ulong; 2] = [0; 2];
+    // SAFETY: `limit` is a live, writable `struct rlimit`; the call only writes it.
+    if unsafe { getrlimit(resource, &mut limit) } != 0 {
+        return None;
+    }
+    // `unsigned long` is 64 bits on 64-bit targets, 32 on the others.
+    #[allow(clippy::unnecessary_cast)]
+    Some(limit[1] as u64)
 }
 
 /// The effective user id.

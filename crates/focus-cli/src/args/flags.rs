@@ -158,6 +158,38 @@ pub const SECTIONS: &[Section] = &[
         ],
     },
     Section {
+        title: "HEADLESS RUNS (print and JSON modes; docs/cli.md, exit codes)",
+        flags: &[
+            valued(
+                "--output-format",
+                "text|json",
+                "json: print one result record at the end instead of the answer",
+            ),
+            valued(
+                "--output-last-message",
+                "FILE",
+                "Write the final answer to FILE",
+            ),
+            valued(
+                "--denials",
+                "ok|fail",
+                "ok: refused tool calls do not change the exit code",
+            ),
+            valued("--max-turns", "N", "At most N model calls per prompt"),
+            valued(
+                "--deadline",
+                "DURATION",
+                "Stop the whole run after DURATION (90s, 15m, 2h)",
+            ),
+            valued(
+                "--allow",
+                "RULE",
+                "Allow calls matching RULE, e.g. 'bash(cargo test:*)' (repeatable)",
+            ),
+            valued("--deny", "RULE", "Deny calls matching RULE (repeatable)"),
+        ],
+    },
+    Section {
         title: "OTHER",
         flags: &[
             switch("--help", Some("-h"), "This help"),

@@ -1,10 +1,12 @@
 //! JSON mode (`--mode json`): the session header first (when there is a session),
 //! then every agent event as one JSON object per line, exactly as documented in
 //! docs/json-events.md. Nothing else is written to stdout; the exit code is
-//! non-zero when the run ends in an error.
+//! the outcome's (docs/cli.md), and the last line is the result record
+//! (`{"type":"result",…}`, [`outcome`](super::outcome)).
 //!
 //! The one call into the harness, as in print mode: `Conversation::run_to_end`.
 
+use crate::args::headless::Headless;
 use crate::engine::Engine;
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::event_lines::EventLines;
@@ -13,8 +15,9 @@ use focus_core::message::Message;
 use focus_harness::conversation::ConversationEvent;
 use std::io::Write;
 
-/// Runs `prompts` and prints every event; returns the exit code.
-pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
+/// Runs `prompts` and prints every event, then the result record as the last
+/// line; returns the exit code (docs/cli.md's table, [`outcome`](super::outcome)).
+pub fn run(engine: &mut Engine, prompts: Vec<Message>, headless: &Headless) -> i32 {
     if let Some(header) = engine.conversation.session.lock().header_json() {
         write_line(&header);
     }
@@ -27,13 +30,12 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
             if let EndReason::Error(message) = &outcome.reason {
                 errln!("focus: {message}");
             }
-            if outcome.reason == EndReason::Aborted {
-                return crate::stopped_exit_code();
-            }
-            return crate::EXIT_FAILURE;
+            break;
         }
     }
-    0
+    let (code, record) = super::outcome::finish(engine, headless);
+    write_line(&record);
+    code
 }
 
 /// Writes one event of the conversation as a JSON line: the run's through

@@ -7,18 +7,22 @@
 //! which runs a prompt with everything that follows it (compaction, the retry
 //! after an overflow) and hands each [`ConversationEvent`] to the printer.
 
+use crate::args::headless::Headless;
 use crate::engine::Engine;
 use crate::terminal::style::Style;
 use crate::terminal::STDERR;
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::message::{Message, StopReason};
 use focus_core::provider::StreamEvent;
-use focus_harness::conversation::ConversationEvent;
+use focus_harness::conversation::{ConversationEvent, RunSummary};
 use std::io::Write;
 
-/// Runs `prompts` one after another and prints the answers; returns the exit code.
-pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
+/// Runs `prompts` one after another and prints the answers (or, with
+/// `--output-format json`, only the result record at the end); returns the
+/// exit code (docs/cli.md's table, [`outcome`](super::outcome)).
+pub fn run(engine: &mut Engine, prompts: Vec<Message>, headless: &Headless) -> i32 {
     let mut printer = TextPrinter::new(Style::for_fd(STDERR));
+    printer.answer_to_stdout = !headless.result_json;
     for prompt in prompts {
         let outcome = engine
             .conversation
@@ -26,9 +30,13 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
         printer.finish_line();
         match outcome.reason {
             EndReason::Completed => {}
+            EndReason::Aborted if engine.conversation.summary.deadline_reached => {
+                errln!("focus: the deadline (--deadline) passed; the run was stopped");
+                break;
+            }
             EndReason::Aborted => {
                 errln!("focus: aborted");
-                return crate::stopped_exit_code();
+                break;
             }
             other => {
                 errln!(
@@ -37,11 +45,32 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>) -> i32 {
                         .err_style
                         .red(&format!("focus: {}", end_reason_text(&other)))
                 );
-                return crate::EXIT_FAILURE;
+                break;
             }
         }
     }
-    0
+    let (code, record) = super::outcome::finish(engine, headless);
+    if headless.result_json {
+        super::json::write_line(&record);
+    } else if let Some(note) = refusal_note(&engine.conversation.summary, code) {
+        errln!("{}", printer.err_style.yellow(&note));
+    }
+    code
+}
+
+/// The line on stderr when refused calls decide the exit code: how many,
+/// the first one named, and how to allow them.
+fn refusal_note(summary: &RunSummary, code: i32) -> Option<String> {
+    let first = summary.denied.first()?;
+    if code != super::outcome::EXIT_REFUSED {
+        return None;
+    }
+    let args = focus_core::json::parse_str(&first.arguments).unwrap_or_default();
+    Some(format!(
+        "focus: {} tool call(s) refused (first: {}); allow with --allow RULE or a permission rule, or pass --denials ok",
+        summary.denied.len(),
+        tool_summary(&first.tool_name, &args)
+    ))
 }
 
 /// The user-facing sentence for how a run ended.
@@ -74,6 +103,9 @@ pub struct TextPrinter {
     printed_in_message: bool,
     /// Whether stdout is a terminal (then the answer is cleaned, see [`answer_text`]).
     stdout_is_terminal: bool,
+    /// Whether the answer streams to stdout (not with `--output-format json`,
+    /// where stdout holds only the result record).
+    pub answer_to_stdout: bool,
 }
 
 /// The answer text as printed: as the model wrote it when piped, but with escape
@@ -97,6 +129,7 @@ impl TextPrinter {
             mid_line: false,
             printed_in_message: false,
             stdout_is_terminal: std::io::IsTerminal::is_terminal(&std::io::stdout()),
+            answer_to_stdout: true,
         }
     }
 
@@ -127,6 +160,7 @@ impl TextPrinter {
                 self.printed_in_message = false;
             }
             AgentEvent::MessageUpdate { event, .. } => match event {
+                StreamEvent::TextDelta { .. } if !self.answer_to_stdout => {}
                 StreamEvent::TextDelta { delta, .. } => {
                     let delta = answer_text(delta, self.stdout_is_terminal);
                     let mut out = std::io::stdout().lock();

@@ -288,7 +288,8 @@ fn plan_mode_blocks_writes_in_print_mode() {
         args.extend_from_slice(mode);
         args.push("make a file");
         let out = s.run(&args, "");
-        assert!(out.status.success(), "{}", stderr(&out));
+        // The refused call decides the exit code (docs/cli.md).
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
         assert!(
             !s.work.join("created.txt").exists(),
             "{mode:?} let a write through"

@@ -6,6 +6,11 @@ use crate::support::*;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// How long a wait for the screen may take before the test fails: generous,
+/// since a loaded machine can be slow to start focus or draw a frame, and a
+/// passing test never waits that long.
+const SCREEN_WAIT: Duration = Duration::from_secs(60);
+
 /// A tmux session running focus; killed on drop.
 pub(crate) struct Pane {
     name: String,
@@ -177,13 +182,14 @@ impl Pane {
         String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
     }
 
-    /// Waits until `done` holds (15 s at most); panics naming `what`, with the screen.
+    /// Waits until `done` holds; panics naming `what`, with the screen, after
+    /// [`SCREEN_WAIT`].
     pub(crate) fn wait_until(&self, what: &str, mut done: impl FnMut() -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(15);
+        let deadline = Instant::now() + SCREEN_WAIT;
         while !done() {
             if Instant::now() > deadline {
                 panic!(
-                    "interactive: {what} did not happen; screen:\n{}",
+                    "interactive: {what} did not happen in {SCREEN_WAIT:?}; screen:\n{}",
                     self.screen()
                 );
             }
@@ -225,18 +231,41 @@ impl Pane {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// Waits until the screen (with its scrollback) shows `needle`; the screen
+    /// then. Only `needle` is sure to be there: what another frame draws may
+    /// still be missing (wait for it too, with [`Pane::wait_for_all`]).
     pub(crate) fn wait_for(&self, what: &str, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let screen = self.screen();
-            if screen.contains(needle) {
-                return screen;
-            }
-            if Instant::now() > deadline {
-                panic!("interactive: no {what} ({needle:?}) on screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        self.wait_for_all(what, &[needle])
+    }
+
+    /// Waits until the screen (with its scrollback) shows every one of
+    /// `needles` at once; the screen then.
+    pub(crate) fn wait_for_all(&self, what: &str, needles: &[&str]) -> String {
+        self.wait_for_screen(&format!("{what} ({needles:?})"), |screen| {
+            needles.iter().all(|needle| screen.contains(needle))
+        })
+    }
+
+    /// Waits until the screen (with its scrollback) passes `check`; the
+    /// screen then.
+    pub(crate) fn wait_for_screen(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
+        let mut screen = String::new();
+        self.wait_until(what, || {
+            screen = self.screen();
+            check(&screen)
+        });
+        screen
+    }
+
+    /// Waits until the visible window (no scrollback) shows every one of
+    /// `needles` at once; the window then.
+    pub(crate) fn wait_for_visible(&self, what: &str, needles: &[&str]) -> String {
+        let mut screen = String::new();
+        self.wait_until(&format!("{what} ({needles:?})"), || {
+            screen = self.visible_screen();
+            needles.iter().all(|needle| screen.contains(needle))
+        });
+        screen
     }
 }
 
@@ -443,9 +472,16 @@ fn resume_lists_sessions_and_opens_the_chosen_one() {
         .success());
     let pane = Pane::start_raw(&s, &["-r"]);
     pane.wait_for("list", "the first session");
-    let screen = pane.send("1", "continuing a session with 2 messages");
+    pane.type_text("1");
+    pane.keys(&["Enter"]);
     // The conversation itself is shown (it was not).
-    assert!(screen.contains("› the first session"), "{screen}");
+    pane.wait_for_all(
+        "the resumed session",
+        &[
+            "continuing a session with 2 messages",
+            "› the first session",
+        ],
+    );
 }
 
 impl Pane {
@@ -699,9 +735,7 @@ fn a_long_single_line_answer_in_a_small_window() {
     pane.type_text("tell me a long one");
     pane.keys(&["Enter"]);
     // Mid-stream, the window shows the tail of the growing line and the editor.
-    pane.wait_for("streaming", "w0300");
-    let visible = pane.visible_screen();
-    assert!(visible.contains("›"), "{visible}");
+    pane.wait_for_visible("streaming above the editor", &["w0300", "›"]);
     pane.wait_until("the end of the answer and idle", || {
         let screen = pane.visible_screen();
         screen.contains("w0620") && screen.contains("○ mock-openai/m1")
@@ -954,10 +988,14 @@ fn approvals_keep_the_draft_and_ctrl_c_aborts() {
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
     pane.send("make files", "let me");
     pane.type_text("draft text");
-    pane.wait_for("the approval dialog", "[y] allow once");
-    let screen = pane.visible_screen();
-    assert!(screen.contains("touch one.txt"), "{screen}");
-    assert!(screen.contains("Esc or Ctrl+C aborts the run"), "{screen}");
+    pane.wait_for_visible(
+        "the approval dialog",
+        &[
+            "[y] allow once",
+            "touch one.txt",
+            "Esc or Ctrl+C aborts the run",
+        ],
+    );
     pane.keys(&["n"]);
     pane.wait_for("the reason prompt", "reason›");
     pane.send("not now", "✗ bash: denied (not now)");
@@ -1030,13 +1068,14 @@ fn the_queue_and_the_notice_line() {
             .any(|l| l.trim_end() == "○ mock-openai/m1")
     });
     pane.keys(&["C-c"]);
-    let screen = pane.wait_for("the notice", "press Ctrl+C again to quit");
-    let rows: Vec<&str> = screen.lines().collect();
-    let notice = rows
-        .iter()
-        .rposition(|r| r.contains("press Ctrl+C again to quit"))
-        .unwrap();
-    assert!(rows[notice + 1].starts_with('›'), "{screen}");
+    // The notice and the editor below it (one frame, but a capture can fall
+    // inside its drawing).
+    pane.wait_for_screen("the notice above the editor", |screen| {
+        let rows: Vec<&str> = screen.lines().collect();
+        rows.iter()
+            .rposition(|r| r.contains("press Ctrl+C again to quit"))
+            .is_some_and(|notice| rows.get(notice + 1).is_some_and(|r| r.starts_with('›')))
+    });
 }
 
 /// Thinking is marked without colors (NO_COLOR is set in these tests) and
@@ -1058,11 +1097,8 @@ fn thinking_toggles_and_the_footer_counts_the_session() {
     std::fs::create_dir_all(s.work.join(".git")).unwrap();
     std::fs::write(s.work.join(".git/HEAD"), "ref: refs/heads/topic-branch\n").unwrap();
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    let screen = pane.wait_for("the footer", "⎇ topic-branch");
-    assert!(
-        screen.contains(" · default · "),
-        "the permission mode: {screen}"
-    );
+    // The branch and the permission mode.
+    pane.wait_for_all("the footer", &["⎇ topic-branch", " · default · "]);
     let screen = pane.send("think", "answer one");
     assert!(screen.contains("┊ a deep thought here"), "{screen}");
     pane.keys(&["C-t"]);
@@ -1074,8 +1110,7 @@ fn thinking_toggles_and_the_footer_counts_the_session() {
     pane.keys(&["C-t"]);
     pane.wait_for("thinking shown again", "┊ a deep thought here");
     pane.send("more", "answer two");
-    pane.wait_for("the totals", "↑3.0k ↓20");
-    assert!(pane.visible_screen().contains("ctx 2.0% of 100.0k"));
+    pane.wait_for_visible("the totals", &["↑3.0k ↓20", "ctx 2.0% of 100.0k"]);
     pane.send("/tree 2", "continuing from that entry");
     pane.wait_for("the totals kept", "↑3.0k ↓20");
 }
@@ -1156,8 +1191,10 @@ fn markdown_tables_links_quotes_and_rules() {
     ));
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    let screen = pane.send("format it", "done-marker");
-    for row in [
+    pane.send("format it", "done-marker");
+    // The rows of the finished answer: streamed text may show before its
+    // blocks are drawn, so wait for all of them.
+    let rows = [
         "file    │ lines",
         "────────┼──────",
         "main.rs │ 120",
@@ -1166,13 +1203,12 @@ fn markdown_tables_links_quotes_and_rules() {
         "│ quoted advice",
         "┌─ rust",
         "│ fn main() {}",
-    ] {
-        assert!(
-            screen.lines().any(|l| l.trim_end() == row),
-            "no row {row:?} in:\n{screen}"
-        );
-    }
-    assert!(screen.contains("────────────"), "{screen}");
+    ];
+    let screen = pane.wait_for_screen("the answer's Markdown drawn", |screen| {
+        rows.iter()
+            .all(|row| screen.lines().any(|l| l.trim_end() == *row))
+            && screen.contains("────────────")
+    });
     assert!(!screen.contains("|---|"), "{screen}");
 }
 
@@ -1196,17 +1232,17 @@ fn a_retry_wait_is_shown_and_esc_cancels_it() {
     )
     .unwrap();
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    let screen = pane.send("go", "(attempt 2/3)");
-    let rows: Vec<&str> = screen.lines().collect();
-    let notice = rows
-        .iter()
-        .rposition(|r| r.contains("(attempt 2/3)"))
-        .unwrap();
-    assert!(rows[notice].contains("Esc cancels"), "{screen}");
-    assert!(
-        rows[notice + 1].starts_with('›'),
-        "above the editor: {screen}"
-    );
+    pane.send("go", "(attempt 2/3)");
+    // The notice, with its hint, right above the editor.
+    pane.wait_for_screen("the retry notice above the editor", |screen| {
+        let rows: Vec<&str> = screen.lines().collect();
+        rows.iter()
+            .rposition(|r| r.contains("(attempt 2/3)"))
+            .is_some_and(|notice| {
+                rows[notice].contains("Esc cancels")
+                    && rows.get(notice + 1).is_some_and(|r| r.starts_with('›'))
+            })
+    });
     pane.keys(&["Escape"]);
     pane.wait_until("the run ended without a stale notice", || {
         let screen = pane.visible_screen();
@@ -1267,13 +1303,11 @@ fn a_long_command_to_approve_is_shown_whole() {
     ));
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
-    let screen = pane.send(
-        "make twelve",
-        "more lines: the whole command is printed above",
-    );
-    for line in &lines {
-        assert!(screen.contains(line.as_str()), "{line}: {screen}");
-    }
+    pane.type_text("make twelve");
+    pane.keys(&["Enter"]);
+    let mut expected: Vec<&str> = lines.iter().map(String::as_str).collect();
+    expected.push("more lines: the whole command is printed above");
+    pane.wait_for_all("the whole command", &expected);
     // Keys count as answers once the dialog shows them.
     pane.wait_for("the dialog's keys", "[y] allow once");
     pane.keys(&["n"]);

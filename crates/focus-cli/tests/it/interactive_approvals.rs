@@ -32,14 +32,12 @@ fn typing_as_the_dialog_appears_answers_nothing() {
         pane.visible_screen().contains("wants to run")
     });
     pane.type_text("draft");
-    pane.wait_for("the dialog's keys", "[y] allow once");
-    assert!(s.work.join("build").exists(), "rm ran while the user typed");
-    let screen = pane.visible_screen();
-    assert!(screen.contains("[Shift+Tab] always allow"), "{screen}");
-    assert!(
-        screen.contains("draft"),
-        "the letters left the editor: {screen}"
+    // The letters stay in the editor.
+    pane.wait_for_visible(
+        "the dialog's keys",
+        &["[y] allow once", "[Shift+Tab] always allow", "draft"],
     );
+    assert!(s.work.join("build").exists(), "rm ran while the user typed");
     pane.keys(&["Escape"]);
     pane.wait_for("the abort", "not run (you aborted)");
     assert!(s.work.join("build").exists());
@@ -95,16 +93,14 @@ fn default_mode_asks_before_edits_and_protected_files_every_time() {
         "write ran before the answer"
     );
     pane.keys(&["BTab"]);
-    pane.wait_until("the protected file's dialog", || {
-        let screen = pane.visible_screen();
-        screen.contains(".focus/settings.json") && screen.contains("[y] allow once")
-    });
+    let screen = pane.wait_for_visible(
+        "the protected file's dialog",
+        &[".focus/settings.json", "[y] allow once", "is protected"],
+    );
     assert_eq!(
         std::fs::read_to_string(s.work.join("a.txt")).unwrap(),
         "two"
     );
-    let screen = pane.visible_screen();
-    assert!(screen.contains("is protected"), "{screen}");
     assert!(!screen.contains("Shift+Tab"), "{screen}");
     pane.keys(&["y"]);
     pane.wait_for("the end", "all done");

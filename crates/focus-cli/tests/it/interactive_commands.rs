@@ -69,8 +69,12 @@ fn copy_name_undo_and_clone() {
         .success());
     pane.send("/copy", "no answer to copy yet");
     pane.send("hello", "first reply");
-    pane.send("/copy", "copied the last answer (1 lines)");
-    assert!(pane.screen().contains("OSC 52) and xclip"));
+    pane.type_text("/copy");
+    pane.keys(&["Enter"]);
+    pane.wait_for_all(
+        "the copy note",
+        &["copied the last answer (1 lines)", "OSC 52) and xclip"],
+    );
     pane.wait_until("the clipboard program receiving the answer", || {
         std::fs::read_to_string(&clip).is_ok_and(|t| t == "first reply")
     });
@@ -166,10 +170,15 @@ fn shell_commands_go_to_the_context_or_to_the_user_only() {
     pane.wait_for("the exit", "FOCUS-EXITED-0");
     drop(pane);
     let pane = start_with(&s, "", &[], &["--model", "mock-openai/m1", "-c"]);
-    let screen = pane.wait_for("the transcript", "continuing a session");
-    assert!(screen.contains("SHELL-OUT-42"), "{screen}");
-    assert!(screen.contains("HIDDEN-2"), "{screen}");
-    assert!(screen.contains("Command exited with code 3"), "{screen}");
+    pane.wait_for_all(
+        "the transcript",
+        &[
+            "continuing a session",
+            "SHELL-OUT-42",
+            "HIDDEN-2",
+            "Command exited with code 3",
+        ],
+    );
 }
 
 #[test]
@@ -201,8 +210,12 @@ fn settings_reload_hotkeys_changelog_and_keybindings() {
     pane.send("/hotkeys", "Shift+Enter, Ctrl+J");
 
     // The picker: a key, then a value; written where the key is set.
-    pane.send("/settings", "settings (Enter: choose a value)");
-    assert!(pane.screen().contains("theme = dark"));
+    pane.type_text("/settings");
+    pane.keys(&["Enter"]);
+    pane.wait_for_all(
+        "the settings picker",
+        &["settings (Enter: choose a value)", "theme = dark"],
+    );
     pane.type_text("hidethink");
     pane.wait_for("the filtered keys", "hideThinkingBlock = (not set)");
     pane.keys(&["Enter"]);
@@ -245,13 +258,14 @@ fn settings_reload_hotkeys_changelog_and_keybindings() {
     .unwrap();
     pane.send("/reload", "reloaded: settings (theme light)");
     pane.wait_for("the warning", "unknown action \"noSuchAction\" ignored");
-    let before = footer(&pane);
-    assert!(before.contains("thinking off"), "{before}");
+    pane.wait_until("the footer at thinking off", || {
+        footer(&pane).contains("thinking off")
+    });
     pane.keys(&["BTab"]);
     pane.keys(&["C-x"]);
     pane.send("/thinking", "thinking: minimal (choose");
     pane.send("/hotkeys", "cycleThinkingLevel");
-    assert!(pane.screen().contains("Changed by keybindings.json:"));
+    pane.wait_for("the changed keys", "Changed by keybindings.json:");
 }
 
 #[test]
@@ -316,8 +330,9 @@ fn hide_thinking_block_folds_thinking_from_the_start() {
     )
     .unwrap();
     let pane = start_with(&s, "", &[], &["--model", "mock-openai/m1"]);
-    let screen = pane.send("think", "the answer");
-    assert!(screen.contains("Ctrl+T shows thinking"), "{screen}");
+    pane.type_text("think");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for_all("the answer", &["the answer", "Ctrl+T shows thinking"]);
     assert!(!screen.contains("a secret thought"), "{screen}");
     pane.keys(&["C-t"]);
     pane.wait_for("thinking shown", "┊ a secret thought");

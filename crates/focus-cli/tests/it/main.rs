@@ -7,6 +7,7 @@ mod crash;
 mod e2e;
 mod export;
 mod flags;
+mod headless;
 mod hooks;
 mod hostile;
 mod interactive;

@@ -53,7 +53,8 @@ fn json_mode_prints_every_event_as_one_line() {
             .collect();
         assert_eq!(types[0], "session", "{model}");
         assert_eq!(types[1], "agent_start");
-        assert_eq!(*types.last().unwrap(), "agent_end");
+        assert_eq!(types[types.len() - 2], "agent_end");
+        assert_eq!(*types.last().unwrap(), "result");
         for expected in [
             "turn_start",
             "message_start",
@@ -78,7 +79,10 @@ fn json_mode_prints_every_event_as_one_line() {
             Some("hi-from-tool")
         );
         assert_eq!(end["isError"].as_bool(), Some(false));
-        let messages = events.last().unwrap()["messages"].as_array().unwrap().len();
+        let messages = events[events.len() - 2]["messages"]
+            .as_array()
+            .unwrap()
+            .len();
         assert_eq!(
             messages, 4,
             "{model}: user, assistant, tool result, assistant"

@@ -19,7 +19,16 @@ fn run(s: &Sandbox, mode: &str, extra: &[&str]) -> String {
     std::fs::write(s.work.join(".git/config"), "[core]\n").unwrap();
     let server = mock(PLANT);
     s.write_models(&server.url());
-    let mut args = vec!["-p", "--permission-mode", mode, "--model", "mock-openai/m1"];
+    // Refused writes would exit 3 (docs/cli.md); these tests look at what was written.
+    let mut args = vec![
+        "-p",
+        "--denials",
+        "ok",
+        "--permission-mode",
+        mode,
+        "--model",
+        "mock-openai/m1",
+    ];
     args.extend_from_slice(extra);
     args.push("plant");
     let out = s.run(&args, "");

@@ -170,14 +170,29 @@ fn prepare<'t>(batch: &Batch<'t>, call: &ToolCall) -> Prepared<'t> {
     })) {
         Ok(GateDecision::Allow) => Prepared::Run(tool),
         Ok(GateDecision::Block(reason)) if reason.trim().is_empty() => {
-            refuse(ToolOutput::error("Tool call was blocked."))
+            refuse(refused_output("Tool call was blocked.".into()))
         }
-        Ok(GateDecision::Block(reason)) => refuse(ToolOutput::error(reason)),
+        Ok(GateDecision::Block(reason)) => refuse(refused_output(reason)),
         Err(panic) => refuse(ToolOutput::error(format!(
             "Tool call was not run: the permission check failed (panic: {}).",
             panic_text(&*panic)
         ))),
     }
+}
+
+/// The result of a call the gate refused (a rule, a hook, nobody to approve
+/// it): the reason as the model reads it, and `details.refused: true`, which
+/// marks the call as refused for whoever sums up the run (the result record).
+fn refused_output(reason: String) -> ToolOutput {
+    let mut output = ToolOutput::error(reason);
+    output.details = crate::json_object! {"refused" => true};
+    output
+}
+
+/// Whether `output` is that of a call the gate refused (a rule, a hook,
+/// nobody to approve it): its `details.refused` is `true`.
+pub fn was_refused(output: &ToolOutput) -> bool {
+    output.details["refused"].as_bool() == Some(true)
 }
 
 /// What the model reads when its arguments were not valid JSON.

@@ -19,6 +19,7 @@ use super::event::{ConversationEvent, Events};
 use super::hooks::{ConversationHooks, ToolSource};
 use super::lifecycle::{Lifecycle, Work};
 use super::store::Store;
+use super::summary::{RunSummary, SAVE_FAILED};
 use crate::compaction::{compaction_transform, CompactionSettings, InRunCompaction};
 use focus_core::agent::{
     event_queue, AgentConfig, AgentHandle, EventReceiver, EventSender, EVENT_QUEUE_CAPACITY,
@@ -74,6 +75,14 @@ pub struct Conversation {
     /// at [`crate::compaction::MAX_COMPACTION_FAILURES`] focus stops trying
     /// until one succeeds.
     pub compaction_failures: Arc<AtomicU32>,
+    /// What the runs came to so far (model calls, usage, time, refused
+    /// calls, files changed, the end): kept as the events pass through
+    /// [`Conversation::poll`]; a headless front end's exit code and result
+    /// record are read from it.
+    pub summary: RunSummary,
+    /// When [`Conversation::run_to_end`] stops whatever runs (`--deadline`):
+    /// the run is aborted as by the user, and the summary says why.
+    pub deadline: Option<Instant>,
     /// Warnings to hand out at the next [`Conversation::poll`].
     pub(super) warnings: Vec<String>,
     /// The run (or manual compaction) going on.
@@ -136,6 +145,8 @@ impl Conversation {
             base_tools: Vec::new(),
             tools_generation: 0,
             prompt: None,
+            summary: RunSummary::new(),
+            deadline: None,
             interrupts: Arc::new(|| 0),
             compaction_failures: Arc::new(AtomicU32::new(0)),
             warnings: Vec::new(),
@@ -242,25 +253,40 @@ impl Conversation {
             batch = take_from(job, batch, deadline);
         }
         self.follow(&mut batch);
+        for event in batch.iter() {
+            self.summary.observe(event);
+        }
         Events::new(batch, self.spare.clone())
     }
 
     /// Runs `prompts` to the end on this thread (print and JSON modes), handing
     /// every event to `on_event`: the run, a compaction after it, the retry
     /// after an overflow, warnings, `RunEnded`. The user's interrupts (see
-    /// [`Conversation::interrupts`]) abort it.
+    /// [`Conversation::interrupts`]) abort it, and so does the
+    /// [`Conversation::deadline`].
     pub fn run_to_end(
         &mut self,
         prompts: Vec<Message>,
         on_event: &mut dyn FnMut(&ConversationEvent),
     ) -> RunOutcome {
         let interrupts_before = (self.interrupts)();
-        let mut reason = match self.prompt(prompts) {
-            Ok(()) => EndReason::Completed,
-            Err(error) => EndReason::Error(error),
+        let past_deadline = || self.deadline.is_some_and(|d| Instant::now() >= d);
+        let mut reason = if past_deadline() {
+            // Nothing starts once the deadline has passed.
+            self.summary.deadline_reached = true;
+            EndReason::Aborted
+        } else {
+            match self.prompt(prompts) {
+                Ok(()) => EndReason::Completed,
+                Err(error) => EndReason::Error(error),
+            }
         };
         while self.is_busy() {
-            let events = self.poll(Instant::now() + BLOCKING_LOOK);
+            let mut look = Instant::now() + BLOCKING_LOOK;
+            if let Some(deadline) = self.deadline {
+                look = look.min(deadline);
+            }
+            let events = self.poll(look);
             for event in &events {
                 on_event(event);
                 if let ConversationEvent::RunEnded(r) = event {
@@ -270,6 +296,16 @@ impl Conversation {
             if (self.interrupts)() > interrupts_before {
                 self.abort();
             }
+            // The deadline aborts the run as the user would: cleanly, every
+            // tool call answered, the session whole.
+            if !self.summary.deadline_reached && self.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                self.summary.deadline_reached = true;
+                self.abort();
+            }
+        }
+        if self.summary.deadline_reached {
+            reason = EndReason::Aborted;
         }
         // Warnings left by the last events (a hook's failure) are not lost.
         for event in &self.poll(Instant::now()) {
@@ -280,6 +316,9 @@ impl Conversation {
         if (self.interrupts)() > interrupts_before {
             reason = EndReason::Aborted;
         }
+        // The summary ends as the run did (a prompt refused at the start, the
+        // user's interrupt).
+        self.summary.end = Some(reason.clone());
         let final_text = self
             .history
             .iter()
@@ -308,7 +347,7 @@ impl Conversation {
     pub fn add_message(&mut self, message: Message) {
         let saved = self.session.lock().append_message(&message);
         if let Err(error) = saved {
-            self.warn(format!("could not save the session: {error}"));
+            self.warn(format!("{SAVE_FAILED}: {error}"));
         }
         self.history.push(message);
     }
@@ -323,7 +362,7 @@ impl Conversation {
         if changed {
             let saved = self.session.lock().append_model_change(&name, &id);
             if let Err(error) = saved {
-                self.warn(format!("could not save the session: {error}"));
+                self.warn(format!("{SAVE_FAILED}: {error}"));
             }
         }
     }
@@ -337,7 +376,7 @@ impl Conversation {
         self.config.options.thinking = level;
         let saved = self.session.lock().append_thinking_change(level.as_str());
         if let Err(error) = saved {
-            self.warn(format!("could not save the session: {error}"));
+            self.warn(format!("{SAVE_FAILED}: {error}"));
         }
     }
 
@@ -419,7 +458,7 @@ impl Conversation {
             if let AgentEvent::MessageEnd { message } = event {
                 let mut store = lock(&session);
                 if let Err(error) = store.append_message(message) {
-                    store.write_warning = Some(format!("could not save the session: {error}"));
+                    store.write_warning = Some(format!("{SAVE_FAILED}: {error}"));
                 }
             }
         })

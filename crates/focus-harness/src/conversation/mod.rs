@@ -6,7 +6,8 @@
 //! ([`event`]), taken with [`Conversation::poll`] from the front end's own loop
 //! or with the blocking [`Conversation::run_to_end`]. [`navigate`] moves in the
 //! sessions (new, resume, fork, tree); [`store`] opens the session a front end
-//! asks for (one lookup rule); [`hooks`] is what a front end plugs in (session
+//! asks for (one lookup rule); [`summary`] sums the runs up (the exit code and
+//! result record of a headless run); [`hooks`] is what a front end plugs in (session
 //! hooks, tools that change).
 //!
 //! The CLI's four modes (print, JSON, RPC, interactive) each make one of those
@@ -19,8 +20,10 @@ pub mod hooks;
 pub mod lifecycle;
 pub mod navigate;
 pub mod store;
+pub mod summary;
 
 pub use driver::{Conversation, InterruptCounter, PromptBuilder, RunOutcome, SharedStore};
 pub use event::{CompactionEnded, CompactionReason, ConversationEvent, Events};
 pub use hooks::{ConversationHooks, ToolSource};
 pub use store::{recent_sessions, SessionRequest, Store};
+pub use summary::{DeniedCall, Outcome, RunSummary};

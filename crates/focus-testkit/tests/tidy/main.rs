@@ -33,6 +33,10 @@ use std::path::Path;
 /// Where focus starts processes, and why.
 const PROCESS_HOMES: &[(&str, &str)] = &[
     (
+        "crates/focus-sys/src/namespaces.rs",
+        "the once-per-process probe: does a jailed `sh -c :` start here?",
+    ),
+    (
         "crates/focus-sys/src/process/shell.rs",
         "`sh -c` and `bash -c`: hooks, `!command` keys and the bash tool",
     ),

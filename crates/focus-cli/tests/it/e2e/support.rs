@@ -350,7 +350,7 @@ pub fn all_process_arguments() -> Vec<(u32, String)> {
 }
 
 /// The JSON event stream's grammar: the session header (as pi prints it), then
-/// `agent_start`, …, `agent_end` last; every
+/// `agent_start`, …, `agent_end`, then the result record last; every
 /// `message_start` closed by one `message_end` before the next opens, every
 /// `tool_execution_start` closed by one `tool_execution_end` with the same id, and
 /// `message_update` only inside an open message.
@@ -358,6 +358,11 @@ pub fn check_event_grammar(events: &[Value]) -> Result<(), String> {
     let events = match events.first() {
         Some(header) if header["type"].as_str() == Some("session") => &events[1..],
         _ => events,
+    };
+    // The result record closes the stream (docs/json-events.md).
+    let events = match events.split_last() {
+        Some((last, rest)) if last["type"].as_str() == Some("result") => rest,
+        _ => return Err("the last line is not the result record".into()),
     };
     let kinds: Vec<&str> = events
         .iter()

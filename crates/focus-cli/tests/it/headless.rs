@@ -1,0 +1,258 @@
+//! Headless runs end to end (issue 30): exit codes by outcome, the result
+//! record (`--output-format json`, JSON mode's last line), `--denials ok`,
+//! `--allow`, `--max-turns` and `--output-last-message`, against the mock model.
+
+use crate::support::*;
+
+/// The model asks to run a command that needs approval, then answers anyway.
+const REFUSED_THEN_ANSWER: &str = r#"{"name":"refused","steps":[
+  {"reply":{"text":"Creating the file.","toolCalls":[{"name":"bash","arguments":{"command":"touch made-by-model"}}]}},
+  {"reply":{"text":"I could not create it."}}
+]}"#;
+
+/// The one JSON line print mode writes with `--output-format json`.
+fn record(out: &std::process::Output) -> focus_core::json::Value {
+    let lines = json_lines(&stdout(out));
+    assert_eq!(lines.len(), 1, "{}", stdout(out));
+    lines.into_iter().next().unwrap()
+}
+
+#[test]
+fn a_refused_call_in_print_mode_exits_3_and_the_record_names_it() {
+    let s = Sandbox::new();
+    let server = mock(REFUSED_THEN_ANSWER);
+    s.write_models(&server.url());
+    let args = [
+        "-p",
+        "--model",
+        "mock-openai/m1",
+        "--output-format",
+        "json",
+        "make it",
+    ];
+    let out = s.run(&args, "");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let record = record(&out);
+    assert_eq!(record["type"].as_str(), Some("result"));
+    assert_eq!(record["subtype"].as_str(), Some("refused"));
+    assert_eq!(record["is_error"].as_bool(), Some(true));
+    assert_eq!(record["exit_code"].as_i64(), Some(3));
+    assert_eq!(record["result"].as_str(), Some("I could not create it."));
+    assert_eq!(record["num_turns"].as_i64(), Some(2));
+    let denied = &record["denied"][0];
+    assert_eq!(denied["tool_name"].as_str(), Some("bash"));
+    assert_eq!(
+        denied["tool_input"]["command"].as_str(),
+        Some("touch made-by-model")
+    );
+    assert!(
+        denied["reason"].as_str().unwrap_or("").contains("approval"),
+        "{record:?}"
+    );
+    assert!(!s.work.join("made-by-model").exists());
+    // The session file exists and the record names it.
+    let id = record["session_id"].as_str().unwrap_or("");
+    assert!(!id.is_empty());
+    assert!(
+        s.session_files()
+            .iter()
+            .any(|f| f.to_string_lossy().contains(id)),
+        "{id}"
+    );
+}
+
+#[test]
+fn in_text_print_mode_the_refusal_is_named_on_stderr() {
+    let s = Sandbox::new();
+    let server = mock(REFUSED_THEN_ANSWER);
+    s.write_models(&server.url());
+    let out = s.run(&["-p", "--model", "mock-openai/m1", "make it"], "");
+    assert_eq!(out.status.code(), Some(3));
+    assert!(stdout(&out).contains("I could not create it."));
+    assert!(
+        stderr(&out).contains("1 tool call(s) refused (first: bash touch made-by-model)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn denials_ok_forgives_the_refusal() {
+    let s = Sandbox::new();
+    let server = mock(REFUSED_THEN_ANSWER);
+    s.write_models(&server.url());
+    let out = s.run(
+        &[
+            "-p",
+            "--model",
+            "mock-openai/m1",
+            "--denials",
+            "ok",
+            "make it",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn an_allow_rule_on_the_command_line_lets_the_call_run() {
+    let s = Sandbox::new();
+    let server = mock(REFUSED_THEN_ANSWER);
+    s.write_models(&server.url());
+    let out = s.run(
+        &[
+            "-p",
+            "--model",
+            "mock-openai/m1",
+            "--allow",
+            "bash(touch:*)",
+            "--output-format",
+            "json",
+            "make it",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(s.work.join("made-by-model").exists());
+    let record = record(&out);
+    assert_eq!(record["subtype"].as_str(), Some("success"));
+    assert_eq!(record["denied"].as_array().map(|a| a.len()), Some(0));
+    // A deny rule wins over the allow.
+    let s = Sandbox::new();
+    let server = mock(REFUSED_THEN_ANSWER);
+    s.write_models(&server.url());
+    let out = s.run(
+        &[
+            "-p",
+            "--model",
+            "mock-openai/m1",
+            "--permission-mode",
+            "auto",
+            "--deny",
+            "bash(touch:*)",
+            "make it",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(!s.work.join("made-by-model").exists());
+}
+
+#[test]
+fn json_mode_ends_with_the_record_and_the_turn_limit_has_its_code() {
+    let s = Sandbox::new();
+    let server = mock(TOOL_THEN_ANSWER);
+    s.write_models(&server.url());
+    let answer = s.work.join("answer.txt");
+    let out = s.run(
+        &[
+            "--mode",
+            "json",
+            "--model",
+            "mock-anthropic/m1",
+            "--output-last-message",
+            answer.to_str().unwrap(),
+            "Run echo",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines = json_lines(&stdout(&out));
+    let header_id = lines[0]["id"].as_str().unwrap_or("").to_string();
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"].as_str(), Some("result"));
+    assert_eq!(last["subtype"].as_str(), Some("success"));
+    assert_eq!(last["num_turns"].as_i64(), Some(2));
+    assert_eq!(last["session_id"].as_str(), Some(header_id.as_str()));
+    assert!(last["usage"]["input"].as_i64().is_some(), "{last:?}");
+    assert_eq!(
+        std::fs::read_to_string(&answer).unwrap(),
+        "The command printed hi-from-tool. Done."
+    );
+
+    let s = Sandbox::new();
+    let server = mock(TOOL_THEN_ANSWER);
+    s.write_models(&server.url());
+    let out = s.run(
+        &[
+            "--mode",
+            "json",
+            "--model",
+            "mock-anthropic/m1",
+            "--max-turns",
+            "1",
+            "Run echo",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let lines = json_lines(&stdout(&out));
+    let last = lines.last().unwrap();
+    assert_eq!(last["subtype"].as_str(), Some("error_max_turns"));
+    assert_eq!(last["num_turns"].as_i64(), Some(1));
+}
+
+#[test]
+fn the_deadline_stops_a_trickling_provider_and_the_record_says_why() {
+    use focus_testkit::server::{ScriptedResponse, TestServer};
+    use std::time::{Duration, Instant};
+    let s = Sandbox::new();
+    let mut response = ScriptedResponse::new(200)
+        .header("content-type", "text/event-stream")
+        .chunked()
+        .chunk("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":4}}}\n\n");
+    // A keepalive every 200 ms for a minute, and never an answer.
+    for _ in 0..300 {
+        response = response.chunk_after(Duration::from_millis(200), ": keepalive\n\n");
+    }
+    let server = TestServer::repeating(response);
+    s.write_models(&server.url());
+    let started = Instant::now();
+    let args = [
+        "-p",
+        "--model",
+        "mock-anthropic/m1",
+        "--deadline",
+        "1s",
+        "--output-format",
+        "json",
+        "hello",
+    ];
+    let out = s.run(&args, "");
+    assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert!(stderr(&out).contains("the deadline (--deadline) passed"));
+    let record = record(&out);
+    assert_eq!(record["subtype"].as_str(), Some("error_deadline"));
+    assert_eq!(record["exit_code"].as_i64(), Some(6));
+    // The session stays valid: every line of it is JSON.
+    for file in s.session_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        json_lines(&text);
+    }
+}
+
+#[test]
+fn the_bounds_are_also_settings_and_the_flags_win() {
+    let s = Sandbox::new();
+    std::fs::write(s.home.join("settings.json"), r#"{"maxTurns":1}"#).unwrap();
+    let server = mock(TOOL_THEN_ANSWER);
+    s.write_models(&server.url());
+    let out = s.run(&["-p", "--model", "mock-openai/m1", "Run echo"], "");
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let server = mock(TOOL_THEN_ANSWER);
+    s.write_models(&server.url());
+    let out = s.run(
+        &[
+            "-p",
+            "--model",
+            "mock-openai/m1",
+            "--max-turns",
+            "5",
+            "Run echo",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
