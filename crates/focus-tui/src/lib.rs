@@ -1,7 +1,8 @@
 //! focus-tui: a terminal kit that knows nothing of agents.
 //!
 //! The parts of an interactive terminal program that any std-only project can
-//! reuse: how wide text is on screen ([`width`]), colours that respect
+//! reuse: how wide text is on screen ([`width`]) and how lines become rows that
+//! fit a window ([`rows`]), colours that respect
 //! `NO_COLOR` and pipes ([`style`], themed by [`theme`]), keys as terminals send
 //! them ([`keys`]) and what they do ([`keymap`]), a multi-line editor with
 //! history ([`editor`]), syntax highlighting for fenced code ([`highlight`]),
@@ -22,6 +23,7 @@ pub mod highlight;
 pub mod keymap;
 pub mod keys;
 pub mod reveal;
+pub mod rows;
 pub mod style;
 pub mod terminal;
 pub mod theme;

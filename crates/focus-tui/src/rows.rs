@@ -6,7 +6,7 @@
 //! Lines may carry SGR styles (`ESC [ … m`); they are copied through, closed at
 //! the end of a row that is cut and opened again on the next one.
 
-use crate::terminal::width::char_width;
+use crate::width::{char_width, visible_width};
 
 /// Splits `line` into rows of at most `width` columns (a character that does not
 /// fit starts the next row, so a wide character never straddles a row end). A tab
@@ -148,12 +148,12 @@ pub fn wrap_styled<T: AsRef<str> + Into<String>>(
     indent: &str,
 ) -> Vec<String> {
     let width = width.max(2);
-    if super::screen::visible_width(text.as_ref()) <= width {
+    if visible_width(text.as_ref()) <= width {
         // Fits as it is (most lines): no word splitting.
         return vec![text.into()];
     }
     let text = text.as_ref();
-    let indent_width = super::screen::visible_width(indent);
+    let indent_width = visible_width(indent);
     let mut rows: Vec<String> = Vec::new();
     let body = text.trim_start_matches(' ');
     let lead = (text.len() - body.len()).min(width / 2);
@@ -173,7 +173,7 @@ pub fn wrap_styled<T: AsRef<str> + Into<String>>(
         }
     }
     for (spaces, word) in words {
-        let w = super::screen::visible_width(word);
+        let w = visible_width(word);
         if !first && used + spaces + w > width {
             rows.push(std::mem::take(&mut row));
             row.push_str(indent);
@@ -193,12 +193,12 @@ pub fn wrap_styled<T: AsRef<str> + Into<String>>(
             let pieces = split_rows(word, width.saturating_sub(used).max(1));
             let rest = pieces[1..].concat();
             row.push_str(&pieces[0]);
-            used += super::screen::visible_width(&pieces[0]);
+            used += visible_width(&pieces[0]);
             if !rest.is_empty() {
                 for piece in split_rows(&rest, width.saturating_sub(indent_width).max(1)) {
                     rows.push(std::mem::take(&mut row));
                     row.push_str(indent);
-                    used = indent_width + super::screen::visible_width(&piece);
+                    used = indent_width + visible_width(&piece);
                     row.push_str(&piece);
                 }
             }
@@ -269,7 +269,6 @@ fn carry_styles(rows: Vec<String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::modes::interactive::screen::visible_width;
 
     #[test]
     fn styled_text_wraps_on_what_shows() {
