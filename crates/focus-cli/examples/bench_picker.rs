@@ -10,9 +10,14 @@
 //! 2. `/tree` over a 10,000-entry session (a chain with a branch every 50
 //!    entries): opening it (building the rows), a search typed key by key, a
 //!    fold and unfold of the root, a filter change, a frame drawn.
+//! 3. A 200-row Markdown table laid out (issue 33's target: ≤ 5 ms): 6 columns
+//!    at 120 columns (a grid, long cells wrapped in their column) and 12
+//!    columns with CJK cells at 80 (`header: value` blocks).
 //!
-//! Each figure is the median of RUNS runs. Usage: `bench_picker [--files N]`.
+//! Each figure is the median of RUNS runs. Usage: `bench_picker [--files N]`,
+//! or `bench_picker --tables` for the tables alone.
 
+use focus_cli::modes::interactive::markdown::table;
 use focus_cli::modes::interactive::picker::{Item, Picker};
 use focus_cli::modes::interactive::project_files::project_files;
 use focus_cli::modes::interactive::tree_rows::{Filter, TreeRows};
@@ -113,6 +118,10 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|n| n.parse().ok())
         .unwrap_or(100_000usize);
+    tables();
+    if args.iter().any(|a| a == "--tables") {
+        return;
+    }
     let root = std::env::temp_dir().join(format!("focus-bench-picker-{}", std::process::id()));
     let made = Instant::now();
     make_project(&root, files);
@@ -136,6 +145,49 @@ fn main() {
     files_picker(&paths);
     files_picker(&paths[..paths.len().min(10_000)]);
     tree(10_000);
+}
+
+/// A 200-row table laid out: the median and the slowest of RUNS runs.
+fn tables() {
+    let cell = |r: usize, c: usize| match c % 4 {
+        0 => format!("值{r}の{c}"),
+        1 => format!("a longer **cell** of row {r} that wraps in its column"),
+        _ => format!("v{r}x{c}"),
+    };
+    for (columns, width) in [(6usize, 120usize), (12, 80)] {
+        let mut lines = vec![
+            format!(
+                "| {} |",
+                (1..=columns)
+                    .map(|c| format!("Col{c}"))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            ),
+            format!("|{}|", vec!["---"; columns].join("|")),
+        ];
+        for r in 0..200 {
+            lines.push(format!(
+                "| {} |",
+                (1..=columns)
+                    .map(|c| cell(r, c))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            ));
+        }
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let mut times = Vec::new();
+        let mut rows = 0;
+        for _ in 0..RUNS {
+            let start = Instant::now();
+            rows = table(&lines, Style::COLOR, width, false).len();
+            times.push(ms(start));
+        }
+        let slowest = times.iter().copied().fold(0.0, f64::max);
+        println!(
+            "200-row table, {columns} columns at {width}: {rows} rows, {:.2} ms median, {slowest:.2} ms slowest of {RUNS}",
+            median(times)
+        );
+    }
 }
 
 /// Keystrokes into the `@` picker over `paths`.

@@ -113,9 +113,18 @@ fn main() {
     }
     for (name, mode) in [
         ("json mode (--mode json)", Mode::Json),
+        ("json --events deltas", Mode::JsonDeltas),
         ("rpc mode (--mode rpc)", Mode::Rpc),
     ] {
         row(name, &|n| run_focus(&focus, &work, Shape::Text, n, mode));
+    }
+    if !only
+        .as_ref()
+        .is_some_and(|only| !"json --events deltas".contains(only.as_str()))
+    {
+        for n in sizes {
+            deltas_bytes(&focus, &work, n);
+        }
     }
     if tmux {
         row("interactive (tmux pty, 120x40)", &|n| {
@@ -160,7 +169,41 @@ fn median_run(
 enum Mode {
     Print,
     Json,
+    /// `--mode json --events deltas`.
+    JsonDeltas,
     Rpc,
+}
+
+/// Bytes `--mode json --events deltas` writes for an N-delta answer, beside
+/// the bound (twice the answer's JSON-escaped size plus 200 bytes per event).
+fn deltas_bytes(focus: &Path, work: &Path, n: usize) {
+    let server = Server::start(Shape::Text, n);
+    let home = work.join(format!("home-bytes-{n}"));
+    write_models_json(&home, &format!("{}/v1", server.url()), 1_000_000);
+    let out = Command::new(focus)
+        .env("FOCUS_HOME", &home)
+        .env("MOCK_API_KEY", "mock-key")
+        .current_dir(&home)
+        .args(["--model", "mock/mock-model", "--no-session", "--offline"])
+        .args(["--mode", "json", "--events", "deltas", "-p", "go"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output();
+    let Ok(out) = out else {
+        println!("deltas bytes at {n}: focus did not run");
+        return;
+    };
+    let events = out.stdout.iter().filter(|b| **b == b'\n').count();
+    // The answer is N four-character deltas (see `text_stream`), of which the
+    // line breaks escape to two bytes, plus its end marker.
+    let line_breaks = (0..n).filter(|i| i + 1 == n || i % 16 == 15).count();
+    let escaped = n * 4 + line_breaks + "ENDMARK".len();
+    let bound = 2 * escaped + 200 * events;
+    println!(
+        "deltas bytes at {n} deltas: {} bytes in {events} events; bound {bound} ({:.2} of it)",
+        out.stdout.len(),
+        out.stdout.len() as f64 / bound as f64
+    );
 }
 
 /// One run of focus against a fresh server: wall time and own peak RSS (KiB).
@@ -202,6 +245,11 @@ fn run_focus(
         Mode::Json => {
             command
                 .args(["--mode", "json", "-p", "go"])
+                .stdin(Stdio::null());
+        }
+        Mode::JsonDeltas => {
+            command
+                .args(["--mode", "json", "--events", "deltas", "-p", "go"])
                 .stdin(Stdio::null());
         }
         Mode::Rpc => {

@@ -85,10 +85,9 @@ pub fn run(arguments: impl Iterator<Item = String>) -> i32 {
         outln!("focus {}", env!("CARGO_PKG_VERSION"));
         return 0;
     }
-    let result = run_parsed(&args);
-    // The sandbox's private temporary directory goes with the session.
-    focus_tools::sandbox::current().remove_temp_dir();
-    match result {
+    // The sandbox's private temporary directory and the bash spill directory
+    // go with the session: they are dropped with the tools that hold them.
+    match run_parsed(&args) {
         Ok(code) => code,
         Err(error) => {
             errln!("focus: {}", error.message);

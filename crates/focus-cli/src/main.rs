@@ -10,9 +10,9 @@ fn main() {
     let arguments = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned());
+    // Spilled bash output lives only as long as the session's tools (issue 19,
+    // item 5): `run` has dropped them, and their spill directory, when it returns.
     let code = focus_cli::run(arguments);
-    // Spilled bash output lives only as long as focus (issue 19, item 5).
-    focus_tools::bash::spill::remove_spill_dir();
     let _ = std::io::stdout().flush();
     // For the benchmark: the process's peak resident set size, from the kernel.
     if std::env::var_os("FOCUS_REPORT_PEAK_RSS").is_some() {

@@ -241,8 +241,13 @@ pub fn tool_names() -> Vec<&'static str> {
 }
 
 /// The built-in tools for `cwd`, within the limits `settings` give
-/// (`toolDeadlineSeconds`, `bashSpillMaxBytes`).
-pub fn builtin_tools(cwd: &Path, settings: &Settings) -> Vec<Arc<dyn Tool>> {
+/// (`toolDeadlineSeconds`, `bashSpillMaxBytes`), sharing `state` (the
+/// session's sandbox, record of files seen and spill directory).
+pub fn builtin_tools(
+    cwd: &Path,
+    settings: &Settings,
+    state: &focus_tools::ToolState,
+) -> Vec<Arc<dyn Tool>> {
     let mut limits = focus_tools::ToolLimits::default();
     if let Some(seconds) = settings.tool_deadline_seconds {
         limits.deadline = std::time::Duration::from_secs(seconds);
@@ -250,7 +255,7 @@ pub fn builtin_tools(cwd: &Path, settings: &Settings) -> Vec<Arc<dyn Tool>> {
     if let Some(bytes) = settings.bash_spill_max_bytes {
         limits.spill_cap = bytes;
     }
-    focus_tools::builtin_tools_with(cwd, limits)
+    focus_tools::builtin_tools_with(cwd, limits, state)
 }
 
 /// What the system prompt is made of, kept so it can be built anew before every
@@ -287,13 +292,15 @@ impl PromptSource {
 /// else settings), allow/deny rules from settings and `rules` (`--allow`,
 /// `--deny`), hooks from settings, and `ask` for
 /// approvals (`None` in print and JSON modes: calls needing approval are denied).
-/// Writes to protected paths ask unless the installed sandbox is off.
+/// Writes to protected paths ask unless `sandbox` is off; hooks run in
+/// `sandbox`, which follows the gate's mode.
 pub fn gate(
     settings: &Settings,
     mode: Option<&str>,
     rules: &crate::args::headless::Headless,
     ask: Option<AskUser>,
     cwd: &Path,
+    sandbox: Arc<focus_tools::sandbox::Sandbox>,
 ) -> Result<Arc<Gatekeeper>, String> {
     let approver: Arc<dyn Approver> = match ask {
         Some(ask) => ask,
@@ -314,20 +321,24 @@ pub fn gate(
     }
     config.hooks = HookConfig::from_layers(&settings.user_layer, &settings.project_layer)
         .map_err(|e| format!("settings: {e}"))?;
-    // `--sandbox off` (installed before the gate) also lifts the protected paths.
-    config.permissions.protect_paths =
-        focus_tools::sandbox::current().status() != &focus_tools::sandbox::Status::Off;
-    let gatekeeper = Gatekeeper::new(config, approver, cwd.to_path_buf());
+    // `--sandbox off` (built before the gate) also lifts the protected paths.
+    config.permissions.protect_paths = sandbox.status() != &focus_tools::sandbox::Status::Off;
+    let gatekeeper = Gatekeeper::new(config, approver, cwd.to_path_buf()).with_sandbox(sandbox);
     if let Some(mode) = mode {
         gatekeeper.set_mode(Mode::parse(mode)?);
     }
     Ok(Arc::new(gatekeeper))
 }
 
-/// The session's sandbox, from settings and `--sandbox` (`flag` wins), installed
-/// for every tool of this process; the start-up notice, if any, is printed once.
-pub fn sandbox(settings: &Settings, flag: Option<bool>, cwd: &Path) -> Result<(), String> {
-    use focus_tools::sandbox::{self, Sandbox, SandboxSettings};
+/// The session's sandbox, from settings and `--sandbox` (`flag` wins), for the
+/// tools, hooks and MCP servers of the session; the start-up notice, if any,
+/// is printed once.
+pub fn sandbox(
+    settings: &Settings,
+    flag: Option<bool>,
+    cwd: &Path,
+) -> Result<Arc<focus_tools::sandbox::Sandbox>, String> {
+    use focus_tools::sandbox::{Sandbox, SandboxSettings};
     let mut wanted =
         SandboxSettings::from_json(&settings.merged, cwd).map_err(|e| format!("settings: {e}"))?;
     if let Some(on) = flag {
@@ -337,8 +348,7 @@ pub fn sandbox(settings: &Settings, flag: Option<bool>, cwd: &Path) -> Result<()
     if let Some(notice) = built.start_notice() {
         errln!("focus: {notice}");
     }
-    sandbox::install(Arc::new(built));
-    Ok(())
+    Ok(Arc::new(built))
 }
 
 /// `/permissions [MODE]`: shows or changes the permission mode.
@@ -357,8 +367,12 @@ pub fn set_permission_mode(engine: &mut Engine, mode: &str) -> Result<String, St
     Ok(format!("permission mode: {}", gatekeeper.mode().as_str()))
 }
 
-/// The MCP servers configured in settings, started; `None` when none are configured.
-pub fn start_mcp(settings: &Settings) -> Result<Option<McpManager>, String> {
+/// The MCP servers configured in settings, started (those over stdio confined
+/// by `sandbox` when its settings say so); `None` when none are configured.
+pub fn start_mcp(
+    settings: &Settings,
+    sandbox: Arc<focus_tools::sandbox::Sandbox>,
+) -> Result<Option<McpManager>, String> {
     let configs =
         McpServerConfig::from_json(&settings.merged).map_err(|e| format!("settings: {e}"))?;
     if configs.is_empty() {
@@ -367,7 +381,8 @@ pub fn start_mcp(settings: &Settings) -> Result<Option<McpManager>, String> {
     // Servers configured with a `url` speak MCP's streamable HTTP through the
     // same transport choice as the model calls.
     let http = transport(settings);
-    let manager = McpManager::start_with_http(configs, &focus_home().join("mcp-logs"), Some(http));
+    let manager =
+        McpManager::start_with_http(configs, &focus_home().join("mcp-logs"), Some(http), sandbox);
     for warning in manager.take_warnings() {
         errln!("focus: MCP: {warning}");
     }
@@ -386,7 +401,9 @@ pub fn mcp_list(cwd: &Path, trust: ProjectTrust) -> i32 {
         }
     };
     let started = std::time::Instant::now();
-    let manager = match start_mcp(&settings) {
+    // Listed unconfined, as before a session's sandbox exists.
+    let unconfined = Arc::new(focus_tools::sandbox::Sandbox::off());
+    let manager = match start_mcp(&settings, unconfined) {
         Ok(Some(m)) => m,
         Ok(None) => {
             outln!("No MCP servers configured. Add them to settings.json, for example:");

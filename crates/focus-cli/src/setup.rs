@@ -75,7 +75,8 @@ pub fn build_engine(
         .map_err(SetupError::failure)?;
     let retry = seams::retry_policy(&settings.retry);
     // The sandbox first: every process started for a tool from here on is confined.
-    seams::sandbox(&settings, args.sandbox, cwd).map_err(SetupError::usage)?;
+    let sandbox = seams::sandbox(&settings, args.sandbox, cwd).map_err(SetupError::usage)?;
+    let tool_state = focus_tools::ToolState::new(Arc::clone(&sandbox));
     // The session first: a resumed session brings back its model and thinking level.
     let (mut store, history) =
         Store::open(session, cwd, args.session_dir.as_deref()).map_err(SetupError::failure)?;
@@ -93,7 +94,7 @@ pub fn build_engine(
         scope_first,
         suffix_thinking,
     } = chosen;
-    let (tools, base_tools, mcp) = select_tools(args, &settings, cwd)?;
+    let (tools, base_tools, mcp) = select_tools(args, &settings, cwd, &tool_state)?;
     let replace = args
         .system_prompt
         .as_deref()
@@ -125,6 +126,7 @@ pub fn build_engine(
         &args.headless,
         ask,
         cwd,
+        sandbox,
     )
     .map_err(SetupError::usage)?;
     for warning in gatekeeper.warnings() {
@@ -164,6 +166,13 @@ pub fn build_engine(
         .deadline_seconds
         .map(std::time::Duration::from_secs));
     engine.conversation.deadline = deadline.and_then(|d| std::time::Instant::now().checked_add(d));
+    engine.conversation.max_cost_usd = args.headless.max_cost_usd.or(settings.max_cost_usd);
+    if let Some(path) = &args.headless.output_schema {
+        engine.conversation.output_schema = Some(read_output_schema(
+            path,
+            args.headless.output_schema_retries.unwrap_or(2),
+        )?);
+    }
     engine.retry = retry;
     engine.model_scope = scope;
     engine.set_prompt_source(prompt);
@@ -286,12 +295,15 @@ fn choose_provider(
 
 /// The tools: the built-in ones `--tools` (or the `tools` setting) names, and
 /// the MCP servers' (a server that fails is reported and skipped); none with
-/// `--no-tools`. Returns all of them, the built-in ones, and the MCP servers.
+/// `--no-tools`, all built with `tool_state` (the session's sandbox, seen
+/// files and spill directory). Returns all of them, the built-in ones, and the
+/// MCP servers.
 #[allow(clippy::type_complexity)]
 fn select_tools(
     args: &Args,
     settings: &focus_harness::settings::Settings,
     cwd: &Path,
+    tool_state: &focus_tools::ToolState,
 ) -> Result<
     (
         Vec<Arc<dyn focus_core::tool::Tool>>,
@@ -300,7 +312,7 @@ fn select_tools(
     ),
     SetupError,
 > {
-    let all_tools = seams::builtin_tools(cwd, settings);
+    let all_tools = seams::builtin_tools(cwd, settings, tool_state);
     let tools = if args.no_tools {
         Vec::new()
     } else if let Some(names) = args.tools.as_ref().or(settings.tools.as_ref()) {
@@ -326,7 +338,7 @@ fn select_tools(
     let mcp = if args.no_tools {
         None
     } else {
-        seams::start_mcp(settings).map_err(SetupError::usage)?
+        seams::start_mcp(settings, Arc::clone(&tool_state.sandbox)).map_err(SetupError::usage)?
     };
     let base_tools = tools.clone();
     let mut tools = tools;
@@ -404,6 +416,24 @@ pub fn session_request(args: &Args) -> SessionRequest {
     } else {
         SessionRequest::New
     }
+}
+
+/// Reads `--output-schema`'s file as a JSON Schema (a JSON object).
+fn read_output_schema(
+    path: &std::path::Path,
+    retries: u32,
+) -> Result<focus_harness::conversation::output_schema::OutputSchema, SetupError> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| SetupError::usage(format!("--output-schema {shown}: {e}")))?;
+    let schema = focus_core::json::parse_str(&text)
+        .map_err(|e| SetupError::usage(format!("--output-schema {shown}: not JSON: {e}")))?;
+    if schema.as_object().is_none() {
+        return Err(SetupError::usage(format!(
+            "--output-schema {shown}: a JSON Schema is a JSON object"
+        )));
+    }
+    Ok(focus_harness::conversation::output_schema::OutputSchema { schema, retries })
 }
 
 /// The working directory, or a clear error.

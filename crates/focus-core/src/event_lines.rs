@@ -81,6 +81,10 @@ impl EventLines {
     }
 
     /// Writes `event` as one line (ending in `\n`) to `out`. Does not flush.
+    ///
+    /// # Errors
+    ///
+    /// What writing to `out` fails with (a closed pipe, a full disk).
     pub fn write(&mut self, event: &AgentEvent, out: &mut dyn Write) -> io::Result<()> {
         match event {
             AgentEvent::MessageStart {

@@ -18,6 +18,7 @@ pub mod cancel;
 pub mod char_boundary;
 pub mod civil_date;
 pub mod event;
+pub mod event_deltas;
 pub mod event_lines;
 pub mod json;
 pub mod message;

@@ -96,6 +96,9 @@ pub struct Settings {
     /// `deadlineSeconds`: how long a print or JSON mode run may take in all
     /// (`--deadline` wins).
     pub deadline_seconds: Option<u64>,
+    /// `maxCostUsd`: the cost budget of a print or JSON mode run, in USD
+    /// (`--max-cost` wins).
+    pub max_cost_usd: Option<f64>,
     /// `theme`: the interactive mode's colours (`dark`, `light`, or a theme
     /// file's name; pi's key).
     pub theme: Option<String>,
@@ -295,12 +298,21 @@ pub fn project_settings_path(cwd: &Path) -> PathBuf {
 /// Loads, checks and merges the global and project settings, the project's
 /// widening keys only if the trust store trusts the folder for them. Missing
 /// files are fine; unreadable JSON or bad values are errors.
+///
+/// # Errors
+///
+/// A settings file exists but cannot be read, is not JSON, or holds a value of the wrong type: the
+/// error names the file and the key.
 pub fn load_settings(config_dir: &Path, cwd: &Path) -> Result<LoadedSettings, SettingsError> {
     load_settings_with(config_dir, cwd, ProjectTrust::Stored)
 }
 
 /// [`load_settings`], with the project's widening keys applied as `trust`
 /// says.
+///
+/// # Errors
+///
+/// As [`load_settings`].
 pub fn load_settings_with(
     config_dir: &Path,
     cwd: &Path,
@@ -595,6 +607,7 @@ fn from_merged(merged: Value) -> Settings {
         stream_stall_seconds: merged["streamStallSeconds"].as_u64().filter(|n| *n > 0),
         max_turns: merged["maxTurns"].as_u64().filter(|n| *n > 0),
         deadline_seconds: merged["deadlineSeconds"].as_u64().filter(|n| *n > 0),
+        max_cost_usd: merged["maxCostUsd"].as_f64().filter(|n| *n > 0.0),
         theme: string("theme"),
         hide_thinking_block: merged["hideThinkingBlock"].as_bool(),
         transport: string("transport"),

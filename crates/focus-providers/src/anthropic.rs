@@ -261,6 +261,11 @@ fn assistant_block(block: &Content) -> Option<Value> {
 }
 
 /// Maps Anthropic's `stop_reason`; `Err` carries an error message.
+///
+/// # Errors
+///
+/// The reason says the request failed (`refusal`, an unknown reason): the text is the error message
+/// for the answer.
 pub fn map_stop_reason(reason: &str) -> Result<StopReason, String> {
     match reason {
         "end_turn" | "pause_turn" | "stop_sequence" => Ok(StopReason::Stop),

@@ -92,6 +92,11 @@ impl CurlTransport {
     /// what it found) that curl is at least [`MIN_CURL_VERSION`]. A curl that
     /// cannot start fails here with the reason; one whose version line cannot be
     /// read is let through (the request will tell).
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::CannotStart`] when curl cannot be started (the reason says how to install
+    /// it) or is older than [`MIN_CURL_VERSION`].
     pub fn check_version(&self) -> Result<(), TransportError> {
         self.version_ok
             .get_or_init(|| match self.check() {
@@ -132,6 +137,11 @@ impl CurlTransport {
     /// Runs `curl --version` (for at most 10 seconds) and returns its
     /// first line, or the [`TransportError::CannotStart`] explaining how to
     /// install curl.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::CannotStart`], saying how to install curl, when it cannot be run or gives
+    /// no version within 10 seconds.
     pub fn check(&self) -> Result<String, TransportError> {
         use focus_sys::process::{Ending, Job};
         let mut command = std::process::Command::new(&self.program);

@@ -342,6 +342,11 @@ pub fn convert_usage(usage: &Value) -> Usage {
 }
 
 /// Maps a `finishReason`; `Err` carries an error message.
+///
+/// # Errors
+///
+/// The reason says the answer was blocked or failed (`SAFETY`, `RECITATION`, an unknown reason):
+/// the text is the error message.
 pub fn map_finish_reason(reason: &str) -> Result<StopReason, String> {
     match reason {
         "STOP" | "FINISH_REASON_UNSPECIFIED" => Ok(StopReason::Stop),

@@ -302,6 +302,11 @@ fn user_message(content: &[Content]) -> Value {
 }
 
 /// Maps a `finish_reason`; `Err` carries an error message.
+///
+/// # Errors
+///
+/// The reason says the answer failed (`content_filter`, an unknown reason): the text is the error
+/// message.
 pub fn map_finish_reason(reason: &str) -> Result<StopReason, String> {
     match reason {
         "stop" | "end" | "eos" => Ok(StopReason::Stop),

@@ -197,6 +197,11 @@ impl Registry {
 
     /// The built-in registry plus `config_dir/models.json` when that file exists.
     /// A file that exists but is broken is an error naming the file and the place.
+    ///
+    /// # Errors
+    ///
+    /// `models.json` exists but cannot be read, is not JSON, or holds a bad value: the message
+    /// names the file and the place.
     pub fn load(config_dir: &Path) -> Result<Registry, String> {
         let mut registry = Registry::builtin();
         let path = config_dir.join("models.json");
@@ -213,6 +218,10 @@ impl Registry {
     /// Merges a models.json document: new providers are added; for a known
     /// provider, `baseUrl`/`api`/`apiKey`/`headers` override and `models` are
     /// upserted by id. Errors name the JSON path (`providers.ollama.models[0].id`).
+    ///
+    /// # Errors
+    ///
+    /// A value of the wrong type or a model without an id: the message names its JSON path.
     pub fn merge_models_json(&mut self, text: &str) -> Result<(), String> {
         let doc = parse_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
         let Some(providers) = doc["providers"].as_object() else {
@@ -364,6 +373,10 @@ impl Registry {
 
     /// Finds a model by `provider/id` or by bare id. A bare id held by several
     /// providers is an error listing them.
+    ///
+    /// # Errors
+    ///
+    /// No model matches, or a bare id matches models of several providers (the message lists them).
     pub fn find(&self, spec: &str) -> Result<&ModelInfo, String> {
         if let Some((provider, id)) = spec.split_once('/') {
             if let Some(m) = self

@@ -15,6 +15,11 @@ use std::io;
 /// inheritable sets of the calling process. Async-signal-safe (system calls
 /// only), for use between `fork` and `exec`; dropping the bounding set needs
 /// `CAP_SETPCAP`, which root (or the owner of a fresh user namespace) has.
+///
+/// # Errors
+///
+/// The system error of the first `prctl` or `capset` the kernel refused (no `CAP_SETPCAP`, for
+/// one).
 pub fn drop_all() -> io::Result<()> {
     crate::ffi::drop_all_capabilities()
 }

@@ -87,6 +87,10 @@ fn check(rc: c_long) -> io::Result<c_long> {
 }
 
 /// `prctl(PR_SET_NO_NEW_PRIVS, 1)`: no `exec` may grant privileges again.
+///
+/// # Errors
+///
+/// The system error when the kernel refuses the `prctl`.
 pub fn set_no_new_privs() -> io::Result<()> {
     // SAFETY: integer arguments only; sets a flag on this process.
     check(unsafe {
@@ -103,6 +107,10 @@ pub fn set_no_new_privs() -> io::Result<()> {
 
 /// `prctl(PR_SET_DUMPABLE, 0)`: this process's memory and `/proc` entries are
 /// closed to processes without `CAP_SYS_PTRACE` (reset by the next `exec`).
+///
+/// # Errors
+///
+/// The system error when the kernel refuses the `prctl`.
 pub fn set_not_dumpable() -> io::Result<()> {
     const PR_SET_DUMPABLE: c_int = 4;
     // SAFETY: integer arguments only.
@@ -120,6 +128,11 @@ pub fn set_not_dumpable() -> io::Result<()> {
 
 /// `prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog)`; `prog` must point to a
 /// valid `struct sock_fprog` whose program stays alive during the call.
+///
+/// # Errors
+///
+/// The system error when the kernel refuses the filter (no seccomp, no `no_new_privs`, a bad
+/// program).
 pub fn set_seccomp_filter(prog: *const c_void) -> io::Result<()> {
     // SAFETY: the caller passes a pointer to a live `struct sock_fprog`; the
     // kernel copies the program and keeps no reference to our memory.
@@ -129,6 +142,10 @@ pub fn set_seccomp_filter(prog: *const c_void) -> io::Result<()> {
 /// Drops every capability from the bounding set (one `PR_CAPBSET_DROP` per
 /// number until the kernel says the number is unknown), clears the ambient set,
 /// then empties the effective, permitted and inheritable sets with `capset`.
+///
+/// # Errors
+///
+/// The system error of the first `prctl` or `capset` the kernel refused.
 pub fn drop_all_capabilities() -> io::Result<()> {
     for cap in 0..64 as c_long {
         // SAFETY: integer arguments only.
@@ -169,12 +186,20 @@ pub fn drop_all_capabilities() -> io::Result<()> {
 }
 
 /// `unshare(flags)`.
+///
+/// # Errors
+///
+/// The system error when the kernel refuses to make the namespaces.
 pub fn unshare_namespaces(flags: c_int) -> io::Result<()> {
     // SAFETY: an integer argument only.
     check(unsafe { unshare(flags) } as c_long).map(drop)
 }
 
 /// `mount(source, target, fstype, flags, data)` with optional strings.
+///
+/// # Errors
+///
+/// The system error when the kernel refuses the mount.
 pub fn mount_fs(
     source: Option<&CStr>,
     target: &CStr,
@@ -197,6 +222,10 @@ pub fn mount_fs(
 }
 
 /// `mount_setattr(AT_FDCWD, path, AT_RECURSIVE, {attr_set: attr})`.
+///
+/// # Errors
+///
+/// The system error when the kernel refuses the change (no `mount_setattr` before Linux 5.12).
 pub fn mount_set_attr(path: &CStr, attr: u64) -> io::Result<()> {
     const AT_FDCWD: c_int = -100;
     const AT_RECURSIVE: c_uint = 0x8000;
@@ -218,6 +247,10 @@ pub fn mount_set_attr(path: &CStr, attr: u64) -> io::Result<()> {
 }
 
 /// Opens `path` for writing, writes all of `bytes`, closes it.
+///
+/// # Errors
+///
+/// The system error when `path` cannot be opened or written.
 pub fn write_file(path: &CStr, bytes: &[u8]) -> io::Result<()> {
     const O_WRONLY: c_int = 1;
     const O_CLOEXEC: c_int = 0o2000000;
@@ -229,6 +262,10 @@ pub fn write_file(path: &CStr, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Writes all of `bytes` to `fd`, retrying on `EINTR`.
+///
+/// # Errors
+///
+/// The system error of a write that failed (other than `EINTR`).
 pub fn write_all(fd: c_int, mut bytes: &[u8]) -> io::Result<()> {
     while !bytes.is_empty() {
         // SAFETY: `bytes` is a live buffer of the length passed.
@@ -283,6 +320,10 @@ pub fn close_range(first: c_uint, last: c_uint) {
 }
 
 /// `pipe2(O_CLOEXEC)`: (read end, write end).
+///
+/// # Errors
+///
+/// The system error when no pipe can be made (too many open descriptors).
 pub fn pipe() -> io::Result<(c_int, c_int)> {
     const O_CLOEXEC: c_int = 0o2000000;
     let mut fds = [0 as c_int; 2];
@@ -294,6 +335,10 @@ pub fn pipe() -> io::Result<(c_int, c_int)> {
 /// A plain `fork` as the raw `clone` system call (no `atfork` handlers, so no
 /// C library lock is taken in a child of a multi-threaded program). Returns 0
 /// in the child and the child's pid in the parent.
+///
+/// # Errors
+///
+/// The system error when the kernel cannot make the process.
 pub fn fork_raw() -> io::Result<c_int> {
     // SAFETY: clone with only the exit signal set and no new stack behaves as
     // fork: the child continues on a copy of this stack.
@@ -317,6 +362,10 @@ pub fn fork_raw() -> io::Result<c_int> {
 }
 
 /// `waitpid(pid, &status, 0)` retried on `EINTR`: (pid, raw status).
+///
+/// # Errors
+///
+/// The system error of `waitpid` (no such child, for one).
 pub fn wait_for(pid: c_int) -> io::Result<(c_int, c_int)> {
     loop {
         let mut status: c_int = 0;
@@ -372,6 +421,10 @@ pub fn kill_everyone_else() {
 }
 
 /// `setsid()`: a new session without a controlling terminal.
+///
+/// # Errors
+///
+/// The system error when the process already leads a process group.
 pub fn new_session() -> io::Result<()> {
     // SAFETY: no arguments.
     check(unsafe { setsid() } as c_long).map(drop)
@@ -379,6 +432,10 @@ pub fn new_session() -> io::Result<()> {
 
 /// `setrlimit(resource, {value, value})` (soft and hard limit alike). `rlim_t`
 /// is an `unsigned long`; a value it cannot hold means "unlimited".
+///
+/// # Errors
+///
+/// The system error when the kernel refuses the limit (raising a hard limit without privilege).
 pub fn set_limit(resource: c_int, value: u64) -> io::Result<()> {
     let value = c_ulong::try_from(value).unwrap_or(c_ulong::MAX);
     let limit = [value, value];

@@ -181,6 +181,11 @@ mod linux {
         /// Builds the ruleset for `rules` in this process (nothing is
         /// restricted yet). Fails with `Unsupported` where the kernel has no
         /// Landlock, and with the kernel's error if a rule is refused.
+        ///
+        /// # Errors
+        ///
+        /// `Unsupported` where the kernel has no Landlock; the kernel's error when it refuses the
+        /// ruleset or a rule (a path that cannot be opened is skipped, not an error).
         pub fn new(rules: &Rules) -> io::Result<Confinement> {
             let abi = abi_version().ok_or_else(|| {
                 io::Error::new(
@@ -291,6 +296,10 @@ mod linux {
         /// Restricts the calling process (and everything it starts) to the
         /// ruleset. `no_new_privs` (or `CAP_SYS_ADMIN`) must be set already.
         /// Async-signal-safe: one system call, for use between fork and exec.
+        ///
+        /// # Errors
+        ///
+        /// The system error when the kernel refuses the ruleset (no `no_new_privs`, for one).
         pub fn restrict_self(&self) -> io::Result<()> {
             // SAFETY: a plain system call on a descriptor we own; no memory
             // is read or written.
@@ -357,6 +366,10 @@ mod other {
 
     impl Confinement {
         /// Always fails with `Unsupported` on this target.
+        ///
+        /// # Errors
+        ///
+        /// Always: `Unsupported`, since Landlock exists only on Linux.
         pub fn new(_rules: &Rules) -> io::Result<Confinement> {
             Err(io::Error::new(
                 io::ErrorKind::Unsupported,
@@ -373,6 +386,10 @@ mod other {
         pub fn apply_to(self, _command: &mut Command) {}
 
         /// Never reached: no value exists.
+        ///
+        /// # Errors
+        ///
+        /// Never: no value exists to call it on.
         pub fn restrict_self(&self) -> io::Result<()> {
             Ok(())
         }
@@ -381,6 +398,10 @@ mod other {
 
 /// Builds a confinement for `rules` and applies it to `command` in one step;
 /// see [`Confinement`].
+///
+/// # Errors
+///
+/// As [`Confinement::new`]: no Landlock here, or a rule the kernel refuses.
 pub fn confine(command: &mut Command, rules: &Rules) -> io::Result<u32> {
     let confinement = Confinement::new(rules)?;
     let abi = confinement.abi();
@@ -411,7 +432,7 @@ mod tests {
     #[test]
     fn writes_land_only_beneath_writable_paths() {
         let Some(_) = abi_version() else {
-            eprintln!("SKIPPED: this kernel has no Landlock");
+            focus_testkit::skipped("this kernel has no Landlock");
             return;
         };
         let root = temp_dir("rules");
@@ -442,7 +463,7 @@ mod tests {
     #[test]
     fn a_symlink_out_of_a_writable_dir_does_not_carry_the_right() {
         let Some(_) = abi_version() else {
-            eprintln!("SKIPPED: this kernel has no Landlock");
+            focus_testkit::skipped("this kernel has no Landlock");
             return;
         };
         let root = temp_dir("symlink");

@@ -110,6 +110,10 @@ impl Plan {
     /// cannot be renamed or removed; `read_only` paths (existing, resolved)
     /// become read-only mounts; `cgroup_procs` is a control group's `cgroup.procs` to
     /// join first; `limit_message` is what A prints when B stopped a fork bomb.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` when a path holds a NUL byte.
     pub fn new(
         support: Support,
         pinned: &[&Path],
@@ -142,6 +146,11 @@ impl Plan {
 
     /// In the child (A): joins the control group, makes the namespaces, maps
     /// the ids, and mounts the protected paths read-only. Async-signal-safe.
+    ///
+    /// # Errors
+    ///
+    /// The system error of the first step the kernel refused (joining the group, `unshare`, the
+    /// id maps, a mount); the child must not run the command then.
     pub fn enter(&self) -> io::Result<()> {
         if let Some(procs) = &self.cgroup_procs {
             ffi::write_file(procs, b"0")?;
@@ -179,6 +188,11 @@ impl Plan {
     /// In the child (A), after [`Plan::enter`]: forks B (init of the new PID
     /// namespace) and C (the command), as the module docs describe. Returns
     /// only in C; A and B never return. Does nothing without a PID namespace.
+    ///
+    /// # Errors
+    ///
+    /// The system error when a fork or the pipe between A and B fails; the child must not run
+    /// the command then.
     pub fn split_pid(&self) -> io::Result<()> {
         if !self.support.pids {
             return Ok(());

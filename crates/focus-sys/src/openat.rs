@@ -131,6 +131,11 @@ impl Open {
 /// Opens `relative` beneath the open directory `root`, following no symbolic
 /// link on the way or at the end (see the module docs). `relative` must be
 /// relative and free of `..`; an empty path (or `.`) opens `root` itself again.
+///
+/// # Errors
+///
+/// `InvalidInput` for an absolute path or one with `..`; the system's error (`ELOOP` for a symbolic
+/// link met on the way or at the end, `ENOENT`, `EACCES`…) when a step cannot be opened.
 pub fn open_beneath(root: &File, relative: &Path, how: Open) -> io::Result<File> {
     let names = names_of(relative)?;
     #[cfg(target_os = "linux")]
@@ -221,6 +226,11 @@ fn open_one(dir: &File, name: &CStr, how: Open) -> io::Result<File> {
 }
 
 /// Creates the directory `name` inside the open directory `dir` (`mkdirat`).
+///
+/// # Errors
+///
+/// The system's error (`EEXIST`, `EACCES`, `ENOSPC`…), or `InvalidInput` for a name with a NUL
+/// byte.
 pub fn mkdir_at(dir: &File, name: &OsStr, mode: u32) -> io::Result<()> {
     let name = c_name(name)?;
     // SAFETY: an open descriptor and a NUL-terminated name outliving the call.
@@ -232,6 +242,10 @@ pub fn mkdir_at(dir: &File, name: &OsStr, mode: u32) -> io::Result<()> {
 
 /// Renames `from` to `to`, both names inside the open directory `dir`
 /// (`renameat`; atomic, replacing `to`).
+///
+/// # Errors
+///
+/// The system's error (`ENOENT`, `EACCES`, `EXDEV`…), or `InvalidInput` for a name with a NUL byte.
 pub fn rename_at(dir: &File, from: &OsStr, to: &OsStr) -> io::Result<()> {
     let (from, to) = (c_name(from)?, c_name(to)?);
     let fd = dir.as_raw_fd();
@@ -243,6 +257,11 @@ pub fn rename_at(dir: &File, from: &OsStr, to: &OsStr) -> io::Result<()> {
 }
 
 /// Removes the file `name` inside the open directory `dir` (`unlinkat`).
+///
+/// # Errors
+///
+/// The system's error (`ENOENT`, `EACCES`, `EISDIR`…), or `InvalidInput` for a name with a NUL
+/// byte.
 pub fn unlink_at(dir: &File, name: &OsStr) -> io::Result<()> {
     let name = c_name(name)?;
     // SAFETY: an open descriptor and a NUL-terminated name outliving the call.
@@ -350,6 +369,10 @@ mod linux {
 
 /// Opens `relative` beneath `root` with the portable walk only (what systems
 /// without `openat2` use); for tests comparing the two.
+///
+/// # Errors
+///
+/// As [`open_beneath`].
 pub fn open_beneath_by_walk(root: &File, relative: &Path, how: Open) -> io::Result<File> {
     let names = names_of(relative)?;
     walk(root, &names, how).and_then(|file| checked(file, how))

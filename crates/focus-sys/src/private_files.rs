@@ -23,6 +23,10 @@ pub const DIR_MODE: u32 = 0o700;
 /// existed with group or other bits, is narrowed to 0700 (a failure to
 /// narrow, say on a folder of another user, is not an error: the caller's
 /// writes will tell).
+///
+/// # Errors
+///
+/// The system's error when a folder on the way cannot be created.
 pub fn create_dir_all(dir: &Path) -> io::Result<()> {
     fs::DirBuilder::new()
         .recursive(true)
@@ -42,6 +46,11 @@ pub fn options() -> OpenOptions {
 
 /// Opens `path` for appending, created with mode 0600 if missing and narrowed
 /// to 0600 if it existed with looser bits.
+///
+/// # Errors
+///
+/// The system's error when `path` cannot be opened or created (a missing folder, no permission, a
+/// name that is a folder).
 pub fn open_append(path: &Path) -> io::Result<File> {
     let file = options().create(true).append(true).open(path)?;
     narrow_file(&file);
@@ -49,6 +58,10 @@ pub fn open_append(path: &Path) -> io::Result<File> {
 }
 
 /// Writes `bytes` to `path` (created 0600, or narrowed to 0600, truncated).
+///
+/// # Errors
+///
+/// The system's error when `path` cannot be opened, created or written.
 pub fn write(path: &Path, bytes: impl AsRef<[u8]>) -> io::Result<()> {
     use std::io::Write;
     let mut file = options()

@@ -67,6 +67,10 @@ impl Limits {
 impl Prepared {
     /// Sets every limit on the calling process (soft and hard alike, so the
     /// tool cannot raise them again). Async-signal-safe.
+    ///
+    /// # Errors
+    ///
+    /// The system error of the first limit the kernel refused.
     pub fn apply(&self) -> io::Result<()> {
         for (resource, value) in self.values {
             if let Some(value) = value {

@@ -359,6 +359,11 @@ impl Filter {
     /// every child and survives `exec`. Needs `no_new_privs` (or
     /// `CAP_SYS_ADMIN`). Async-signal-safe: one `prctl`, no allocation, so it
     /// may run between `fork` and `exec`.
+    ///
+    /// # Errors
+    ///
+    /// `Unsupported` where seccomp is not built for this target, else the system error of the
+    /// `prctl`.
     pub fn install(&self) -> io::Result<()> {
         if !supported() {
             return Err(io::Error::new(

@@ -132,6 +132,10 @@ pub fn is_tty(fd: i32) -> bool {
 }
 
 /// The current terminal attributes of `fd`.
+///
+/// # Errors
+///
+/// `fd` is no terminal (`ENOTTY`) or not open (`EBADF`).
 pub fn get_attributes(fd: i32) -> io::Result<Termios> {
     let mut termios = RawTermios::default();
     // SAFETY: `termios` is a valid, writable `struct termios` in this target's
@@ -147,6 +151,10 @@ pub fn get_attributes(fd: i32) -> io::Result<Termios> {
 const OPOST: u32 = 1;
 
 /// Sets the terminal attributes of `fd` (after pending output is written).
+///
+/// # Errors
+///
+/// `fd` is no terminal or not open, or the system refuses the attributes.
 pub fn set_attributes(fd: i32, termios: &Termios) -> io::Result<()> {
     // SAFETY: the pointer is to a valid `struct termios` that libc only reads.
     let rc = unsafe { tcsetattr(fd, TCSAFLUSH, &termios.0) };

@@ -3,7 +3,7 @@
 //! Each crate has one integration-test binary (`tests/it`), whose tests run on
 //! threads of one process. A few tests change what belongs to the whole process:
 //! they set environment variables (which another thread may be reading while a
-//! child is spawned), or remove the process's bash spill directory. Such a test
+//! child is spawned), or count the process's threads or children. Such a test
 //! starts with
 //!
 //! ```ignore

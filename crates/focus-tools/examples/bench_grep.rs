@@ -87,7 +87,8 @@ fn median(times: &mut [Duration]) -> Duration {
 
 /// Runs focus's grep tool in-process; returns the time and the match count.
 fn focus_grep(root: &Path, pattern: &str, literal: bool) -> (Duration, u64) {
-    let tool = focus_tools::tool_by_name("grep", root).expect("grep tool");
+    let tool = focus_tools::tool_by_name("grep", root, &focus_tools::ToolState::unconfined())
+        .expect("grep tool");
     let cancel = CancelToken::new();
     let ctx = ToolContext {
         call_id: "bench",

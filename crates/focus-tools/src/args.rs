@@ -8,6 +8,10 @@
 use focus_core::json::Value;
 
 /// The string argument `key`, or an error naming it.
+///
+/// # Errors
+///
+/// The argument is missing or not a string; the message names it.
 pub fn required_str<'a>(args: &'a Value, key: &str) -> Result<&'a str, String> {
     match &args[key] {
         Value::String(s) => Ok(s),
@@ -20,6 +24,10 @@ pub fn required_str<'a>(args: &'a Value, key: &str) -> Result<&'a str, String> {
 }
 
 /// The optional string argument `key` (`None` when absent or null).
+///
+/// # Errors
+///
+/// The argument is present but not a string.
 pub fn optional_str<'a>(args: &'a Value, key: &str) -> Result<Option<&'a str>, String> {
     match &args[key] {
         Value::Null => Ok(None),
@@ -33,6 +41,10 @@ pub fn optional_str<'a>(args: &'a Value, key: &str) -> Result<Option<&'a str>, S
 
 /// The optional non-negative integer argument `key`. Integral floats (`10.0`)
 /// and numeric strings (`"10"`) are accepted because models send both.
+///
+/// # Errors
+///
+/// The argument is present but not a non-negative integer (nor a string holding one).
 pub fn optional_u64(args: &Value, key: &str) -> Result<Option<u64>, String> {
     let value = &args[key];
     let parsed = match value {
@@ -51,6 +63,10 @@ pub fn optional_u64(args: &Value, key: &str) -> Result<Option<u64>, String> {
 }
 
 /// The optional non-negative number argument `key` (fractions allowed).
+///
+/// # Errors
+///
+/// The argument is present but not a non-negative number.
 pub fn optional_f64(args: &Value, key: &str) -> Result<Option<f64>, String> {
     let value = &args[key];
     let parsed = match value {
@@ -69,6 +85,10 @@ pub fn optional_f64(args: &Value, key: &str) -> Result<Option<f64>, String> {
 }
 
 /// The optional boolean argument `key` (`"true"`/`"false"` strings accepted).
+///
+/// # Errors
+///
+/// The argument is present but neither a boolean nor `"true"`/`"false"`.
 pub fn optional_bool(args: &Value, key: &str) -> Result<Option<bool>, String> {
     let value = &args[key];
     match value {

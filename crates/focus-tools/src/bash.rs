@@ -33,9 +33,9 @@ use focus_sys::process::{self, Job};
 
 use crate::args;
 use crate::output::{self, MAX_BYTES, MAX_LINES};
-use crate::sandbox::Sandbox;
 use crate::schema;
-use spill::{SpillFile, Spilled};
+use crate::state::ToolState;
+use spill::{SpillDir, SpillFile, Spilled};
 
 /// Timeout when the model gives none, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 120.0;
@@ -49,28 +49,18 @@ const DRAIN_GRACE: Duration = Duration::from_millis(200);
 /// The `bash` tool.
 pub struct BashTool {
     cwd: PathBuf,
-    /// The sandbox its commands run in; `None`: the installed one
-    /// ([`crate::sandbox::current`]) at each call.
-    sandbox: Option<Arc<Sandbox>>,
+    /// Its commands' sandbox and its spill directory.
+    state: ToolState,
     spill_cap: u64,
 }
 
 impl BashTool {
-    /// A `bash` tool running commands in `cwd`, confined by the installed
-    /// sandbox.
-    pub fn new(cwd: PathBuf) -> BashTool {
+    /// A `bash` tool running commands in `cwd`, confined by `state`'s sandbox,
+    /// spilling long output into `state`'s spill directory.
+    pub fn new(cwd: PathBuf, state: ToolState) -> BashTool {
         BashTool {
             cwd,
-            sandbox: None,
-            spill_cap: spill::DEFAULT_SPILL_CAP,
-        }
-    }
-
-    /// A `bash` tool whose commands run in `sandbox` rather than the installed one.
-    pub fn with_sandbox(cwd: PathBuf, sandbox: Arc<Sandbox>) -> BashTool {
-        BashTool {
-            cwd,
-            sandbox: Some(sandbox),
+            state,
             spill_cap: spill::DEFAULT_SPILL_CAP,
         }
     }
@@ -124,8 +114,14 @@ impl Tool for BashTool {
         if command.trim().is_empty() {
             return ToolOutput::error("The command is empty.");
         }
-        let sandbox = self.sandbox.clone().unwrap_or_else(crate::sandbox::current);
-        run_command_in(&self.cwd, command, timeout, self.spill_cap, ctx, &sandbox)
+        run_command(
+            &self.cwd,
+            command,
+            timeout,
+            self.spill_cap,
+            ctx,
+            &self.state,
+        )
     }
 
     /// Read-only when the gates' shell judge can prove the command only reads
@@ -156,18 +152,21 @@ struct Captured {
     total_newlines: usize,
     /// Where the output goes (up to `spill_cap` bytes) once it passed 50 KB.
     spill: Option<SpillFile>,
+    /// The directory `spill` is created in.
+    spill_dir: Arc<SpillDir>,
     spill_cap: u64,
     /// New bytes since the last update.
     changed: bool,
 }
 
 impl Captured {
-    fn new(spill_cap: u64) -> Captured {
+    fn new(spill_dir: Arc<SpillDir>, spill_cap: u64) -> Captured {
         Captured {
             tail: Vec::new(),
             total_bytes: 0,
             total_newlines: 0,
             spill: None,
+            spill_dir,
             spill_cap,
             changed: false,
         }
@@ -178,7 +177,7 @@ impl Captured {
         self.total_newlines += chunk.iter().filter(|&&b| b == b'\n').count();
         self.changed = true;
         if self.spill.is_none() && self.total_bytes > MAX_BYTES {
-            self.spill = SpillFile::create(self.spill_cap).map(|mut spill| {
+            self.spill = self.spill_dir.new_file(self.spill_cap).map(|mut spill| {
                 spill.write(&self.tail);
                 spill
             });
@@ -219,31 +218,21 @@ enum Ending {
     Stopped,
 }
 
-/// Runs `command` in the installed sandbox and builds the tool result (for a
-/// user's `!command` as much as for the model's).
+/// Runs `command` confined by `state`'s sandbox and builds the tool result
+/// (for a user's `!command` as much as for the model's); output past the
+/// inline cap is kept in a spill file of at most `spill_cap` bytes in
+/// `state`'s spill directory.
 pub fn run_command(
     cwd: &Path,
     command: &str,
     timeout_secs: f64,
     spill_cap: u64,
     ctx: &ToolContext<'_>,
-) -> ToolOutput {
-    let sandbox = crate::sandbox::current();
-    run_command_in(cwd, command, timeout_secs, spill_cap, ctx, &sandbox)
-}
-
-/// Runs `command` confined by `sandbox` and builds the tool result; output past
-/// the inline cap is kept in a spill file of at most `spill_cap` bytes.
-pub fn run_command_in(
-    cwd: &Path,
-    command: &str,
-    timeout_secs: f64,
-    spill_cap: u64,
-    ctx: &ToolContext<'_>,
-    sandbox: &Sandbox,
+    state: &ToolState,
 ) -> ToolOutput {
     use std::os::unix::process::ExitStatusExt;
 
+    let sandbox = &state.sandbox;
     if !cwd.is_dir() {
         return ToolOutput::error(format!(
             "The working directory {} does not exist; cannot run commands.",
@@ -266,7 +255,10 @@ pub fn run_command_in(
     command.current_dir(cwd);
     let guard = sandbox.before_call();
     let limit_hits = sandbox.process_limit_hits();
-    let captured = Arc::new(Mutex::new(Captured::new(spill_cap)));
+    let captured = Arc::new(Mutex::new(Captured::new(
+        Arc::clone(&state.spill),
+        spill_cap,
+    )));
     let sink = Arc::clone(&captured);
     let job = Job::new(command)
         .keep(0)
@@ -305,12 +297,12 @@ pub fn run_command_in(
         Ok(process::Ending::Cancelled) => Ending::Aborted,
         Ok(process::Ending::Lost(_)) => Ending::Exited(None, None),
     };
-    let mut state = lock(&captured);
-    let raw = String::from_utf8_lossy(&state.tail).into_owned();
-    let total_lines = state.total_newlines + usize::from(!raw.is_empty() && !raw.ends_with('\n'));
-    let spilled = state.spill.take().map(SpillFile::finish);
-    let total_bytes = state.total_bytes;
-    drop(state);
+    let mut so_far = lock(&captured);
+    let raw = String::from_utf8_lossy(&so_far.tail).into_owned();
+    let total_lines = so_far.total_newlines + usize::from(!raw.is_empty() && !raw.ends_with('\n'));
+    let spilled = so_far.spill.take().map(SpillFile::finish);
+    let total_bytes = so_far.total_bytes;
+    drop(so_far);
 
     let temp_full = temp_full.or_else(|| sandbox.temp_dir_over_cap());
     let mut notes = Vec::new();
@@ -348,7 +340,7 @@ pub fn run_command_in(
         &raw,
         total_lines,
         total_bytes,
-        (spilled, spill_cap),
+        (spilled, &state.spill, spill_cap),
         if temp_full.is_some() && matches!(ending, Ending::Aborted) {
             Ending::Stopped
         } else {
@@ -378,7 +370,7 @@ fn build_result(
     raw: &str,
     total_lines: usize,
     total_bytes: usize,
-    (spilled, spill_cap): (Option<Spilled>, u64),
+    (spilled, spill_dir, spill_cap): (Option<Spilled>, &SpillDir, u64),
     ending: Ending,
     timeout_secs: f64,
     elapsed: Duration,
@@ -389,7 +381,7 @@ fn build_result(
     let spilled = match spilled {
         Some(spilled) => Some(spilled),
         // Cut by lines while small: the full text is still in memory.
-        None if truncated => SpillFile::create(spill_cap).map(|mut spill| {
+        None if truncated => spill_dir.new_file(spill_cap).map(|mut spill| {
             spill.write(raw.as_bytes());
             spill.finish()
         }),

@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 
 use focus_sys::openat::{self, Open};
 
+use crate::sandbox::Sandbox;
+
 /// A file's directory, open and checked, and the file's name in it.
 #[derive(Debug)]
 pub struct Placed {
@@ -32,6 +34,11 @@ pub struct Placed {
 
 impl Placed {
     /// Opens the file itself (no symbolic link followed) with `how`.
+    ///
+    /// # Errors
+    ///
+    /// The system's error, or one saying the file changed under us when a symbolic link was planted
+    /// after the check.
     pub fn open(&self, how: Open) -> io::Result<File> {
         openat::open_beneath(&self.dir, Path::new(&self.name), how).map_err(changed_under_us)
     }
@@ -41,15 +48,20 @@ impl Placed {
 /// it (and that it is not a protected file reached through a symbolic link),
 /// and opens its directory beneath the writable place holding it, creating
 /// missing directories when `create_dirs`. Refusals are errors whose text
-/// says why.
-pub fn place_for_write(path: &Path, create_dirs: bool) -> io::Result<Placed> {
+/// says why. `sandbox` is the tools' ([`crate::ToolState`]).
+///
+/// # Errors
+///
+/// The path is not absolute, the sandbox refuses it, it leads through a symbolic link to a
+/// protected file, it names no file, or a directory on the way cannot be opened (or created)
+/// without following a symbolic link; the text says which.
+pub fn place_for_write(path: &Path, create_dirs: bool, sandbox: &Sandbox) -> io::Result<Placed> {
     if !path.is_absolute() {
         return Err(io::Error::other(format!(
             "{} is not an absolute path",
             path.display()
         )));
     }
-    let sandbox = crate::sandbox::current();
     let target = crate::protected::resolve_links(path);
     sandbox.check_write(&target).map_err(io::Error::other)?;
     if sandbox.protects_paths() {
@@ -88,14 +100,18 @@ pub fn place_for_write(path: &Path, create_dirs: bool) -> io::Result<Placed> {
 /// Resolves `path` (absolute), checks that the sandbox lets a file tool read
 /// it, and opens it for reading without blocking, following no symbolic link
 /// after the resolution (so the file read is the file checked).
-pub fn open_for_read(path: &Path) -> io::Result<File> {
+///
+/// # Errors
+///
+/// The path is not absolute, the sandbox refuses it, or it cannot be opened without following a
+/// symbolic link (one planted after the check), or the system's error.
+pub fn open_for_read(path: &Path, sandbox: &Sandbox) -> io::Result<File> {
     if !path.is_absolute() {
         return Err(io::Error::other(format!(
             "{} is not an absolute path",
             path.display()
         )));
     }
-    let sandbox = crate::sandbox::current();
     let target = crate::protected::resolve_links(path);
     sandbox.check_read(&target).map_err(io::Error::other)?;
     let root = File::open("/")?;

@@ -42,6 +42,7 @@ use crate::path;
 use crate::replace::ReplaceError;
 use crate::schema;
 use crate::seen::{self, Seen};
+use crate::state::ToolState;
 use crate::write::{commit, replaced_note, written_label};
 
 /// Lines of context around each change in the diff.
@@ -52,12 +53,14 @@ const DIFF_LINES_FOR_MODEL: usize = 80;
 /// The `edit` tool.
 pub struct EditTool {
     cwd: PathBuf,
+    state: ToolState,
 }
 
 impl EditTool {
-    /// An `edit` tool resolving relative paths against `cwd`.
-    pub fn new(cwd: PathBuf) -> EditTool {
-        EditTool { cwd }
+    /// An `edit` tool resolving relative paths against `cwd`, within `state`'s
+    /// sandbox, sharing its record of files seen.
+    pub fn new(cwd: PathBuf, state: ToolState) -> EditTool {
+        EditTool { cwd, state }
     }
 }
 
@@ -118,7 +121,7 @@ impl Tool for EditTool {
     }
 
     fn execute(&self, args: &Value, _ctx: &ToolContext<'_>) -> ToolOutput {
-        run(&self.cwd, args).unwrap_or_else(ToolOutput::error)
+        run(&self.cwd, &self.state, args).unwrap_or_else(ToolOutput::error)
     }
 
     fn runs_alone(&self, _args: &Value) -> bool {
@@ -129,6 +132,11 @@ impl Tool for EditTool {
 /// Reads the replacements from the arguments: `edits: [{oldText, newText}]`
 /// (also spelled `old_text`/`new_text`), or pi's older single-edit shape with
 /// `oldText`/`newText` at the top level.
+///
+/// # Errors
+///
+/// No edits, an edit without `oldText` or `newText`, an empty `oldText`, or a value of the wrong
+/// type; the message names it.
 pub fn parse_edits(args: &Value) -> Result<Vec<Replacement>, String> {
     let pair = |item: &Value, label: &str| -> Result<Replacement, String> {
         let field = |camel: &str, snake: &str| -> Result<String, String> {
@@ -175,13 +183,13 @@ pub fn parse_edits(args: &Value) -> Result<Vec<Replacement>, String> {
     }
 }
 
-fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
+fn run(cwd: &Path, state: &ToolState, args: &Value) -> Result<ToolOutput, String> {
     let given = args::required_str(args, "path")?;
     let edits = parse_edits(args)?;
     let resolved = path::resolve(cwd, given)?;
-    crate::sandbox::current().check_write(&resolved)?;
+    state.sandbox.check_write(&resolved)?;
     let shown = path::describe(given, &resolved);
-    let (file, metadata) = match open::open_regular_checked(&resolved) {
+    let (file, metadata) = match open::open_regular_checked(&resolved, &state.sandbox) {
         Ok(opened) => opened,
         Err(OpenError::Io(e)) => {
             let mut message = path::io_error("edit", given, &resolved, &e);
@@ -204,7 +212,7 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
         }
     })?;
     let read_len = bytes.len() as u64;
-    seen::check(
+    state.seen.check(
         &resolved,
         Seen::new(&metadata, read_len, seen::hash_blocks(&bytes)),
         &shown,
@@ -281,16 +289,21 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
         cursor = to_body(located.range.end);
     }
     file_text.push_str(&body[cursor..]);
-    let how =
-        commit(&resolved, &file, &metadata, read_len, file_text.as_bytes()).map_err(
-            |e| match e {
-                ReplaceError::Changed(why) => format!(
-                    "{shown} was not edited: {why}. Read it again and redo the edit against its \
+    let how = commit(
+        state,
+        &resolved,
+        &file,
+        &metadata,
+        read_len,
+        file_text.as_bytes(),
+    )
+    .map_err(|e| match e {
+        ReplaceError::Changed(why) => format!(
+            "{shown} was not edited: {why}. Read it again and redo the edit against its \
                  current content."
-                ),
-                ReplaceError::Io(e) => path::io_error("write", given, &resolved, &e),
-            },
-        )?;
+        ),
+        ReplaceError::Io(e) => path::io_error("write", given, &resolved, &e),
+    })?;
 
     let first_changed_line = planned
         .first()
@@ -359,6 +372,11 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 /// Finds the one place `old` applies in `text`, or explains why not (see the
 /// module documentation for the steps).
+///
+/// # Errors
+///
+/// `old` is not found (the message shows the closest lines), or found more than once (it says
+/// where).
 pub fn locate(text: &str, old: &str, label: &str, shown: &str) -> Result<Located, String> {
     if old.is_empty() {
         return Err(format!(

@@ -16,6 +16,7 @@ use crate::glob::Glob;
 use crate::output::{self, MAX_BYTES};
 use crate::path;
 use crate::schema;
+use crate::state::ToolState;
 use crate::walk::{self, Flow};
 
 /// Results returned when the model gives no limit.
@@ -24,12 +25,14 @@ pub const DEFAULT_LIMIT: usize = 1000;
 /// The `find` tool.
 pub struct FindTool {
     cwd: PathBuf,
+    state: ToolState,
 }
 
 impl FindTool {
-    /// A `find` tool resolving relative paths against `cwd`.
-    pub fn new(cwd: PathBuf) -> FindTool {
-        FindTool { cwd }
+    /// A `find` tool resolving relative paths against `cwd`, within `state`'s
+    /// sandbox.
+    pub fn new(cwd: PathBuf, state: ToolState) -> FindTool {
+        FindTool { cwd, state }
     }
 }
 
@@ -68,7 +71,8 @@ impl Tool for FindTool {
     }
 
     fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
-        run(&self.cwd, args, &|| ctx.cancel.is_cancelled()).unwrap_or_else(ToolOutput::error)
+        run(&self.cwd, &self.state, args, &|| ctx.cancel.is_cancelled())
+            .unwrap_or_else(ToolOutput::error)
     }
 
     fn is_read_only(&self, _args: &Value) -> bool {
@@ -76,7 +80,12 @@ impl Tool for FindTool {
     }
 }
 
-fn run(cwd: &Path, args: &Value, cancelled: &dyn Fn() -> bool) -> Result<ToolOutput, String> {
+fn run(
+    cwd: &Path,
+    state: &ToolState,
+    args: &Value,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<ToolOutput, String> {
     let pattern = args::required_str(args, "pattern")?;
     let given = args::optional_str(args, "path")?.unwrap_or(".");
     let limit = args::optional_u64(args, "limit")?
@@ -88,7 +97,7 @@ fn run(cwd: &Path, args: &Value, cancelled: &dyn Fn() -> bool) -> Result<ToolOut
     let glob = Glob::new(pattern.trim_start_matches("./"))
         .map_err(|e| format!("Invalid pattern: {e}."))?;
     let resolved = path::resolve(cwd, given)?;
-    crate::sandbox::current().check_read(&resolved)?;
+    state.sandbox.check_read(&resolved)?;
     let metadata =
         std::fs::metadata(&resolved).map_err(|e| path::io_error("search", given, &resolved, &e))?;
     if !metadata.is_dir() {

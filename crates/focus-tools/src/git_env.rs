@@ -18,7 +18,7 @@
 //! makes every `git diff` fail): [`crate::gates::git_guard`] looks for them in
 //! the repository's files before a command is judged read-only.
 //!
-//! Where it applies (`bash::run_command_in`): every bash call in plan mode, and
+//! Where it applies (`bash::run_command`): every bash call in plan mode, and
 //! in the other modes every call the judge finds read-only. A command that needs
 //! the user's own configuration (`git commit` with the identity from
 //! `~/.gitconfig`) is not read-only, so in default mode it keeps it.

@@ -32,6 +32,11 @@ enum Matcher {
 
 impl Glob {
     /// Compiles `pattern`, or explains what is malformed in it.
+    ///
+    /// # Errors
+    ///
+    /// The pattern does not translate or compile (an unclosed `[`, say); the message quotes the
+    /// pattern.
     pub fn new(pattern: &str) -> Result<Glob, String> {
         let has_slash = pattern.contains('/');
         let is_meta = |c: char| matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\');
@@ -84,6 +89,10 @@ impl Glob {
 }
 
 /// Translates a glob into regex syntax (`^…$`).
+///
+/// # Errors
+///
+/// An unclosed `[` in `pattern`.
 pub fn to_regex(glob: &str) -> Result<String, String> {
     let chars: Vec<char> = glob.chars().collect();
     let mut out = String::from("(?s)^");

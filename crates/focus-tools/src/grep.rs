@@ -32,6 +32,7 @@ use crate::path;
 use crate::regex::literal::{find_byte, rfind_byte};
 use crate::regex::Regex;
 use crate::schema;
+use crate::state::ToolState;
 use crate::walk::{self, Flow};
 
 /// Matches returned when the model gives no limit.
@@ -48,12 +49,14 @@ const WORKERS: usize = 2;
 /// The `grep` tool.
 pub struct GrepTool {
     cwd: PathBuf,
+    state: ToolState,
 }
 
 impl GrepTool {
-    /// A `grep` tool resolving relative paths against `cwd`.
-    pub fn new(cwd: PathBuf) -> GrepTool {
-        GrepTool { cwd }
+    /// A `grep` tool resolving relative paths against `cwd`, within `state`'s
+    /// sandbox.
+    pub fn new(cwd: PathBuf, state: ToolState) -> GrepTool {
+        GrepTool { cwd, state }
     }
 }
 
@@ -149,7 +152,8 @@ impl Tool for GrepTool {
     }
 
     fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
-        run(&self.cwd, args, &|| ctx.cancel.is_cancelled()).unwrap_or_else(ToolOutput::error)
+        run(&self.cwd, &self.state, args, &|| ctx.cancel.is_cancelled())
+            .unwrap_or_else(ToolOutput::error)
     }
 
     fn is_read_only(&self, _args: &Value) -> bool {
@@ -159,6 +163,7 @@ impl Tool for GrepTool {
 
 fn run(
     cwd: &Path,
+    state: &ToolState,
     args: &Value,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Result<ToolOutput, String> {
@@ -182,7 +187,7 @@ fn run(
         })?
     };
     let resolved = path::resolve(cwd, given)?;
-    crate::sandbox::current().check_read(&resolved)?;
+    state.sandbox.check_read(&resolved)?;
     let metadata =
         std::fs::metadata(&resolved).map_err(|e| path::io_error("search", given, &resolved, &e))?;
     let options = GrepOptions {

@@ -42,6 +42,7 @@ pub mod schema;
 pub mod scrub;
 pub mod secret_env;
 pub mod seen;
+pub mod state;
 pub mod walk;
 pub mod write;
 
@@ -50,15 +51,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use focus_core::tool::Tool;
+pub use state::ToolState;
 
 /// The names of the built-in tools, in the order [`builtin_tools`] returns them
 /// (pi's order: the four coding tools, then the three read-only search tools).
 pub const TOOL_NAMES: &[&str] = &["read", "bash", "edit", "write", "grep", "find", "ls"];
 
 /// All seven built-in tools, working relative to `cwd`, in [`TOOL_NAMES`]
-/// order, within the default [`ToolLimits`].
+/// order, within the default [`ToolLimits`], sharing one new unconfined
+/// [`ToolState`].
 pub fn builtin_tools(cwd: &Path) -> Vec<Arc<dyn Tool>> {
-    builtin_tools_with(cwd, ToolLimits::default())
+    builtin_tools_with(cwd, ToolLimits::default(), &ToolState::unconfined())
 }
 
 /// Limits every built-in tool works within (the `toolDeadlineSeconds` and
@@ -81,11 +84,12 @@ impl Default for ToolLimits {
 }
 
 /// All seven built-in tools like [`builtin_tools`], each call bounded by
-/// `limits.deadline` and bash spill files by `limits.spill_cap`.
-pub fn builtin_tools_with(cwd: &Path, limits: ToolLimits) -> Vec<Arc<dyn Tool>> {
+/// `limits.deadline` and bash spill files by `limits.spill_cap`, sharing
+/// `state` (its sandbox, its record of files seen, its spill directory).
+pub fn builtin_tools_with(cwd: &Path, limits: ToolLimits, state: &ToolState) -> Vec<Arc<dyn Tool>> {
     TOOL_NAMES
         .iter()
-        .filter_map(|name| tool_with_limits(name, cwd, limits))
+        .filter_map(|name| tool_with_limits(name, cwd, limits, state))
         .collect()
 }
 
@@ -93,27 +97,33 @@ pub fn builtin_tools_with(cwd: &Path, limits: ToolLimits) -> Vec<Arc<dyn Tool>> 
 /// `bash` is not wrapped: its deadline is its own `timeout` argument (default
 /// 120 s), which the model raises for a long build, and on which it kills the
 /// command's whole process group.
-pub fn tool_with_limits(name: &str, cwd: &Path, limits: ToolLimits) -> Option<Arc<dyn Tool>> {
+pub fn tool_with_limits(
+    name: &str,
+    cwd: &Path,
+    limits: ToolLimits,
+    state: &ToolState,
+) -> Option<Arc<dyn Tool>> {
     if name == "bash" {
-        let bash = bash::BashTool::new(cwd.to_path_buf()).with_spill_cap(limits.spill_cap);
+        let bash =
+            bash::BashTool::new(cwd.to_path_buf(), state.clone()).with_spill_cap(limits.spill_cap);
         return Some(Arc::new(bash));
     }
-    let tool = tool_by_name(name, cwd)?;
+    let tool = tool_by_name(name, cwd, state)?;
     Some(Arc::new(deadline::Deadlined::new(tool, limits.deadline)))
 }
 
-/// One built-in tool by name (`"read"`, `"bash"`, …), working relative to `cwd`,
-/// without a deadline; `None` for an unknown name.
-pub fn tool_by_name(name: &str, cwd: &Path) -> Option<Arc<dyn Tool>> {
-    let cwd = cwd.to_path_buf();
+/// One built-in tool by name (`"read"`, `"bash"`, …), working relative to `cwd`
+/// with `state`, without a deadline; `None` for an unknown name.
+pub fn tool_by_name(name: &str, cwd: &Path, state: &ToolState) -> Option<Arc<dyn Tool>> {
+    let (cwd, state) = (cwd.to_path_buf(), state.clone());
     let tool: Arc<dyn Tool> = match name {
-        "read" => Arc::new(read::ReadTool::new(cwd)),
-        "bash" => Arc::new(bash::BashTool::new(cwd)),
-        "edit" => Arc::new(edit::EditTool::new(cwd)),
-        "write" => Arc::new(write::WriteTool::new(cwd)),
-        "grep" => Arc::new(grep::GrepTool::new(cwd)),
-        "find" => Arc::new(find::FindTool::new(cwd)),
-        "ls" => Arc::new(ls::LsTool::new(cwd)),
+        "read" => Arc::new(read::ReadTool::new(cwd, state)),
+        "bash" => Arc::new(bash::BashTool::new(cwd, state)),
+        "edit" => Arc::new(edit::EditTool::new(cwd, state)),
+        "write" => Arc::new(write::WriteTool::new(cwd, state)),
+        "grep" => Arc::new(grep::GrepTool::new(cwd, state)),
+        "find" => Arc::new(find::FindTool::new(cwd, state)),
+        "ls" => Arc::new(ls::LsTool::new(cwd, state)),
         _ => return None,
     };
     Some(tool)

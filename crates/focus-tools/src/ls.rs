@@ -14,6 +14,7 @@ use focus_core::tool::{Tool, ToolContext, ToolOutput};
 use crate::args;
 use crate::path;
 use crate::schema;
+use crate::state::ToolState;
 
 /// Entries returned when the model gives no limit.
 pub const DEFAULT_LIMIT: usize = 500;
@@ -21,12 +22,14 @@ pub const DEFAULT_LIMIT: usize = 500;
 /// The `ls` tool.
 pub struct LsTool {
     cwd: PathBuf,
+    state: ToolState,
 }
 
 impl LsTool {
-    /// An `ls` tool resolving relative paths against `cwd`.
-    pub fn new(cwd: PathBuf) -> LsTool {
-        LsTool { cwd }
+    /// An `ls` tool resolving relative paths against `cwd`, within `state`'s
+    /// sandbox.
+    pub fn new(cwd: PathBuf, state: ToolState) -> LsTool {
+        LsTool { cwd, state }
     }
 }
 
@@ -58,7 +61,7 @@ impl Tool for LsTool {
     }
 
     fn execute(&self, args: &Value, _ctx: &ToolContext<'_>) -> ToolOutput {
-        run(&self.cwd, args).unwrap_or_else(ToolOutput::error)
+        run(&self.cwd, &self.state, args).unwrap_or_else(ToolOutput::error)
     }
 
     fn is_read_only(&self, _args: &Value) -> bool {
@@ -66,13 +69,13 @@ impl Tool for LsTool {
     }
 }
 
-fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
+fn run(cwd: &Path, state: &ToolState, args: &Value) -> Result<ToolOutput, String> {
     let given = args::optional_str(args, "path")?.unwrap_or(".");
     let limit = args::optional_u64(args, "limit")?
         .unwrap_or(DEFAULT_LIMIT as u64)
         .max(1) as usize;
     let resolved = path::resolve(cwd, given)?;
-    crate::sandbox::current().check_read(&resolved)?;
+    state.sandbox.check_read(&resolved)?;
     let shown = path::describe(given, &resolved);
     let metadata =
         std::fs::metadata(&resolved).map_err(|e| path::io_error("list", given, &resolved, &e))?;

@@ -31,6 +31,11 @@ pub enum OpenError {
 /// Opens `path` (following symbolic links) for reading without blocking, and
 /// only if what it names is a regular file. Returns the file and its metadata
 /// (taken from the opened handle, so it describes what will be read).
+///
+/// # Errors
+///
+/// [`OpenError::NotRegular`] for a folder, FIFO, socket or device; [`OpenError::Io`] when it cannot
+/// be opened (missing, no permission).
 pub fn open_regular(path: &Path) -> Result<(File, Metadata), OpenError> {
     let file = OpenOptions::new()
         .read(true)
@@ -48,8 +53,16 @@ pub fn open_regular(path: &Path) -> Result<(File, Metadata), OpenError> {
 /// is resolved once, checked by the sandbox, and opened with no symbolic link
 /// followed after that ([`crate::beneath::open_for_read`]), so the file read
 /// is the file checked.
-pub fn open_regular_checked(path: &Path) -> Result<(File, Metadata), OpenError> {
-    let file = crate::beneath::open_for_read(path).map_err(OpenError::Io)?;
+///
+/// # Errors
+///
+/// As [`crate::beneath::open_for_read`] (an [`OpenError::Io`]), or [`OpenError::NotRegular`] for
+/// what is not a regular file.
+pub fn open_regular_checked(
+    path: &Path,
+    sandbox: &crate::sandbox::Sandbox,
+) -> Result<(File, Metadata), OpenError> {
+    let file = crate::beneath::open_for_read(path, sandbox).map_err(OpenError::Io)?;
     let metadata = file.metadata().map_err(OpenError::Io)?;
     if !metadata.is_file() {
         return Err(OpenError::NotRegular(kind_of(&metadata)));

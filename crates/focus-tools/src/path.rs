@@ -15,6 +15,10 @@ use std::path::{Component, Path, PathBuf};
 /// Resolves `given` against `cwd`: strips one leading `@`, expands `~` and
 /// `~/…` with `$HOME`, joins relative paths to `cwd`, and removes `.` and `..`
 /// components lexically. Fails on an empty path or when `~` cannot expand.
+///
+/// # Errors
+///
+/// An empty path, a NUL byte in it, or a `~` while `$HOME` is not set.
 pub fn resolve(cwd: &Path, given: &str) -> Result<PathBuf, String> {
     let trimmed = given.strip_prefix('@').unwrap_or(given);
     if trimmed.trim().is_empty() {

@@ -20,7 +20,8 @@ use crate::open::{self, OpenError};
 use crate::output::{self, MAX_BYTES, MAX_LINES};
 use crate::path;
 use crate::schema;
-use crate::seen::{self, Seen, StreamHash};
+use crate::seen::{self, Seen, SeenFiles, StreamHash};
+use crate::state::ToolState;
 
 /// Lines longer than this many characters are cut (minified code, data blobs).
 pub const MAX_LINE_CHARS: usize = 2000;
@@ -32,12 +33,14 @@ const BINARY_SNIFF_BYTES: usize = 8192;
 /// The `read` tool.
 pub struct ReadTool {
     cwd: PathBuf,
+    state: ToolState,
 }
 
 impl ReadTool {
-    /// A `read` tool resolving relative paths against `cwd`.
-    pub fn new(cwd: PathBuf) -> ReadTool {
-        ReadTool { cwd }
+    /// A `read` tool resolving relative paths against `cwd`, within `state`'s
+    /// sandbox, sharing its record of files seen.
+    pub fn new(cwd: PathBuf, state: ToolState) -> ReadTool {
+        ReadTool { cwd, state }
     }
 }
 
@@ -71,7 +74,8 @@ impl Tool for ReadTool {
     }
 
     fn execute(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
-        run(&self.cwd, args, &|| ctx.cancel.is_cancelled()).unwrap_or_else(ToolOutput::error)
+        run(&self.cwd, &self.state, args, &|| ctx.cancel.is_cancelled())
+            .unwrap_or_else(ToolOutput::error)
     }
 
     fn is_read_only(&self, _args: &Value) -> bool {
@@ -81,6 +85,7 @@ impl Tool for ReadTool {
 
 fn run(
     cwd: &std::path::Path,
+    state: &ToolState,
     args: &Value,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<ToolOutput, String> {
@@ -91,9 +96,9 @@ fn run(
         return Err("Argument \"limit\" must be at least 1.".to_string());
     }
     let resolved = path::resolve(cwd, given)?;
-    crate::sandbox::current().check_read(&resolved)?;
+    state.sandbox.check_read(&resolved)?;
     let shown = path::describe(given, &resolved);
-    let (mut file, metadata) = match open::open_regular_checked(&resolved) {
+    let (mut file, metadata) = match open::open_regular_checked(&resolved, &state.sandbox) {
         Ok(opened) => opened,
         Err(OpenError::Io(e)) => return Err(path::io_error("read", given, &resolved, &e)),
         Err(OpenError::NotRegular(open::DIRECTORY)) => {
@@ -126,6 +131,7 @@ fn run(
         let mut bytes = head;
         file.read_to_end(&mut bytes).map_err(failed)?;
         remember(
+            &state.seen,
             &resolved,
             &file,
             bytes.len() as u64,
@@ -189,7 +195,7 @@ fn run(
         }
     }
     let hashed = reader.into_inner().hash;
-    remember(&resolved, &file, hashed.len(), hashed.finish());
+    remember(&state.seen, &resolved, &file, hashed.len(), hashed.finish());
     if total_lines == 0 {
         return Ok(ToolOutput::text(format!("[{shown} is empty.]")));
     }
@@ -231,9 +237,9 @@ fn run(
 
 /// Records what was read ([`crate::seen`]) so that `edit` and `write` notice
 /// a later change by someone else.
-fn remember(path: &std::path::Path, file: &std::fs::File, len: u64, hash: u64) {
+fn remember(seen: &SeenFiles, path: &std::path::Path, file: &std::fs::File, len: u64, hash: u64) {
     if let Ok(metadata) = file.metadata() {
-        seen::record(path, Seen::new(&metadata, len, hash));
+        seen.record(path, Seen::new(&metadata, len, hash));
     }
 }
 

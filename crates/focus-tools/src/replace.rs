@@ -37,6 +37,8 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::sandbox::Sandbox;
+
 /// How long a replacement waits for other processes to stop writing the file
 /// (before choosing how to write, and before salvaging late appends).
 pub const WRITER_WAIT: Duration = Duration::from_secs(1);
@@ -75,22 +77,28 @@ impl From<std::io::Error> for ReplaceError {
 /// Replaces the content of the existing file at `path` with `bytes`. `old` is
 /// the handle it was read through, `read` the handle's metadata then, and
 /// `read_len` how many bytes were read.
+///
+/// # Errors
+///
+/// [`ReplaceError::Changed`] when the file changed since it was read (nothing written);
+/// [`ReplaceError::Io`] when it cannot be written (the old content is kept).
 pub fn replace_existing(
     path: &Path,
     old: &File,
     read: &Metadata,
     read_len: u64,
     bytes: &[u8],
+    sandbox: &Sandbox,
 ) -> Result<Replaced, ReplaceError> {
     let lasting_writer = !wait_for_no_writer(read);
     unchanged_since_read(path, old, read, read_len)?;
     if read.nlink() > 1 || lasting_writer {
-        write_in_place(path, read, bytes)?;
+        write_in_place(path, read, bytes, sandbox)?;
         return Ok(Replaced::InPlace);
     }
-    crate::write::write_atomic(path, bytes)?;
+    crate::write::write_atomic(path, bytes, sandbox)?;
     keep_owner(path, read);
-    let salvaged = salvage_late_appends(path, old, read, read_len);
+    let salvaged = salvage_late_appends(path, old, read, read_len, sandbox);
     let writer_left = holders(read.dev(), read.ino())
         .into_iter()
         .find(|h| h.writing)
@@ -128,9 +136,14 @@ fn unchanged_since_read(
 
 /// Overwrites the file's bytes and cuts it to the new length, through a fresh
 /// handle that must still be the same file.
-fn write_in_place(path: &Path, read: &Metadata, bytes: &[u8]) -> Result<(), ReplaceError> {
+fn write_in_place(
+    path: &Path,
+    read: &Metadata,
+    bytes: &[u8],
+    sandbox: &Sandbox,
+) -> Result<(), ReplaceError> {
     // Reached as the checked path, with no symbolic link followed.
-    let placed = crate::beneath::place_for_write(path, false)?;
+    let placed = crate::beneath::place_for_write(path, false, sandbox)?;
     let mut file = placed.open(focus_sys::openat::Open {
         write: true,
         nonblock: true,
@@ -178,7 +191,13 @@ fn wait_for_no_writer(read: &Metadata) -> bool {
 /// After a rename: waits for a moment without writers on the old inode, then
 /// appends to the new file whatever the old one gained beyond `read_len`.
 /// Returns the bytes carried over.
-fn salvage_late_appends(path: &Path, old: &File, read: &Metadata, read_len: u64) -> u64 {
+fn salvage_late_appends(
+    path: &Path,
+    old: &File,
+    read: &Metadata,
+    read_len: u64,
+    sandbox: &Sandbox,
+) -> u64 {
     wait_for_no_writer(read);
     let Ok(now) = old.metadata() else {
         return 0;
@@ -198,7 +217,7 @@ fn salvage_late_appends(path: &Path, old: &File, read: &Metadata, read_len: u64)
     }
     extra.truncate(filled);
     // The new file, reached as the checked path with no symbolic link followed.
-    let appended = crate::beneath::place_for_write(path, false)
+    let appended = crate::beneath::place_for_write(path, false, sandbox)
         .and_then(|placed| {
             placed.open(focus_sys::openat::Open {
                 write: true,

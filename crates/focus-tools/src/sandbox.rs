@@ -26,9 +26,10 @@
 //! every command the judge cannot prove read-only. `--sandbox off` (or
 //! `sandbox.enabled: false`) is the explicit choice to run unconfined.
 //!
-//! The CLI builds one [`Sandbox`] for the session and [`install`]s it; the
-//! tools find it with [`current`], which is [`Sandbox::off`] until then (a
-//! library user who installs nothing gets the old, unconfined behaviour).
+//! The CLI builds one [`Sandbox`] for the session and builds the tools, the
+//! gate (for hooks) and the MCP servers with it ([`crate::ToolState`]); a
+//! library user who gives none gets [`Sandbox::off`], the old, unconfined
+//! behaviour. Its private temporary directory goes when it is dropped.
 
 pub mod kernel;
 pub mod limits;
@@ -38,10 +39,9 @@ pub mod settings;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::OnceLock;
 
 pub use crate::protected::protected_paths;
-use focus_core::sync;
 use focus_sys::landlock::Rules;
 pub use kernel::KernelSupport;
 pub use limits::ToolLimits;
@@ -92,8 +92,8 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// No confinement and no path checks: what tools get before the CLI
-    /// installs a sandbox, and with `--sandbox off`.
+    /// No confinement and no path checks: what tools built without a sandbox
+    /// get, and what `--sandbox off` gives.
     pub fn off() -> Sandbox {
         Sandbox {
             status: Status::Off,
@@ -120,12 +120,20 @@ impl Sandbox {
 
     /// The sandbox for a session in `project` (starting in default mode),
     /// with its private temporary directory created under the system's.
+    ///
+    /// # Errors
+    ///
+    /// The project folder cannot be resolved.
     pub fn new(settings: &SandboxSettings, project: &Path) -> Result<Sandbox, String> {
         Sandbox::with_temp_base(settings, project, &std::env::temp_dir())
     }
 
     /// Like [`Sandbox::new`], with the private temporary directory created
     /// under `temp_base` (tests keep everything in one directory this way).
+    ///
+    /// # Errors
+    ///
+    /// The project folder cannot be resolved.
     pub fn with_temp_base(
         settings: &SandboxSettings,
         project: &Path,
@@ -414,6 +422,10 @@ impl Sandbox {
     /// Confines `command` (a tool's process) to the current policy, and points
     /// its `TMPDIR` at the private directory. A no-op unless enforcing. Fails
     /// only if the kernel refuses a rule; then the command must not run.
+    ///
+    /// # Errors
+    ///
+    /// The kernel refuses a rule of the ruleset: the command must not run.
     pub fn confine(&self, command: &mut Command) -> Result<(), String> {
         self.confine_with(command, self.rules())
     }
@@ -471,6 +483,10 @@ impl Sandbox {
     /// settings (`from_project`), for one of the user's own settings only
     /// when `sandbox.hooks` is true (they are the user's code, as in Claude
     /// Code, and an audit-log hook must be able to write its log).
+    ///
+    /// # Errors
+    ///
+    /// As [`Sandbox::confine`].
     pub fn confine_hook(&self, command: &mut Command, from_project: bool) -> Result<(), String> {
         if from_project || self.hooks {
             self.confine(command)
@@ -482,6 +498,10 @@ impl Sandbox {
     /// Confines an MCP server when `sandbox.mcpServers` is true, with the
     /// policy of the modes that write whatever the mode is now: the server
     /// outlives mode changes, and a ruleset cannot be loosened later.
+    ///
+    /// # Errors
+    ///
+    /// As [`Sandbox::confine`].
     pub fn confine_mcp_server(&self, command: &mut Command) -> Result<(), String> {
         if self.mcp_servers {
             self.confine_with(command, self.rules_for(false))
@@ -493,6 +513,11 @@ impl Sandbox {
     /// Whether a file tool (write, edit) may write `path` (already joined to
     /// the working directory): resolved with every symbolic link followed, it
     /// must lie where a confined process could write. Always allowed when off.
+    ///
+    /// # Errors
+    ///
+    /// `path` lies outside what the mode lets a tool write (or plan mode is on); the message says
+    /// what is writable.
     pub fn check_write(&self, path: &Path) -> Result<(), String> {
         if self.status == Status::Off {
             return Ok(());
@@ -527,6 +552,10 @@ impl Sandbox {
     /// a confined process could read, except another process's environment or
     /// memory under `/proc` (where focus's own keys would be). Always allowed
     /// when off.
+    ///
+    /// # Errors
+    ///
+    /// `path` is another process's environment or memory under `/proc`.
     pub fn check_read(&self, path: &Path) -> Result<(), String> {
         if self.status == Status::Off {
             return Ok(());
@@ -551,8 +580,10 @@ impl Sandbox {
 }
 
 impl Drop for Sandbox {
-    /// Removes the session's `pids` control group once no process is left in it.
+    /// The private temporary directory goes with the sandbox, and the
+    /// session's `pids` control group once no process is left in it.
     fn drop(&mut self) {
+        self.remove_temp_dir();
         #[cfg(target_os = "linux")]
         if let Some(Some(group)) = self.pids_group.get() {
             group.remove();
@@ -657,21 +688,6 @@ fn create_private_dir(base: &Path) -> Result<PathBuf, String> {
         "sandbox: cannot create a private temporary directory in {}",
         base.display()
     ))
-}
-
-static CURRENT: RwLock<Option<Arc<Sandbox>>> = RwLock::new(None);
-
-/// Makes `sandbox` the one every tool of this process uses from now on.
-pub fn install(sandbox: Arc<Sandbox>) {
-    *sync::write(&CURRENT) = Some(sandbox);
-}
-
-/// The installed sandbox, or [`Sandbox::off`] when none was installed.
-pub fn current() -> Arc<Sandbox> {
-    static OFF: OnceLock<Arc<Sandbox>> = OnceLock::new();
-    sync::read(&CURRENT)
-        .clone()
-        .unwrap_or_else(|| Arc::clone(OFF.get_or_init(|| Arc::new(Sandbox::off()))))
 }
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 //! The model edits from what it read. If the user, a formatter or a running
 //! program changed the file since, an edit built on the old text would silently
 //! undo their change, so `read`, `edit` and `write` record what they read or
-//! wrote ([`record`]) and `edit`/`write` compare the file as it is now with that
-//! record before changing it ([`check`]): its size, its modification time and
+//! wrote ([`SeenFiles::record`]) and `edit`/`write` compare the file as it is
+//! now with that record before changing it ([`SeenFiles::check`]): its size, its
+//! modification time and
 //! a hash of its bytes. A difference is refused with a message telling the
 //! model to read the file again.
 //!
@@ -14,8 +15,10 @@
 //! file's identity (device and inode): a file replaced by another one under
 //! the same name (an editor saving by rename) counts as changed. (Keying on the
 //! inode alone is wrong: a deleted file's inode number is soon reused by an
-//! unrelated new file.) It is process-wide: every tool of this focus process shares it (a file read by
-//! one tool object and edited by another is still recognised). A file focus
+//! unrelated new file.) The record is a value, [`SeenFiles`], held by the
+//! [`ToolState`](crate::ToolState) the tools were built with: the tools built
+//! with one state share it (a file read by one tool object and edited by another
+//! is still recognised), and nothing is kept for the whole process. A file focus
 //! never read has no record and is not checked (as in pi, `edit` may work
 //! blind; the exact-match rule still guards it).
 
@@ -28,8 +31,12 @@ use std::time::SystemTime;
 
 use focus_core::sync::lock;
 
-/// The files focus has seen, by canonical path.
-static SEEN: Mutex<Option<HashMap<PathBuf, Seen>>> = Mutex::new(None);
+/// The files the tools of one [`ToolState`](crate::ToolState) have seen, by
+/// canonical path.
+#[derive(Debug, Default)]
+pub struct SeenFiles {
+    files: Mutex<HashMap<PathBuf, Seen>>,
+}
 
 /// Most files remembered; beyond it the record starts afresh (a file then is
 /// simply not checked, as one never read).
@@ -122,49 +129,59 @@ impl Seen {
     }
 }
 
-/// Records that focus read or wrote the file at `path` as `seen`.
-pub fn record(path: &Path, seen: Seen) {
-    let Ok(key) = std::fs::canonicalize(path) else {
-        return;
-    };
-    let mut guard = lock(&SEEN);
-    let map = guard.get_or_insert_with(HashMap::new);
-    if map.len() >= MAX_FILES {
-        map.clear();
+impl SeenFiles {
+    /// An empty record.
+    pub fn new() -> SeenFiles {
+        SeenFiles::default()
     }
-    map.insert(key, seen);
-}
 
-/// What focus last recorded of the file at `path`, if anything.
-pub fn last_seen(path: &Path) -> Option<Seen> {
-    let key = std::fs::canonicalize(path).ok()?;
-    let guard = lock(&SEEN);
-    guard.as_ref()?.get(&key).copied()
-}
-
-/// Compares the file at `path` as it is `now` with what focus last saw of it;
-/// the error says what differs and what to do. `shown` names the file.
-pub fn check(path: &Path, now: Seen, shown: &str) -> Result<(), String> {
-    let Some(before) = last_seen(path) else {
-        return Ok(());
-    };
-    if before == now {
-        return Ok(());
+    /// Records that focus read or wrote the file at `path` as `seen`.
+    pub fn record(&self, path: &Path, seen: Seen) {
+        let Ok(key) = std::fs::canonicalize(path) else {
+            return;
+        };
+        let mut files = lock(&self.files);
+        if files.len() >= MAX_FILES {
+            files.clear();
+        }
+        files.insert(key, seen);
     }
-    let what = if before.identity != now.identity {
-        "it was replaced by another file of the same name".to_string()
-    } else if before.size != now.size {
-        format!("its size went from {} to {} bytes", before.size, now.size)
-    } else if before.hash != now.hash {
-        "its content is different (same size)".to_string()
-    } else {
-        "its modification time changed".to_string()
-    };
-    Err(format!(
-        "{shown} changed since focus last read or wrote it ({what}): someone else (the user, \
-         a formatter, a running program) modified it. It was not changed. Read it again and \
-         make your change against its current content."
-    ))
+
+    /// What focus last recorded of the file at `path`, if anything.
+    pub fn last_seen(&self, path: &Path) -> Option<Seen> {
+        let key = std::fs::canonicalize(path).ok()?;
+        lock(&self.files).get(&key).copied()
+    }
+
+    /// Compares the file at `path` as it is `now` with what focus last saw of
+    /// it. `shown` names the file.
+    ///
+    /// # Errors
+    ///
+    /// The file changed since it was recorded; the message says what differs
+    /// and what to do.
+    pub fn check(&self, path: &Path, now: Seen, shown: &str) -> Result<(), String> {
+        let Some(before) = self.last_seen(path) else {
+            return Ok(());
+        };
+        if before == now {
+            return Ok(());
+        }
+        let what = if before.identity != now.identity {
+            "it was replaced by another file of the same name".to_string()
+        } else if before.size != now.size {
+            format!("its size went from {} to {} bytes", before.size, now.size)
+        } else if before.hash != now.hash {
+            "its content is different (same size)".to_string()
+        } else {
+            "its modification time changed".to_string()
+        };
+        Err(format!(
+            "{shown} changed since focus last read or wrote it ({what}): someone else (the user, \
+             a formatter, a running program) modified it. It was not changed. Read it again and \
+             make your change against its current content."
+        ))
+    }
 }
 
 #[cfg(test)]

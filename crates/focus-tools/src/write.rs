@@ -18,13 +18,14 @@
 //! writes in place when the file has hard links or other writers, atomically
 //! otherwise.
 
+use std::collections::hash_map::RandomState;
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File};
+use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use focus_sys::openat::{self, Open};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use focus_core::json::Value;
 use focus_core::json_object;
@@ -33,18 +34,22 @@ use focus_core::tool::{Tool, ToolContext, ToolOutput};
 use crate::args;
 use crate::path;
 use crate::replace::{replace_existing, ReplaceError, Replaced};
+use crate::sandbox::Sandbox;
 use crate::schema;
-use crate::seen::{self, Seen};
+use crate::seen::{self, Seen, SeenFiles};
+use crate::state::ToolState;
 
 /// The `write` tool.
 pub struct WriteTool {
     cwd: PathBuf,
+    state: ToolState,
 }
 
 impl WriteTool {
-    /// A `write` tool resolving relative paths against `cwd`.
-    pub fn new(cwd: PathBuf) -> WriteTool {
-        WriteTool { cwd }
+    /// A `write` tool resolving relative paths against `cwd`, within `state`'s
+    /// sandbox, sharing its record of files seen.
+    pub fn new(cwd: PathBuf, state: ToolState) -> WriteTool {
+        WriteTool { cwd, state }
     }
 }
 
@@ -73,7 +78,7 @@ impl Tool for WriteTool {
     }
 
     fn execute(&self, args: &Value, _ctx: &ToolContext<'_>) -> ToolOutput {
-        run(&self.cwd, args).unwrap_or_else(ToolOutput::error)
+        run(&self.cwd, &self.state, args).unwrap_or_else(ToolOutput::error)
     }
 
     fn runs_alone(&self, _args: &Value) -> bool {
@@ -81,11 +86,11 @@ impl Tool for WriteTool {
     }
 }
 
-fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
+fn run(cwd: &Path, state: &ToolState, args: &Value) -> Result<ToolOutput, String> {
     let given = args::required_str(args, "path")?;
     let content = args::required_str(args, "content")?;
     let resolved = path::resolve(cwd, given)?;
-    crate::sandbox::current().check_write(&resolved)?;
+    state.sandbox.check_write(&resolved)?;
     let shown = path::describe(given, &resolved);
     if resolved.is_dir() {
         return Err(format!(
@@ -100,7 +105,7 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
                 crate::open::kind_of(&m)
             ))
         }
-        Ok(_) => return overwrite(given, &resolved, &shown, content),
+        Ok(_) => return overwrite(state, given, &resolved, &shown, content),
         Err(_) => {}
     }
     if let Some(parent) = resolved.parent() {
@@ -111,9 +116,9 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
             ));
         }
     }
-    write_atomic(&resolved, content.as_bytes())
+    write_atomic(&resolved, content.as_bytes(), &state.sandbox)
         .map_err(|e| path::io_error("write", given, &resolved, &e))?;
-    remember_written(&resolved, content.as_bytes());
+    remember_written(&state.seen, &resolved, content.as_bytes());
     Ok(ToolOutput::text(format!(
         "Created {}: wrote {} bytes.",
         path::printable(given),
@@ -127,17 +132,18 @@ fn run(cwd: &Path, args: &Value) -> Result<ToolOutput, String> {
 /// `write` over an existing regular file: checked against what focus last saw
 /// of it, then replaced by [`commit`].
 fn overwrite(
+    state: &ToolState,
     given: &str,
     resolved: &Path,
     shown: &str,
     content: &str,
 ) -> Result<ToolOutput, String> {
     use std::io::Read;
-    let (file, metadata) = match crate::open::open_regular_checked(resolved) {
+    let (file, metadata) = match crate::open::open_regular_checked(resolved, &state.sandbox) {
         Ok(opened) => opened,
         // A write-only file cannot be read to check it: it is replaced as before.
         Err(crate::open::OpenError::Io(e)) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            write_atomic(resolved, content.as_bytes())
+            write_atomic(resolved, content.as_bytes(), &state.sandbox)
                 .map_err(|e| path::io_error("write", given, resolved, &e))?;
             return Ok(ToolOutput::text(format!(
                 "Overwrote {}: wrote {} bytes.",
@@ -161,18 +167,25 @@ fn overwrite(
         }
     })?;
     let read_len = old.len() as u64;
-    seen::check(
+    state.seen.check(
         resolved,
         Seen::new(&metadata, read_len, seen::hash_blocks(&old)),
         shown,
     )?;
-    let how =
-        commit(resolved, &file, &metadata, read_len, content.as_bytes()).map_err(|e| match e {
-            ReplaceError::Changed(why) => format!(
-                "{shown} was not written: {why}. Read it again and decide whether to overwrite it."
-            ),
-            ReplaceError::Io(e) => path::io_error("write", given, resolved, &e),
-        })?;
+    let how = commit(
+        state,
+        resolved,
+        &file,
+        &metadata,
+        read_len,
+        content.as_bytes(),
+    )
+    .map_err(|e| match e {
+        ReplaceError::Changed(why) => format!(
+            "{shown} was not written: {why}. Read it again and decide whether to overwrite it."
+        ),
+        ReplaceError::Io(e) => path::io_error("write", given, resolved, &e),
+    })?;
     let mut text = format!(
         "Overwrote {}: wrote {} bytes.",
         path::printable(given),
@@ -188,24 +201,30 @@ fn overwrite(
 
 /// Replaces the existing file at `path` (read through `file`, whose metadata
 /// was `read` and of which `read_len` bytes were read) with `bytes`
-/// ([`replace_existing`]), and records what was written ([`crate::seen`]).
+/// ([`replace_existing`], within `state`'s sandbox), and records what was
+/// written in `state`'s record of files seen ([`crate::seen`]).
+///
+/// # Errors
+///
+/// As [`replace_existing`]: the file changed since it was read, or it cannot be written.
 pub fn commit(
+    state: &ToolState,
     path: &Path,
     file: &File,
     read: &fs::Metadata,
     read_len: u64,
     bytes: &[u8],
 ) -> Result<Replaced, ReplaceError> {
-    let how = replace_existing(path, file, read, read_len, bytes)?;
-    remember_written(path, bytes);
+    let how = replace_existing(path, file, read, read_len, bytes, &state.sandbox)?;
+    remember_written(&state.seen, path, bytes);
     Ok(how)
 }
 
 /// Records that focus wrote `bytes` to `path` (so a later change by someone
 /// else is noticed).
-pub fn remember_written(path: &Path, bytes: &[u8]) {
+pub fn remember_written(seen: &SeenFiles, path: &Path, bytes: &[u8]) {
     if let Ok(meta) = fs::metadata(path) {
-        seen::record(
+        seen.record(
             path,
             Seen::new(&meta, bytes.len() as u64, seen::hash_blocks(bytes)),
         );
@@ -254,9 +273,15 @@ pub fn written_label(how: Replaced) -> &'static str {
 /// file is created, and renamed over the target, inside that directory's
 /// descriptor, so what was checked is what is written. Missing parent
 /// directories are created the same way.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+///
+/// # Errors
+///
+/// The system's error when the directory cannot be reached without a symbolic
+/// link, or the temporary file cannot be created, written or synced, or the
+/// rename fails; `path` is unchanged then.
+pub fn write_atomic(path: &Path, bytes: &[u8], sandbox: &Sandbox) -> std::io::Result<()> {
     use std::os::unix::fs::MetadataExt;
-    let placed = crate::beneath::place_for_write(path, true)?;
+    let placed = crate::beneath::place_for_write(path, true, sandbox)?;
     let old_metadata = match placed.open(Open {
         path_only: true,
         ..Open::default()
@@ -314,7 +339,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Creates a fresh, uniquely named hidden file beside `name` in the open
 /// directory `dir`, with `mode` (less the umask); returns its name and handle.
 fn create_temp_in(dir: &File, name: &OsStr, mode: u32) -> std::io::Result<(OsString, File)> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
     // At most 200 bytes of the name, so the temporary name stays within the
     // 255 bytes a file name may have even when the target's name is that long.
     let name: String = name
@@ -326,8 +350,10 @@ fn create_temp_in(dir: &File, name: &OsStr, mode: u32) -> std::io::Result<(OsStr
         })
         .collect();
     loop {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp_name = OsString::from(format!(".{name}.focus-{}-{n}.tmp", std::process::id()));
+        // A fresh `RandomState` has fresh keys: a new number each time, with
+        // no counter kept for the whole process (`create_new` refuses a clash).
+        let n = RandomState::new().build_hasher().finish();
+        let temp_name = OsString::from(format!(".{name}.focus-{}-{n:x}.tmp", std::process::id()));
         let how = Open {
             write: true,
             create_new: Some(mode),

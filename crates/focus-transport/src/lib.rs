@@ -98,6 +98,11 @@ impl HttpResponse {
     /// [`TransportError::Status`] with the body (up to
     /// [`HttpResponse::MAX_ERROR_BODY`] bytes, as text) and the delay asked for by
     /// `Retry-After` / `retry-after-ms`.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::Status`] for any status outside 200-299, with the status, the start of the
+    /// body and the delay the server asked for.
     pub fn error_for_status(self) -> Result<HttpResponse, TransportError> {
         if (200..300).contains(&self.status) {
             return Ok(self);

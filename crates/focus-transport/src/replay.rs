@@ -65,6 +65,10 @@ impl ReplayResponse {
     }
 
     /// 200 `text/event-stream` with the body read from `path` (a recorded `.sse`).
+    ///
+    /// # Errors
+    ///
+    /// `path` cannot be read; the message names it.
     pub fn sse_file(path: impl AsRef<Path>) -> Result<ReplayResponse, String> {
         let path = path.as_ref();
         let body = std::fs::read(path)
@@ -74,6 +78,11 @@ impl ReplayResponse {
 
     /// A whole recorded HTTP response (`HTTP/1.1 200 OK`, headers, blank line,
     /// body) read from `path`. The body is taken as-is (no de-chunking).
+    ///
+    /// # Errors
+    ///
+    /// `path` cannot be read, or its head is not an HTTP response (see
+    /// [`ReplayResponse::parse_http`]).
     pub fn http_file(path: impl AsRef<Path>) -> Result<ReplayResponse, String> {
         let path = path.as_ref();
         let bytes = std::fs::read(path)
@@ -82,6 +91,11 @@ impl ReplayResponse {
     }
 
     /// Parses a whole HTTP response: status line, headers, blank line, body.
+    ///
+    /// # Errors
+    ///
+    /// No blank line ends the head, the status line is not `HTTP/x y reason`, or a header line has
+    /// no colon; the message says which.
     pub fn parse_http(bytes: &[u8]) -> Result<ReplayResponse, String> {
         let head_end = bytes
             .windows(4)

@@ -2,7 +2,7 @@
 //!
 //! The parts of an interactive terminal program that any std-only project can
 //! reuse: how wide text is on screen ([`width`]) and how lines become rows that
-//! fit a window ([`rows`]), colours that respect
+//! fit a window ([`rows`], two aligned columns in [`columns`]), colours that respect
 //! `NO_COLOR` and pipes ([`style`], themed by [`theme`]), keys as terminals send
 //! them ([`keys`]) and what they do ([`keymap`]), a multi-line editor with
 //! history ([`editor`]), syntax highlighting for fenced code ([`highlight`]),
@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod columns;
 pub mod editor;
 pub mod fuzzy;
 pub mod highlight;

@@ -241,6 +241,12 @@ fn parse_colour(value: &Value, vars: &Value) -> Result<Colour, String> {
 /// Reads a theme file's JSON: `{"name", "base": "dark"|"light", "vars": {…},
 /// "colors": {slot: colour}}`; a slot left out keeps the base's colour. An
 /// unknown slot is an error (a typo would silently do nothing).
+///
+/// # Errors
+///
+/// A `base` other than `"dark"` or `"light"`, `colors` that is not an object,
+/// an unknown slot, or a colour that is not `"#rrggbb"`, an index 0-255, a
+/// colour name or a variable of `vars` holding one; the message names the key.
 pub fn parse_theme(name: &str, json: &Value) -> Result<Theme, String> {
     let base = match json["base"].as_str() {
         None | Some("dark") => &DARK,
@@ -268,6 +274,12 @@ pub fn parse_theme(name: &str, json: &Value) -> Result<Theme, String> {
 
 /// The theme `name`: a built-in one, or `<name>.json` in `<cwd>/.focus/themes/`
 /// (first) or `<config_dir>/themes/`.
+///
+/// # Errors
+///
+/// A name that is a path, no such theme in either folder (the message lists
+/// the themes there are), a file that cannot be read or is not valid JSON, or
+/// a theme [`parse_theme`] refuses; each message names the file.
 pub fn load(name: &str, config_dir: &Path, cwd: &Path) -> Result<&'static Theme, String> {
     match name {
         "dark" => return Ok(&DARK),
@@ -286,7 +298,8 @@ pub fn load(name: &str, config_dir: &Path, cwd: &Path) -> Result<&'static Theme,
     .find(|p| p.is_file())
     .ok_or_else(|| {
         format!(
-            "theme {name:?}: not built in (dark, light) and no {name}.json in .focus/themes/ or {}",
+            "theme {name:?}: no such theme (there are {}; a theme is NAME.json in .focus/themes/ or {})",
+            names(config_dir, cwd).join(", "),
             config_dir.join("themes").display()
         )
     })?;

@@ -166,6 +166,11 @@ pub const SECTIONS: &[Section] = &[
                 "json: print one result record at the end instead of the answer",
             ),
             valued(
+                "--events",
+                "pi|deltas",
+                "JSON mode: deltas writes each delta once (linear size)",
+            ),
+            valued(
                 "--output-last-message",
                 "FILE",
                 "Write the final answer to FILE",
@@ -176,6 +181,21 @@ pub const SECTIONS: &[Section] = &[
                 "ok: refused tool calls do not change the exit code",
             ),
             valued("--max-turns", "N", "At most N model calls per prompt"),
+            valued(
+                "--output-schema",
+                "FILE",
+                "The final answer must be JSON valid against this JSON Schema",
+            ),
+            valued(
+                "--output-schema-retries",
+                "N",
+                "Ask the model again at most N times (default 2)",
+            ),
+            valued(
+                "--max-cost",
+                "USD",
+                "Stop before a model call once the run cost USD",
+            ),
             valued(
                 "--deadline",
                 "DURATION",

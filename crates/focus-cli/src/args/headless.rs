@@ -20,11 +20,21 @@ pub struct Headless {
     pub max_turns: Option<usize>,
     /// `--deadline DURATION`: how long the whole run may take.
     pub deadline: Option<std::time::Duration>,
+    /// `--output-schema FILE`: the JSON Schema the final answer must validate against.
+    pub output_schema: Option<PathBuf>,
+    /// `--output-schema-retries N`: how often the model is asked again (default 2).
+    pub output_schema_retries: Option<u32>,
+    /// `--max-cost USD`: the run's cost budget (estimated usage counts).
+    pub max_cost_usd: Option<f64>,
     /// `--allow RULE` (repeatable): permission rules added to the settings'
     /// `permissions.allow`, in their syntax (`bash(cargo test:*)`).
     pub allow: Vec<String>,
     /// `--deny RULE` (repeatable): added to `permissions.deny`.
     pub deny: Vec<String>,
+    /// `--events deltas`: JSON mode writes the linear event stream (each delta
+    /// once, the message only at its end) instead of pi's shape (`--events pi`,
+    /// the default). See docs/json-events.md.
+    pub deltas_events: bool,
 }
 
 /// Takes `flag` (with its value from `value`) when it is a headless flag:
@@ -63,6 +73,16 @@ pub fn take(
             ))),
             Err(e) => Err(e),
         },
+        "--events" => match value("pi|deltas") {
+            Ok(v) if v == "deltas" || v == "pi" => {
+                headless.deltas_events = v == "deltas";
+                Ok(())
+            }
+            Ok(other) => Err(UsageError(format!(
+                "unknown event shape {other:?} for --events; use pi or deltas"
+            ))),
+            Err(e) => Err(e),
+        },
         "--output-last-message" => value("FILE").and_then(|v| {
             if v.is_empty() {
                 return Err(UsageError("--output-last-message needs a file name".into()));
@@ -77,6 +97,31 @@ pub fn take(
             }
             _ => Err(UsageError(format!(
                 "--max-turns takes a whole number of model calls above 0, not {v:?}"
+            ))),
+        }),
+        "--output-schema" => value("FILE").and_then(|v| {
+            if v.is_empty() {
+                return Err(UsageError("--output-schema needs a file name".into()));
+            }
+            headless.output_schema = Some(PathBuf::from(v));
+            Ok(())
+        }),
+        "--output-schema-retries" => value("N").and_then(|v| match v.parse::<u32>() {
+            Ok(n) => {
+                headless.output_schema_retries = Some(n);
+                Ok(())
+            }
+            Err(_) => Err(UsageError(format!(
+                "--output-schema-retries takes a whole number such as 2, not {v:?}"
+            ))),
+        }),
+        "--max-cost" => value("USD").and_then(|v| match v.parse::<f64>() {
+            Ok(usd) if usd.is_finite() && usd > 0.0 => {
+                headless.max_cost_usd = Some(usd);
+                Ok(())
+            }
+            _ => Err(UsageError(format!(
+                "--max-cost takes an amount of US dollars above 0 such as 0.50, not {v:?}"
             ))),
         }),
         "--deadline" => value("DURATION").and_then(|v| {
@@ -137,12 +182,15 @@ mod tests {
             "--allow",
             "bash(cargo test:*)",
             "--deny=write",
+            "--events",
+            "deltas",
             "hi",
         ])
         .unwrap();
         assert_eq!(args.headless.allow, ["bash(cargo test:*)"]);
         assert_eq!(args.headless.deny, ["write"]);
         assert!(args.headless.denials_ok && args.headless.result_json);
+        assert!(args.headless.deltas_events);
         assert_eq!(args.headless.max_turns, Some(3));
         assert_eq!(
             args.headless.last_message.as_deref(),

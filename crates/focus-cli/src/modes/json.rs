@@ -2,13 +2,16 @@
 //! then every agent event as one JSON object per line, exactly as documented in
 //! docs/json-events.md. Nothing else is written to stdout; the exit code is
 //! the outcome's (docs/cli.md), and the last line is the result record
-//! (`{"type":"result",…}`, [`outcome`](super::outcome)).
+//! (`{"type":"result",…}`, [`outcome`](super::outcome)). `--events deltas`
+//! writes the agent events in the linear shape instead
+//! ([`focus_core::event_deltas`]).
 //!
 //! The one call into the harness, as in print mode: `Conversation::run_to_end`.
 
 use crate::args::headless::Headless;
 use crate::engine::Engine;
 use focus_core::event::{AgentEvent, EndReason};
+use focus_core::event_deltas::write_delta_line;
 use focus_core::event_lines::EventLines;
 use focus_core::json::Value;
 use focus_core::message::Message;
@@ -22,10 +25,14 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>, headless: &Headless) -> i
         write_line(&header);
     }
     let mut lines = EventLines::new();
+    let deltas = headless.deltas_events;
     for prompt in prompts {
-        let outcome = engine.conversation.run_to_end(vec![prompt], &mut |event| {
-            write_conversation_event(&mut lines, event)
-        });
+        let outcome = engine
+            .conversation
+            .run_to_end(vec![prompt], &mut |event| match event {
+                ConversationEvent::Agent(event) if deltas => write_delta_event(event),
+                _ => write_conversation_event(&mut lines, event),
+            });
         if outcome.reason != EndReason::Completed {
             if let EndReason::Error(message) = &outcome.reason {
                 errln!("focus: {message}");
@@ -51,6 +58,14 @@ pub fn write_conversation_event(lines: &mut EventLines, event: &ConversationEven
             }
         }
     }
+}
+
+/// Writes one event as a line of the linear shape (`--events deltas`, see
+/// [`focus_core::event_deltas`]) to stdout and flushes it.
+pub fn write_delta_event(event: &AgentEvent) {
+    let mut out = std::io::stdout().lock();
+    let _ = write_delta_line(event, &mut out);
+    let _ = out.flush();
 }
 
 /// Writes one JSON line to stdout and flushes it (consumers read line by line).

@@ -19,10 +19,14 @@ pub const EXIT_FAILED: i32 = crate::EXIT_FAILURE;
 pub const EXIT_REFUSED: i32 = 3;
 /// The turn limit stopped the run.
 pub const EXIT_TURN_LIMIT: i32 = 4;
+/// The cost budget (`--max-cost`) stopped the run.
+pub const EXIT_BUDGET: i32 = 5;
 /// The deadline (`--deadline`) stopped the run.
 pub const EXIT_DEADLINE: i32 = 6;
 /// The session could not be saved.
 pub const EXIT_NOT_SAVED: i32 = 7;
+/// The final answer did not validate against `--output-schema`.
+pub const EXIT_SCHEMA: i32 = 8;
 
 /// The exit code for `summary`'s outcome; `aborted` is the code of the signal
 /// that stopped the run (128 + its number).
@@ -33,6 +37,8 @@ pub fn exit_code(summary: &RunSummary, headless: &Headless, aborted: i32) -> i32
         Outcome::Refused => EXIT_REFUSED,
         Outcome::TurnLimit => EXIT_TURN_LIMIT,
         Outcome::Deadline => EXIT_DEADLINE,
+        Outcome::Budget => EXIT_BUDGET,
+        Outcome::SchemaInvalid => EXIT_SCHEMA,
         Outcome::Failed => EXIT_FAILED,
         Outcome::Aborted => aborted,
         Outcome::NotSaved => EXIT_NOT_SAVED,
@@ -76,6 +82,9 @@ pub fn result_record(summary: &RunSummary, session_id: &str, exit_code: i32) -> 
         "denied" => Value::Array(denied),
         "files_changed" => Value::Array(files),
     };
+    if let (Some(value), Some(object)) = (&summary.structured_output, record.as_object_mut()) {
+        object.insert("structured_output", value.clone());
+    }
     if let (Some(reason), Some(object)) = (&summary.end, record.as_object_mut()) {
         let text = crate::modes::print::end_reason_text(reason);
         object.insert("end_reason", text);
@@ -127,6 +136,8 @@ mod tests {
             (EXIT_REFUSED, Outcome::Refused),
             (EXIT_TURN_LIMIT, Outcome::TurnLimit),
             (EXIT_DEADLINE, Outcome::Deadline),
+            (EXIT_BUDGET, Outcome::Budget),
+            (EXIT_SCHEMA, Outcome::SchemaInvalid),
             (EXIT_NOT_SAVED, Outcome::NotSaved),
         ] {
             let row = format!("| {code} | `{}` |", outcome.as_str());

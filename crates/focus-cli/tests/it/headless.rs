@@ -256,3 +256,175 @@ fn the_bounds_are_also_settings_and_the_flags_win() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+/// A scenario whose one answer streams as `deltas` text deltas (the mock
+/// model sends three words per delta), with quotes and a tab to escape; and
+/// the answer's text.
+fn many_deltas(deltas: usize) -> (String, String) {
+    let text: String = (0..deltas * 3).map(|i| format!("w\"{i}\t ")).collect();
+    let scenario = format!(
+        r#"{{"name":"many_deltas","steps":[{{"reply":{{"text":{}}}}}]}}"#,
+        focus_core::json::Value::from(text.as_str()).to_json_string()
+    );
+    (scenario, text)
+}
+
+#[test]
+fn deltas_events_grow_with_the_answer_within_the_byte_bound() {
+    let s = Sandbox::new();
+    let (scenario, text) = many_deltas(2_000);
+    let server = mock(&scenario);
+    s.write_models(&server.url());
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--mode", "json", "--model", "mock-openai/m1"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-p", "go"]);
+        let out = s.run(&args, "");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        out
+    };
+    let out = run(&["--events", "deltas"]);
+    let written = out.stdout.len();
+    let lines = json_lines(&stdout(&out));
+    // The answer's JSON-escaped size (without the quotes).
+    let escaped = focus_core::json::Value::from(text.as_str())
+        .to_json_string()
+        .len()
+        - 2;
+    let bound = 2 * escaped + 200 * lines.len();
+    assert!(
+        written <= bound,
+        "{written} bytes for a {escaped}-byte answer in {} events (bound {bound})",
+        lines.len()
+    );
+    // Each delta once, and together they are the answer.
+    let deltas: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["assistantMessageEvent"]["type"].as_str() == Some("text_delta"))
+        .map(|l| l["assistantMessageEvent"]["delta"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(deltas.len(), 2_000);
+    assert_eq!(deltas.concat(), text);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.get("partial").is_none()
+                && l["assistantMessageEvent"].get("partial").is_none())
+    );
+    // The whole message once, at its end; the record last.
+    let ends: Vec<_> = lines
+        .iter()
+        .filter(|l| l["type"].as_str() == Some("message_end"))
+        .filter(|l| l["message"]["role"].as_str() == Some("assistant"))
+        .collect();
+    assert_eq!(ends.len(), 1);
+    assert_eq!(
+        ends[0]["message"]["content"][0]["text"].as_str(),
+        Some(text.as_str())
+    );
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"].as_str(), Some("result"));
+    assert_eq!(last["result"].as_str(), Some(text.as_str()));
+    // The bound means something: pi's shape, the default, is far above it.
+    let pi = run(&[]);
+    assert!(pi.stdout.len() > 10 * bound, "{} bytes", pi.stdout.len());
+}
+
+/// A tool call, then an answer.
+const CALL_THEN_ANSWER: &str = r#"{"name":"call_then_answer","steps":[
+  {"reply":{"text":"Looking.","toolCalls":[{"name":"ls","arguments":{"path":"."}}]}},
+  {"reply":{"text":"All done."}}
+]}"#;
+
+/// models.json with one model priced at a dollar per input or output token.
+fn write_priced_models(s: &Sandbox, url: &str) {
+    std::fs::write(
+        s.home.join("models.json"),
+        format!(
+            r#"{{"providers":{{"priced":{{"baseUrl":"{url}/v1","api":"openai-completions","apiKey":"test-key","models":[{{"id":"dear","contextWindow":100000,"maxTokens":4096,"cost":{{"input":1000000,"output":1000000,"cacheRead":0,"cacheWrite":0}}}}]}}}}}}"#
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_cost_budget_stops_before_the_next_model_call_with_exit_5() {
+    let s = Sandbox::new();
+    // A fresh mock model per run (its steps answer requests in order).
+    let run = |extra: &[&str]| {
+        let server = mock(CALL_THEN_ANSWER);
+        write_priced_models(&s, &server.url());
+        let base = ["-p", "--model", "priced/dear", "--output-format", "json"];
+        s.run(&[&base[..], extra, &["list"]].concat(), "")
+    };
+    // Without a budget the run finishes.
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(record(&out)["total_cost_usd"].as_f64().unwrap_or(0.0) >= 1.0);
+    // With one, the first answer spends it: the tool call is answered and no
+    // second model call starts.
+    let out = run(&["--max-cost", "1"]);
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    let record = record(&out);
+    assert_eq!(record["subtype"].as_str(), Some("error_max_budget_usd"));
+    assert_eq!(record["exit_code"].as_i64(), Some(5));
+    assert_eq!(record["num_turns"].as_i64(), Some(1));
+    // The setting does the same.
+    std::fs::write(s.home.join("settings.json"), r#"{"maxCostUsd":1}"#).unwrap();
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+}
+
+/// The output schema of the tests below: an object with a whole number `n`.
+const N_SCHEMA: &str =
+    r#"{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}"#;
+
+/// Runs `-p --output-format json --output-schema` against `scenario`.
+fn run_with_schema(scenario: &str) -> (std::process::Output, focus_core::json::Value) {
+    let s = Sandbox::new();
+    let server = mock(scenario);
+    s.write_models(&server.url());
+    let schema = s.work.join("schema.json");
+    std::fs::write(&schema, N_SCHEMA).unwrap();
+    let schema = schema.to_string_lossy().into_owned();
+    let args = [
+        "-p",
+        "--model",
+        "mock-openai/m1",
+        "--output-format",
+        "json",
+        "--output-schema",
+        &schema,
+        "count",
+    ];
+    let out = s.run(&args, "");
+    let record = record(&out);
+    (out, record)
+}
+
+#[test]
+fn an_output_schema_is_asked_for_again_until_the_answer_validates() {
+    let (out, record) = run_with_schema(
+        r#"{"name":"schema_third_time","steps":[
+          {"reply":{"text":"three, I think"}},
+          {"reply":{"text":"{\"n\":\"three\"}"}},
+          {"reply":{"text":"{\"n\":3}"}}
+        ]}"#,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(record["subtype"].as_str(), Some("success"));
+    assert_eq!(record["structured_output"]["n"].as_i64(), Some(3));
+    assert_eq!(record["result"].as_str(), Some("{\"n\":3}"));
+    assert_eq!(record["num_turns"].as_i64(), Some(3));
+}
+
+#[test]
+fn three_invalid_answers_end_with_the_schema_exit_code() {
+    let (out, record) =
+        run_with_schema(r#"{"name":"schema_never","steps":[{"reply":{"text":"{\"n\":1.5}"}}]}"#);
+    assert_eq!(out.status.code(), Some(8), "{}", stderr(&out));
+    assert_eq!(record["subtype"].as_str(), Some("error_output_schema"));
+    assert!(record.get("structured_output").is_none());
+    // The first answer and the default two retries.
+    assert_eq!(record["num_turns"].as_i64(), Some(3));
+}

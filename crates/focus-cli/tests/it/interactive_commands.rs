@@ -307,7 +307,12 @@ fn themes_and_the_16_colour_fallback() {
     std::fs::create_dir_all(s.work.join(".focus")).unwrap();
     std::fs::write(s.work.join(".focus/settings.json"), r#"{"theme":"nope"}"#).unwrap();
     let pane = start_with(&s, "", &[], &["--model", "mock-openai/m1"]);
-    pane.wait_for("the warning", "theme \"nope\": not built in (dark, light)");
+    // The warning and /settings name the theme files too.
+    pane.wait_for(
+        "the warning",
+        "theme \"nope\": no such theme (there are dark, light, mine;",
+    );
+    pane.send("/settings theme nosuch", "theme takes dark, light, mine");
     pane.send("/nonsense", "unknown command /nonsense");
     let styled = pane.styled_screen();
     assert!(

@@ -30,25 +30,25 @@ fn ctrl_p_cycles_within_enabled_models() {
     pane.send("hello", "first reply");
 
     pane.keys(&["C-p"]);
-    pane.wait_for("the first scoped model", "mock-anthropic/m1 · 110×40");
+    pane.wait_for("the first scoped model", "mock-anthropic/m1 · thinking");
     pane.keys(&["C-p"]);
     // The footer and the note: one frame or two.
     pane.wait_for_visible(
         "the second, at its pattern's level",
         &[
-            "mock-google/m1 · 110×40 · thinking high",
+            "mock-google/m1 · thinking high",
             "model: mock-google/m1 · thinking high · scoped",
         ],
     );
     pane.keys(&["C-p"]);
-    pane.wait_for("the third", "mock-responses/m1 · 110×40 · thinking high");
+    pane.wait_for("the third", "mock-responses/m1 · thinking high");
     // Around again: only the scope's models, never mock-openai.
     pane.keys(&["C-p"]);
-    pane.wait_for("the wrap to the first", "mock-anthropic/m1 · 110×40");
+    pane.wait_for("the wrap to the first", "mock-anthropic/m1 · thinking");
     pane.keys(&["C-S-p"]);
     pane.wait_for(
         "Shift+Ctrl+P: back to the last",
-        "mock-responses/m1 · 110×40",
+        "mock-responses/m1 · thinking",
     );
 
     pane.send("again", "second reply");

@@ -15,6 +15,7 @@ mod interactive_approvals;
 mod interactive_commands;
 mod interactive_models;
 mod interactive_pickers;
+mod interactive_screen;
 mod interactive_tree;
 mod keys;
 mod local_servers;

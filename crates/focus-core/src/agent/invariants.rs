@@ -18,6 +18,11 @@ use crate::event::AgentEvent;
 use crate::message::{Message, ToolCall};
 
 /// Checks the history rule; the error names the first offending message by index.
+///
+/// # Errors
+///
+/// The history breaks the rule: the message says which message (by index) and how (a call
+/// unanswered, a result without its call, out of order).
 pub fn check_history(messages: &[Message]) -> Result<(), String> {
     let mut pending: Vec<&ToolCall> = Vec::new(); // calls of messages[owner]
     let mut owner = 0;
@@ -148,6 +153,11 @@ struct Open {
 }
 
 /// Checks the event grammar; the error names the first offending event by index.
+///
+/// # Errors
+///
+/// The events break the grammar: the message says which event (by index) and what was expected
+/// there.
 pub fn check_event_grammar(events: &[AgentEvent]) -> Result<(), String> {
     let mut open = Open::default();
     for (i, event) in events.iter().enumerate() {

@@ -108,6 +108,10 @@ pub struct EventReceiver<T = AgentEvent> {
 impl<T: Batched> EventSender<T> {
     /// Queues `event`, waiting while the queue is full. Fails (dropping the event)
     /// when the reader is gone.
+    ///
+    /// # Errors
+    ///
+    /// [`ReaderGone`] when the receiving side was dropped; the event is dropped with it.
     pub fn send(&self, event: T) -> Result<(), ReaderGone> {
         let shared = &*self.shared;
         let mut state = shared.lock();
@@ -134,6 +138,10 @@ impl<T: Batched> EventSender<T> {
     /// Queues a few events at once, so that a reader sees all of them or none
     /// (the end of a run with what follows it); waits while the queue is full,
     /// then may pass its capacity by their number. Fails when the reader is gone.
+    ///
+    /// # Errors
+    ///
+    /// [`ReaderGone`] when the receiving side was dropped; the events are dropped with it.
     pub fn send_all(&self, events: impl IntoIterator<Item = T>) -> Result<(), ReaderGone> {
         let shared = &*self.shared;
         let mut state = shared.lock();
@@ -177,16 +185,30 @@ impl<T> Drop for EventSender<T> {
 impl<T> EventReceiver<T> {
     /// The next event, waiting for it; an error once every sender is gone and the
     /// queue is empty.
+    ///
+    /// # Errors
+    ///
+    /// `RecvError` once every sender is gone and nothing is left to read.
     pub fn recv(&self) -> Result<T, RecvError> {
         self.next(None).map_err(|_| RecvError)
     }
 
     /// The next event, waiting at most `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// `Timeout` when nothing arrived within `timeout`; `Disconnected` once every sender is gone
+    /// and the queue is empty.
     pub fn recv_timeout(&self, timeout: Duration) -> Result<T, RecvTimeoutError> {
         self.next(Some(Instant::now() + timeout))
     }
 
     /// The next event if one is queued.
+    ///
+    /// # Errors
+    ///
+    /// `Empty` when nothing is queued now; `Disconnected` once every sender is gone and the queue
+    /// is empty.
     pub fn try_recv(&self) -> Result<T, TryRecvError> {
         let mut state = self.shared.lock();
         match self.pop(&mut state) {

@@ -15,6 +15,11 @@ use crate::json::{Object, Value};
 
 /// Checks `value` against `schema`. On failure, every problem found (up to a dozen),
 /// each as `path: what was wrong`.
+///
+/// # Errors
+///
+/// `value` does not satisfy `schema`: every problem found (at most a dozen), each naming the path
+/// and what was wrong.
 pub fn validate(schema: &Value, value: &Value) -> Result<(), Vec<String>> {
     let mut problems = Vec::new();
     check(schema, value, "arguments", 0, &mut problems);

@@ -90,6 +90,10 @@ impl std::error::Error for FromJsonError {}
 
 impl Value {
     /// Reads the required field `key` of this object as `T`; errors carry the key.
+    ///
+    /// # Errors
+    ///
+    /// The field is missing, or its value is not a `T`: the error carries the key.
     pub fn field<T: FromJson>(&self, key: &str) -> Result<T, FromJsonError> {
         match self {
             Value::Object(o) => match o.get(key) {
@@ -101,6 +105,10 @@ impl Value {
     }
 
     /// Reads the optional field `key` as `T`: absent or `null` gives `None`.
+    ///
+    /// # Errors
+    ///
+    /// The field is present and not `null` but not a `T`: the error carries the key.
     pub fn opt_field<T: FromJson>(&self, key: &str) -> Result<Option<T>, FromJsonError> {
         match self {
             Value::Object(o) => match o.get(key) {

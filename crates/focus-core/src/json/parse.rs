@@ -47,12 +47,22 @@ impl std::error::Error for ParseError {}
 /// Parses one complete JSON text. Surrounding whitespace is allowed; anything else
 /// after the value is an error. Duplicate object keys are kept in order (see
 /// [`Object::get`] for which one a lookup sees).
+///
+/// # Errors
+///
+/// A [`ParseError`] with the byte offset and what was wrong: invalid UTF-8, a syntax error, nesting
+/// deeper than [`MAX_DEPTH`], or anything but whitespace after the value.
 pub fn parse(input: &[u8]) -> Result<Value, ParseError> {
     parse_text(input, std::str::from_utf8(input).ok())
 }
 
 /// Parses a `&str`; see [`parse`]. Skips the up-front UTF-8 check, which the type
 /// already guarantees.
+///
+/// # Errors
+///
+/// As [`parse`]: a syntax error, nesting deeper than [`MAX_DEPTH`], or trailing text, with its
+/// position.
 pub fn parse_str(input: &str) -> Result<Value, ParseError> {
     parse_text(input.as_bytes(), Some(input))
 }

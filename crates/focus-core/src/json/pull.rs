@@ -146,11 +146,20 @@ impl<'a> PullReader<'a> {
     }
 
     /// Reads `{`, opening an object whose members [`PullReader::next_key`] walks.
+    ///
+    /// # Errors
+    ///
+    /// The next value is not an object, or the input is not JSON there (a [`ParseError`] with its
+    /// position).
     pub fn begin_object(&mut self) -> Result<(), ParseError> {
         self.open_container(b'{', "'{'")
     }
 
     /// Reads `[`, opening an array whose elements [`PullReader::next_element`] walks.
+    ///
+    /// # Errors
+    ///
+    /// The next value is not an array, or the input is not JSON there.
     pub fn begin_array(&mut self) -> Result<(), ParseError> {
         self.open_container(b'[', "'['")
     }
@@ -173,6 +182,11 @@ impl<'a> PullReader<'a> {
     /// In an object: the next member's key (its colon read; the caller then reads
     /// the value), or `None` after reading the closing `}`. Keys without escapes
     /// are borrowed from the input.
+    ///
+    /// # Errors
+    ///
+    /// The input is not a well-formed object member there (a key that is no string, a missing colon
+    /// or comma, the end of the input).
     pub fn next_key(&mut self) -> Result<Option<Cow<'a, str>>, ParseError> {
         if !self.next_item(b'}', "',' or '}' after an object member")? {
             return Ok(None);
@@ -191,6 +205,10 @@ impl<'a> PullReader<'a> {
 
     /// In an array: `true` if another element follows (the caller then reads it),
     /// `false` after reading the closing `]`.
+    ///
+    /// # Errors
+    ///
+    /// The input is not a well-formed array there (a missing comma, the end of the input).
     pub fn next_element(&mut self) -> Result<bool, ParseError> {
         self.next_item(b']', "',' or ']' after an array element")
     }
@@ -218,11 +236,20 @@ impl<'a> PullReader<'a> {
     }
 
     /// Reads a string (decoded, owned).
+    ///
+    /// # Errors
+    ///
+    /// The next value is not a string, or the string is malformed (a bad escape, a control
+    /// character, no closing quote).
     pub fn read_string(&mut self) -> Result<String, ParseError> {
         self.read_str().map(Cow::into_owned)
     }
 
     /// Reads a string, borrowed from the input when it has no escapes.
+    ///
+    /// # Errors
+    ///
+    /// The next value is not a string, or the string is malformed.
     pub fn read_str(&mut self) -> Result<Cow<'a, str>, ParseError> {
         self.parser.skip_whitespace();
         if self.parser.peek() != Some(b'"') {
@@ -235,6 +262,11 @@ impl<'a> PullReader<'a> {
     /// many strings one after another in a few buffers (the session loader's arena)
     /// instead of one allocation per string. On an error, what was appended is
     /// unspecified: the caller takes it back.
+    ///
+    /// # Errors
+    ///
+    /// The next value is not a string, or the string is malformed; what was appended to `out` is
+    /// then unspecified.
     pub fn read_str_into(&mut self, out: &mut String) -> Result<(), ParseError> {
         self.parser.skip_whitespace();
         if self.parser.peek() != Some(b'"') {
@@ -244,6 +276,10 @@ impl<'a> PullReader<'a> {
     }
 
     /// Reads a number, as [`parse()`](super::parse()) would hold it.
+    ///
+    /// # Errors
+    ///
+    /// The next value is not a number, or the number is malformed.
     pub fn read_number(&mut self) -> Result<Number, ParseError> {
         self.expect_number()?;
         self.parser.parse_number()
@@ -251,6 +287,10 @@ impl<'a> PullReader<'a> {
 
     /// Reads a number as `f64` (the same value as [`Number::as_f64`] would give),
     /// without keeping a non-integer's text.
+    ///
+    /// # Errors
+    ///
+    /// The next value is not a number, or the number is malformed.
     pub fn read_f64(&mut self) -> Result<f64, ParseError> {
         self.expect_number()?;
         Ok(match self.parser.scan_number()? {
@@ -267,6 +307,10 @@ impl<'a> PullReader<'a> {
     }
 
     /// Reads `true` or `false`.
+    ///
+    /// # Errors
+    ///
+    /// The next value is not `true` or `false`.
     pub fn read_bool(&mut self) -> Result<bool, ParseError> {
         match self.peek() {
             Some(Token::Bool) if self.parser.peek() == Some(b't') => {
@@ -282,6 +326,10 @@ impl<'a> PullReader<'a> {
     }
 
     /// Reads `null`.
+    ///
+    /// # Errors
+    ///
+    /// The next value is not `null`.
     pub fn read_null(&mut self) -> Result<(), ParseError> {
         if self.peek() != Some(Token::Null) {
             return Err(self.parser.expected("null"));
@@ -291,16 +339,28 @@ impl<'a> PullReader<'a> {
 
     /// Reads the next value whole, as a tree (nesting counted from the top of the
     /// document, so [`MAX_DEPTH`] means the same as for [`parse()`](super::parse())).
+    ///
+    /// # Errors
+    ///
+    /// The value is not well-formed JSON, or nests deeper than [`MAX_DEPTH`].
     pub fn read_value(&mut self) -> Result<Value, ParseError> {
         self.parser.parse_value(self.open.len())
     }
 
     /// Reads the next value and drops it (it is still checked in full).
+    ///
+    /// # Errors
+    ///
+    /// The value is not well-formed JSON, or nests deeper than [`MAX_DEPTH`].
     pub fn skip_value(&mut self) -> Result<(), ParseError> {
         self.read_value().map(drop)
     }
 
     /// Checks that every container is closed and only whitespace is left.
+    ///
+    /// # Errors
+    ///
+    /// A container is still open, or something other than whitespace follows the value.
     pub fn finish(&mut self) -> Result<(), ParseError> {
         self.parser.skip_whitespace();
         if !self.open.is_empty() {

@@ -3,28 +3,45 @@
 //!
 //! `cargo test` builds examples before running tests; when the binary is missing
 //! (e.g. `cargo test -p focus-core --test it json_check_cli` alone), the test
-//! says so and passes.
+//! builds it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// `target/<profile>/examples/json_check`, found from this test binary's location
-/// (`target/<profile>/deps/it-…`).
-fn json_check() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let profile_dir = exe.parent()?.parent()?;
+/// (`target/<profile>/deps/it-…`); built by asking Cargo when it is missing
+/// (`cargo test --test it json_check_cli` alone does not build examples).
+fn json_check() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>");
     let path = profile_dir
         .join("examples")
         .join(format!("json_check{}", std::env::consts::EXE_SUFFIX));
-    if path.is_file() {
-        Some(path)
-    } else {
-        focus_testkit::skipped(&format!(
-            "{} not built (run the whole `cargo test`)",
-            path.display()
-        ));
-        None
+    if !path.is_file() {
+        let mut cargo = Command::new(env!("CARGO"));
+        cargo
+            .args([
+                "build",
+                "--quiet",
+                "--example",
+                "json_check",
+                "--manifest-path",
+            ])
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"));
+        if profile_dir.ends_with("release") {
+            cargo.arg("--release");
+        }
+        let output = cargo.output().expect("run cargo");
+        assert!(
+            output.status.success(),
+            "building json_check failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
+    path
 }
 
 /// A scratch directory unique to this test process.
@@ -45,9 +62,7 @@ fn run(bin: &Path, files: &[&Path]) -> (i32, String) {
 
 #[test]
 fn valid_files_pass_silently_and_invalid_ones_are_named_with_a_position() {
-    let Some(bin) = json_check() else {
-        return;
-    };
+    let bin = json_check();
     let dir = scratch_dir("verdicts");
     let good = dir.join("good.json");
     let bad = dir.join("bad.json");
@@ -83,9 +98,7 @@ fn valid_files_pass_silently_and_invalid_ones_are_named_with_a_position() {
 
 #[test]
 fn hostile_files_get_a_verdict_not_a_crash() {
-    let Some(bin) = json_check() else {
-        return;
-    };
+    let bin = json_check();
     let dir = scratch_dir("hostile");
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("deep.json", "[".repeat(200_000).into_bytes()),

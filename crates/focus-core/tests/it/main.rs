@@ -3,9 +3,10 @@
 //! Modules: `agent*` (the loop against a scripted provider: calls, waves,
 //! hostile calls and schemas, pi's JSON events, seeded random runs), `json_*`
 //! (the codec: conformance, conversions, depth, fuzzing, partial and pull
-//! parsing, the `json_check` example, and that it stands alone), and
-//! `docs_cite_real_names` with its source index `docs_cite` (the documents name
-//! things that exist).
+//! parsing, the `json_check` example, and that it stands alone). The check
+//! that the documents name things that exist reads the whole workspace, so it
+//! lives with the other whole-tree checks (focus-testkit's `tests/tidy`): these
+//! tests read nothing outside the crate.
 
 mod agent;
 mod agent_hostile_calls;
@@ -14,8 +15,6 @@ mod agent_observe;
 mod agent_property;
 mod agent_schema_hostile;
 mod agent_waves;
-mod docs_cite;
-mod docs_cite_real_names;
 mod json_check_cli;
 mod json_conformance;
 mod json_convert;

@@ -80,6 +80,10 @@ pub fn branch_summary_request(
 
 /// The model's summary of a branch ([`branch_summary_request`]'s request),
 /// with pi's preamble.
+///
+/// # Errors
+///
+/// The model call failed or was cancelled, or the answer held no summary.
 pub fn summarize_branch(
     provider: &dyn Provider,
     request: &str,
@@ -91,6 +95,10 @@ pub fn summarize_branch(
 
 /// Moves the leaf to `target` and records `summary` (of the branch that ended
 /// at `old_leaf`) there as a `branch_summary` entry; returns its id.
+///
+/// # Errors
+///
+/// `target` is no entry of the session, or the entry cannot be written.
 pub fn record_branch_summary(
     session: &mut SessionManager,
     target: Option<&str>,
@@ -109,6 +117,11 @@ pub fn record_branch_summary(
 /// attaching the summary there as a `branch_summary` entry. With nothing to
 /// summarize it only moves. On failure nothing changes (the leaf stays put).
 /// Returns the summary entry's id, if one was written.
+///
+/// # Errors
+///
+/// `target` is no entry, the summary could not be made (model call failed or cancelled), or it
+/// cannot be written; nothing changed then.
 pub fn leave_branch_with_summary(
     session: &mut SessionManager,
     provider: &dyn Provider,

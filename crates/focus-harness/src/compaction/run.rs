@@ -147,6 +147,10 @@ pub fn prepare_compaction(
 
 /// Asks `provider` for the summary of `plan` and returns the compaction entry to
 /// record. `instructions` (from `/compact <instructions>`) steer the summary.
+///
+/// # Errors
+///
+/// The model call failed or was cancelled, or its answer held no summary text.
 pub fn compact(
     provider: &dyn Provider,
     plan: &CompactionPlan,
@@ -293,6 +297,11 @@ pub struct CompactionOutcome {
 /// Compacts the session's current branch: plan, summarize, append the entry. On
 /// success the session's [`SessionManager::context`] is the compacted context; on
 /// failure the session is unchanged.
+///
+/// # Errors
+///
+/// Nothing to compact, the summary could not be made, or the entry cannot be written; the session
+/// is unchanged then.
 pub fn compact_session(
     session: &mut SessionManager,
     provider: &dyn Provider,
@@ -312,6 +321,10 @@ pub fn compact_session(
 
 /// Appends a summarized compaction `entry` to the session and measures what it
 /// did: the context's size before and after, counted the same way.
+///
+/// # Errors
+///
+/// The entry cannot be written to the session file.
 pub fn record_compaction(
     session: &mut SessionManager,
     entry: CompactionEntry,
@@ -330,6 +343,10 @@ pub fn record_compaction(
 /// Compacts when the session's context has passed the model's window minus the
 /// reserve (the check the CLI runs after every agent run and before a prompt).
 /// `Ok(None)`: no compaction was needed (or compaction is disabled).
+///
+/// # Errors
+///
+/// As [`compact_session`], when a compaction was needed.
 pub fn compact_if_needed(
     session: &mut SessionManager,
     provider: &dyn Provider,

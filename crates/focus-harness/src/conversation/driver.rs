@@ -18,6 +18,7 @@
 use super::event::{ConversationEvent, Events};
 use super::hooks::{ConversationHooks, ToolSource};
 use super::lifecycle::{Lifecycle, Work};
+use super::output_schema::{ask_again, check, OutputSchema};
 use super::store::Store;
 use super::summary::{RunSummary, SAVE_FAILED};
 use crate::compaction::{compaction_transform, CompactionSettings, InRunCompaction};
@@ -30,7 +31,7 @@ use focus_core::provider::{Provider, ThinkingLevel, ToolSpec};
 use focus_core::sync::lock;
 use focus_core::tool::Tool;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU32};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -83,6 +84,16 @@ pub struct Conversation {
     /// When [`Conversation::run_to_end`] stops whatever runs (`--deadline`):
     /// the run is aborted as by the user, and the summary says why.
     pub deadline: Option<Instant>,
+    /// The cost budget in USD (`--max-cost`): once the answers' cost reaches it,
+    /// no further model call starts ([`super::budget`]) and the summary says so.
+    pub max_cost_usd: Option<f64>,
+    /// The schema the final answer must validate against (`--output-schema`):
+    /// [`Conversation::run_to_end`] asks the model again when it does not.
+    pub output_schema: Option<OutputSchema>,
+    /// What the answers cost so far, in USD, for the budget.
+    budget_spent: Arc<Mutex<f64>>,
+    /// Set when the budget stopped a run.
+    budget_stop: Arc<AtomicBool>,
     /// Warnings to hand out at the next [`Conversation::poll`].
     pub(super) warnings: Vec<String>,
     /// The run (or manual compaction) going on.
@@ -147,6 +158,10 @@ impl Conversation {
             prompt: None,
             summary: RunSummary::new(),
             deadline: None,
+            max_cost_usd: None,
+            output_schema: None,
+            budget_spent: Arc::new(Mutex::new(0.0)),
+            budget_stop: Arc::new(AtomicBool::new(false)),
             interrupts: Arc::new(|| 0),
             compaction_failures: Arc::new(AtomicU32::new(0)),
             warnings: Vec::new(),
@@ -159,6 +174,10 @@ impl Conversation {
     /// while a run or a compaction goes on (steer, follow up or wait for
     /// `RunEnded`). When the tool source changed (an MCP server announced
     /// `tools/list_changed`, or died) the tool list is rebuilt first.
+    ///
+    /// # Errors
+    ///
+    /// A run or a compaction is going on; the message says so and nothing starts.
     pub fn prompt(&mut self, prompts: Vec<Message>) -> Result<(), String> {
         self.start(Work::Run(prompts))
     }
@@ -167,12 +186,20 @@ impl Conversation {
     /// optional extra instructions for the summary: `CompactionStart` and
     /// `CompactionEnd` (reason `Manual`) come through [`Conversation::poll`], and
     /// [`Conversation::abort`] cancels it. Refused while a run goes on.
+    ///
+    /// # Errors
+    ///
+    /// A run or a compaction is going on; the message says so and nothing starts.
     pub fn request_compaction(&mut self, instructions: Option<String>) -> Result<(), String> {
         self.start(Work::Compact(instructions))
     }
 
     /// Queues a message for the model to read after the current tool batch;
     /// gives it back when no run is going on (the front end starts one).
+    ///
+    /// # Errors
+    ///
+    /// No run is going on: the message is given back, unsent.
     pub fn steer(&self, message: Message) -> Result<(), Box<Message>> {
         match &self.job {
             Some(job) if job.running => {
@@ -185,6 +212,10 @@ impl Conversation {
 
     /// Queues a message for when the model would otherwise stop; gives it back
     /// when no run is going on.
+    ///
+    /// # Errors
+    ///
+    /// No run is going on: the message is given back, unsent.
     pub fn follow_up(&self, message: Message) -> Result<(), Box<Message>> {
         match &self.job {
             Some(job) if job.running => {
@@ -264,16 +295,62 @@ impl Conversation {
     /// after an overflow, warnings, `RunEnded`. The user's interrupts (see
     /// [`Conversation::interrupts`]) abort it, and so does the
     /// [`Conversation::deadline`].
+    ///
+    /// With an [`Conversation::output_schema`], a run that completed is
+    /// followed up while its answer does not validate (at most the schema's
+    /// retries); the summary keeps the valid value, or that none came.
     pub fn run_to_end(
+        &mut self,
+        prompts: Vec<Message>,
+        on_event: &mut dyn FnMut(&ConversationEvent),
+    ) -> RunOutcome {
+        let mut outcome = self.run_once(prompts, on_event);
+        let Some(shape) = self.output_schema.clone() else {
+            return outcome;
+        };
+        let mut retries = 0;
+        while outcome.reason == EndReason::Completed {
+            match check(&shape.schema, &outcome.final_text) {
+                Ok(value) => {
+                    self.summary.structured_output = Some(value);
+                    self.summary.schema_failed = false;
+                    break;
+                }
+                Err(error) => {
+                    self.summary.schema_failed = true;
+                    if retries == shape.retries {
+                        on_event(&ConversationEvent::Warning(format!(
+                            "output schema: {error}"
+                        )));
+                        break;
+                    }
+                    retries += 1;
+                    outcome = self.run_once(vec![ask_again(&shape.schema, &error)], on_event);
+                }
+            }
+        }
+        outcome
+    }
+
+    /// One run of `prompts` to its end ([`Conversation::run_to_end`] without
+    /// the output schema).
+    fn run_once(
         &mut self,
         prompts: Vec<Message>,
         on_event: &mut dyn FnMut(&ConversationEvent),
     ) -> RunOutcome {
         let interrupts_before = (self.interrupts)();
         let past_deadline = || self.deadline.is_some_and(|d| Instant::now() >= d);
+        let over_budget = self
+            .max_cost_usd
+            .is_some_and(|limit| *lock(&self.budget_spent) >= limit);
         let mut reason = if past_deadline() {
             // Nothing starts once the deadline has passed.
             self.summary.deadline_reached = true;
+            EndReason::Aborted
+        } else if over_budget {
+            // Nor once the budget is spent.
+            self.summary.budget_reached = true;
             EndReason::Aborted
         } else {
             match self.prompt(prompts) {
@@ -304,7 +381,10 @@ impl Conversation {
                 self.abort();
             }
         }
-        if self.summary.deadline_reached {
+        if self.budget_stop.swap(false, Ordering::SeqCst) {
+            self.summary.budget_reached = true;
+        }
+        if self.summary.deadline_reached || self.summary.budget_reached {
             reason = EndReason::Aborted;
         }
         // Warnings left by the last events (a hook's failure) are not lost.
@@ -414,7 +494,17 @@ impl Conversation {
             gate.set_session(store.id(), store.path());
         }
         let mut config = self.config.clone();
-        config.observe = Some(self.session_writer());
+        let handle = AgentHandle::new();
+        config.observe = Some(match self.max_cost_usd {
+            Some(limit) => super::budget::guard(
+                self.session_writer(),
+                limit,
+                self.budget_spent.clone(),
+                handle.cancel_token().clone(),
+                self.budget_stop.clone(),
+            ),
+            None => self.session_writer(),
+        });
         let run_compacted = Arc::new(AtomicBool::new(false));
         config.transform_context = Some(compaction_transform(
             self.session.0.clone(),
@@ -437,7 +527,7 @@ impl Conversation {
         Lifecycle {
             config,
             history: self.history.clone(),
-            handle: AgentHandle::new(),
+            handle,
             session: self.session.0.clone(),
             settings: self.compaction,
             failures: self.compaction_failures.clone(),

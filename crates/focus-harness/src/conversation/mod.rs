@@ -14,11 +14,13 @@
 //! two calls and render what comes back; none of them keeps history, writes
 //! the session, compacts or retries itself.
 
+pub mod budget;
 pub mod driver;
 pub mod event;
 pub mod hooks;
 pub mod lifecycle;
 pub mod navigate;
+pub mod output_schema;
 pub mod store;
 pub mod summary;
 

@@ -12,6 +12,11 @@ use std::path::Path;
 
 impl Conversation {
     /// Starts a fresh session (same settings, empty history).
+    ///
+    /// # Errors
+    ///
+    /// The new session cannot be created (its folder or file cannot be made); the old one
+    /// stays.
     pub fn new_session(&mut self, cwd: &Path) -> Result<(), String> {
         let request = if self.session.lock().is_disabled() {
             SessionRequest::Disabled
@@ -35,6 +40,11 @@ impl Conversation {
     }
 
     /// Opens another session file and continues from its current leaf.
+    ///
+    /// # Errors
+    ///
+    /// No session file is at `path`, or it cannot be opened (locked by another focus,
+    /// unreadable); the current session stays.
     pub fn switch_session(&mut self, path: &str, cwd: &Path) -> Result<(), String> {
         if !Path::new(path).is_file() {
             return Err(format!("no session file at {path}"));
@@ -60,6 +70,10 @@ impl Conversation {
 
     /// Forks: a new session holding the branch up to (not including) the user
     /// message `entry_id`, whose text is returned so the user can edit and resend it.
+    ///
+    /// # Errors
+    ///
+    /// `entry_id` is no user message of the session, or the new session cannot be written.
     pub fn fork(&mut self, entry_id: &str) -> Result<String, String> {
         let (store, history, text) = self.session.lock().fork(entry_id)?;
         *self.session.lock() = store;
@@ -68,6 +82,10 @@ impl Conversation {
     }
 
     /// Moves the current leaf to `entry_id` (continue from any entry).
+    ///
+    /// # Errors
+    ///
+    /// `entry_id` is no entry of the session.
     pub fn go_to_entry(&mut self, entry_id: &str) -> Result<(), String> {
         self.history = self.session.lock().set_leaf(entry_id)?;
         Ok(())
@@ -78,6 +96,11 @@ impl Conversation {
     /// attached where the conversation goes on (a `branch_summary` entry, as pi
     /// writes), so the model keeps what was learned there. Returns the summary
     /// entry's id when one was written.
+    ///
+    /// # Errors
+    ///
+    /// `entry_id` is no entry, or the summary could not be made or written; the leaf stays
+    /// then.
     pub fn leave_branch(
         &mut self,
         entry_id: &str,
@@ -101,6 +124,10 @@ impl Conversation {
     }
 
     /// Sets (or with `None` clears) the label on the entry `entry_id`.
+    ///
+    /// # Errors
+    ///
+    /// `entry_id` is no entry, or the label cannot be written.
     pub fn set_label(&mut self, entry_id: &str, label: Option<&str>) -> Result<(), String> {
         self.session
             .lock()

@@ -60,6 +60,11 @@ impl Store {
     /// Opens or creates the session `request` names, for working directory `cwd`,
     /// under `session_dir` (or the default), and returns it with the messages of its
     /// current branch.
+    ///
+    /// # Errors
+    ///
+    /// The session cannot be found (no match for an id), opened (locked by another focus,
+    /// unreadable) or created; the message says which and where.
     pub fn open(
         request: &SessionRequest,
         cwd: &Path,
@@ -138,6 +143,10 @@ impl Store {
     }
 
     /// Appends one finished message to the session.
+    ///
+    /// # Errors
+    ///
+    /// The entry cannot be written to the session file.
     pub fn append_message(&mut self, message: &Message) -> Result<(), String> {
         self.manager
             .append_message(message)
@@ -146,6 +155,10 @@ impl Store {
     }
 
     /// Records a model switch.
+    ///
+    /// # Errors
+    ///
+    /// The entry cannot be written to the session file.
     pub fn append_model_change(&mut self, provider: &str, model: &str) -> Result<(), String> {
         self.manager
             .append_model_change(provider, model)
@@ -154,6 +167,10 @@ impl Store {
     }
 
     /// Records a thinking-level change.
+    ///
+    /// # Errors
+    ///
+    /// The entry cannot be written to the session file.
     pub fn append_thinking_change(&mut self, level: &str) -> Result<(), String> {
         self.manager
             .append_thinking_level_change(level)
@@ -162,6 +179,10 @@ impl Store {
     }
 
     /// Names the session.
+    ///
+    /// # Errors
+    ///
+    /// The entry cannot be written to the session file.
     pub fn set_name(&mut self, name: &str) -> Result<(), String> {
         self.manager
             .set_name(name)
@@ -207,6 +228,10 @@ impl Store {
     /// A new session with the branch before entry `entry_id` (a user message);
     /// returns it, its messages and the text of that user message (to edit and
     /// resend). Forking at another kind of entry keeps that entry.
+    ///
+    /// # Errors
+    ///
+    /// `entry_id` is no entry, or the new session cannot be written.
     pub fn fork(&self, entry_id: &str) -> Result<(Store, Vec<Message>, String), String> {
         let tree = self.manager.tree();
         let entry = tree.get(entry_id).ok_or_else(|| {
@@ -229,6 +254,10 @@ impl Store {
 
     /// pi's `/clone`: a new session holding the current branch whole (to the
     /// leaf), with its messages.
+    ///
+    /// # Errors
+    ///
+    /// The new session cannot be written.
     pub fn clone_branch(&self) -> Result<(Store, Vec<Message>), String> {
         self.copy_branch(self.manager.leaf_id())
     }
@@ -252,6 +281,10 @@ impl Store {
     }
 
     /// Moves the leaf to `entry_id`; returns the messages of the new branch.
+    ///
+    /// # Errors
+    ///
+    /// `entry_id` is no entry of the session.
     pub fn set_leaf(&mut self, entry_id: &str) -> Result<Vec<Message>, String> {
         self.manager
             .move_leaf(Some(entry_id))

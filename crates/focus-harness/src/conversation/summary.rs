@@ -57,6 +57,14 @@ pub struct RunSummary {
     /// Whether the conversation's deadline stopped a run (or kept one from
     /// starting).
     pub deadline_reached: bool,
+    /// Whether the cost budget (`--max-cost`) stopped a run (or kept one from
+    /// starting).
+    pub budget_reached: bool,
+    /// The final answer as a JSON value that validated against the output
+    /// schema (`--output-schema`).
+    pub structured_output: Option<focus_core::json::Value>,
+    /// Whether the last answer failed the output schema after every retry.
+    pub schema_failed: bool,
     /// Arguments of the calls under way, by id (to name a refused call).
     pending: Vec<(String, String)>,
     /// When the current turn started.
@@ -80,6 +88,11 @@ pub enum Outcome {
     TurnLimit,
     /// The deadline stopped the run.
     Deadline,
+    /// The cost budget stopped the run.
+    Budget,
+    /// The final answer did not validate against the output schema, however
+    /// often the model was asked again.
+    SchemaInvalid,
     /// The provider failed (after its retries), or the run failed otherwise.
     Failed,
     /// The user (or a signal) aborted the run.
@@ -96,6 +109,8 @@ impl Outcome {
             Outcome::Refused => "refused",
             Outcome::TurnLimit => "error_max_turns",
             Outcome::Deadline => "error_deadline",
+            Outcome::Budget => "error_max_budget_usd",
+            Outcome::SchemaInvalid => "error_output_schema",
             Outcome::Failed => "error_during_execution",
             Outcome::Aborted => "aborted",
             Outcome::NotSaved => "error_session_not_saved",
@@ -118,6 +133,9 @@ impl RunSummary {
             final_text: String::new(),
             save_failed: false,
             deadline_reached: false,
+            budget_reached: false,
+            structured_output: None,
+            schema_failed: false,
             pending: Vec::new(),
             turn_started: None,
         }
@@ -200,16 +218,18 @@ impl RunSummary {
         }
     }
 
-    /// The outcome: the deadline first, then how the last run ended (an
-    /// abort, a failure, the turn limit), then a session not saved, then a refused call.
+    /// The outcome: the deadline first, the budget next, then how the last run ended (an
+    /// abort, a failure, the turn limit), then an answer that failed the output schema, then a session not saved, then a refused call.
     pub fn outcome(&self) -> Outcome {
         match &self.end {
             _ if self.deadline_reached => Outcome::Deadline,
+            _ if self.budget_reached => Outcome::Budget,
             Some(EndReason::Aborted) => Outcome::Aborted,
             Some(EndReason::TurnLimit(_)) => Outcome::TurnLimit,
             Some(EndReason::Error(_))
             | Some(EndReason::CircuitBreaker(_))
             | Some(EndReason::StopHookLimit(_)) => Outcome::Failed,
+            _ if self.schema_failed => Outcome::SchemaInvalid,
             _ if self.save_failed => Outcome::NotSaved,
             _ if !self.denied.is_empty() => Outcome::Refused,
             Some(EndReason::Completed) => Outcome::Finished,

@@ -16,6 +16,10 @@ use std::path::{Path, PathBuf};
 
 /// The text `text` expands to, `None` when it is no skill or template command, or
 /// an error naming what is missing.
+///
+/// # Errors
+///
+/// A skill or template the command names cannot be read; the message names it.
 pub fn expand_command(text: &str, config_dir: &Path, cwd: &Path) -> Result<Option<String>, String> {
     let Some(command) = text.trim_start().strip_prefix('/') else {
         return Ok(None);

@@ -72,6 +72,10 @@ pub fn discover_skills(config_dir: &Path, cwd: &Path) -> (Vec<Skill>, Vec<String
 /// Reads `name` and `description` from the front matter (a block between `---`
 /// lines at the top). Only the flat `key: value` subset of YAML is needed; indented
 /// continuation lines are joined to the value above.
+///
+/// # Errors
+///
+/// The file does not start with a `---` line, or its front matter is not closed by one.
 pub fn parse_skill(text: &str, folder: &str) -> Result<(String, String), String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.lines();

@@ -135,6 +135,10 @@ impl TextArena {
     }
 
     /// Reads a JSON string from `reader` straight into the arena.
+    ///
+    /// # Errors
+    ///
+    /// The next value is not a well-formed JSON string; what was added is taken back.
     pub fn read(&mut self, reader: &mut PullReader<'_>) -> Result<SharedText, ParseError> {
         self.add_with(|out| reader.read_str_into(out))
     }
@@ -142,6 +146,10 @@ impl TextArena {
     /// Adds the text `write` appends to the string it is given (it must only
     /// append). If `write` fails, what it appended is taken back and its error
     /// returned.
+    ///
+    /// # Errors
+    ///
+    /// `write`'s own error; what it appended is taken back.
     pub fn add_with<E>(
         &mut self,
         write: impl FnOnce(&mut String) -> Result<(), E>,

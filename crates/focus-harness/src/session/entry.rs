@@ -305,6 +305,11 @@ impl Entry {
     /// Like [`FromJson::from_json`], but an entry whose tree fields are fine and whose
     /// own fields are not is kept as [`EntryKind::Unknown`] (with the reason), so its
     /// children stay attached to the tree.
+    ///
+    /// # Errors
+    ///
+    /// The tree fields (`type`, `id`, `parentId`, `timestamp`) are missing or malformed: then the
+    /// entry cannot be placed at all.
     pub fn from_json_lenient(
         mut v: Value,
     ) -> Result<(Entry, Option<FromJsonError>), FromJsonError> {

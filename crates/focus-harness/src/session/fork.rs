@@ -21,6 +21,10 @@ impl SessionManager {
     /// an empty session), with `parentSession` pointing here. Labels on the copied
     /// entries are carried over. The new session is written at once and returned
     /// open; an in-memory session forks into memory.
+    ///
+    /// # Errors
+    ///
+    /// `entry_id` is no entry of the session, or the new file cannot be written.
     pub fn fork(
         &self,
         entry_id: Option<&str>,

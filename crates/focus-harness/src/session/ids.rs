@@ -2,19 +2,16 @@
 //! UUIDv7-style session ids.
 //!
 //! std has no random number generator, but every `RandomState` is seeded from the
-//! operating system's randomness; hashing a counter, the time and the process id
-//! with one gives unpredictable 64-bit values without any crate.
+//! operating system's randomness; hashing the time and the process id
+//! with one gives unpredictable 64-bit values without any crate (each new
+//! `RandomState` has new keys, so no counter is kept for the whole process).
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// 64 random bits.
 pub fn random_u64() -> u64 {
     let mut hasher = RandomState::new().build_hasher();
-    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
     hasher.write_u128(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -74,6 +74,10 @@ impl SessionStore {
 
     /// The one session whose id starts with `prefix`: `cwd`'s sessions are searched
     /// first, then all.
+    ///
+    /// # Errors
+    ///
+    /// No session's id starts with `prefix`, or several do (the message lists them).
     pub fn find_by_id_prefix(&self, prefix: &str, cwd: &Path) -> Result<PathBuf, SessionError> {
         let matching = |files: Vec<PathBuf>| -> Vec<PathBuf> {
             files

@@ -34,10 +34,10 @@
 
 use super::error::SessionError;
 use std::fs::{self, OpenOptions};
+use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Held while a session is open for writing; dropping it removes the lock file.
 #[derive(Debug)]
@@ -104,6 +104,11 @@ impl Holder {
 
 impl WriterLock {
     /// Takes the lock for `session_path`, taking over stale locks.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Locked`] (with the holder's pid) when another running focus holds it; an I/O
+    /// error when the lock file cannot be created.
     pub fn acquire(session_path: &Path) -> Result<WriterLock, SessionError> {
         let by_name = !session_path.exists();
         let path = lock_path_for(session_path)?;
@@ -113,6 +118,10 @@ impl WriterLock {
     /// Once the session file exists: trades the lock of its name for the lock
     /// of the file (see the module documentation). Does nothing when the lock
     /// is already the file's.
+    ///
+    /// # Errors
+    ///
+    /// The file's lock is held by another running focus, or cannot be created.
     pub fn settle(&mut self, session_path: &Path) -> Result<(), SessionError> {
         if !self.by_name {
             return Ok(());
@@ -264,6 +273,7 @@ fn still_names_the_file(record: Option<&str>, identity: Option<(u64, u64)>) -> b
 /// while the file does not exist, `.new-<name>.lock` after its name.
 ///
 /// # Errors
+///
 /// When the directory cannot be resolved.
 pub fn lock_path_for(session_path: &Path) -> Result<PathBuf, SessionError> {
     let (dir, name) = match fs::metadata(session_path) {
@@ -304,32 +314,30 @@ pub fn lock_path_for(session_path: &Path) -> Result<PathBuf, SessionError> {
     Ok(dir.join(name))
 }
 
-/// Once per process: removes the locks in `dir` (the first session directory
-/// it locks in) whose holder no longer runs (focus killed before it could
-/// remove its lock), so they do not pile up beside the sessions. Each goes through `take_over_stale`, which never
+/// Removes the locks in `dir` (a session directory) whose holder no longer
+/// runs (focus killed before it could remove its lock), so they do not pile up
+/// beside the sessions; done each time a lock is looked up there, as nothing is
+/// kept for the whole process. Each goes through `take_over_stale`, which never
 /// removes a lock another process has just taken.
 fn sweep_dead_locks(dir: &Path) {
-    static SWEPT: std::sync::Once = std::sync::Once::new();
-    SWEPT.call_once(|| {
-        let Ok(entries) = fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            // Only focus's own lock files: a session directory given with
-            // `--session` may hold other programs' `.lock` files.
-            let name = entry.file_name();
-            if !is_focus_lock_name(&name.to_string_lossy()) {
-                continue;
-            }
-            let Ok(text) = fs::read_to_string(&path) else {
-                continue;
-            };
-            if Holder::parse(&text).is_some_and(|h| !h.is_running()) {
-                let _ = take_over_stale(&path, Some(&text));
-            }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        // Only focus's own lock files: a session directory given with
+        // `--session` may hold other programs' `.lock` files.
+        let name = entry.file_name();
+        if !is_focus_lock_name(&name.to_string_lossy()) {
+            continue;
         }
-    });
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
+        if Holder::parse(&text).is_some_and(|h| !h.is_running()) {
+            let _ = take_over_stale(&path, Some(&text));
+        }
+    }
 }
 
 /// Whether `name` is one of the lock files [`lock_path_for`] makes:
@@ -352,14 +360,18 @@ fn is_focus_lock_name(name: &str) -> bool {
 /// lock empty and writing the record after would let another process read an
 /// empty lock in between and judge it stale. Where hard links are not
 /// supported, falls back to `create_new` and a write.
+///
+/// # Errors
+///
+/// `AlreadyExists` when the lock is taken; the system's error when the temporary file or the lock
+/// cannot be written.
 pub fn create_lock_file(path: &Path, record: &str) -> std::io::Result<()> {
-    static ATTEMPT: AtomicU64 = AtomicU64::new(0);
+    // A fresh `RandomState` has fresh keys: a new number for each attempt.
+    let attempt = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
     let mut temporary = path.as_os_str().to_owned();
-    temporary.push(format!(
-        ".{}-{}.tmp",
-        std::process::id(),
-        ATTEMPT.fetch_add(1, Ordering::Relaxed)
-    ));
+    temporary.push(format!(".{}-{attempt:x}.tmp", std::process::id()));
     let temporary = PathBuf::from(temporary);
     focus_sys::private_files::write(&temporary, record)?;
     let linked = fs::hard_link(&temporary, path);

@@ -35,12 +35,20 @@ pub struct SessionManager {
 
 impl SessionManager {
     /// A new session for `cwd` in `store`. The file appears with the first entry.
+    ///
+    /// # Errors
+    ///
+    /// The writer lock for the new file cannot be taken (its lock file cannot be created).
     pub fn create(store: &SessionStore, cwd: &Path) -> Result<SessionManager, SessionError> {
         SessionManager::create_in(&store.dir_for(cwd), cwd, None)
     }
 
     /// A new session in directory `dir`, optionally recording the session it was
     /// forked from.
+    ///
+    /// # Errors
+    ///
+    /// The writer lock for the new file cannot be taken (its lock file cannot be created).
     pub fn create_in(
         dir: &Path,
         cwd: &Path,
@@ -79,6 +87,11 @@ impl SessionManager {
     /// (as pi does), because appending version-3 entries under an old header would
     /// make the next load migrate them again. The original is kept beside it as
     /// `<name>.v<N>.bak`, and the new file replaces it with an atomic rename.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be read, is no session (its first line is no session header), is of a newer
+    /// version, cannot be migrated, or is locked by another running focus.
     pub fn open(path: &Path) -> Result<SessionManager, SessionError> {
         let (mut manager, tail, has_header) = SessionManager::load(path)?;
         let header_line = (!has_header).then(|| manager.header.to_json().to_json_string());
@@ -128,11 +141,19 @@ impl SessionManager {
     }
 
     /// Opens a session file without the ability to append (no lock is taken).
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be read or is no session.
     pub fn open_read_only(path: &Path) -> Result<SessionManager, SessionError> {
         SessionManager::load(path).map(|(manager, _, _)| manager)
     }
 
     /// Opens the most recently modified session of `cwd`, or creates one.
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionManager::open`] for the session found, or [`SessionManager::create`].
     pub fn continue_recent(
         store: &SessionStore,
         cwd: &Path,
@@ -145,6 +166,10 @@ impl SessionManager {
 
     /// Opens the session whose id starts with `prefix`, looking in `cwd`'s sessions
     /// first, then everywhere.
+    ///
+    /// # Errors
+    ///
+    /// No session or several match `prefix`, or the one found cannot be opened.
     pub fn open_by_id_prefix(
         store: &SessionStore,
         prefix: &str,
@@ -155,6 +180,10 @@ impl SessionManager {
 
     /// Opens what `--session <arg>` names: a path if it contains a slash or ends in
     /// `.jsonl`, else a session id prefix (pi's rule).
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionManager::open`] or [`SessionManager::open_by_id_prefix`].
     pub fn open_path_or_id(
         store: &SessionStore,
         arg: &str,
@@ -282,6 +311,11 @@ impl SessionManager {
 
     /// Appends an entry of `kind` as a child of the leaf and makes it the leaf.
     /// Returns its id.
+    ///
+    /// # Errors
+    ///
+    /// The session was opened read-only, or the entry cannot be written (a full disk, a removed
+    /// folder); the tree is unchanged then.
     pub fn append(&mut self, mut kind: EntryKind) -> Result<String, SessionError> {
         // A hostile tool name is never stored.
         if let EntryKind::Message(message) = &mut kind {
@@ -307,6 +341,10 @@ impl SessionManager {
 
     /// Appends a message (user, assistant, tool result, or a custom role such as
     /// `bashExecution`).
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionManager::append`].
     pub fn append_message(&mut self, message: &Message) -> Result<String, SessionError> {
         self.append(EntryKind::Message(message.clone()))
     }
@@ -315,6 +353,10 @@ impl SessionManager {
     /// (a `custom`-role message becomes a `custom_message` entry, as in pi). Call it
     /// for each event before handing the next one on, so a crash loses nothing the
     /// user saw. Returns the new entry's id, if one was written.
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionManager::append`].
     pub fn record_event(&mut self, event: &AgentEvent) -> Result<Option<String>, SessionError> {
         let AgentEvent::MessageEnd { message } = event else {
             return Ok(None);
@@ -332,6 +374,10 @@ impl SessionManager {
     }
 
     /// Records a model switch.
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionManager::append`].
     pub fn append_model_change(
         &mut self,
         provider: &str,
@@ -344,6 +390,10 @@ impl SessionManager {
     }
 
     /// Records a thinking-level switch.
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionManager::append`].
     pub fn append_thinking_level_change(&mut self, level: &str) -> Result<String, SessionError> {
         self.append(EntryKind::ThinkingLevelChange {
             thinking_level: level.into(),
@@ -351,6 +401,10 @@ impl SessionManager {
     }
 
     /// Records a compaction (see [`crate::compaction::compact`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionManager::append`].
     pub fn append_compaction(
         &mut self,
         compaction: CompactionEntry,
@@ -362,6 +416,10 @@ impl SessionManager {
     }
 
     /// Records a summary of the branch the user left (`from_id`, the old leaf).
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionManager::append`].
     pub fn append_branch_summary(
         &mut self,
         from_id: &str,
@@ -376,6 +434,10 @@ impl SessionManager {
     }
 
     /// Stores extension state (never sent to the model).
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionManager::append`].
     pub fn append_custom(
         &mut self,
         custom_type: &str,
@@ -388,6 +450,10 @@ impl SessionManager {
     }
 
     /// Sets (or with `None` clears) the label on an entry.
+    ///
+    /// # Errors
+    ///
+    /// `entry_id` is no entry, or as [`SessionManager::append`].
     pub fn set_label(
         &mut self,
         target_id: &str,
@@ -403,6 +469,10 @@ impl SessionManager {
     }
 
     /// Names the session (shown by the session list).
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionManager::append`].
     pub fn set_name(&mut self, name: &str) -> Result<String, SessionError> {
         self.append(EntryKind::SessionInfo {
             name: Some(name.trim().to_string()),
@@ -411,6 +481,10 @@ impl SessionManager {
 
     /// Moves the leaf to `entry_id` (branching in place: the next entry becomes a new
     /// child of it). `None` moves before the first entry.
+    ///
+    /// # Errors
+    ///
+    /// `entry_id` is no entry of the session.
     pub fn move_leaf(&mut self, entry_id: Option<&str>) -> Result<(), SessionError> {
         if self.tree.set_leaf(entry_id) {
             Ok(())

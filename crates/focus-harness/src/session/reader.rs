@@ -151,6 +151,11 @@ impl From<io::Error> for ReadFailure {
 }
 
 /// Reads a session file's bytes.
+///
+/// # Errors
+///
+/// A [`Refusal`] when the bytes are no session: no header line, a header of another kind, or a
+/// newer format version.
 pub fn parse_session(bytes: &[u8]) -> Result<ParsedSession, Refusal> {
     match parse_source_for_tree(bytes) {
         Ok((parsed, _)) => Ok(parsed),

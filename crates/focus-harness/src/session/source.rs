@@ -61,6 +61,10 @@ pub struct FileSource {
 
 impl FileSource {
     /// `file`, as long as it is now.
+    ///
+    /// # Errors
+    ///
+    /// The file's metadata cannot be read.
     pub fn new(file: File) -> io::Result<FileSource> {
         let len = file.metadata()?.len();
         Ok(FileSource { file, len })
@@ -127,6 +131,10 @@ impl<'s, S: Source + ?Sized> LineReader<'s, S> {
     }
 
     /// The next non-blank line and its number, `None` at the end of the range.
+    ///
+    /// # Errors
+    ///
+    /// What reading the source fails with.
     pub fn next_line(&mut self) -> io::Result<Option<(usize, &[u8])>> {
         loop {
             let at = find_newline(&self.window[..self.filled], self.start);
@@ -183,6 +191,10 @@ impl<'s, S: Source + ?Sized> LineReader<'s, S> {
 /// Splits `range` of `source` into about `parts` ranges of similar size, each but the
 /// last ending just past a newline, so no line is cut. Finding each split point reads
 /// only the bytes up to the next newline.
+///
+/// # Errors
+///
+/// What reading the source fails with.
 pub fn split_at_lines<S: Source + ?Sized>(
     source: &S,
     range: Range<u64>,
@@ -222,6 +234,10 @@ pub fn split_at_lines<S: Source + ?Sized>(
 
 /// The offset just past the last newline in `source[range]`, or `range.start` if it
 /// holds none; read backwards a block at a time.
+///
+/// # Errors
+///
+/// What reading the source fails with.
 pub fn after_last_newline<S: Source + ?Sized>(source: &S, range: Range<u64>) -> io::Result<u64> {
     const BLOCK: u64 = 4096;
     let mut end = range.end;

@@ -39,6 +39,10 @@ pub struct SessionWriter {
 impl SessionWriter {
     /// A writer for `path`, whose current ending is `tail`. `header` is written before
     /// the first entry when the file has none yet. Takes the writer lock.
+    ///
+    /// # Errors
+    ///
+    /// Another running focus holds the writer lock, or the lock cannot be created.
     pub fn new(
         path: &Path,
         header: Option<String>,
@@ -78,6 +82,11 @@ impl SessionWriter {
     }
 
     /// Appends `lines` (JSON without newlines) in one write, each newline-terminated.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be opened or written (a full disk, a removed folder); a torn line is
+    /// repaired on the next write.
     pub fn append_lines(&mut self, lines: &[String]) -> Result<(), SessionError> {
         let mut buffer = String::new();
         if let Some(header) = &self.pending_header {

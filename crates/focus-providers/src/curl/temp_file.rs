@@ -2,15 +2,13 @@
 //! request body waits in one for curl (`--data-binary @file`), so it never passes
 //! through a command line.
 
+use std::collections::hash_map::RandomState;
 use std::fs::OpenOptions;
+use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
-
-/// Distinguishes the files one process creates.
-static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 /// A temporary file with mode 0600, deleted on drop.
 #[derive(Debug)]
@@ -31,7 +29,9 @@ impl PrivateTempFile {
             .map_or(0, |d| d.subsec_nanos());
         let mut attempts = 0;
         loop {
-            let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+            // A fresh `RandomState` has fresh keys: a new number each time,
+            // with no counter kept for the whole process.
+            let id = RandomState::new().build_hasher().finish();
             let path = dir.join(format!(
                 "focus-curl-{}-{id}-{nanos:08x}.body",
                 std::process::id()

@@ -1,5 +1,5 @@
 //! Request building: golden bodies for each API from the histories in
-//! `fixtures/requests/`, and structural checks that a history with an aborted turn,
+//! the crate's `fixtures/requests/`, and structural checks that a history with an aborted turn,
 //! a failed tool and thinking still yields a request every API accepts (no orphaned
 //! tool call, no missing or stray result, no empty message, proper alternation).
 //!
@@ -14,7 +14,7 @@ use focus_providers::{anthropic, google, openai_completions, openai_responses};
 use std::path::PathBuf;
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/requests")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/requests")
 }
 
 fn model(api: &str, provider: &str, id: &str, base_url: &str, reasoning: bool) -> ModelInfo {

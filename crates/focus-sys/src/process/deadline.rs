@@ -131,6 +131,11 @@ impl Job {
     /// killed). Returns how it ended and what it printed; fails only when the
     /// child cannot be started. Never waits longer than the deadline (or the
     /// cancel) plus the grace period, whatever the child does.
+    ///
+    /// # Errors
+    ///
+    /// Only when the child cannot be started (the program is missing, not executable, or a
+    /// `pre_exec` step such as a confinement fails): nothing ran.
     pub fn run_with_deadline(
         mut self,
         deadline: Instant,

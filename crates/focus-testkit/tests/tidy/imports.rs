@@ -30,7 +30,7 @@ pub const MOST_FILES_IN_A_CIRCLE: usize = 3;
 const ALLOWED_CIRCLES: &[(&str, usize, &str)] = &[
     (
         "crates/focus-cli/src/modes/interactive/mod.rs",
-        25,
+        26,
         "`Ui` is one struct extended by `impl Ui` in most files of the mode, which \
          use `super::Ui` while mod.rs declares them; to break: the state split \
          into parts owned by each file, the kit parts moved to focus-tui",
@@ -44,6 +44,13 @@ const ALLOWED_CIRCLES: &[(&str, usize, &str)] = &[
         "crates/focus-core/src/agent/mod.rs",
         4,
         "the agent loop's run, context and execute use mod.rs's types and each other",
+    ),
+    (
+        "crates/focus-tools/src/gates/mod.rs",
+        4,
+        "the sandbox takes the gate's `Mode` from gates/mod.rs, which uses the \
+         sandbox and declares the hooks (which use it too) and the lifecycle \
+         (which uses mod.rs's `Gatekeeper`)",
     ),
     (
         "crates/focus-sys/src/lib.rs",
@@ -213,6 +220,9 @@ fn used_paths(code: &str) -> Vec<Vec<String>> {
             }
         }
         let item = item.split(';').next().unwrap_or("");
+        // A renaming (`a::b as c`) keeps only the path: `as` is cut off as a
+        // word, before the spaces go (a path may hold "as", as in `bash`).
+        let item = item.replace(" as ", "@");
         let compact: String = item.chars().filter(|c| !c.is_whitespace()).collect();
         expand(&compact, &[], &mut out);
     }
@@ -238,7 +248,7 @@ fn expand(tree: &str, prefix: &[String], out: &mut Vec<Vec<String>>) {
             }
         }
     } else {
-        let path = tree.split("as").next().unwrap_or(tree);
+        let path = tree.split('@').next().unwrap_or(tree);
         let mut full = prefix.to_vec();
         full.extend(split_path(path));
         if full.last().is_some_and(|s| s == "self") {

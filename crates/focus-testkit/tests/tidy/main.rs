@@ -18,6 +18,14 @@
 //!   type and depends on focus-sys and focus-core only ([`tui_kit`]).
 //! - No circle of more than 3 files in any crate's module imports
 //!   ([`imports`]; the circles still there are listed, with their reasons).
+//! - Every crate's manifest spells its package keys (nothing inherited from
+//!   the workspace), so a crate's folder copied into another workspace loads
+//!   as it is (`scripts/vendor-check` copies each one out and tests it).
+//! - No process-wide state: no `static` with interior mutability (`Mutex`,
+//!   `RwLock`, atomics, `Once*`, `Cell`s, `Lazy*`), no `static mut` and no
+//!   `thread_local!` outside focus-sys and the files listed in
+//!   [`PROCESS_STATE_HOMES`]: what tools, sessions or providers share is a
+//!   value owned by whoever built them.
 //! - The CLI's modes (`crates/focus-cli/src/modes/`) keep no run lifecycle of
 //!   their own: no call that records events, joins a run, recycles event
 //!   buffers, compacts, retries an overflow or writes the session
@@ -26,6 +34,18 @@
 //! Test code (`tests/`, `examples/`, focus-testkit, which is only ever a
 //! dev-dependency, and everything after a `#[cfg(test)]` line in a source file)
 //! is free to do any of these.
+//!
+//! Beside these rules, the checks of the documents against the code:
+//! [`docs_cite_real_names`] (every name cited exists, with its index of the
+//! sources, [`docs_cite`]) and [`docs_claims`] (what the crate map, the
+//! vendoring table and the retry rule say about the crates is true), and
+//! [`errors_documented`] (every public function returning a `Result` in a
+//! library crate has an `# Errors` section).
+
+mod docs_cite;
+mod docs_cite_real_names;
+mod docs_claims;
+mod errors_documented;
 
 use focus_testkit::tree::{rust_files, workspace};
 use std::path::Path;
@@ -99,10 +119,24 @@ const SOCKET_HOMES: &[(&str, &str)] = &[
     ),
 ];
 
+/// Where a crate other than focus-sys keeps state for the whole process, and
+/// why it cannot be a value someone owns.
+const PROCESS_STATE_HOMES: &[(&str, &str)] = &[
+    (
+        "crates/focus-cli/src/terminal/raw.rs",
+        "the CLI's signal and panic handling: the terminal mode the panic hook restores",
+    ),
+    (
+        "crates/focus-harness/src/session/arena.rs",
+        "not yet a value: the session loader's spare block buffers (at most 64 MiB), \
+         to move into the store that reloads sessions",
+    ),
+];
+
 /// Integration-test binaries besides each crate's `tests/it`, and why.
 const OTHER_TEST_BINARIES: &[(&str, &str)] = &[(
     "crates/focus-testkit/tests/tidy",
-    "these rules about the whole tree",
+    "these rules about the whole tree, and the documents checked against the code",
 )];
 
 /// `path` relative to the workspace, with `/`.
@@ -119,7 +153,7 @@ fn all_listed_exist(list: &[(&str, &str)]) {
     for (path, why) in list {
         assert!(
             workspace().join(path).exists(),
-            "tidy.rs lists {path} ({why}), which does not exist"
+            "tidy/main.rs lists {path} ({why}), which does not exist"
         );
     }
 }
@@ -178,7 +212,7 @@ fn processes_and_sockets_only_in_their_homes() {
         }
         assert!(
             strays.is_empty(),
-            "{what} outside the files listed in tidy.rs: {strays:?}"
+            "{what} outside the files listed in tidy/main.rs: {strays:?}"
         );
         all_listed_exist(homes);
     };
@@ -258,7 +292,7 @@ fn integration_tests_are_one_binary_per_crate() {
     }
     assert!(
         strays.is_empty(),
-        "test binaries outside tests/it (move them there, or list them in tidy.rs): {strays:?}"
+        "test binaries outside tests/it (move them there, or list them in tidy/main.rs): {strays:?}"
     );
     all_listed_exist(OTHER_TEST_BINARIES);
 }
@@ -289,6 +323,103 @@ fn the_testkit_is_only_a_dev_dependency() {
         }
     }
     assert!(users >= 5, "only {users} crates use focus-testkit");
+}
+
+/// The `static` items and `thread_local!` blocks of `code` that hold state
+/// which can change: `(line number, line)`.
+fn mutable_statics(code: &str) -> Vec<(usize, String)> {
+    const INTERIOR: &[&str] = &[
+        "Mutex", "RwLock", "Atomic", "Once", "Cell", "Lazy", "Condvar",
+    ];
+    let mut found = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("").trim_start();
+        let item = ["pub ", "pub(crate) ", "pub(super) "]
+            .iter()
+            .find_map(|vis| code.strip_prefix(vis))
+            .unwrap_or(code);
+        let mutable = match item.strip_prefix("static ") {
+            Some(rest) if rest.starts_with("mut ") => true,
+            Some(rest) => rest
+                .split_once(':')
+                .map(|(_, ty)| ty.split('=').next().unwrap_or(ty))
+                .is_some_and(|ty| INTERIOR.iter().any(|word| ty.contains(word))),
+            None => item.starts_with("thread_local!"),
+        };
+        if mutable {
+            found.push((n + 1, line.trim().to_string()));
+        }
+    }
+    found
+}
+
+#[test]
+fn the_state_finder_sees_what_it_must() {
+    let code = "static SEEN: Mutex<Option<HashMap<PathBuf, Seen>>> = Mutex::new(None);\n\
+                fn f() {\n    static N: AtomicU64 = AtomicU64::new(0);\n}\n\
+                pub static CURRENT: RwLock<Option<Arc<Sandbox>>> = RwLock::new(None);\n\
+                pub(crate) static mut RAW: u32 = 0;\n\
+                thread_local! {\n    static CACHE: RefCell<Cache> = RefCell::new(Cache::default());\n}\n\
+                static NAMES: &[&str] = &[\"Mutex\"];\n\
+                static NULL: Value = Value::Null;\n\
+                // static OLD: Mutex<()> = Mutex::new(());\n";
+    let lines: Vec<usize> = mutable_statics(code).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(lines, [1, 3, 5, 6, 7, 8]);
+}
+
+#[test]
+fn no_process_wide_state_outside_focus_sys() {
+    let mut strays = Vec::new();
+    for path in rust_files(&workspace().join("crates")) {
+        let name = relative(&path);
+        let test_code = !name.contains("/src/") || name.starts_with("crates/focus-testkit/");
+        let home = PROCESS_STATE_HOMES.iter().any(|(home, _)| *home == name);
+        if test_code || home || name.starts_with("crates/focus-sys/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for (n, line) in mutable_statics(production_code(&text)) {
+            strays.push(format!("{name}:{n}: {line}"));
+        }
+    }
+    assert!(
+        strays.is_empty(),
+        "state kept for the whole process (make it a value its builder owns, or list the \
+         file in tidy/main.rs with its reason):\n{}",
+        strays.join("\n")
+    );
+    all_listed_exist(PROCESS_STATE_HOMES);
+}
+
+#[test]
+fn manifests_spell_their_package_keys() {
+    let mut crates = 0;
+    for krate in std::fs::read_dir(workspace().join("crates"))
+        .unwrap()
+        .flatten()
+    {
+        let Ok(manifest) = std::fs::read_to_string(krate.path().join("Cargo.toml")) else {
+            continue;
+        };
+        crates += 1;
+        let name = relative(&krate.path());
+        for line in manifest.lines().map(str::trim) {
+            assert!(
+                !line.contains(".workspace") && !line.contains("workspace ="),
+                "{name}/Cargo.toml inherits from the workspace (`{line}`): spell the value, \
+                 so the crate copies out alone"
+            );
+        }
+        for key in ["name", "version", "edition", "rust-version", "license"] {
+            assert!(
+                manifest
+                    .lines()
+                    .any(|l| l.starts_with(&format!("{key} = "))),
+                "{name}/Cargo.toml has no `{key} = …`"
+            );
+        }
+    }
+    assert!(crates >= 8, "found only {crates} crates");
 }
 
 /// Calls that belong to a run's lifecycle, which the harness's `Conversation`

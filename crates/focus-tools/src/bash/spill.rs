@@ -8,14 +8,15 @@
 //!   [`DEFAULT_SPILL_CAP`], ten times the inline cap; `bashSpillMaxBytes` in the
 //!   settings changes it). `yes` cannot fill the disk: past the cap, bytes are
 //!   only counted, and the result says the file was capped and how much there was.
-//! - **Private.** Files live in one directory per focus process, created with
-//!   mode 0700 (files 0600) under the system temporary directory, named
-//!   `focus-spill-<pid>-<nanos>`: command output can hold secrets, and `/tmp`
-//!   is shared.
-//! - **Temporary.** [`remove_spill_dir`] deletes the directory at exit (the
-//!   binary calls it on every way out it controls); directories left behind by
-//!   a focus process that no longer runs (killed with SIGKILL) are swept the
-//!   next time a spill directory is created.
+//! - **Private.** Files live in one directory per [`SpillDir`] (one per
+//!   session: the [`ToolState`](crate::ToolState) the tools were built with
+//!   holds it), created on first use with mode 0700 (files 0600) under the
+//!   system temporary directory, named `focus-spill-<pid>-<nanos>`: command
+//!   output can hold secrets, and `/tmp` is shared.
+//! - **Temporary.** The directory goes when its [`SpillDir`] is dropped (or
+//!   [`SpillDir::remove`] is called); directories left behind by a focus
+//!   process that no longer runs (killed with SIGKILL) are swept the next time
+//!   a spill directory is created.
 
 use std::fs::File;
 use std::io::Write;
@@ -34,8 +35,15 @@ pub const DEFAULT_SPILL_CAP: u64 = 10 * MAX_BYTES as u64;
 /// The name prefix of spill directories.
 const DIR_PREFIX: &str = "focus-spill-";
 
-/// This process's spill directory, once created.
-static SPILL_DIR: Mutex<Option<PathBuf>> = Mutex::new(None);
+/// A private directory for spill files, created on first use and removed
+/// when this value is dropped.
+#[derive(Debug, Default)]
+pub struct SpillDir {
+    /// The directory, once created.
+    dir: Mutex<Option<PathBuf>>,
+    /// The number of the next file.
+    next_file: AtomicU64,
+}
 
 /// A spill file being written: everything up to its cap, then only counted.
 #[derive(Debug)]
@@ -59,34 +67,6 @@ pub struct Spilled {
 }
 
 impl SpillFile {
-    /// A new, empty spill file in this process's private directory holding at
-    /// most `cap` bytes; `None` when no file can be created (the result then
-    /// says the full output could not be saved).
-    pub fn create(cap: u64) -> Option<SpillFile> {
-        use std::os::unix::fs::OpenOptionsExt;
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let dir = spill_dir()?;
-        for _ in 0..16 {
-            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let path = dir.join(format!("bash-{n}.log"));
-            if let Ok(file) = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)
-            {
-                return Some(SpillFile {
-                    path,
-                    file,
-                    cap,
-                    written: 0,
-                    dropped: 0,
-                });
-            }
-        }
-        None
-    }
-
     /// The most bytes this file holds.
     pub fn cap(&self) -> u64 {
         self.cap
@@ -119,26 +99,67 @@ impl SpillFile {
     }
 }
 
-/// This process's private spill directory, created (mode 0700) on first use;
-/// `None` when it cannot be created.
-pub fn spill_dir() -> Option<PathBuf> {
-    let mut dir = lock(&SPILL_DIR);
-    if let Some(existing) = dir.as_ref().filter(|d| d.is_dir()) {
-        return Some(existing.clone());
+impl SpillDir {
+    /// A spill directory not created yet (nothing happens on disk until the
+    /// first spill file).
+    pub fn new() -> SpillDir {
+        SpillDir::default()
     }
-    let base = std::env::temp_dir();
-    sweep_stale(&base);
-    let created = create_private_dir(&base)?;
-    *dir = Some(created.clone());
-    Some(created)
+
+    /// A new, empty spill file in this private directory holding at most
+    /// `cap` bytes; `None` when no file can be created (the result then says
+    /// the full output could not be saved).
+    pub fn new_file(&self, cap: u64) -> Option<SpillFile> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let dir = self.path()?;
+        for _ in 0..16 {
+            let n = self.next_file.fetch_add(1, Ordering::Relaxed);
+            let path = dir.join(format!("bash-{n}.log"));
+            if let Ok(file) = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)
+            {
+                return Some(SpillFile {
+                    path,
+                    file,
+                    cap,
+                    written: 0,
+                    dropped: 0,
+                });
+            }
+        }
+        None
+    }
+
+    /// The directory, created (mode 0700) on first use, or again if it was
+    /// removed; `None` when it cannot be created.
+    pub fn path(&self) -> Option<PathBuf> {
+        let mut dir = lock(&self.dir);
+        if let Some(existing) = dir.as_ref().filter(|d| d.is_dir()) {
+            return Some(existing.clone());
+        }
+        let base = std::env::temp_dir();
+        sweep_stale(&base);
+        let created = create_private_dir(&base)?;
+        *dir = Some(created.clone());
+        Some(created)
+    }
+
+    /// Deletes the directory and everything in it. Does nothing when none was
+    /// created; a later spill file creates a new one.
+    pub fn remove(&self) {
+        let taken = lock(&self.dir).take();
+        if let Some(dir) = taken {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
-/// Deletes this process's spill directory and everything in it (at exit).
-/// Does nothing when none was created.
-pub fn remove_spill_dir() {
-    let taken = lock(&SPILL_DIR).take();
-    if let Some(dir) = taken {
-        let _ = std::fs::remove_dir_all(dir);
+impl Drop for SpillDir {
+    fn drop(&mut self) {
+        self.remove();
     }
 }
 

@@ -31,6 +31,10 @@ impl QueuedApprover {
     }
 
     /// Answers the request for `call_id`. Errors if no request with that id waits.
+    ///
+    /// # Errors
+    ///
+    /// No request with `call_id` waits (answered already, or never asked).
     pub fn answer(&self, call_id: &str, answer: ApprovalAnswer) -> Result<(), String> {
         let sender = lock(&self.waiting).remove(call_id);
         match sender {
@@ -69,6 +73,10 @@ impl Approver for QueuedApprover {
 impl ApprovalAnswer {
     /// Reads an answer as an RPC client sends it:
     /// `{"decision": "allow" | "allow-always" | "deny", "reason": "..."}`.
+    ///
+    /// # Errors
+    ///
+    /// No `decision`, or one of another value; the message lists the accepted ones.
     pub fn from_json(value: &Value) -> Result<ApprovalAnswer, String> {
         match value["decision"].as_str() {
             Some("allow") | Some("allow-once") => Ok(ApprovalAnswer::AllowOnce),

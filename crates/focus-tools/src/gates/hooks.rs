@@ -34,6 +34,7 @@
 //!   result, headed by `[PostToolUse hook]`, or `[PostToolUse hook failed: exit N]`.
 
 use super::matcher::{tool_names, Matcher};
+use crate::sandbox::Sandbox;
 use focus_core::char_boundary;
 use focus_core::json::Value;
 use focus_core::json_object;
@@ -162,6 +163,10 @@ pub struct HookConfig {
 impl HookConfig {
     /// Reads the `hooks` key of a settings object (missing → no hooks). Errors name
     /// the bad key with its path, e.g. `hooks.PreToolUse[0].hooks[1].timeout`.
+    ///
+    /// # Errors
+    ///
+    /// A malformed hook entry: the message names its key with its path.
     pub fn from_json(settings: &Value) -> Result<HookConfig, String> {
         let mut config = HookConfig::default();
         let hooks = &settings["hooks"];
@@ -234,6 +239,11 @@ impl HookConfig {
     /// project's (`project`, marked [`Hook::from_project`]): both run, as
     /// Claude Code runs the hooks of every settings file. Errors name the
     /// file's key, prefixed `project settings: ` for the project's.
+    ///
+    /// # Errors
+    ///
+    /// As [`HookConfig::from_json`] for either layer, prefixed `project settings: ` for the
+    /// project's.
     pub fn from_layers(user: &Value, project: &Value) -> Result<HookConfig, String> {
         let mut config = HookConfig::from_json(user)?;
         let mut theirs =
@@ -321,15 +331,16 @@ pub struct HookRun {
     pub code: Option<i32>,
 }
 
-/// Runs `hook` with `input` (the call as JSON) on standard input, in `cwd`.
-pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path) -> HookRun {
+/// Runs `hook` with `input` (the call as JSON) on standard input, in `cwd`,
+/// confined by `sandbox` (as its settings say hooks are).
+pub fn run_hook(hook: &Hook, input: &Value, cwd: &Path, sandbox: &Sandbox) -> HookRun {
     let mut command = process::sh(&hook.command);
     command
         .current_dir(cwd)
         .env("FOCUS_PROJECT_DIR", cwd)
         .env("CLAUDE_PROJECT_DIR", cwd);
     crate::secret_env::remove_secret_variables(&mut command);
-    if let Err(e) = crate::sandbox::current().confine_hook(&mut command, hook.from_project) {
+    if let Err(e) = sandbox.confine_hook(&mut command, hook.from_project) {
         return HookRun {
             ok: false,
             ending: "not started".to_string(),
@@ -420,19 +431,24 @@ pub fn hook_input(
     value
 }
 
-/// Runs the PreToolUse hooks for a call in order; the first failure blocks, and the
-/// returned text is the reason the model (and the user) reads: the hook's own
-/// reason comes first, whole (its output is capped at 10,000 bytes), and
-/// the hook's command last, so a display that shows only the start of a message
-/// still shows why.
+/// Runs the PreToolUse hooks for a call in order, in `cwd` and `sandbox`
+/// ([`run_hook`]).
+///
+/// # Errors
+///
+/// The first failure blocks: the text is the reason the model (and the user)
+/// reads: the hook's own reason comes first, whole (its output is capped at
+/// 10,000 bytes), and the hook's command last, so a display that shows only
+/// the start of a message still shows why.
 pub fn run_pre_tool_use(
     config: &HookConfig,
     tool_name: &str,
     input: &Value,
     cwd: &Path,
+    sandbox: &Sandbox,
 ) -> Result<(), String> {
     for hook in config.matching(HookEvent::PreToolUse, tool_name) {
-        let run = run_hook(hook, input, cwd);
+        let run = run_hook(hook, input, cwd, sandbox);
         if let Some(reason) = run.ok.then(|| json_block_reason(&run.stdout)).flatten() {
             return Err(block_message(tool_name, "", &reason, &hook.command));
         }
@@ -493,16 +509,18 @@ pub(crate) fn json_block_reason(stdout: &str) -> Option<String> {
 }
 
 /// Runs the PostToolUse hooks for a call; returns the text to append to its result
-/// (empty if the hooks were silent and succeeded).
+/// (empty if the hooks were silent and succeeded); they run in `cwd` and
+/// `sandbox` ([`run_hook`]).
 pub fn run_post_tool_use(
     config: &HookConfig,
     tool_name: &str,
     input: &Value,
     cwd: &Path,
+    sandbox: &Sandbox,
 ) -> String {
     let mut appended = String::new();
     for hook in config.matching(HookEvent::PostToolUse, tool_name) {
-        let run = run_hook(hook, input, cwd);
+        let run = run_hook(hook, input, cwd, sandbox);
         if run.ok && run.output.is_empty() {
             continue;
         }

@@ -24,6 +24,7 @@ use focus_core::json::Value;
 use focus_core::json_object;
 use focus_core::message::{Content, Message};
 use std::path::Path;
+use std::sync::Arc;
 
 /// The session hooks describe: Claude Code's `session_id` and `transcript_path`
 /// (empty when focus saves no session).
@@ -73,12 +74,16 @@ impl Gatekeeper {
         let input = with_fields(self.event_input(event), fields);
         hooks
             .into_iter()
-            .map(|hook| (hook, run_hook(hook, &input, &self.cwd)))
+            .map(|hook| (hook, run_hook(hook, &input, &self.cwd, &self.sandbox)))
             .collect()
     }
 
     /// Runs the `UserPromptSubmit` hooks for `prompt`: `Err(reason)` refuses it
     /// (the text for the user), `Ok(Some(context))` is added to it.
+    ///
+    /// # Errors
+    ///
+    /// A hook refused the prompt: the text says why, for the user.
     pub fn user_prompt_submit(&self, prompt: &str) -> Result<Option<String>, String> {
         let fields = json_object! {"prompt" => prompt};
         let mut context = Vec::new();
@@ -190,10 +195,10 @@ impl Gatekeeper {
         }
         let fields = json_object! {"message" => message, "notification_type" => KIND};
         let input = with_fields(self.event_input(HookEvent::Notification), fields);
-        let cwd = self.cwd.clone();
+        let (cwd, sandbox) = (self.cwd.clone(), Arc::clone(&self.sandbox));
         std::thread::spawn(move || {
             for hook in &hooks {
-                run_hook(hook, &input, &cwd);
+                run_hook(hook, &input, &cwd, &sandbox);
             }
         });
     }

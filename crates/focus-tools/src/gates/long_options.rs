@@ -12,6 +12,10 @@
 
 /// The table entry `arg` (`--name` or `--name=value`) names: the exact entry,
 /// or the one entry it is a prefix of. `Err` for unknown or ambiguous names.
+///
+/// # Errors
+///
+/// `arg` names no entry, or is the prefix of several.
 pub fn resolve(arg: &str, table: &[&'static str]) -> Result<&'static str, String> {
     let name = option_name(arg);
     if let Some(exact) = table.iter().find(|t| **t == name) {

@@ -78,6 +78,10 @@ impl PartialEq for Matcher {
 impl Matcher {
     /// Reads a matcher (see the module's table); a bad regular expression is an
     /// error naming the position.
+    ///
+    /// # Errors
+    ///
+    /// A bad regular expression: the message names the position.
     pub fn parse(text: &str) -> Result<Matcher, String> {
         let trimmed = text.trim();
         if trimmed.is_empty() || trimmed == "*" {

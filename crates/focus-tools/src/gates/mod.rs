@@ -28,6 +28,7 @@ pub mod readonly_programs;
 pub mod rules;
 pub mod shell_lexer;
 
+use crate::sandbox::Sandbox;
 pub use approval_queue::QueuedApprover;
 use focus_core::json::Value;
 use focus_core::message::{AssistantMessage, Content, ToolCall};
@@ -54,6 +55,10 @@ pub struct GateConfig {
 
 impl GateConfig {
     /// Reads `permissionMode`, `permissions` and `hooks` from a settings object.
+    ///
+    /// # Errors
+    ///
+    /// A bad mode, rule or hook: the message names the key.
     pub fn from_json(settings: &Value) -> Result<GateConfig, String> {
         Ok(GateConfig {
             permissions: PermissionConfig::from_json(settings)?,
@@ -74,6 +79,8 @@ pub struct Gatekeeper {
     /// One approval prompt at a time, even when calls are gated in parallel.
     asking: Mutex<()>,
     cwd: PathBuf,
+    /// The sandbox hooks run in, made read-only in plan mode.
+    sandbox: Arc<Sandbox>,
     /// The session the hooks describe.
     session: Mutex<lifecycle::SessionRef>,
     /// What `SessionStart` hooks printed, waiting for the first prompt.
@@ -84,9 +91,9 @@ pub struct Gatekeeper {
 }
 
 impl Gatekeeper {
-    /// A gate with `config`, asking `approver` when needed; hooks run in `cwd`.
+    /// A gate with `config`, asking `approver` when needed; hooks run in `cwd`,
+    /// unconfined until [`Gatekeeper::with_sandbox`] gives a sandbox.
     pub fn new(mut config: GateConfig, approver: Arc<dyn Approver>, cwd: PathBuf) -> Gatekeeper {
-        crate::sandbox::current().set_mode(config.permissions.mode);
         config
             .permissions
             .project
@@ -98,6 +105,7 @@ impl Gatekeeper {
             session_allow: Mutex::new(Vec::new()),
             asking: Mutex::new(()),
             cwd,
+            sandbox: Arc::new(Sandbox::off()),
             session: Mutex::new(lifecycle::SessionRef::default()),
             start_context: Mutex::new(None),
             hook_failures: Mutex::new(Vec::new()),
@@ -105,6 +113,10 @@ impl Gatekeeper {
     }
 
     /// Reads the gate settings from a settings object (see [`GateConfig::from_json`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`GateConfig::from_json`].
     pub fn from_settings(
         settings: &Value,
         approver: Arc<dyn Approver>,
@@ -115,6 +127,20 @@ impl Gatekeeper {
             approver,
             cwd,
         ))
+    }
+
+    /// The same gate with hooks confined by `sandbox` (the one the tools were
+    /// built with, [`crate::ToolState`]), which follows the gate's mode from now
+    /// on: plan mode makes it read-only.
+    pub fn with_sandbox(mut self, sandbox: Arc<Sandbox>) -> Gatekeeper {
+        sandbox.set_mode(self.mode());
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// The sandbox hooks run in (see [`Gatekeeper::with_sandbox`]).
+    pub fn sandbox(&self) -> &Arc<Sandbox> {
+        &self.sandbox
     }
 
     /// Settings that were read but will not take effect (hook events focus does
@@ -133,11 +159,11 @@ impl Gatekeeper {
         *sync::read(&self.mode)
     }
 
-    /// Switches the mode; applies to the next call gated, and to the installed
+    /// Switches the mode; applies to the next call gated, and to the gate's
     /// sandbox (plan mode makes it read-only).
     pub fn set_mode(&self, mode: Mode) {
         *sync::write(&self.mode) = mode;
-        crate::sandbox::current().set_mode(mode);
+        self.sandbox.set_mode(mode);
     }
 
     /// The rules added by "allow always" answers this session, as text.
@@ -269,7 +295,13 @@ impl ToolGate for Gatekeeper {
             return GateDecision::Allow;
         }
         let input = self.tool_hook_input(HookEvent::PreToolUse, call, tool, None);
-        match hooks::run_pre_tool_use(&self.config.hooks, tool.name(), &input, &self.cwd) {
+        match hooks::run_pre_tool_use(
+            &self.config.hooks,
+            tool.name(),
+            &input,
+            &self.cwd,
+            &self.sandbox,
+        ) {
             Ok(()) => GateDecision::Allow,
             Err(reason) => GateDecision::Block(reason),
         }
@@ -300,7 +332,13 @@ impl ToolGate for Gatekeeper {
             tool,
             Some((&text, output.is_error)),
         );
-        let appended = hooks::run_post_tool_use(&self.config.hooks, tool.name(), &input, &self.cwd);
+        let appended = hooks::run_post_tool_use(
+            &self.config.hooks,
+            tool.name(),
+            &input,
+            &self.cwd,
+            &self.sandbox,
+        );
         if !appended.is_empty() {
             match output.content.iter_mut().rev().find_map(|c| match c {
                 Content::Text { text, .. } => Some(text),

@@ -80,6 +80,10 @@ impl Mode {
     }
 
     /// Parses a mode name (`acceptEdits` is accepted for Claude Code settings).
+    ///
+    /// # Errors
+    ///
+    /// `name` is no mode; the message lists the modes.
     pub fn parse(text: &str) -> Result<Mode, String> {
         match text {
             "default" => Ok(Mode::Default),
@@ -147,6 +151,10 @@ impl PermissionConfig {
     /// Reads `permissionMode` and `permissions: {allow, ask, deny, defaultMode}` from a
     /// settings object; other top-level keys are ignored (they belong to others).
     /// Errors name the bad key or rule.
+    ///
+    /// # Errors
+    ///
+    /// A bad mode, a list of the wrong type, or a rule that does not parse: the message names it.
     pub fn from_json(settings: &Value) -> Result<PermissionConfig, String> {
         let mut config = PermissionConfig::default();
         if settings.is_null() {

@@ -32,6 +32,10 @@ const ALWAYS_READ_ONLY: &[&str] = &[
 ];
 
 /// Checks `program` with `args`; `Err` explains why it may write.
+///
+/// # Errors
+///
+/// `program` with `args` may write, or is not known to only read: the text says why.
 pub fn check_program(program: &str, args: &[Word], origin: ArgsOrigin) -> Result<(), String> {
     // `[[ $x -eq 1 ]]` evaluates `$x`'s value as arithmetic, where an array
     // subscript runs command substitutions (`x='a[$(rm f)]'`).

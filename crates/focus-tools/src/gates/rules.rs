@@ -33,6 +33,11 @@ pub struct Rule {
 
 impl Rule {
     /// Parses `tool` or `tool(pattern)`.
+    ///
+    /// # Errors
+    ///
+    /// No tool name, a name with characters other than letters, digits, `_`, `-` and `*`, a `(`
+    /// without its `)`, or an empty pattern.
     pub fn parse(text: &str) -> Result<Rule, String> {
         let text = text.trim();
         let (tool, pattern) = match text.find('(') {

@@ -90,6 +90,11 @@ enum Token {
 }
 
 /// Parses `src` into simple commands. Errors name what was not understood.
+///
+/// # Errors
+///
+/// Shell syntax the lexer does not understand (an unclosed quote, a substitution it cannot follow):
+/// the message names it.
 pub fn parse(src: &str) -> Result<Parsed, String> {
     let mut lexer = Lexer {
         chars: src.chars().collect(),

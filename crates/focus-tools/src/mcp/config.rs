@@ -91,6 +91,10 @@ impl McpServerConfig {
 
     /// Reads the `mcpServers` key of a settings object (missing → no servers), in
     /// settings order, skipping disabled ones. Errors name the server and key.
+    ///
+    /// # Errors
+    ///
+    /// A malformed server entry: the message names the server and the key.
     pub fn from_json(settings: &Value) -> Result<Vec<McpServerConfig>, String> {
         let servers = &settings["mcpServers"];
         if servers.is_null() {
@@ -200,6 +204,11 @@ impl McpServerConfig {
 /// Expands `${NAME}` and `${NAME:-default}` from focus's environment (so tokens can
 /// stay out of settings files). A missing variable without a default is an error
 /// naming the variable, never its value.
+///
+/// # Errors
+///
+/// A `${NAME}` without a default whose variable is not set (the message names the variable, never a
+/// value), or a `${…}` that is no variable reference.
 pub fn expand_env(text: &str) -> Result<String, String> {
     expand_env_with(text, focus_sys::secrets::var)
 }

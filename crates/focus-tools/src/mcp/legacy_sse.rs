@@ -57,6 +57,11 @@ impl LegacySseConnection {
     /// Opens the event stream at `url` and waits (at most `wait`) for its
     /// `endpoint` event. `on_close` runs once, with the reason, when the stream
     /// ends after that.
+    ///
+    /// # Errors
+    ///
+    /// The stream cannot be opened, answers with an error status, or sends no `endpoint` event
+    /// within `wait`.
     pub fn open(
         url: &str,
         headers: Vec<(String, String)>,

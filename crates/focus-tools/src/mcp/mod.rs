@@ -19,6 +19,7 @@ pub mod rpc;
 pub mod server;
 pub mod tool;
 
+use crate::sandbox::Sandbox;
 pub use config::McpServerConfig;
 use focus_core::sync::lock;
 use focus_core::tool::Tool;
@@ -58,17 +59,21 @@ pub struct McpManager {
 impl McpManager {
     /// Starts every server in parallel and returns when each is running or has
     /// failed (at most the longest startup timeout). Server stderr goes to
-    /// `<log_dir>/<server>.log`; the directory is created if needed.
+    /// `<log_dir>/<server>.log`; the directory is created if needed. Servers
+    /// run unconfined ([`Sandbox::off`]).
     pub fn start(configs: Vec<McpServerConfig>, log_dir: &Path) -> McpManager {
-        McpManager::start_with_http(configs, log_dir, None)
+        McpManager::start_with_http(configs, log_dir, None, Arc::new(Sandbox::off()))
     }
 
     /// Like [`McpManager::start`], with an HTTP client for servers configured with a
-    /// `url` (the streamable HTTP transport); without one they fail to start.
+    /// `url` (the streamable HTTP transport; without one they fail to start), and
+    /// with the servers started over stdio confined by `sandbox` when its
+    /// settings say so (`sandbox.mcpServers`).
     pub fn start_with_http(
         configs: Vec<McpServerConfig>,
         log_dir: &Path,
         http: Option<Arc<dyn focus_transport::Transport>>,
+        sandbox: Arc<Sandbox>,
     ) -> McpManager {
         let generation = Arc::new(AtomicU64::new(0));
         let warnings = Arc::new(Mutex::new(Vec::new()));
@@ -87,14 +92,16 @@ impl McpManager {
         let handles: Vec<_> = configs
             .into_iter()
             .map(|config| {
-                let (generation, warnings, log_dir, http) = (
+                let (generation, warnings, log_dir, http, sandbox) = (
                     generation.clone(),
                     warnings.clone(),
                     log_dir.clone(),
                     http.clone(),
+                    sandbox.clone(),
                 );
                 std::thread::spawn(move || {
-                    Server::start(config, log_dir.as_deref(), generation, warnings, http)
+                    let log_dir = log_dir.as_deref();
+                    Server::start(config, log_dir, generation, warnings, http, sandbox)
                 })
             })
             .collect();

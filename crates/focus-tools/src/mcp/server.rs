@@ -28,6 +28,7 @@ use super::config::McpServerConfig;
 use super::http::HttpConnection;
 use super::legacy_sse::LegacySseConnection;
 use super::rpc::{Connection, NotificationHandler, RpcChannel, RpcError, Wait};
+use crate::sandbox::Sandbox;
 use focus_core::cancel::CancelToken;
 use focus_core::json::Value;
 use focus_core::json_object;
@@ -105,6 +106,8 @@ pub struct Server {
     offers: Mutex<Offers>,
     connection: Mutex<Option<Arc<dyn RpcChannel>>>,
     log_path: Option<PathBuf>,
+    /// The sandbox a server started over stdio runs in (as its settings say).
+    sandbox: Arc<Sandbox>,
     /// Bumped whenever any server's tool list changes (shared by the manager).
     generation: Arc<AtomicU64>,
     /// Warnings for the user, each pushed once (shared by the manager).
@@ -149,6 +152,7 @@ impl Server {
         generation: Arc<AtomicU64>,
         warnings: Arc<Mutex<Vec<String>>>,
         http: Option<Arc<dyn Transport>>,
+        sandbox: Arc<Sandbox>,
     ) -> Arc<Server> {
         let log_path =
             log_dir.map(|dir| dir.join(format!("{}.log", super::sanitize(&config.name))));
@@ -160,6 +164,7 @@ impl Server {
             offers: Mutex::new(Offers::default()),
             connection: Mutex::new(None),
             log_path,
+            sandbox,
             generation,
             warnings,
             refresh_wanted: AtomicBool::new(false),
@@ -310,7 +315,7 @@ impl Server {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
-        crate::sandbox::current().confine_mcp_server(&mut command)?;
+        self.sandbox.confine_mcp_server(&mut command)?;
         let child = command
             .spawn()
             .map_err(|e| format!("cannot start `{}`: {e}", config.command))?;
@@ -445,6 +450,10 @@ impl Server {
 
     /// Calls `tools/call` for `tool` with `arguments`: the raw result, or why there
     /// is none.
+    ///
+    /// # Errors
+    ///
+    /// As [`Server::request`].
     pub fn call_tool(
         &self,
         tool: &str,
@@ -457,6 +466,11 @@ impl Server {
 
     /// Sends one request (`resources/read`, `prompts/get`…) and waits for its
     /// answer, within the server's request timeout.
+    ///
+    /// # Errors
+    ///
+    /// An [`RpcError`]: the server is not running, did not answer within its timeout, the call was
+    /// cancelled, or it answered with a JSON-RPC error.
     pub fn request(
         &self,
         method: &str,

@@ -48,6 +48,10 @@ pub struct Program {
 }
 
 /// Compiles a tree, or explains why the program would be too large.
+///
+/// # Errors
+///
+/// The program would pass the size limit (a huge repetition count, say).
 pub fn compile(node: &Node) -> Result<Program, String> {
     let mut compiler = Compiler {
         insts: Vec::new(),

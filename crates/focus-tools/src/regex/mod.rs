@@ -19,8 +19,10 @@ pub mod literal;
 pub mod parse;
 pub mod pike;
 
+use focus_core::sync::lock;
 use literal::LiteralSearcher;
 pub use parse::Error;
+use std::sync::Mutex;
 
 /// A compiled pattern.
 #[derive(Clone, Debug)]
@@ -29,15 +31,61 @@ pub struct Regex {
     prefilter: Option<LiteralSearcher>,
     /// The pattern is exactly `prefilter`'s string: no VM needed.
     pure_literal: bool,
+    /// The VM's buffers, kept between searches.
+    scratch: Scratch,
+}
+
+/// Spare [`pike::Cache`]s of one [`Regex`]: a search takes one (or makes one)
+/// and gives it back, so threads searching with the same pattern each get
+/// their own and a search allocates nothing once warm.
+#[derive(Default)]
+struct Scratch(Mutex<Vec<pike::Cache>>);
+
+/// At most this many spare caches are kept (one per searching thread).
+const MAX_SPARE_CACHES: usize = 16;
+
+impl Scratch {
+    /// Runs `search` with a spare cache.
+    fn with<R>(&self, search: impl FnOnce(&mut pike::Cache) -> R) -> R {
+        let mut cache = lock(&self.0).pop().unwrap_or_default();
+        let result = search(&mut cache);
+        let mut spare = lock(&self.0);
+        if spare.len() < MAX_SPARE_CACHES {
+            spare.push(cache);
+        }
+        result
+    }
+}
+
+impl Clone for Scratch {
+    /// A clone starts with no spare caches of its own.
+    fn clone(&self) -> Scratch {
+        Scratch::default()
+    }
+}
+
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Scratch")
+    }
 }
 
 impl Regex {
     /// Compiles a case-sensitive pattern.
+    ///
+    /// # Errors
+    ///
+    /// As [`Regex::with_options`].
     pub fn new(pattern: &str) -> Result<Regex, Error> {
         Regex::with_options(pattern, false)
     }
 
     /// Compiles a pattern, optionally case-insensitive throughout.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error`] with the position: a syntax error, or a pattern whose program would be too
+    /// large.
     pub fn with_options(pattern: &str, case_insensitive: bool) -> Result<Regex, Error> {
         let tree = parse::parse(pattern, case_insensitive)?;
         let program = compile::compile(&tree).map_err(|message| Error {
@@ -69,6 +117,7 @@ impl Regex {
             program,
             prefilter,
             pure_literal,
+            scratch: Scratch::default(),
         })
     }
 
@@ -91,6 +140,7 @@ impl Regex {
             program,
             prefilter: usable.then(|| LiteralSearcher::new(text.as_bytes(), case_insensitive)),
             pure_literal: usable,
+            scratch: Scratch::default(),
         }
     }
 
@@ -104,7 +154,9 @@ impl Regex {
                 return true;
             }
         }
-        pike::search(&self.program, text, true).is_some()
+        self.scratch
+            .with(|cache| pike::search(&self.program, text, true, cache))
+            .is_some()
     }
 
     /// The leftmost-first match in `text`, as a byte range.
@@ -115,7 +167,8 @@ impl Regex {
                 return Some((start, start + prefilter.needle().len()));
             }
         }
-        pike::search(&self.program, text, false)
+        self.scratch
+            .with(|cache| pike::search(&self.program, text, false, cache))
     }
 
     /// The string every match contains, if one was found (used by grep to scan

@@ -127,6 +127,11 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// Parses `pattern`. The whole pattern is case-insensitive when `case_insensitive`.
+///
+/// # Errors
+///
+/// An [`Error`] naming the position: an unclosed group or class, a bad escape or repetition,
+/// nesting too deep.
 pub fn parse(pattern: &str, case_insensitive: bool) -> Result<Node, Error> {
     let mut parser = Parser {
         chars: pattern.chars().collect(),

@@ -12,8 +12,6 @@
 //! the fly; an invalid byte reads as U+FFFD and consumes one byte, so any file
 //! can be searched.
 
-use std::cell::RefCell;
-
 use super::compile::{Inst, Program};
 use super::parse::{is_word_char, Look};
 
@@ -43,16 +41,13 @@ impl Threads {
     }
 }
 
-/// Buffers reused between searches on one thread (grep calls the VM per line).
+/// Buffers reused between searches (grep calls the VM per line): the caller
+/// keeps one and passes it to every [`search`] (a [`super::Regex`] keeps a few).
 #[derive(Default)]
-struct Cache {
+pub struct Cache {
     current: Threads,
     next: Threads,
     stack: Vec<usize>,
-}
-
-thread_local! {
-    static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
 }
 
 /// The character at `pos` and its length in bytes; invalid UTF-8 reads as
@@ -76,18 +71,10 @@ pub fn decode(text: &[u8], pos: usize) -> Option<(char, usize)> {
     Some(decoded.map_or(('\u{FFFD}', 1), |c| (c, width)))
 }
 
-/// Searches `text`. Returns the leftmost-first match as a byte range; with
-/// `earliest`, returns as soon as any match is certain (its range is then not
-/// meaningful beyond "there is one").
-pub fn search(program: &Program, text: &[u8], earliest: bool) -> Option<(usize, usize)> {
-    CACHE.with(|cache| match cache.try_borrow_mut() {
-        Ok(mut cache) => run(program, text, earliest, &mut cache),
-        // Re-entrant use (not expected) gets fresh buffers rather than a panic.
-        Err(_) => run(program, text, earliest, &mut Cache::default()),
-    })
-}
-
-fn run(
+/// Searches `text` with the buffers in `cache`. Returns the leftmost-first
+/// match as a byte range; with `earliest`, returns as soon as any match is
+/// certain (its range is then not meaningful beyond "there is one").
+pub fn search(
     program: &Program,
     text: &[u8],
     earliest: bool,

@@ -73,6 +73,11 @@ pub struct Request<'a> {
 }
 
 /// Applies the whole confinement to `command`; an error means it must not run.
+///
+/// # Errors
+///
+/// A sentence (starting `sandbox:`) when the Landlock ruleset or the namespace plan cannot be
+/// built; the command must not run then.
 #[cfg(target_os = "linux")]
 pub fn build(request: Request<'_>, command: &mut std::process::Command) -> Result<(), String> {
     use focus_sys::jail::Jail;
@@ -135,6 +140,10 @@ pub fn build(request: Request<'_>, command: &mut std::process::Command) -> Resul
 
 /// Applies Landlock alone (the only part outside Linux: never reached, since
 /// there is no Landlock there).
+///
+/// # Errors
+///
+/// A sentence (starting `sandbox:`) when the Landlock ruleset cannot be built.
 #[cfg(not(target_os = "linux"))]
 pub fn build(request: Request<'_>, command: &mut std::process::Command) -> Result<(), String> {
     if let Some(rules) = &request.rules {

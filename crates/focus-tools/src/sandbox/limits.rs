@@ -54,6 +54,11 @@ impl Default for ToolLimits {
 impl ToolLimits {
     /// Reads `sandbox.limits` (absent keys keep their defaults); errors name
     /// the key.
+    ///
+    /// # Errors
+    ///
+    /// `sandbox.limits` is not an object, or one of its keys has a value of the wrong type or
+    /// range; the message names the key.
     pub fn from_json(value: &Value) -> Result<ToolLimits, String> {
         let mut out = ToolLimits::default();
         let object = match value {

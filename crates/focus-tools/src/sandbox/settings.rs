@@ -68,6 +68,10 @@ impl Default for SandboxSettings {
 impl SandboxSettings {
     /// Reads the `sandbox` key of a settings object (absent: the defaults);
     /// relative `writablePaths` are taken from `project`. Errors name the key.
+    ///
+    /// # Errors
+    ///
+    /// A value of the wrong type: the message names the key.
     pub fn from_json(settings: &Value, project: &Path) -> Result<SandboxSettings, String> {
         let mut out = SandboxSettings::default();
         let object = match &settings["sandbox"] {

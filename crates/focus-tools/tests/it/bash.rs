@@ -128,8 +128,10 @@ fn a_background_process_does_not_hold_the_result_back() {
 #[test]
 fn long_output_keeps_the_tail_and_saves_the_full_output() {
     let tree = TempTree::new("bash-truncate");
+    // The spill file lives as long as the tool's state.
+    let tool = tool("bash", &tree.root);
     // 349 KB: more than the inline cap, less than the spill cap (500 KB).
-    let out = bash(&tree, "seq 1 60000");
+    let out = call(&*tool, json_object! { "command" => "seq 1 60000" });
     assert!(!out.is_error);
     let text = out.text_content();
     assert!(
@@ -149,7 +151,7 @@ fn long_output_keeps_the_tail_and_saves_the_full_output() {
     assert!(full.starts_with("1\n2\n3\n"));
     std::fs::remove_file(&path).unwrap();
 
-    let out = bash(&tree, "seq 1 3000");
+    let out = call(&*tool, json_object! { "command" => "seq 1 3000" });
     let text = out.text_content();
     assert!(text.starts_with("1001\n"), "{}", &text[..50]);
     assert!(

@@ -1,32 +1,27 @@
 //! Issue 19, item 5: bash output beyond the inline cap is spilled to a file
 //! that is capped, private (directory 0700, file 0600), removed at exit, and
-//! described to the model (where it is, that it was capped). Each test runs in
-//! a process of its own (`in_own_process`): [`remove_spill_dir`] acts on the
-//! whole process, and would pull the spill files from under the bash tests.
+//! described to the model (where it is, that it was capped). The spill
+//! directory belongs to the tools' [`ToolState`], not to the process: each
+//! test has its own, and dropping it removes it.
 
 use crate::support::common;
-use focus_testkit::alone::in_own_process;
 
 use std::os::unix::fs::PermissionsExt;
 
 use common::{call, TempTree};
 use focus_core::json_object;
-use focus_tools::bash::spill::{remove_spill_dir, spill_dir, DEFAULT_SPILL_CAP};
+use focus_tools::bash::spill::{SpillDir, DEFAULT_SPILL_CAP};
 use focus_tools::bash::BashTool;
 use focus_tools::output::MAX_BYTES;
+use focus_tools::ToolState;
 
 #[test]
-fn spill_files_are_capped_private_described_and_removed_at_exit() {
-    if !in_own_process(
-        module_path!(),
-        "spill_files_are_capped_private_described_and_removed_at_exit",
-    ) {
-        return;
-    }
+fn spill_files_are_capped_private_described_and_removed_with_their_state() {
     assert_eq!(DEFAULT_SPILL_CAP, 10 * MAX_BYTES as u64);
     let tree = TempTree::new("spill");
     let cap = 200_000;
-    let bash = BashTool::new(tree.root.clone()).with_spill_cap(cap);
+    let state = ToolState::unconfined();
+    let bash = BashTool::new(tree.root.clone(), state.clone()).with_spill_cap(cap);
     // 3 MB of `y` lines: fifteen times the cap.
     let out = call(&bash, json_object! { "command" => "yes | head -c 3000000" });
     assert!(!out.is_error, "{}", out.text_content());
@@ -40,7 +35,7 @@ fn spill_files_are_capped_private_described_and_removed_at_exit() {
     assert!(text.contains("y\ny\n"), "the end is shown inline");
 
     let dir = path.parent().unwrap().to_path_buf();
-    assert_eq!(Some(dir.clone()), spill_dir());
+    assert_eq!(Some(dir.clone()), state.spill.path());
     assert!(dir
         .file_name()
         .unwrap()
@@ -61,23 +56,41 @@ fn spill_files_are_capped_private_described_and_removed_at_exit() {
     assert!(!out.text_content().contains("capped"));
     assert_eq!(small.parent(), Some(dir.as_path()));
 
-    remove_spill_dir();
-    assert!(!dir.exists(), "the spill directory is removed at exit");
+    // Another state's spill directory is another directory.
+    let other = ToolState::unconfined();
+    let other_dir = other.spill.path().expect("another spill dir");
+    assert_ne!(other_dir, dir);
+    drop(other);
+    assert!(
+        !other_dir.exists(),
+        "dropping a state removes its directory"
+    );
+    assert!(dir.exists(), "and leaves the others alone");
+
+    drop(bash);
+    drop(state);
+    assert!(
+        !dir.exists(),
+        "the spill directory goes with the last holder"
+    );
     assert!(!path.exists());
 }
 
 #[test]
 fn a_dead_process_spill_directory_is_swept() {
-    if !in_own_process(module_path!(), "a_dead_process_spill_directory_is_swept") {
-        return;
-    }
     // A directory named for a pid that cannot exist (above pid_max).
     let stale = std::env::temp_dir().join("focus-spill-4294967295-1");
     std::fs::create_dir_all(&stale).unwrap();
     std::fs::write(stale.join("bash-0.log"), "old").unwrap();
     // Creating a spill directory sweeps; a fresh process would do the same.
-    remove_spill_dir();
-    let dir = spill_dir().expect("spill dir");
+    let spill = SpillDir::new();
+    let dir = spill.path().expect("spill dir");
     assert!(!stale.exists(), "the stale spill directory is swept");
     assert!(dir.exists());
+    spill.remove();
+    assert!(!dir.exists());
+    assert!(
+        spill.path().is_some_and(|again| again.is_dir()),
+        "made again on demand"
+    );
 }

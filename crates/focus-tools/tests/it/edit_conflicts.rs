@@ -8,9 +8,10 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::process::{Command, Stdio};
 
-use common::{call, tool, TempTree};
+use common::{call, tool, tool_in, TempTree};
 use focus_core::json::Value;
 use focus_core::{json_array, json_object};
+use focus_tools::ToolState;
 
 fn edit_args(path: &str, old: &str, new: &str) -> Value {
     json_object! {
@@ -23,10 +24,12 @@ fn edit_args(path: &str, old: &str, new: &str) -> Value {
 fn an_edit_after_someone_else_changed_the_file_is_refused_until_it_is_read_again() {
     let tree = TempTree::new("changed-since-read");
     tree.write("a.txt", "one\ntwo\n");
+    // One state: what `read` saw is what `edit` and `write` check against.
+    let state = ToolState::unconfined();
     let (read, edit, write) = (
-        tool("read", &tree.root),
-        tool("edit", &tree.root),
-        tool("write", &tree.root),
+        tool_in("read", &tree.root, &state),
+        tool_in("edit", &tree.root, &state),
+        tool_in("write", &tree.root, &state),
     );
     assert!(!call(&*read, json_object! { "path" => "a.txt" }).is_error);
     // The user changes the file behind focus's back (same size: only the hash tells).
@@ -153,7 +156,11 @@ fn edits_racing_a_appending_loop_lose_no_line() {
         .current_dir(&tree.root)
         .spawn()
         .unwrap();
-    let (read, edit) = (tool("read", &tree.root), tool("edit", &tree.root));
+    let state = ToolState::unconfined();
+    let (read, edit) = (
+        tool_in("read", &tree.root, &state),
+        tool_in("edit", &tree.root, &state),
+    );
     let (mut done, mut refused, mut header) = (0, 0, 0);
     loop {
         let finished = appender.try_wait().unwrap().is_some();

@@ -376,7 +376,7 @@ fn no_git_configuration_runs_a_program_through_a_read_only_command() {
             let gk = Gatekeeper::new(config, Arc::new(NonInteractiveApprover), project.clone());
             let sandbox = Arc::new(Sandbox::off());
             sandbox.set_mode(mode);
-            let bash_tool = BashTool::with_sandbox(project.clone(), sandbox);
+            let bash_tool = BashTool::new(project.clone(), focus_tools::ToolState::new(sandbox));
             let decision = gk.before_call(&bash(&command), &bash_tool, &message());
             if decision == GateDecision::Allow {
                 call_tool(&bash_tool, json_object! { "command" => command.as_str() });
@@ -406,7 +406,7 @@ fn plain_git_still_works_under_the_protecting_environment() {
     let (project, marker, _) = repository("git-plain", attack);
     let sandbox = Arc::new(Sandbox::off());
     sandbox.set_mode(Mode::Plan);
-    let bash_tool = BashTool::with_sandbox(project.clone(), sandbox);
+    let bash_tool = BashTool::new(project.clone(), focus_tools::ToolState::new(sandbox));
     let out = call_tool(
         &bash_tool,
         json_object! { "command" => "git status --short && git diff --stat && git show --stat && git blame a.txt \
@@ -444,7 +444,10 @@ fn git_commit_in_default_mode_keeps_the_users_global_identity() {
         format!("HOME={home} git commit -q --allow-empty -m from-focus && git log -1 --format=%an");
     let sandbox = Arc::new(Sandbox::off());
     sandbox.set_mode(Mode::Default);
-    let bash_tool = BashTool::with_sandbox(project.clone(), Arc::clone(&sandbox));
+    let bash_tool = BashTool::new(
+        project.clone(),
+        focus_tools::ToolState::new(Arc::clone(&sandbox)),
+    );
     let out = call_tool(&bash_tool, json_object! { "command" => commit.as_str() });
     assert!(
         out.text_content().contains("Global Tester"),

@@ -7,11 +7,12 @@
 
 use crate::support::common;
 
-use common::{call, tool, TempTree};
+use common::{call, tool, tool_in, TempTree};
 use focus_core::json::Value;
 use focus_core::tool::ToolOutput;
 use focus_core::{json_array, json_object};
 use focus_testkit::rng::Rng;
+use focus_tools::ToolState;
 
 /// Every text block of `output` is free of raw control characters other than
 /// newline and tab.
@@ -277,6 +278,13 @@ fn write_refuses_to_replace_a_fifo_or_device() {
 #[test]
 fn write_and_edit_refuse_a_read_only_file_and_leave_it_alone() {
     use std::os::unix::fs::PermissionsExt;
+    // Root ignores file permissions: the test runs again as uid 65534.
+    if crate::support::kernel::is_root() {
+        crate::support::kernel::also_as_unprivileged_user(
+            "hostile_tools::write_and_edit_refuse_a_read_only_file_and_leave_it_alone",
+        );
+        return;
+    }
     let tree = TempTree::new("read-only");
     let file = tree.write("locked.txt", "keep me\n");
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
@@ -409,7 +417,11 @@ fn a_fifo_named_gitignore_does_not_block_the_walk() {
 #[test]
 fn random_edits_are_all_or_nothing_and_exact_when_unique() {
     let tree = TempTree::new("edit-prop");
-    let edit = tool("edit", &tree.root);
+    let state = ToolState::unconfined();
+    let (read, edit) = (
+        tool_in("read", &tree.root, &state),
+        tool_in("edit", &tree.root, &state),
+    );
     let pieces = [
         "fn a() {",
         "    x += 1;",
@@ -437,10 +449,7 @@ fn random_edits_are_all_or_nothing_and_exact_when_unique() {
         let original = format!("{bom}{}", body.replace('\n', eol));
         tree.write("f.txt", &original);
         // Rewritten behind focus's back: read it again, as a model must.
-        call(
-            &*tool("read", &tree.root),
-            json_object! { "path" => "f.txt" },
-        );
+        call(&*read, json_object! { "path" => "f.txt" });
         // Old text: a piece of the file (by whole characters), sometimes reindented.
         let chars: Vec<char> = body.chars().collect();
         let start = rng.below(chars.len());
@@ -510,7 +519,11 @@ fn edit_keeps_each_untouched_line_ending_in_a_mixed_file() {
     // The whole file was rewritten with the first line's ending: a CRLF-first
     // file had every LF line turned into CRLF, an LF-first file lost every CR.
     let tree = TempTree::new("mixed-eol");
-    let edit = tool("edit", &tree.root);
+    let state = ToolState::unconfined();
+    let (read, edit) = (
+        tool_in("read", &tree.root, &state),
+        tool_in("edit", &tree.root, &state),
+    );
     let cases = [
         ("a\r\nb\nc\r\nd\n", "b", "B", "a\r\nB\nc\r\nd\n"),
         ("a\nb\r\nc\n", "a", "A", "A\nb\r\nc\n"),
@@ -520,10 +533,7 @@ fn edit_keeps_each_untouched_line_ending_in_a_mixed_file() {
     ];
     for (original, old, new, expected) in cases {
         tree.write("m.txt", original);
-        call(
-            &*tool("read", &tree.root),
-            json_object! { "path" => "m.txt" },
-        );
+        call(&*read, json_object! { "path" => "m.txt" });
         let output = call(
             &*edit,
             json_object! { "path" => "m.txt", "edits" => json_array![
@@ -594,10 +604,9 @@ fn the_full_output_file_of_a_long_command_is_private() {
     // secrets.
     use std::os::unix::fs::PermissionsExt;
     let tree = TempTree::new("spill-mode");
-    let output = call(
-        &*tool("bash", &tree.root),
-        json_object! { "command" => "seq 1 30000" },
-    );
+    // The spill file lives as long as the tool's state.
+    let bash = tool("bash", &tree.root);
+    let output = call(&*bash, json_object! { "command" => "seq 1 30000" });
     let path = output.details["fullOutputPath"]
         .as_str()
         .expect("a full output file")

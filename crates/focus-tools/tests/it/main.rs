@@ -9,8 +9,10 @@
 //! helpers are in `support`.
 //!
 //! The tests that change what belongs to the whole process (environment
-//! variables, the installed sandbox, the spill directory, thread counts) run in
-//! a process of their own (`focus_testkit::alone`).
+//! variables, thread counts) run in a process of their own
+//! (`focus_testkit::alone`). The sandbox, the record of files seen and the
+//! spill directory are not among them: they belong to a `ToolState`, and each
+//! test builds its own.
 
 mod bash;
 mod bash_secrets;

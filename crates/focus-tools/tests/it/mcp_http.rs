@@ -6,6 +6,7 @@ use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
 use focus_tools::mcp::{McpManager, McpServerConfig, ServerState};
+use focus_tools::sandbox::Sandbox;
 use focus_transport::{HttpRequest, HttpResponse, Transport, TransportError};
 use std::io::Cursor;
 use std::sync::{Arc, Mutex};
@@ -133,7 +134,12 @@ fn talks_to_an_http_server() {
     let configs = McpServerConfig::from_json(&settings).unwrap();
     let server = Arc::new(FakeServer::default());
     let dir = std::env::temp_dir().join(format!("focus-mcp-http-{}", std::process::id()));
-    let manager = McpManager::start_with_http(configs, &dir, Some(server.clone()));
+    let manager = McpManager::start_with_http(
+        configs,
+        &dir,
+        Some(server.clone()),
+        Arc::new(Sandbox::off()),
+    );
     let status = manager.status();
     assert_eq!(status[0].state, ServerState::Running, "{:?}", status[0]);
     assert_eq!(status[0].server_info, "fake-http 2");

@@ -8,6 +8,7 @@ use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_testkit::rng::Rng;
 use focus_tools::mcp::{McpManager, McpServerConfig};
+use focus_tools::sandbox::Sandbox;
 use focus_transport::{HttpRequest, HttpResponse, Transport, TransportError};
 use std::io::Cursor;
 use std::sync::{Arc, Mutex};
@@ -119,7 +120,12 @@ fn a_chaotic_http_server_never_panics_and_never_hangs() {
         config.url = Some("https://chaos.invalid/mcp".into());
         config.request_timeout = Duration::from_millis(300);
         config.startup_timeout = Duration::from_millis(500);
-        let manager = McpManager::start_with_http(vec![config], &log_dir, Some(chaos.clone()));
+        let manager = McpManager::start_with_http(
+            vec![config],
+            &log_dir,
+            Some(chaos.clone()),
+            Arc::new(Sandbox::off()),
+        );
         for tool in manager.tools() {
             running += 1;
             for _ in 0..3 {

@@ -128,6 +128,7 @@ fn start(config: McpServerConfig, name: &str) -> McpManager {
         vec![config],
         &log_dir(name),
         Some(Arc::new(StdHttpTransport::new())),
+        Arc::new(focus_tools::sandbox::Sandbox::off()),
     )
 }
 

@@ -7,6 +7,7 @@ use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
 use focus_core::tool::{Tool, ToolOutput};
 use focus_tools::mcp::{McpManager, McpServerConfig, ServerState};
+use focus_tools::sandbox::Sandbox;
 use focus_transport::{HttpRequest, HttpResponse, Transport, TransportError};
 use std::io::Cursor;
 use std::sync::Arc;
@@ -118,7 +119,12 @@ fn resources_and_prompts_are_tools() {
         parse_str(r#"{"mcpServers": {"lib": {"url": "https://lib.example/mcp"}}}"#).unwrap();
     let configs = McpServerConfig::from_json(&settings).unwrap();
     let dir = std::env::temp_dir().join(format!("focus-mcp-offers-{}", std::process::id()));
-    let manager = McpManager::start_with_http(configs, &dir, Some(Arc::new(Library)));
+    let manager = McpManager::start_with_http(
+        configs,
+        &dir,
+        Some(Arc::new(Library)),
+        Arc::new(Sandbox::off()),
+    );
     let status = manager.status();
     assert_eq!(status[0].state, ServerState::Running, "{:?}", status[0]);
     assert_eq!(

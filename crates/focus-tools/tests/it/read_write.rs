@@ -6,6 +6,7 @@ use crate::support::common;
 use common::{call, tool, TempTree};
 use focus_core::json_object;
 use focus_core::message::Content;
+use focus_tools::ToolState;
 
 #[test]
 fn read_returns_text_and_says_how_to_continue_after_a_user_limit() {
@@ -219,7 +220,7 @@ fn the_registry_lists_all_seven_in_order_with_flags() {
         names,
         ["read", "bash", "edit", "write", "grep", "find", "ls"]
     );
-    assert!(focus_tools::tool_by_name("rm", &cwd).is_none());
+    assert!(focus_tools::tool_by_name("rm", &cwd, &ToolState::unconfined()).is_none());
     let empty = json_object! {};
     for t in &tools {
         let spec = t.spec();
@@ -237,14 +238,12 @@ fn the_registry_lists_all_seven_in_order_with_flags() {
     }
     // A read-only shell command may run beside other read-only calls; a writing one
     // runs alone.
-    let bash = focus_tools::tool_by_name("bash", &cwd).unwrap();
+    let bash = common::tool("bash", &cwd);
     assert!(!bash.runs_alone(&json_object! { "command" => "git status && ls -la" }));
     assert!(bash.is_read_only(&json_object! { "command" => "git status && ls -la" }));
     assert!(bash.runs_alone(&json_object! { "command" => "echo x > notes.txt" }));
     assert!(bash.runs_alone(&json_object! { "command" => "rm -rf target" }));
-    let edit = focus_tools::tool_by_name("edit", &cwd)
-        .unwrap()
-        .parameters();
+    let edit = common::tool("edit", &cwd).parameters();
     assert!(
         edit["properties"]["edits"]["items"]["properties"]["oldText"]
             .as_object()

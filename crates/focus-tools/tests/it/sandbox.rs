@@ -9,6 +9,7 @@ use focus_core::json_object;
 use focus_tools::bash::BashTool;
 use focus_tools::gates::Mode;
 use focus_tools::sandbox::{Sandbox, SandboxSettings, Status};
+use focus_tools::ToolState;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -30,7 +31,7 @@ fn setup(name: &str, settings: SandboxSettings) -> Option<(TempTree, Arc<Sandbox
 }
 
 fn bash(sandbox: &Arc<Sandbox>, cwd: &Path, command: &str) -> String {
-    let tool = BashTool::with_sandbox(cwd.to_path_buf(), Arc::clone(sandbox));
+    let tool = BashTool::new(cwd.to_path_buf(), ToolState::new(Arc::clone(sandbox)));
     call(&tool, json_object! {"command" => command}).text_content()
 }
 

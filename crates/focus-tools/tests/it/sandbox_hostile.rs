@@ -26,6 +26,7 @@ use focus_core::message::ToolCall;
 use focus_tools::bash::BashTool;
 use focus_tools::gates::{Decision, GateConfig, Gatekeeper, Mode, NonInteractiveApprover};
 use focus_tools::sandbox::{Sandbox, SandboxSettings};
+use focus_tools::ToolState;
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -317,7 +318,7 @@ fn run_all(mode: Mode, sandbox_on: bool) -> (Vec<String>, usize) {
             return (Vec::new(), 0);
         }
         sandbox.set_mode(mode);
-        let tool = BashTool::with_sandbox(project.clone(), Arc::clone(&sandbox));
+        let tool = BashTool::new(project.clone(), ToolState::new(Arc::clone(&sandbox)));
         let decision = gate_decision(mode, &project, &tool, &command);
         if !sandbox_on && decision != Decision::Allow {
             continue; // focus would ask or refuse: nothing runs unasked

@@ -1,26 +1,20 @@
-//! The installed sandbox as the file tools and hooks meet it: one test, run in a
-//! process of its own (`in_own_process`), because `sandbox::install` is
-//! process-wide.
+//! The session's sandbox as the file tools and hooks meet it: the tools built
+//! with a [`ToolState`] follow its sandbox, and tools built with another state
+//! (here, one without a sandbox) are not touched by it: nothing is process-wide.
 
 use crate::support::common;
-use focus_testkit::alone::in_own_process;
 
-use common::{call, tool, TempTree};
+use common::{call, tool, tool_in, TempTree};
 use focus_core::json::parse_str;
 use focus_core::json_object;
 use focus_tools::gates::hooks::{run_pre_tool_use, HookConfig};
 use focus_tools::gates::Mode;
-use focus_tools::sandbox::{self, Sandbox, SandboxSettings};
+use focus_tools::sandbox::{Sandbox, SandboxSettings};
+use focus_tools::ToolState;
 use std::sync::Arc;
 
 #[test]
-fn file_tools_and_hooks_follow_the_installed_policy() {
-    if !in_own_process(
-        module_path!(),
-        "file_tools_and_hooks_follow_the_installed_policy",
-    ) {
-        return;
-    }
+fn file_tools_and_hooks_follow_their_states_policy() {
     let tree = TempTree::new("installed");
     tree.write("project/a.txt", "original\n");
     tree.write("outside/victim", "original\n");
@@ -30,10 +24,10 @@ fn file_tools_and_hooks_follow_the_installed_policy() {
     let sandbox = Arc::new(
         Sandbox::with_temp_base(&SandboxSettings::default(), &project, &tree.path("tmp")).unwrap(),
     );
-    sandbox::install(Arc::clone(&sandbox));
+    let state = ToolState::new(Arc::clone(&sandbox));
 
     // write and edit: inside yes, outside and through the link no.
-    let write = tool("write", &project);
+    let write = tool_in("write", &project, &state);
     let out = call(
         &*write,
         json_object! {"path" => "new.txt", "content" => "x"},
@@ -48,7 +42,7 @@ fn file_tools_and_hooks_follow_the_installed_policy() {
             out.text_content()
         );
     }
-    let edit = tool("edit", &project);
+    let edit = tool_in("edit", &project, &state);
     let out = call(
         &*edit,
         json_object! {"path" => "link/victim", "edits" => focus_core::json_array![
@@ -63,7 +57,7 @@ fn file_tools_and_hooks_follow_the_installed_policy() {
     assert_eq!(tree.read("outside/victim"), "original\n");
 
     // read: everything but a process's environment.
-    let read = tool("read", &project);
+    let read = tool_in("read", &project, &state);
     assert!(!call(&*read, json_object! {"path" => "link/victim"}).is_error);
     let out = call(&*read, json_object! {"path" => "/proc/self/environ"});
     assert!(
@@ -82,7 +76,7 @@ fn file_tools_and_hooks_follow_the_installed_policy() {
         ))
         .unwrap();
         let hooks = HookConfig::from_layers(&focus_core::json::Value::Null, &settings).unwrap();
-        let _ = run_pre_tool_use(&hooks, "bash", &json_object! {}, &project);
+        let _ = run_pre_tool_use(&hooks, "bash", &json_object! {}, &project, &sandbox);
         assert!(project.join("hook-ran").exists());
         assert_eq!(tree.read("outside/victim"), "original\n");
         let audit = tree.path("outside").join("audit.log");
@@ -92,7 +86,7 @@ fn file_tools_and_hooks_follow_the_installed_policy() {
         ))
         .unwrap();
         let hooks = HookConfig::from_layers(&users, &focus_core::json::Value::Null).unwrap();
-        let outcome = run_pre_tool_use(&hooks, "bash", &json_object! {}, &project);
+        let outcome = run_pre_tool_use(&hooks, "bash", &json_object! {}, &project, &sandbox);
         assert_eq!(outcome, Ok(()), "the user's audit hook lets the call run");
         assert_eq!(std::fs::read_to_string(&audit).unwrap(), "call\n");
     } else {
@@ -110,4 +104,24 @@ fn file_tools_and_hooks_follow_the_installed_policy() {
         "{}",
         out.text_content()
     );
+
+    // Tools built without this state are not confined by it.
+    let free = tool("write", &project);
+    let out = call(
+        &*free,
+        json_object! {"path" => "link/new.txt", "content" => "x"},
+    );
+    assert!(!out.is_error, "{}", out.text_content());
+    assert_eq!(tree.read("outside/new.txt"), "x");
+
+    // The private temporary directory goes with the last holder of the sandbox.
+    let temp = sandbox
+        .temp_dir()
+        .expect("a temporary directory")
+        .to_path_buf();
+    assert!(temp.is_dir());
+    drop((write, edit, read, state));
+    assert!(temp.is_dir(), "the test still holds the sandbox");
+    drop(sandbox);
+    assert!(!temp.exists(), "dropped with the sandbox");
 }

@@ -39,7 +39,10 @@ fn a_tmux_server_outside_runs_nothing_for_a_tool() {
             return;
         };
         let socket = tree.path("tmux.sock");
+        // tmux runs its commands with the user's shell; uid 65534's is
+        // nologin, and CI may start without SHELL.
         let started = Command::new("tmux")
+            .env("SHELL", "/bin/sh")
             .args(["-S"])
             .arg(&socket)
             .args(["new-session", "-d", "-s", "t", "sleep 600"])
@@ -60,6 +63,7 @@ fn a_tmux_server_outside_runs_nothing_for_a_tool() {
         );
         // The server outside works: the same request from outside runs.
         let outside = Command::new("tmux")
+            .env("SHELL", "/bin/sh")
             .arg("-S")
             .arg(&socket)
             .args(["run-shell", &format!("touch {}.control", pwned.display())])
@@ -317,7 +321,10 @@ fn a_huge_timeout_is_lowered_to_the_maximum() {
     else {
         return;
     };
-    let tool = focus_tools::bash::BashTool::with_sandbox(tree.path("project"), sandbox);
+    let tool = focus_tools::bash::BashTool::new(
+        tree.path("project"),
+        focus_tools::ToolState::new(sandbox),
+    );
     let out = crate::support::common::call(
         &tool,
         focus_core::json_object! {"command" => "echo ok", "timeout" => 1e9},
@@ -392,10 +399,12 @@ fn cargo_builds_a_small_crate_in_default_mode() {
         "project/src/main.rs",
         "fn main() { println!(\"tiny-ran\"); }\n",
     );
+    // The crate's own target directory, not the one of the cargo running this
+    // test (scripts/vendor-check sets CARGO_TARGET_DIR outside the sandbox).
     let out = bash(
         &sandbox,
         &tree.path("project"),
-        "CARGO_HOME=\"$TMPDIR/cargo-home\" cargo run -q --offline",
+        "unset CARGO_TARGET_DIR; CARGO_HOME=\"$TMPDIR/cargo-home\" cargo run -q --offline",
         600,
     );
     assert!(out.contains("tiny-ran"), "{out}");

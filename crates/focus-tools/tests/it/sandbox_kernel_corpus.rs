@@ -178,6 +178,7 @@ impl World {
         });
         let tmux = tree.path("outside/tmux.sock");
         let _ = Command::new("tmux")
+            .env("SHELL", "/bin/sh")
             .arg("-S")
             .arg(&tmux)
             .args(["new-session", "-d", "-s", "t", "sleep 600"])

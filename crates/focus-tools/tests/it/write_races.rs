@@ -6,13 +6,13 @@
 //! `write`, `read` and `edit` work through it, 500 times each at least. The issue saw 8
 //! of 150 writes land outside; none may now. A naive check-then-write loop runs
 //! against the same flipper first and its escapes are reported (not asserted:
-//! on a loaded machine the two threads may not overlap). One test in a process
-//! of its own (`sandbox::install` is process-wide).
+//! on a loaded machine the two threads may not overlap). The tools share one
+//! `ToolState` with the project's sandbox.
 
-use crate::support::common::{call, tool, TempTree};
+use crate::support::common::{call, tool_in, TempTree};
 use focus_core::json_object;
-use focus_testkit::alone::in_own_process;
-use focus_tools::sandbox::{self, Sandbox, SandboxSettings};
+use focus_tools::sandbox::{Sandbox, SandboxSettings};
+use focus_tools::ToolState;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -63,9 +63,6 @@ fn naive_check_then_write(project: &Path, relative: &str) {
 
 #[test]
 fn a_symlink_flipper_never_gets_a_write_out() {
-    if !in_own_process(module_path!(), "a_symlink_flipper_never_gets_a_write_out") {
-        return;
-    }
     let tree = TempTree::new("races");
     tree.mkdir("project/.real");
     tree.mkdir("outside");
@@ -74,9 +71,9 @@ fn a_symlink_flipper_never_gets_a_write_out() {
     tree.write("outside/e.txt", "original\n");
     std::os::unix::fs::symlink(".real", tree.path("project/sub")).unwrap();
     let project = tree.path("project");
-    let installed =
+    let sandbox =
         Sandbox::with_temp_base(&SandboxSettings::default(), &project, &tree.path("tmp")).unwrap();
-    sandbox::install(Arc::new(installed));
+    let state = ToolState::new(Arc::new(sandbox));
 
     let project = project.canonicalize().unwrap();
     let outside = tree.path("outside").canonicalize().unwrap();
@@ -84,8 +81,12 @@ fn a_symlink_flipper_never_gets_a_write_out() {
     // The swap at the worst moment, made deterministic: the path is checked
     // and its directory opened, then `sub` is pointed outside; the file is
     // still created in the directory that was checked.
-    let placed =
-        focus_tools::beneath::place_for_write(&project.join("sub/placed.txt"), false).unwrap();
+    let placed = focus_tools::beneath::place_for_write(
+        &project.join("sub/placed.txt"),
+        false,
+        &state.sandbox,
+    )
+    .unwrap();
     std::fs::remove_file(project.join("sub")).unwrap();
     std::os::unix::fs::symlink(&outside, project.join("sub")).unwrap();
     placed
@@ -133,9 +134,9 @@ fn a_symlink_flipper_never_gets_a_write_out() {
             std::fs::remove_file(entry.path()).unwrap();
         }
     }
-    let write = tool("write", &project);
-    let edit = tool("edit", &project);
-    let read = tool("read", &project);
+    let write = tool_in("write", &project, &state);
+    let edit = tool_in("edit", &project, &state);
+    let read = tool_in("read", &project, &state);
     let mut written = 0;
     let mut edited = 0;
     // Calls whose checked path changed before the write: the case that escaped.

@@ -38,6 +38,10 @@ impl<R: Read> EventReader<R> {
     }
 
     /// The next event, `Ok(None)` at the end of the stream.
+    ///
+    /// # Errors
+    ///
+    /// What reading the underlying stream fails with (a cut connection, a timeout).
     pub fn next_event(&mut self) -> io::Result<Option<SseEvent>> {
         loop {
             if let Some(event) = self.ready.pop_front() {

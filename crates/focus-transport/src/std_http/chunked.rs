@@ -13,6 +13,10 @@ use crate::protocol_error::shown;
 use crate::ProtocolError;
 
 /// The size a chunk-size line announces.
+///
+/// # Errors
+///
+/// A [`ProtocolError`] when the line holds no hexadecimal size or one too large.
 pub fn chunk_size(line: &[u8]) -> Result<u64, ProtocolError> {
     let digits_end = line
         .iter()

@@ -16,6 +16,12 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// A connected stream to `target`, or why there is none.
+///
+/// # Errors
+///
+/// [`TransportError::Dns`] when the host does not resolve, [`TransportError::Connect`] when no
+/// address accepts (refused, unreachable), [`TransportError::Timeout`] when none answers in time,
+/// and `Cancelled` when `cancel` fires first.
 pub fn connect(
     target: &Target,
     limit: Duration,

@@ -73,6 +73,11 @@ impl Connection {
     }
 
     /// Writes all of `bytes` (the request), waiting at most `limit` (if any).
+    ///
+    /// # Errors
+    ///
+    /// The socket's error (a reset or closed connection), or `TimedOut` when
+    /// `limit` passed first.
     pub fn send(&mut self, bytes: &[u8], limit: Option<Duration>) -> io::Result<()> {
         self.stream
             .set_write_timeout(limit.map(|l| l.max(MIN_TIMEOUT)))?;
@@ -95,6 +100,11 @@ impl Connection {
     }
 
     /// Reads more bytes into the buffer; `Ok(0)` when the server closed.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::Timeout`] when nothing arrives in time, `Cancelled` when the call was
+    /// cancelled, [`TransportError::StreamCut`] for a reset connection.
     pub fn fill(&mut self, wait: Wait, cancel: &CancelToken) -> Result<usize, TransportError> {
         if cancel.is_cancelled() {
             return Err(TransportError::Cancelled);
@@ -190,6 +200,11 @@ impl Connection {
     /// cleared first. `Ok(false)` when the server closed before a line began.
     /// A line longer than `cap` is `too_long` — and stops being read, so a server
     /// sending an endless line costs at most `cap` bytes of memory.
+    ///
+    /// # Errors
+    ///
+    /// What [`Connection::fill`] fails with, a line longer than `cap` (`too_long`), or a server
+    /// that closed in the middle of a line.
     pub fn read_line(
         &mut self,
         line: &mut Vec<u8>,

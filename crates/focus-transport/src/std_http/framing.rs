@@ -27,6 +27,11 @@ pub enum Framing {
 
 /// The framing of the answer to a `method` request, and whether the connection
 /// may carry another request once the body is read.
+///
+/// # Errors
+///
+/// A protocol error for a head that frames the body in two ways, or with a `Content-Length` or
+/// `Transfer-Encoding` that cannot be read.
 pub fn framing(method: &str, head: &Head) -> Result<(Framing, bool), TransportError> {
     let keep_alive = head.minor_version == 1 && !head.has_token("connection", "close");
     if method.eq_ignore_ascii_case("HEAD") || matches!(head.status, 100..=199 | 204 | 304) {

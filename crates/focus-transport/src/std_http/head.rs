@@ -50,6 +50,11 @@ impl Head {
 
 /// Reads the final response head from `connection`: the first line waits up to
 /// `first_byte`, the lines after it up to `idle`.
+///
+/// # Errors
+///
+/// A timeout, a cut connection, or a protocol error for a head that is not HTTP/1.x (a bad status
+/// line or field line, a head beyond its caps).
 pub fn read_head(
     connection: &mut Connection,
     limits: &Limits,
@@ -173,6 +178,10 @@ fn parse_status_line(line: &[u8]) -> Result<(u8, u16), TransportError> {
 }
 
 /// `name: value` → (name, value without surrounding whitespace).
+///
+/// # Errors
+///
+/// A protocol error for a line without a colon or a name that is no token.
 pub fn parse_field_line(line: &[u8]) -> Result<(String, String), TransportError> {
     let bad = || TransportError::Protocol(ProtocolError::BadHeaderLine(shown(line)));
     let colon = line.iter().position(|&b| b == b':').ok_or_else(bad)?;

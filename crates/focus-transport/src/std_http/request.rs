@@ -10,6 +10,11 @@ use crate::{HttpRequest, ProtocolError};
 /// Checked first, because a header value is copied onto the wire as-is: a line
 /// break in it would start a new header (or a new request). Errors never quote a
 /// header's value (it may be a key).
+///
+/// # Errors
+///
+/// A [`ProtocolError`] for a method, header name or header value that would break the request (a
+/// line break, a control character); the value itself is never quoted.
 pub fn encode(request: &HttpRequest, target: &Target) -> Result<Vec<u8>, ProtocolError> {
     let method = match request.method.trim() {
         "" => "GET",

@@ -21,6 +21,11 @@ pub struct Target {
 impl Target {
     /// Reads `url`, which must be `http://host[:port][/path][?query]`. User info
     /// (`user:pw@`) is refused: the plain transport sends no credentials of its own.
+    ///
+    /// # Errors
+    ///
+    /// A [`ProtocolError`] for a URL that is not `http://`, has user info, an empty or malformed
+    /// host, or a port that is no number.
     pub fn parse(url: &str) -> Result<Target, ProtocolError> {
         let bad = |why: &str| ProtocolError::BadUrl(why.to_string());
         let url = url.trim();

@@ -16,6 +16,7 @@ use super::tool_view::ToolBlock;
 use super::view::wrap_words;
 use crate::terminal::style::Style;
 use focus_tools::output::sanitize;
+use focus_tui::columns::note_rows;
 
 /// How blocks are drawn now (the same for every block of one frame).
 #[derive(Clone, Copy, Debug)]
@@ -81,6 +82,9 @@ pub struct Streamed {
     cache_style: Option<Style>,
     covered: usize,
     markdown: Markdown,
+    /// Ctrl+O: tables shown as their Markdown source, and what the cache holds.
+    raw_tables: bool,
+    cache_raw: bool,
 }
 
 impl Streamed {
@@ -96,6 +100,30 @@ impl Streamed {
         self.source.push_str(&sanitize(delta));
     }
 
+    /// Whether the text holds a table (Ctrl+O can show its Markdown).
+    pub fn has_table(&self) -> bool {
+        self.source.lines().any(is_table_row)
+    }
+
+    /// Ctrl+O: shows tables as their Markdown source (`true`) or laid out.
+    pub fn show_raw_tables(&mut self, raw: bool) {
+        self.raw_tables = raw;
+    }
+
+    /// A table's rows: laid out, or (Ctrl+O) its source lines, dim, wrapped.
+    fn table_rows(&self, lines: &[&str], look: &Look) -> Vec<String> {
+        if self.raw_tables {
+            let width = look.width.max(2);
+            lines
+                .iter()
+                .flat_map(|line| split_rows(line, width))
+                .map(|row| look.style.dim(&row))
+                .collect()
+        } else {
+            table(lines, look.style, look.width, look.hyperlinks)
+        }
+    }
+
     /// The text so far.
     pub fn text(&self) -> &str {
         &self.source
@@ -105,7 +133,11 @@ impl Streamed {
     /// laid out once a line after it shows it ended (its column widths depend on
     /// all its rows).
     fn update(&mut self, look: &Look, thinking: bool) {
-        if self.cache_width != look.width || self.cache_style != Some(look.style) {
+        if self.cache_width != look.width
+            || self.cache_style != Some(look.style)
+            || self.cache_raw != self.raw_tables
+        {
+            self.cache_raw = self.raw_tables;
             self.cache.clear();
             self.covered = 0;
             self.markdown = Markdown::new();
@@ -134,7 +166,7 @@ impl Streamed {
                         None => return,
                     }
                 }
-                let rows = table(&lines, look.style, look.width, look.hyperlinks);
+                let rows = self.table_rows(&lines, look);
                 self.cache.extend(fit_rows(rows, look.width));
                 self.covered += end;
                 continue;
@@ -182,12 +214,7 @@ impl Streamed {
                     while i < lines.len() && is_table_row(lines[i]) {
                         i += 1;
                     }
-                    rows.extend(table(
-                        &lines[start..i],
-                        look.style,
-                        look.width,
-                        look.hyperlinks,
-                    ));
+                    rows.extend(self.table_rows(&lines[start..i], look));
                     continue;
                 }
                 if i + 1 < lines.len() || !lines[i].is_empty() {
@@ -238,6 +265,7 @@ impl Block {
     /// finished block, the complete lines of a streaming one, nothing of a
     /// running tool. Every row fits `look.width`.
     pub fn stable_rows(&mut self, look: &Look, skip: usize) -> Vec<String> {
+        self.follow_expanded();
         if self.finished {
             return self.rows_from(look, skip);
         }
@@ -259,6 +287,7 @@ impl Block {
     /// The rows of the block from row `skip` on (a long answer is not copied
     /// whole at every frame); every row fits `look.width`.
     pub fn rows_from(&mut self, look: &Look, skip: usize) -> Vec<String> {
+        self.follow_expanded();
         let preview = !self.finished;
         match &mut self.kind {
             Kind::Answer(text) => text.all(look, false, skip, preview),
@@ -278,17 +307,28 @@ impl Block {
         }
     }
 
+    /// Whether Ctrl+O shows something more of this block: an answer's tables
+    /// as their Markdown source.
+    pub fn has_raw_view(&self) -> bool {
+        matches!(&self.kind, Kind::Answer(text) if text.has_table())
+    }
+
+    /// An answer shows its tables' source while the block is expanded.
+    fn follow_expanded(&mut self) {
+        if let Kind::Answer(text) = &mut self.kind {
+            text.show_raw_tables(self.expanded);
+        }
+    }
+
     /// Every row of the block at `look`.
     pub fn rows(&mut self, look: &Look) -> Vec<String> {
+        self.follow_expanded();
         let style = look.style;
         let width = look.width.max(1);
         let expanded = self.expanded;
         let finished = self.finished;
         match &mut self.kind {
-            Kind::Note(text) => text
-                .split('\n')
-                .flat_map(|line| wrap_styled(line, width, ""))
-                .collect(),
+            Kind::Note(text) => note_rows(text, width),
             Kind::User { text, images } => {
                 let mut shown = sanitize(text).replace('\n', "\n  ");
                 if *images > 0 {
@@ -398,6 +438,23 @@ mod tests {
             block.stable_rows(&look(40), 0),
             ["a   │ b", "────┼───", "1   │ 22", "333 │ 4", "after"]
         );
+    }
+
+    #[test]
+    fn ctrl_o_shows_a_tables_markdown() {
+        let mut block = Block::done(Kind::Answer(Streamed::new(
+            "| a | b |\n|---|---|\n| 1 | 22 |\nafter\n",
+        )));
+        assert!(block.has_raw_view());
+        assert_eq!(block.rows(&look(40))[0], "a │ b");
+        block.expanded = true;
+        assert_eq!(
+            block.rows_from(&look(40), 0),
+            ["| a | b |", "|---|---|", "| 1 | 22 |", "after"]
+        );
+        block.expanded = false;
+        assert_eq!(block.stable_rows(&look(40), 0)[0], "a │ b");
+        assert!(!Block::done(Kind::Answer(Streamed::new("no table\n"))).has_raw_view());
     }
 
     #[test]

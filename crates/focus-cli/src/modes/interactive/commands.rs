@@ -13,6 +13,7 @@ use focus_core::provider::ThinkingLevel;
 use focus_harness::conversation::recent_sessions;
 use focus_harness::prompt::listing::{user_commands as user_commands_in, UserCommand};
 use focus_harness::session::EntryKind;
+use focus_tui::columns::COLUMN;
 use std::path::Path;
 
 /// Every command with a one-line description.
@@ -143,8 +144,13 @@ pub fn complete(text: &str, user: &[UserCommand]) -> Completion {
     }
 }
 
-/// Runs one command line (starting with `/`).
+/// Runs one command line (starting with `/`). A notice left from before (such
+/// as `thinking: minimal`) expires: the command's own output replaces it (a
+/// notice of work still going on, a spinner's or a run's, stays).
 pub fn run(ui: &mut Ui<'_>, line: &str) {
+    if ui.busy.is_none() && !ui.engine.conversation.is_running() {
+        ui.notice = None;
+    }
     let (name, rest) = match line.split_once(char::is_whitespace) {
         Some((n, r)) => (n, r.trim()),
         None => (line, ""),
@@ -211,17 +217,20 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
 fn help(ui: &mut Ui<'_>) {
     let mut text = String::from("Commands:\n");
     for (name, description) in COMMANDS {
-        text.push_str(&format!("  {name:<13} {description}\n"));
+        text.push_str(&format!("  {name}{COLUMN}{description}\n"));
     }
-    text.push_str("  !COMMAND      run a shell command; its output goes to the model with your next message\n");
-    text.push_str("  !!COMMAND     run a shell command; its output is shown to you only\n");
+    text.push_str(&format!("  !COMMAND{COLUMN}run a shell command; its output goes to the model with your next message\n"));
+    text.push_str(&format!(
+        "  !!COMMAND{COLUMN}run a shell command; its output is shown to you only\n"
+    ));
     let user = user_commands(ui.cwd());
     if !user.is_empty() {
         text.push_str("Prompt templates and skills (/NAME args):\n");
         for command in &user {
             // Names and descriptions come from files: shown printable.
-            let line = format!("  {:<13} {}\n", command.name, command.description);
-            text.push_str(&focus_tools::output::sanitize(&line));
+            let name = focus_tools::output::sanitize(&command.name);
+            let description = focus_tools::output::sanitize(&command.description);
+            text.push_str(&format!("  {name}{COLUMN}{description}\n"));
         }
     }
     text.push_str("Keys:\n");
@@ -498,7 +507,10 @@ fn session_info(ui: &mut Ui<'_>) {
         input,
         output,
         cost,
-        focus_tools::sandbox::current().describe()
+        engine.gatekeeper.as_ref().map_or_else(
+            || focus_tools::sandbox::Sandbox::off().describe(),
+            |gate| gate.sandbox().describe()
+        )
     );
     drop(store);
     // The id and name come from the session file.

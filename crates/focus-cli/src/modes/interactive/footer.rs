@@ -2,6 +2,8 @@
 //! branch, before and after compactions: what was spent), and the context the
 //! next call will use (the last answer's usage on the current branch).
 
+pub mod layout;
+
 use crate::engine::Engine;
 use focus_core::message::Message;
 use focus_harness::session::EntryKind;

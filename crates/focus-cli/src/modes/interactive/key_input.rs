@@ -248,14 +248,14 @@ impl Ui<'_> {
         }
     }
 
-    /// Ctrl+O: shows the last tool call or summary in full, or collapses it again
-    /// (everything is drawn again: the block may be in the scrollback).
+    /// Ctrl+O: shows the last tool call or summary in full (an answer's tables
+    /// as Markdown), or collapses it again (everything is drawn again: the
+    /// block may be in the scrollback).
     fn toggle_expanded(&mut self) {
-        let last = self
-            .blocks
-            .iter_mut()
-            .rev()
-            .find(|b| matches!(b.kind, Kind::Tool(_) | Kind::Summary { .. }));
+        let last =
+            self.blocks.iter_mut().rev().find(|b| {
+                matches!(b.kind, Kind::Tool(_) | Kind::Summary { .. }) || b.has_raw_view()
+            });
         if let Some(block) = last {
             block.expanded = !block.expanded;
             self.screen.redraw_all();

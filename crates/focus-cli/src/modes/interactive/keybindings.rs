@@ -11,6 +11,7 @@
 use super::keymap::{self, Action};
 use super::keys::{Key, KeyDecoder};
 use focus_core::json::Value;
+use focus_tui::columns::COLUMN;
 use std::path::Path;
 
 /// The actions `keybindings.json` can bind: the name, what it does, and its
@@ -227,11 +228,12 @@ pub fn load(config_dir: &Path) -> (Bindings, Vec<String>) {
 }
 
 /// The keys table as `/hotkeys` and `/help` show it, with what
-/// `keybindings.json` changed after it.
+/// `keybindings.json` changed after it: a note whose rows are two aligned
+/// columns ([`COLUMN`] between the cells), laid out at the window's width.
 pub fn keys_text(bindings: &Bindings) -> String {
     let mut text = String::new();
     for (keys, _, what) in keymap::KEYS {
-        text.push_str(&format!("  {keys:<36} {what}\n"));
+        text.push_str(&format!("  {keys}{COLUMN}{what}\n"));
     }
     if !bindings.changed.is_empty() {
         text.push_str("Changed by keybindings.json:\n");
@@ -241,11 +243,13 @@ pub fn keys_text(bindings: &Bindings) -> String {
             } else {
                 keys.join(", ")
             };
-            text.push_str(&format!("  {action:<36} {keys}\n"));
+            // Names come from a file: shown printable.
+            let action = focus_tools::output::sanitize(action);
+            let keys = focus_tools::output::sanitize(&keys);
+            text.push_str(&format!("  {action}{COLUMN}{keys}\n"));
         }
     }
-    // Names come from a file: shown printable.
-    focus_tools::output::sanitize(&text).into_owned()
+    text
 }
 
 /// The actions' table as docs/cli.md has it: name, default keys, what it does.

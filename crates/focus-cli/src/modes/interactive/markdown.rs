@@ -2,9 +2,13 @@
 //! line is styled once its newline arrives), tables excepted (laid out once the
 //! table ends): headings by level, `**bold**`, `*italic*`, `` `code` ``,
 //! links (OSC 8 hyperlinks where the terminal shows them, else `text (url)`),
-//! bullet and numbered lists, block quotes, rules, tables with column widths, and
+//! bullet and numbered lists, block quotes, rules, tables that wrap inside their cells (or turn into `header: value` blocks), and
 //! fenced code with syntax highlighting ([`highlight`](super::highlight)).
 //! Wrapping counts what shows, not the markup.
+
+mod table;
+
+pub use table::table;
 
 use super::highlight::{highlight, Lang};
 use super::rows::{split_rows, wrap_styled};
@@ -154,108 +158,6 @@ fn list_item(line: &str) -> Option<(String, &str)> {
 pub fn is_table_row(line: &str) -> bool {
     let t = line.trim();
     t.starts_with('|') && t.len() > 1
-}
-
-/// Lays out a table's lines with column widths that fit `width` (cells cut
-/// with `…` when they must be), the header bold and ruled off.
-pub fn table(lines: &[&str], style: Style, width: usize, hyperlinks: bool) -> Vec<String> {
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut header_rows = 0;
-    for line in lines {
-        let cells = split_cells(line);
-        if cells.iter().all(|c| {
-            let c = c.trim();
-            !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':' | ' '))
-        }) {
-            header_rows = rows.len();
-            continue;
-        }
-        rows.push(
-            cells
-                .iter()
-                .map(|c| inline_with(c.trim(), style, hyperlinks))
-                .collect(),
-        );
-    }
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    if columns == 0 {
-        return Vec::new();
-    }
-    let mut widths = vec![1usize; columns];
-    for row in &rows {
-        for (i, cell) in row.iter().enumerate() {
-            widths[i] = widths[i].max(visible_width(cell));
-        }
-    }
-    // Shrink the widest column until the table fits (" │ " between columns).
-    let room = width.saturating_sub(3 * (columns - 1)).max(columns);
-    while widths.iter().sum::<usize>() > room {
-        let widest = (0..columns).max_by_key(|&i| widths[i]).unwrap_or(0);
-        if widths[widest] <= 3 {
-            break;
-        }
-        widths[widest] -= 1;
-    }
-    let separator = style.dim(" │ ");
-    let mut out = Vec::new();
-    for (r, row) in rows.iter().enumerate() {
-        let mut cells = Vec::with_capacity(columns);
-        for (i, width) in widths.iter().enumerate() {
-            let cell = row.get(i).map_or("", String::as_str);
-            let fitted = fit_cell(cell, *width);
-            let pad = width.saturating_sub(visible_width(&fitted));
-            let fitted = if r < header_rows {
-                style.bold(&fitted)
-            } else {
-                fitted
-            };
-            cells.push(format!("{fitted}{}", " ".repeat(pad)));
-        }
-        out.push(cells.join(&separator).trim_end().to_string());
-        if r + 1 == header_rows {
-            let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-            out.push(style.dim(&rule.join("─┼─")));
-        }
-    }
-    out
-}
-
-/// A cell cut to `width` columns, with `…` when cut.
-fn fit_cell(cell: &str, width: usize) -> String {
-    if visible_width(cell) <= width {
-        return cell.to_string();
-    }
-    let mut row = split_rows(cell, width.saturating_sub(1).max(1))
-        .into_iter()
-        .next()
-        .unwrap_or_default();
-    row.push('…');
-    row
-}
-
-/// The cells of `| a | b |` (a `\|` stays in its cell).
-fn split_cells(line: &str) -> Vec<String> {
-    let t = line.trim();
-    let t = t.strip_prefix('|').unwrap_or(t);
-    let t = t.strip_suffix('|').unwrap_or(t);
-    let mut cells = vec![String::new()];
-    let mut escaped = false;
-    for c in t.chars() {
-        match c {
-            '|' if !escaped => cells.push(String::new()),
-            '\\' if !escaped => escaped = true,
-            _ => {
-                if escaped && c != '|' {
-                    cells.last_mut().unwrap_or(&mut String::new()).push('\\');
-                }
-                escaped = false;
-                if let Some(cell) = cells.last_mut() {
-                    cell.push(c);
-                }
-            }
-        }
-    }
-    cells
 }
 
 /// `**bold**`, `*italic*`/`_italic_`, `` `code` `` and `[links](url)` inside a
@@ -448,31 +350,6 @@ mod tests {
                 let _ =
                     super::super::highlight::highlight(&text, Lang::from_fence(lang), Style::COLOR);
             }
-        }
-    }
-
-    #[test]
-    fn tables_get_column_widths() {
-        let lines = [
-            "| name | size |",
-            "|---|--:|",
-            "| a | 1 |",
-            "| longer **x** | 22 |",
-        ];
-        let out = table(&lines, Style::PLAIN, 80, false);
-        assert_eq!(
-            out,
-            [
-                "name     │ size",
-                "─────────┼─────",
-                "a        │ 1",
-                "longer x │ 22"
-            ]
-        );
-        // Too wide: cut to fit.
-        let wide = ["| aaaaaaaaaaaaaaaaaaaa | bbbbbbbbbbbbbbbbbbbb |"];
-        for row in table(&wide, Style::PLAIN, 20, false) {
-            assert!(visible_width(&row) <= 20, "{row}");
         }
     }
 }

@@ -276,15 +276,24 @@ impl Picker {
             rows.push(style.dim("  (nothing matches)"));
             return rows;
         }
+        // Details start in one column: after the widest label in view, at most
+        // two fifths of the width in.
+        let in_view = || self.ranked.iter().skip(self.top).take(shown);
+        let label_column = in_view()
+            .map(|&i| text_width(&clip(&self.items[i].label, width - 3)))
+            .max()
+            .unwrap_or(0)
+            .min(width * 2 / 5);
         for (at, &i) in self.ranked.iter().enumerate().skip(self.top).take(shown) {
             let item = &self.items[i];
             let mark = if at == self.selected { "❯ " } else { "  " };
             let label = clip(&item.label, width - 3);
-            let used = 2 + text_width(&label);
+            let pad = label_column.saturating_sub(text_width(&label));
+            let used = 2 + text_width(&label) + pad;
             let mut row = format!("{mark}{label}");
             if !item.detail.is_empty() && used + 4 < width {
                 let detail = clip(&item.detail, width - used - 3);
-                row = format!("{row}  {}", style.dim(&detail));
+                row = format!("{row}{}  {}", " ".repeat(pad), style.dim(&detail));
             }
             rows.push(if at == self.selected {
                 style.bold(&row)
@@ -396,6 +405,20 @@ mod tests {
         }
         // At most two rows even when asked for fewer.
         assert_eq!(p.rows(40, 0, style).len(), 2);
+    }
+
+    #[test]
+    fn details_start_in_one_column() {
+        let items = vec![
+            Item::new("/new", "start a new session"),
+            Item::new("/hotkeys", "the keys and what they do"),
+            Item::new("/q", ""),
+        ];
+        let mut p = Picker::new("commands", items);
+        let rows = p.rows(60, 5, Style::PLAIN);
+        assert_eq!(rows[1], "❯ /new      start a new session");
+        assert_eq!(rows[2], "  /hotkeys  the keys and what they do");
+        assert_eq!(rows[3], "  /q");
     }
 
     #[test]

@@ -16,6 +16,9 @@ const COLLAPSED: usize = 5;
 const COLLAPSED_DIFF: usize = 16;
 /// Lines shown at most when expanded (the rest is counted).
 const EXPANDED: usize = 2000;
+/// The fewest lines a fold hides: an output only this much longer than the
+/// fold is shown whole (`… 1 more lines` takes a row to save one).
+const MIN_HIDDEN: usize = 3;
 
 /// One tool call.
 pub struct ToolBlock {
@@ -157,12 +160,14 @@ fn seconds(elapsed: Duration) -> String {
     }
 }
 
-/// The first `max` lines, each clipped, then "… N more lines".
+/// The first `max` lines, each clipped, then "… N more lines" (all of them when
+/// fewer than [`MIN_HIDDEN`] would be left out).
 fn head(text: &str, max: usize, width: usize) -> Vec<String> {
     let lines: Vec<&str> = text.lines().collect();
     if lines.is_empty() {
         return vec!["(no output)".into()];
     }
+    let max = shown_of(lines.len(), max);
     let mut out: Vec<String> = lines.iter().take(max).map(|l| clip(l, width)).collect();
     if lines.len() > max {
         out.push(format!(
@@ -173,12 +178,14 @@ fn head(text: &str, max: usize, width: usize) -> Vec<String> {
     out
 }
 
-/// "… N earlier lines", then the last `max` lines, each clipped.
+/// "… N earlier lines", then the last `max` lines, each clipped (all of them
+/// when fewer than [`MIN_HIDDEN`] would be left out).
 fn tail(text: &str, max: usize, width: usize, what: &str) -> Vec<String> {
     let lines: Vec<&str> = text.lines().collect();
     if lines.is_empty() {
         return Vec::new();
     }
+    let max = shown_of(lines.len(), max);
     let skip = lines.len().saturating_sub(max);
     let mut out = Vec::new();
     if skip > 0 {
@@ -186,6 +193,16 @@ fn tail(text: &str, max: usize, width: usize, what: &str) -> Vec<String> {
     }
     out.extend(lines[skip..].iter().map(|l| clip(l, width)));
     out
+}
+
+/// How many of `count` lines a fold of `max` shows: `max`, or all when it
+/// would hide fewer than [`MIN_HIDDEN`].
+fn shown_of(count: usize, max: usize) -> usize {
+    if count < max + MIN_HIDDEN {
+        count
+    } else {
+        max
+    }
 }
 
 /// A unified diff with old and new line numbers, removals red, additions green.
@@ -266,6 +283,33 @@ mod tests {
         assert!(rows[1].contains("… 15 earlier lines"), "{rows:?}");
         assert!(rows.last().unwrap().ends_with("line 20"));
         assert_eq!(block.rows(&look(), true).len(), 21);
+    }
+
+    #[test]
+    fn a_fold_hides_three_lines_or_none() {
+        let read = |lines: usize| {
+            let mut block = ToolBlock::ended("c1", "read", &Value::Null, None);
+            let output: String = (1..=lines).map(|i| format!("line {i}\n")).collect();
+            block.end(output, Value::Null, false);
+            block.rows(&look(), false)
+        };
+        // A 4- and a 5-line read (3 shown when folded) are shown whole.
+        for lines in [4, 5] {
+            let rows = read(lines);
+            assert!(rows.iter().all(|r| !r.contains("more lines")), "{rows:?}");
+            assert!(rows.last().unwrap().ends_with(&format!("line {lines}")));
+        }
+        let rows = read(6);
+        assert!(rows.last().unwrap().contains("… 3 more lines"), "{rows:?}");
+        // The same for bash's tail (5 shown): 7 lines whole, 8 folded.
+        let bash = |lines: usize| {
+            let mut block = ToolBlock::ended("c1", "bash", &Value::Null, None);
+            let output: String = (1..=lines).map(|i| format!("line {i}\n")).collect();
+            block.end(output, Value::Null, false);
+            block.rows(&look(), false)
+        };
+        assert!(bash(7).iter().all(|r| !r.contains("earlier lines")));
+        assert!(bash(8)[1].contains("… 3 earlier lines"), "{:?}", bash(8));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! dialog, the editor, the footer). [`Screen`](super::screen::Screen) draws both.
 
 use super::blocks::{Block, Kind, Look, Streamed};
+use super::footer::layout::{layout, Item};
 use super::screen::{visible_width, Chrome};
 use super::tool_view::ToolBlock;
 use super::{human, Ui, SPINNER};
@@ -209,7 +210,8 @@ impl Ui<'_> {
         self.blocks.push(Block::done(Kind::Note(text)));
     }
 
-    /// The footer: spinner or idle mark, model, thinking, tokens, cost, context use.
+    /// The footer: spinner or idle mark, model, thinking, tokens, cost, context use
+    /// (laid out by [`layout`]: shortened, then thinned, least important first).
     pub(super) fn footer(&self) -> String {
         let model = self.engine.conversation.config.provider.model();
         let totals = super::footer::session_totals(self.engine);
@@ -228,54 +230,59 @@ impl Ui<'_> {
         } else {
             "○".to_string()
         };
-        let (width, height) = self.screen.size_now();
-        // (text, priority): what does not fit goes, lowest priority first.
-        let mut parts: Vec<(String, u8)> = vec![
-            (format!("{mark} {}", model.label()), 9),
-            (format!("{width}×{height}"), 1),
-            (
-                format!(
-                    "thinking {}",
-                    self.engine.conversation.config.options.thinking.as_str()
-                ),
-                5,
-            ),
-            (
-                format!(
-                    "{}↑{} ↓{} ${:.3}",
-                    if totals.estimated { "~" } else { "" },
-                    human(totals.input),
-                    human(totals.output),
-                    totals.cost
-                ),
-                4,
-            ),
-            (
-                format!(
-                    "ctx {percent:.1}% of {}{}",
-                    human(model.context_window),
-                    if model.context_window_assumed {
-                        " (assumed)"
-                    } else {
-                        ""
-                    }
-                ),
+        let width = self.screen.size_now().0;
+        let label = model.label();
+        let id = label.rsplit('/').next().unwrap_or(&label).to_string();
+        let thinking = self.engine.conversation.config.options.thinking.as_str();
+        let tilde = if totals.estimated { "~" } else { "" };
+        let (input, output) = (human(totals.input), human(totals.output));
+        let assumed = if model.context_window_assumed {
+            " (assumed)"
+        } else {
+            ""
+        };
+        let window = human(model.context_window);
+        // Ranks: tokens and cost, the model, context, thinking, then the rest, hints
+        // last (the model's label is shortened to its id before it goes).
+        let mut items = vec![
+            Item::new(9, &[label.clone(), id.clone(), clip(&id, 12)]),
+            Item::new(
                 7,
+                &[format!("thinking {thinking}"), format!("th {thinking}")],
+            ),
+            Item::new(
+                10,
+                &[
+                    format!("{tilde}↑{input} ↓{output} ${:.3}", totals.cost),
+                    format!("{tilde}↑{input}↓{output} ${:.2}", totals.cost),
+                ],
+            ),
+            Item::new(
+                8,
+                &[
+                    format!("ctx {percent:.1}% of {window}{assumed}"),
+                    format!("ctx {percent:.1}%"),
+                    format!("{percent:.0}%"),
+                ],
             ),
         ];
         if let Some(gate) = &self.engine.gatekeeper {
-            parts.push((gate.mode().as_str().to_string(), 3));
+            items.push(Item::new(6, &[gate.mode().as_str().to_string()]));
         }
         if let Some(branch) = &self.git_branch {
-            parts.push((format!("⎇ {branch}"), 2));
+            items.push(Item::new(
+                5,
+                &[format!("⎇ {branch}"), format!("⎇ {}", clip(branch, 12))],
+            ));
         }
         if let Some(name) = self.engine.conversation.session.lock().name() {
-            parts.push((clip(&reveal_hidden(&sanitize(name)), 30), 2));
+            let name = reveal_hidden(&sanitize(name));
+            items.push(Item::new(4, &[clip(&name, 30), clip(&name, 12)]));
         }
         if self.engine.conversation.is_running() {
-            parts.push(("Esc aborts".into(), 8));
+            items.push(Item::new(3, &["Esc aborts".into(), "Esc".into()]));
         }
-        fit_parts(parts, width.saturating_sub(1))
+        layout(&mark, items, width.saturating_sub(1))
     }
 
     /// The rows above the editor: the approval dialog, queued messages, the notice.
@@ -360,23 +367,6 @@ impl Ui<'_> {
     }
 }
 
-/// Joins `parts` with ` · `, leaving out the lowest-priority ones until the
-/// line fits `width` columns (the last one left is clipped).
-fn fit_parts(mut parts: Vec<(String, u8)>, width: usize) -> String {
-    let join = |parts: &[(String, u8)]| {
-        parts
-            .iter()
-            .map(|(t, _)| t.as_str())
-            .collect::<Vec<_>>()
-            .join(" · ")
-    };
-    while parts.len() > 1 && text_width(&join(&parts)) > width {
-        let lowest = (0..parts.len()).min_by_key(|&i| parts[i].1).unwrap_or(0);
-        parts.remove(lowest);
-    }
-    clip(&join(&parts), width.max(10))
-}
-
 /// Splits `line` into pieces of at most `width` columns at spaces, keeping the
 /// first piece's indentation (a word longer than the room left is cut, never inside
 /// a wide character; runs of spaces between words become one). Text without spaces
@@ -426,24 +416,6 @@ pub fn wrap_words(line: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_footer_drops_what_matters_least() {
-        let parts = || {
-            vec![
-                ("● model".to_string(), 9),
-                ("80×24".to_string(), 1),
-                ("ctx 1.0%".to_string(), 7),
-                ("Esc aborts".to_string(), 8),
-            ]
-        };
-        assert_eq!(
-            fit_parts(parts(), 80),
-            "● model · 80×24 · ctx 1.0% · Esc aborts"
-        );
-        assert_eq!(fit_parts(parts(), 32), "● model · ctx 1.0% · Esc aborts");
-        assert_eq!(fit_parts(parts(), 20), "● model · Esc aborts");
-    }
 
     #[test]
     fn words_wrap_at_spaces_and_long_words_are_cut() {

@@ -78,7 +78,14 @@ pub fn call_with(
     tool.execute(&args, &ctx)
 }
 
-/// The tool named `name` working in `cwd`.
+/// The tool named `name` working in `cwd`, with a state of its own
+/// (unconfined, sharing its record of files seen with no other tool).
 pub fn tool(name: &str, cwd: &Path) -> std::sync::Arc<dyn Tool> {
-    focus_tools::tool_by_name(name, cwd).expect("known tool")
+    tool_in(name, cwd, &focus_tools::ToolState::unconfined())
+}
+
+/// The tool named `name` working in `cwd` with `state` (tools built with one
+/// state share its sandbox, its record of files seen and its spill directory).
+pub fn tool_in(name: &str, cwd: &Path, state: &focus_tools::ToolState) -> std::sync::Arc<dyn Tool> {
+    focus_tools::tool_by_name(name, cwd, state).expect("known tool")
 }

@@ -79,7 +79,10 @@ pub fn git_init(dir: &Path) {
 /// Runs `command` with the bash tool in `cwd`, confined by `sandbox`; the
 /// result's text (output, exit code, notes).
 pub fn bash(sandbox: &Arc<Sandbox>, cwd: &Path, command: &str, timeout: u64) -> String {
-    let tool = BashTool::with_sandbox(cwd.to_path_buf(), Arc::clone(sandbox));
+    let tool = BashTool::new(
+        cwd.to_path_buf(),
+        focus_tools::ToolState::new(Arc::clone(sandbox)),
+    );
     call(
         &tool,
         json_object! {"command" => command, "timeout" => timeout},
@@ -280,6 +283,8 @@ pub fn also_as_unprivileged_user(name: &str) {
         .env("FOCUS_TEST_AS_USER", "1")
         .env("HOME", "/tmp")
         .env("TMPDIR", "/tmp")
+        // uid 65534's login shell is nologin; a real user has a shell.
+        .env("SHELL", "/bin/sh")
         .output();
     let Ok(out) = out else {
         focus_testkit::skipped("as an unprivileged user: no setpriv");

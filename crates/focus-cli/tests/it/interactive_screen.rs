@@ -1,0 +1,121 @@
+//! Interactive mode at small windows: what must stay readable when room runs
+//! out (wide Markdown tables, the footer's numbers).
+
+use crate::interactive::{tmux_available, Pane};
+use crate::support::*;
+
+/// A 12-column table with CJK cells at 80x24: too wide for a grid, it shows as
+/// `header: value` blocks, and every value is on the screen whole (none cut to
+/// `val…`); Ctrl+O shows its Markdown.
+#[test]
+fn a_wide_table_keeps_every_value_at_80_columns() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let headers: Vec<String> = (1..=12).map(|i| format!("Col{i}")).collect();
+    let value = |row: usize, col: usize| {
+        if col % 4 == 0 {
+            format!("值{row}の{col}")
+        } else {
+            format!("v{row}x{col}")
+        }
+    };
+    let mut answer = vec![
+        format!("| {} |", headers.join(" | ")),
+        format!("|{}|", ["---"; 12].join("|")),
+    ];
+    for row in 1..=2 {
+        let cells: Vec<String> = (1..=12).map(|c| value(row, c)).collect();
+        answer.push(format!("| {} |", cells.join(" | ")));
+    }
+    answer.push(String::new());
+    answer.push("done-marker".into());
+    let answer = answer.join("\\n");
+    let server = mock(&format!(
+        r#"{{"name":"m","steps":[{{"reply":{{"text":"{answer}","chunkDelayMs":1}}}}]}}"#
+    ));
+    s.write_models(&server.url());
+    let pane = Pane::start_sized(&s, &["--model", "mock-openai/m1"], (80, 24));
+    pane.send("a table please", "done-marker");
+    let screen = pane.visible_screen();
+    let table_rows = screen.lines().filter(|l| l.contains("Col"));
+    assert!(
+        table_rows.clone().all(|l| !l.contains('…')),
+        "a value was cut:\n{screen}"
+    );
+    assert!(table_rows.count() >= 2, "{screen}");
+    for row in 1..=2 {
+        for col in 1..=12 {
+            let pair = format!("Col{col}: {}", value(row, col));
+            assert!(screen.contains(&pair), "no {pair:?} on:\n{screen}");
+        }
+    }
+    // Ctrl+O shows the table's Markdown source.
+    pane.keys(&["C-o"]);
+    pane.wait_for("the table's Markdown", "| Col1 | Col2 | Col3 |");
+}
+
+/// At 40 columns the footer keeps the tokens and the cost (items are shortened
+/// before any is dropped; the window size is not an item).
+#[test]
+fn a_40_column_footer_keeps_cost_and_tokens() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"m","steps":[{"reply":{"text":"answered"}}]}"#);
+    s.write_models(&server.url());
+    let pane = Pane::start_sized(&s, &["--model", "mock-openai/m1"], (40, 12));
+    pane.send("hello", "answered");
+    pane.wait_until("a footer with tokens and cost", || {
+        pane.visible_screen()
+            .lines()
+            .any(|l| l.starts_with('○') && l.contains('↑') && l.contains('↓') && l.contains('$'))
+    });
+    assert!(!pane.visible_screen().contains("40×12"));
+}
+
+/// `/hotkeys` at 80 columns is an aligned table: a description too long for
+/// its row goes on under itself, not back at column 0.
+#[test]
+fn hotkeys_wrap_within_their_column() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"m","steps":[]}"#);
+    s.write_models(&server.url());
+    let pane = Pane::start_sized(&s, &["--model", "mock-openai/m1"], (80, 30));
+    let screen = pane.send("/hotkeys", "quit (on an empty input)");
+    let rows: Vec<&str> = screen.lines().collect();
+    let esc = rows
+        .iter()
+        .position(|r| r.starts_with("  Esc ") && r.contains("abort the run"))
+        .unwrap_or_else(|| panic!("no Esc row:\n{screen}"));
+    let column = rows[esc].find("abort the run").unwrap();
+    let next = rows[esc + 1];
+    let indent = next.len() - next.trim_start().len();
+    assert!(
+        column > 10 && indent == column && !next.trim().is_empty(),
+        "the description goes on at column {indent}, not {column}:\n{screen}"
+    );
+}
+
+/// A notice (Shift+Tab's `thinking: minimal`) expires at the next command.
+#[test]
+fn a_notice_expires_at_the_next_command() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"m","steps":[]}"#);
+    s.write_models(&server.url());
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.keys(&["BTab"]);
+    pane.wait_for("the notice", "thinking: minimal");
+    pane.send("/hotkeys", "quit (on an empty input)");
+    pane.wait_until("the notice gone", || {
+        !pane.visible_screen().contains("thinking: minimal")
+    });
+}
