@@ -1,6 +1,6 @@
 //! The keymap is focus-tui's ([`focus_tui::keymap`]); this file re-exports it for
 //! the interactive mode and holds what only focus's own docs concern: the
-//! check that docs/cli.md shows the kit's key table.
+//! check that docs/cli.md shows the kit's key and keybindings tables.
 
 pub use focus_tui::keymap::*;
 
@@ -25,5 +25,11 @@ mod tests {
     #[test]
     fn the_document_shows_the_table() {
         assert_cli_doc_shows(&markdown_table(), "keys");
+    }
+
+    /// docs/cli.md shows exactly the kit's keybindings (actions) table.
+    #[test]
+    fn the_document_shows_the_actions() {
+        assert_cli_doc_shows(&focus_tui::keybindings::markdown_table(), "keybindings");
     }
 }

@@ -2,7 +2,7 @@
 //! the notice, the editor and the footer) on a terminal whose scrollback only
 //! grows. The model (docs/tui.md tells it at length):
 //!
-//! - Every row written fits the window ([`rows`](super::rows)): the renderer
+//! - Every row written fits the window ([`rows`](focus_tui::rows)): the renderer
 //!   wraps, never the terminal, so it always knows how many rows it drew.
 //! - *Committed* rows went to the scrollback for good: finished blocks, in order,
 //!   each exactly once, and the stable leading rows of the first live block.

@@ -10,11 +10,11 @@
 //! old file or the new one, never half of one). A file that is not valid JSON
 //! is not touched. Then the settings are reloaded (as `/reload` does).
 
-use super::picker::Item;
 use super::Ui;
 use focus_core::json::{Object, Value};
 use focus_harness::session::focus_home;
 use focus_harness::settings::{global_settings_path, project_settings_path};
+use focus_tui::picker::Item;
 use std::path::{Path, PathBuf};
 
 /// The keys `/settings` edits: the key (a dotted path), the command its value
