@@ -36,6 +36,7 @@ pub mod footer;
 pub mod info_commands;
 pub mod key_input;
 pub mod keymap;
+pub mod notes;
 pub mod paste_image;
 pub mod pickers;
 pub mod project_files;
@@ -43,6 +44,7 @@ pub mod reload;
 pub mod screen;
 pub mod session_commands;
 pub mod settings_editor;
+pub mod settings_keys;
 pub mod shell;
 pub mod submit;
 pub mod tool_view;
@@ -134,6 +136,9 @@ pub struct Ui<'a> {
     frame: usize,
     /// The notice line above the editor.
     notice: Option<String>,
+    /// What focus said in this session, put back when the transcript is
+    /// rebuilt ([`notes`]).
+    said: notes::Said,
     /// Steering (false) and follow-up (true) messages not yet sent.
     queued: Vec<(bool, String)>,
     /// The git branch of the working directory (read at start and after each
@@ -209,6 +214,7 @@ pub fn run(
         busy: None,
         frame: 0,
         notice: None,
+        said: notes::Said::default(),
         queued: Vec::new(),
         git_branch: footer::git_branch(cwd),
         ctrl_c_armed: false,
@@ -338,7 +344,10 @@ impl Ui<'_> {
     /// (a session opened, resumed, forked, or moved in its tree) and redraws all.
     pub fn show_history(&mut self) {
         self.blocks = vec![Block::done(Kind::Note(self.welcome.clone()))];
-        let history = transcript::history_blocks(&self.engine.conversation.history, self.style);
+        let (history, ends) =
+            transcript::history_blocks_with_ends(&self.engine.conversation.history, self.style);
+        let session = self.engine.conversation.session.lock().id().to_string();
+        let history = notes::interleave(history, &ends, self.said.anchored(&session));
         if !history.is_empty() {
             self.blocks
                 .push(Block::done(Kind::Note(self.style.dim(&format!(
@@ -350,8 +359,12 @@ impl Ui<'_> {
         self.screen.restart();
     }
 
-    /// Shows a note in the conversation (used by commands; styled, sanitized).
+    /// Shows a note in the conversation (used by commands; styled, sanitized),
+    /// kept with the session's notes: a rebuilt transcript shows it again.
     pub fn say(&mut self, text: &str) {
+        let session = self.engine.conversation.session.lock().id().to_string();
+        let messages = self.engine.conversation.history.len();
+        self.said.keep(&session, messages, text);
         self.note(text.to_string());
     }
 
