@@ -52,17 +52,6 @@ const ALLOWED_CIRCLES: &[(&str, usize, &str)] = &[
          sandbox and declares the hooks (which use it too) and the lifecycle \
          (which uses mod.rs's `Gatekeeper`)",
     ),
-    (
-        "crates/focus-sys/src/lib.rs",
-        4,
-        "jail, landlock and openat use items of lib.rs that declares them",
-    ),
-    (
-        "crates/focus-transport/src/lib.rs",
-        12,
-        "the std HTTP transport's files use the crate root's re-exports (`crate::X`), \
-         which the root declares",
-    ),
 ];
 
 /// The module graph of one crate: files (relative to the workspace) and arrows.
@@ -203,12 +192,27 @@ fn strip_visibility(line: &str) -> &str {
 }
 
 /// Every path a `use` item of the file names, its braces expanded
-/// (`use a::{b, c::d};` gives `a::b` and `a::c::d`), as segments.
+/// (`use a::{b, c::d};` gives `a::b` and `a::c::d`), as segments. Inside an
+/// inline module (`mod linux { … }`), `super` names the file's own module, so
+/// one leading `super` per enclosing inline module is taken off and a path
+/// that is relative to an inline module (not starting with `crate`, `self` or
+/// `super`) is left out: it names no other file.
 fn used_paths(code: &str) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut lines = code.lines();
+    // The brace depth at which each enclosing inline module opened.
+    let mut inline: Vec<i32> = Vec::new();
+    let mut depth = 0;
     while let Some(line) = lines.next() {
-        let rest = strip_visibility(line.trim());
+        let trimmed = strip_visibility(line.trim());
+        if trimmed.starts_with("mod ") && trimmed.ends_with('{') {
+            inline.push(depth);
+        }
+        depth += braces(line);
+        while inline.last().is_some_and(|&opened| depth <= opened) {
+            inline.pop();
+        }
+        let rest = trimmed;
         let Some(rest) = rest.strip_prefix("use ") else {
             continue;
         };
@@ -224,9 +228,40 @@ fn used_paths(code: &str) -> Vec<Vec<String>> {
         // word, before the spaces go (a path may hold "as", as in `bash`).
         let item = item.replace(" as ", "@");
         let compact: String = item.chars().filter(|c| !c.is_whitespace()).collect();
-        expand(&compact, &[], &mut out);
+        let mut paths = Vec::new();
+        expand(&compact, &[], &mut paths);
+        for mut path in paths {
+            let mut levels = inline.len();
+            while levels > 0 && path.first().is_some_and(|s| s == "super") {
+                path[0] = "self".to_string();
+                if path.get(1).is_some_and(|s| s == "super") {
+                    path.remove(0);
+                }
+                levels -= 1;
+            }
+            let anchored = path
+                .first()
+                .is_some_and(|s| ["crate", "self", "super"].contains(&s.as_str()));
+            if inline.is_empty() || anchored {
+                out.push(path);
+            }
+        }
     }
     out
+}
+
+/// How much `line` changes the brace depth (`{` minus `}`; braces in string
+/// and character literals are rare enough in Rust code to be counted too, and
+/// `format!("{x}")` opens and closes alike).
+fn braces(line: &str) -> i32 {
+    let code = line.split("//").next().unwrap_or(line);
+    code.chars()
+        .map(|c| match c {
+            '{' => 1,
+            '}' => -1,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// Expands one use tree `tree` under the segments `prefix`.
@@ -499,4 +534,27 @@ fn the_scanner_follows_mod_and_use() {
             .insert(to.to_string());
     }
     assert_eq!(circles(&made_up), [["a", "b", "c", "d"]]);
+}
+
+/// `use` lines as the scanner reads them: renamings, words holding "as", and
+/// `super` inside an inline module (the file's own module, not its parent).
+#[test]
+fn the_scanner_reads_use_lines_as_rust_does() {
+    let code = "use crate::bash::spill::SpillDir;\n\
+                use super::{a as b, c::{d, e}};\n\
+                mod linux {\n    use super::Rules;\n    use super::super::Up;\n    use libc_like::X;\n    fn f() { let _ = format!(\"{x}\"); }\n}\n\
+                use super::after;\n";
+    let paths: Vec<String> = used_paths(code).iter().map(|p| p.join("::")).collect();
+    assert_eq!(
+        paths,
+        [
+            "crate::bash::spill::SpillDir",
+            "super::a",
+            "super::c::d",
+            "super::c::e",
+            "self::Rules",
+            "super::Up",
+            "super::after"
+        ]
+    );
 }
