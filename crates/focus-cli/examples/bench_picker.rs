@@ -17,14 +17,14 @@
 //! Each figure is the median of RUNS runs. Usage: `bench_picker [--files N]`,
 //! or `bench_picker --tables` for the tables alone.
 
-use focus_cli::modes::interactive::markdown::table;
-use focus_cli::modes::interactive::picker::{Item, Picker};
 use focus_cli::modes::interactive::project_files::project_files;
 use focus_cli::modes::interactive::tree_rows::{Filter, TreeRows};
 use focus_cli::modes::interactive::tree_view::TreeView;
 use focus_cli::terminal::style::Style;
 use focus_core::message::{Message, UserMessage};
 use focus_harness::session::SessionManager;
+use focus_tui::picker::{Item, Picker};
+use focus_tui::table::table;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;

@@ -47,7 +47,7 @@ pub use kernel::KernelSupport;
 pub use limits::ToolLimits;
 pub use settings::SandboxSettings;
 
-use crate::gates::Mode;
+use crate::gates::permission::Mode;
 
 /// Whether tools are confined, and if not, why.
 #[derive(Clone, Debug, PartialEq, Eq)]

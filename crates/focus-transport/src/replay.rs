@@ -20,7 +20,10 @@
 //! assert_eq!(transport.requests()[0].url, "https://x/v1");
 //! ```
 
-use crate::{HttpRequest, HttpResponse, Transport, TransportError};
+use crate::error::TransportError;
+use crate::transport::HttpRequest;
+use crate::transport::HttpResponse;
+use crate::transport::Transport;
 use focus_core::cancel::CancelToken;
 use focus_core::sync::lock;
 use std::collections::VecDeque;

@@ -291,10 +291,9 @@ pub fn tool_summary(tool_name: &str, args: &focus_core::json::Value) -> String {
 /// sequences and control characters are removed and hidden format characters
 /// (a right-to-left override, a zero-width space) written out: what is clipped
 /// (tool arguments, tool output, session titles) comes from a model or a file.
+/// (The terminal kit's [`clip`](focus_tui::printable::clip).)
 pub fn clip(text: &str, max: usize) -> String {
-    let one_line = focus_tools::output::sanitize(text).replace('\n', " ⏎ ");
-    let shown = crate::terminal::reveal::reveal_hidden(&one_line);
-    crate::terminal::width::clip_to(&shown, max)
+    focus_tui::printable::clip(text, max)
 }
 
 /// The line for an `AutoRetryStart` event (see [`retry_line`]); `None` for others.

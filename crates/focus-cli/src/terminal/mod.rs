@@ -1,13 +1,11 @@
 //! The terminal: whether we are on one, raw mode for the line editor, the window
 //! size, and colors that respect `NO_COLOR` and pipes, themed ([`theme`]).
+//! The kit parts (width, style, theme, reveal) are focus-tui's, re-exported here.
 
 pub mod ffi;
 pub mod raw;
-pub mod reveal;
 pub mod signals;
-pub mod style;
-pub mod theme;
-pub mod width;
+pub use focus_tui::{reveal, style, theme, width};
 
 /// Standard input's descriptor.
 pub const STDIN: i32 = 0;

@@ -166,11 +166,11 @@ fn random_terminal_bytes_and_model_text_never_panic_the_ui_pieces() {
     // Keystrokes are bytes from outside (a paste, a terminal's odd escape
     // sequences); answers are model text. The decoder, the line editor, the
     // Markdown renderer and the word wrapper must take anything.
-    use focus_cli::modes::interactive::editor::Editor;
-    use focus_cli::modes::interactive::keys::KeyDecoder;
-    use focus_cli::modes::interactive::markdown::{inline, Markdown};
-    use focus_cli::modes::interactive::view::wrap_words;
     use focus_cli::terminal::style::Style;
+    use focus_tui::editor::Editor;
+    use focus_tui::keys::KeyDecoder;
+    use focus_tui::markdown::{inline, Markdown};
+    use focus_tui::rows::wrap_words;
     let pieces: [&[u8]; 20] = [
         b"\x1b",
         b"[",

@@ -29,6 +29,7 @@ mod protected;
 mod robustness;
 mod rpc;
 mod sandbox;
+mod sanitizers;
 mod scripts;
 mod session_lock;
 mod signals;

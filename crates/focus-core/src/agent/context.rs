@@ -4,8 +4,8 @@
 
 use std::borrow::Cow;
 
+use super::config::AgentConfig;
 use super::invariants::{check_history, repair_history};
-use super::AgentConfig;
 use crate::cancel::CancelToken;
 use crate::event::EventSink;
 use crate::message::{now_ms, AssistantMessage, Message, StopReason};

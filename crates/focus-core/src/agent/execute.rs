@@ -8,8 +8,8 @@
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use super::config::AgentConfig;
 use super::schema::validate;
-use super::AgentConfig;
 use crate::cancel::CancelToken;
 use crate::event::{AgentEvent, EventSink};
 use crate::message::{now_ms, AssistantMessage, ToolCall, ToolResultMessage};

@@ -7,10 +7,11 @@
 //! tool calls it asked for. The inner loop goes on while the model calls tools or
 //! steering messages wait; the outer loop goes on while follow-ups wait.
 
+use super::config::AgentConfig;
 use super::context::{error_text, failed_message, llm_view};
 use super::execute::{execute_batch, not_executed, panic_text, Batch};
+use super::handle::AgentHandle;
 use super::invariants::unanswered_calls;
-use super::{AgentConfig, AgentHandle};
 use crate::event::{AgentEvent, EndReason, EventSink};
 use crate::message::{AssistantMessage, Message, StopReason, ToolResultMessage};
 use crate::provider::{ModelRequest, StreamEvent, ToolSpec};

@@ -10,7 +10,7 @@
 //! length is capped with the line's).
 
 use crate::protocol_error::shown;
-use crate::ProtocolError;
+use crate::protocol_error::ProtocolError;
 
 /// The size a chunk-size line announces.
 ///

@@ -9,7 +9,7 @@
 //! open is dropped, unused.
 
 use super::target::Target;
-use crate::TransportError;
+use crate::error::TransportError;
 use focus_core::cancel::CancelToken;
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::sync::mpsc;

@@ -7,7 +7,8 @@
 //! `std_http.rs`), which ends a blocked read at once; the error is then
 //! [`TransportError::Cancelled`].
 
-use crate::{ProtocolError, TransportError};
+use crate::error::TransportError;
+use crate::protocol_error::ProtocolError;
 use focus_core::cancel::CancelToken;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;

@@ -10,7 +10,8 @@
 //! 4. Otherwise the body runs until the server closes the connection.
 
 use super::head::Head;
-use crate::{ProtocolError, TransportError};
+use crate::error::TransportError;
+use crate::protocol_error::ProtocolError;
 
 /// Where the body ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,10 +11,11 @@
 //! * interim `1xx` answers (`100 Continue`, `103 Early Hints`) are skipped.
 
 use super::connection::{Connection, Wait};
+use super::limits::Limits;
 use super::request::is_token_byte;
-use super::Limits;
+use crate::error::TransportError;
 use crate::protocol_error::shown;
-use crate::{ProtocolError, TransportError};
+use crate::protocol_error::ProtocolError;
 use focus_core::cancel::CancelToken;
 
 /// How many interim (1xx) answers may come before the final one.

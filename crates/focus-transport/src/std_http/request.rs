@@ -3,7 +3,8 @@
 //! request leaves in one TCP segment.
 
 use super::target::Target;
-use crate::{HttpRequest, ProtocolError};
+use crate::protocol_error::ProtocolError;
+use crate::transport::HttpRequest;
 
 /// The whole request for `request` sent to `target`, ready to write.
 ///

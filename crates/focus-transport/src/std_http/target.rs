@@ -1,7 +1,7 @@
 //! [`Target`]: where an `http://` URL points — host, port, and the request
 //! target (path and query) that goes on the request line.
 
-use crate::ProtocolError;
+use crate::protocol_error::ProtocolError;
 
 /// The parts of an `http://` URL the transport needs.
 #[derive(Clone, Debug, PartialEq, Eq)]

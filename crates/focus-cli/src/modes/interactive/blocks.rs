@@ -9,14 +9,15 @@
 //! cannot change (the complete lines of an answer), which the screen may print
 //! to the scrollback before the block is finished.
 
-use super::markdown::{is_table_row, table, Markdown};
-use super::rows::columns::note_rows;
-use super::rows::{split_rows, text_rows, wrap_styled};
-use super::screen::visible_width;
 use super::tool_view::ToolBlock;
-use super::view::wrap_words;
 use crate::terminal::style::Style;
 use focus_tools::output::sanitize;
+use focus_tui::columns::note_rows;
+use focus_tui::markdown::{is_table_row, Markdown};
+use focus_tui::rows::wrap_words;
+use focus_tui::rows::{split_rows, text_rows, wrap_styled};
+use focus_tui::table::table;
+use focus_tui::width::visible_width;
 
 /// How blocks are drawn now (the same for every block of one frame).
 #[derive(Clone, Copy, Debug)]

@@ -3,8 +3,6 @@
 //! ([`super::pickers`]) when called bare, and act on `/model provider/id` or
 //! `/command N` (the picker's choice runs that).
 
-use super::picker::Item;
-use super::rows::columns::COLUMN;
 use super::Ui;
 use crate::choose::{ModelChoice, ModelSource};
 use crate::engine::entry_preview;
@@ -14,6 +12,8 @@ use focus_core::provider::ThinkingLevel;
 use focus_harness::conversation::recent_sessions;
 use focus_harness::prompt::listing::{user_commands as user_commands_in, UserCommand};
 use focus_harness::session::EntryKind;
+use focus_tui::columns::COLUMN;
+use focus_tui::picker::Item;
 use std::path::Path;
 
 /// Every command with a one-line description.

@@ -11,12 +11,12 @@
 //! protected file) offers no such key.
 
 use super::blocks::{Block, Kind};
-use super::keys::Key;
 use super::Ui;
 use crate::approval::ApprovalAnswer;
 use crate::modes::print::clip;
 use crate::terminal::reveal::reveal_hidden;
 use focus_tools::output::sanitize;
+use focus_tui::keys::Key;
 
 /// Lines of a command shown in the dialog; a longer command is printed whole
 /// in the conversation too.

@@ -18,7 +18,7 @@ impl Ui<'_> {
 
     /// The keys table, with what keybindings.json changed.
     pub(super) fn keys_text(&self) -> String {
-        super::keybindings::keys_text(&self.bindings)
+        focus_tui::keybindings::keys_text(&self.bindings)
     }
 
     /// `/changelog`: the first lines of the project's CHANGELOG.md, as

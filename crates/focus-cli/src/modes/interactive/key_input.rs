@@ -3,11 +3,11 @@
 //! (abort, quit, suspend, thinking, models, the queue, completion, the editor).
 
 use super::blocks::Kind;
-use super::editor::EditAction;
 use super::keymap::{self, Action};
-use super::keys::Key;
 use super::submit::message_text;
 use super::{commands, external, Input, Ui, KEYBOARD_OFF, KEYBOARD_ON};
+use focus_tui::editor::EditAction;
+use focus_tui::keys::Key;
 use std::io::Read;
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::Instant;

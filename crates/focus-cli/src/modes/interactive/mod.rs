@@ -7,13 +7,14 @@
 //! wakes, at least every 33 ms while a prompt runs. Frames are drawn at once
 //! after a key, at most every 33 ms while output streams, and every 100 ms for
 //! the spinner.
-//! Reading order: [`keys`] (bytes to keys) and [`keymap`] (keys to actions),
-//! [`editor`] (the input), [`markdown`] and [`highlight`] (styling answers),
-//! [`rows`] (lines to rows that fit), [`blocks`] and [`tool_view`] (the
+//! The terminal kit's parts are focus-tui's; this mode wires the conversation
+//! to them. Reading order: [`keys`](focus_tui::keys) (bytes to keys) and [`keymap`] (keys to actions),
+//! [`editor`] (the input), [`markdown`](focus_tui::markdown) and [`highlight`](focus_tui::highlight) (styling answers),
+//! [`rows`](focus_tui::rows) (lines to rows that fit), [`blocks`] and [`tool_view`] (the
 //! conversation as blocks), [`screen`] (the renderer), [`view`] (how events
 //! change the blocks, and the chrome), [`dialog`] (approvals), [`transcript`] (a
 //! saved conversation as blocks), [`footer`], [`compacting`], [`external`]
-//! (Ctrl+G), [`commands`] (slash commands), [`fuzzy`] and [`picker`] (a list
+//! (Ctrl+G), [`commands`] (slash commands), [`fuzzy`](focus_tui::fuzzy) and [`picker`](focus_tui::picker) (a list
 //! filtered as you type) with [`pickers`] (the command menu, `@` files,
 //! `/model`) and [`project_files`] (the `@` list, walked in the background),
 //! [`tree_rows`] and [`tree_view`] (`/tree`), the commands in files of their
@@ -29,26 +30,18 @@ pub mod clipboard;
 pub mod commands;
 pub mod compacting;
 pub mod dialog;
-pub mod editor;
 pub mod external;
 pub mod following;
 pub mod footer;
-pub mod fuzzy;
-pub mod highlight;
 pub mod hyperlinks;
 pub mod info_commands;
 pub mod key_input;
-pub mod keybindings;
 pub mod keymap;
-pub mod keys;
-pub mod markdown;
 pub mod notes;
 pub mod paste_image;
-pub mod picker;
 pub mod pickers;
 pub mod project_files;
 pub mod reload;
-pub mod rows;
 pub mod screen;
 pub mod session_commands;
 pub mod settings_editor;
@@ -68,10 +61,11 @@ use crate::terminal::raw::RawMode;
 use crate::terminal::style::Style;
 use crate::terminal::{STDIN, STDOUT};
 use blocks::{Block, Kind};
-use editor::Editor;
 use focus_core::event::AgentEvent;
 use focus_core::message::{Content, Message};
-use keys::KeyDecoder;
+use focus_tui::editor::{self, Editor};
+use focus_tui::keybindings;
+use focus_tui::keys::KeyDecoder;
 use screen::Screen;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};

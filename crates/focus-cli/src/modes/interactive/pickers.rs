@@ -25,12 +25,12 @@
 //! `@` before the cursor, or the query holds a space.
 
 use super::commands::{self, COMMANDS};
-use super::keys::Key;
-use super::picker::{Item, Outcome, Picker};
 use super::{human, Ui};
 use focus_core::message::Content;
 use focus_core::provider::ThinkingLevel;
 use focus_tools::output::sanitize;
+use focus_tui::keys::Key;
+use focus_tui::picker::{Item, Outcome, Picker};
 use std::path::Path;
 
 /// The most rows a picker takes.

@@ -4,10 +4,10 @@
 //! of 100,000 files (only the very first `@`, when typed before the first walk
 //! ended, walks on the spot).
 
-use super::fuzzy::Packed;
-use super::picker::{Item, Picker};
 use super::{Input, Ui};
 use focus_tools::walk::{walk, Flow};
+use focus_tui::fuzzy::Packed;
+use focus_tui::picker::{Item, Picker};
 use std::path::Path;
 use std::sync::Arc;
 

@@ -10,11 +10,11 @@
 //! are fixed for the session: a change to those needs a new start, and
 //! `/reload` says so.
 
-use super::keybindings::{self, Bindings};
 use super::Ui;
 use crate::terminal::theme::{self, Depth, Theme};
 use focus_harness::session::focus_home;
 use focus_harness::settings::{load_settings, Settings};
+use focus_tui::keybindings::{self, Bindings};
 use std::path::Path;
 
 /// The interactive mode's part of the settings.

@@ -15,12 +15,12 @@
 //! reloaded (as `/reload` does); should they no longer load, the old file is
 //! put back.
 
-use super::picker::Item;
 use super::settings_keys::{find, Setting, SETTINGS};
 use super::Ui;
 use focus_core::json::{Object, Value};
 use focus_harness::session::focus_home;
 use focus_harness::settings::{global_settings_path, project_settings_path};
+use focus_tui::picker::Item;
 use std::path::{Path, PathBuf};
 
 /// The value at dotted `path` in `json`.

@@ -2,8 +2,9 @@
 //! expanded, a `!command`, or a message — steering or a follow-up while the
 //! agent works, else a new prompt for the conversation.
 
-use super::{commands, editor, Ui};
+use super::{commands, Ui};
 use focus_core::message::{now_ms, Content, Message, UserMessage};
+use focus_tui::editor;
 
 impl Ui<'_> {
     pub(super) fn submit(&mut self, text: String, follow_up: bool) {

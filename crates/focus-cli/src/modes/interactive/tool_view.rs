@@ -5,9 +5,9 @@
 //! its reason. Ctrl+O shows it all.
 
 use super::blocks::Look;
-use super::rows::text_rows;
 use crate::modes::print::{clip, tool_summary};
 use focus_core::json::Value;
+use focus_tui::rows::text_rows;
 use std::time::{Duration, Instant};
 
 /// Lines shown when collapsed.

@@ -14,7 +14,6 @@
 //! model call made on a thread of its own (the screen lives, Esc cancels), then
 //! recorded where the conversation goes on, as pi does.
 
-use super::keys::Key;
 use super::tree_rows::{NodeKind, TreeRows};
 use super::{Input, Ui};
 use crate::terminal::style::Style;
@@ -24,6 +23,7 @@ use focus_harness::compaction::{
     branch_summary_request, record_branch_summary, summarize_branch, CompactionError,
 };
 use focus_harness::session::EntryKind;
+use focus_tui::keys::Key;
 
 /// The navigator's keys: how docs/cli.md names them and what they do.
 pub const TREE_KEYS: &[(&str, &str)] = &[

@@ -10,7 +10,7 @@ use super::tool_view::ToolBlock;
 use super::{human, Ui, SPINNER};
 use crate::modes::print::{clip, end_reason_text};
 use crate::terminal::reveal::reveal_hidden;
-use crate::terminal::width::{fit, text_width};
+use crate::terminal::width::text_width;
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::message::{Content, Message, StopReason};
 use focus_core::provider::StreamEvent;
@@ -372,86 +372,5 @@ impl Ui<'_> {
         self.screen.draw(&mut self.blocks, look, &chrome);
         self.screen.flush();
         self.approval_shown();
-    }
-}
-
-/// Splits `line` into pieces of at most `width` columns at spaces, keeping the
-/// first piece's indentation (a word longer than the room left is cut, never inside
-/// a wide character; runs of spaces between words become one). Text without spaces
-/// (Chinese, Japanese) is cut wherever the width runs out.
-pub fn wrap_words(line: &str, width: usize) -> Vec<String> {
-    let width = width.max(2);
-    if text_width(line) <= width {
-        return vec![line.to_string()];
-    }
-    let (indent, body) = line.split_at(line.len() - line.trim_start().len());
-    let mut pieces = Vec::new();
-    let mut current = indent.to_string();
-    let mut current_len = text_width(indent);
-    let mut has_word = false;
-    for word in body.split(' ').filter(|w| !w.is_empty()) {
-        let mut word = word;
-        if has_word && current_len + 1 + text_width(word) > width {
-            pieces.push(std::mem::take(&mut current));
-            current_len = 0;
-            has_word = false;
-        }
-        if has_word {
-            current.push(' ');
-            current_len += 1;
-        }
-        while current_len + text_width(word) > width {
-            let (mut head, _) = fit(word, width.saturating_sub(current_len));
-            if head.is_empty() && current_len == 0 {
-                // Not even one character fits an empty row: take one anyway.
-                head = word.chars().next().map_or("", |c| &word[..c.len_utf8()]);
-            }
-            current.push_str(head);
-            pieces.push(std::mem::take(&mut current));
-            current_len = 0;
-            word = &word[head.len()..];
-        }
-        current.push_str(word);
-        current_len += text_width(word);
-        has_word = true;
-    }
-    if !current.is_empty() || pieces.is_empty() {
-        pieces.push(current);
-    }
-    pieces
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn words_wrap_at_spaces_and_long_words_are_cut() {
-        assert_eq!(wrap_words("short", 10), ["short"]);
-        assert_eq!(
-            wrap_words("one two three four", 9),
-            ["one two", "three", "four"]
-        );
-        assert_eq!(wrap_words("abcdefghijkl", 5), ["abcde", "fghij", "kl"]);
-        assert_eq!(
-            wrap_words("- item with words", 8),
-            ["- item", "with", "words"]
-        );
-        for piece in wrap_words("the quick brown fox jumps over the lazy dog", 7) {
-            assert!(text_width(&piece) <= 7, "{piece:?}");
-        }
-    }
-
-    #[test]
-    fn wide_characters_wrap_by_columns() {
-        assert_eq!(wrap_words("你好世界你好", 5), ["你好", "世界", "你好"]);
-        assert_eq!(wrap_words("看 README 文件", 8), ["看", "README", "文件"]);
-        assert_eq!(wrap_words("ab 你好世界", 5), ["ab", "你好", "世界"]);
-        for width in 2..12 {
-            for piece in wrap_words("中文和 English 混排的一行文字，很长很长。", width)
-            {
-                assert!(text_width(&piece) <= width, "{width}: {piece:?}");
-            }
-        }
     }
 }

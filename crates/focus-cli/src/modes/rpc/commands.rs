@@ -3,11 +3,11 @@
 //! `steer`, `follow_up`, `abort` and `compact` go to the conversation's run;
 //! the rest read or change the conversation between runs.
 
-use super::json_line as write_line;
 use super::server::Server;
 use super::wire::{error_response, model_json, ok_response};
 use crate::approval::ApprovalAnswer;
 use crate::choose::{ModelChoice, ModelSource};
+use crate::modes::json::write_line;
 use crate::seams;
 use focus_core::json::{parse_str, ToJson, Value};
 use focus_core::json_object;

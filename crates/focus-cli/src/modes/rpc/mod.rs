@@ -144,7 +144,7 @@ fn next_input(
 fn handle(server: &mut Server<'_>, input: Input, stop: &mut Stopping) {
     match input {
         Input::Line(line) => server.handle_line(&line),
-        Input::Oversized(n) => json_line(&error_response(
+        Input::Oversized(n) => super::json::write_line(&error_response(
             None,
             "parse",
             &format!("command line of {n} bytes is longer than the 64 MiB limit"),
@@ -235,9 +235,4 @@ impl Stopping {
         }
         !server.engine.conversation.is_busy()
     }
-}
-
-/// Writes one JSON line to stdout (responses and events).
-pub(crate) fn json_line(value: &focus_core::json::Value) {
-    super::json::write_line(value);
 }

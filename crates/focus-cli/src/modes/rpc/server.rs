@@ -7,10 +7,10 @@
 //! answer them any more.
 
 use super::input::Input;
-use super::json_line as write_line;
 use super::wire::{error_response, ok_response};
 use crate::approval::{ApprovalAnswer, PendingApproval};
 use crate::engine::Engine;
+use crate::modes::json::write_line;
 use focus_core::event::AgentEvent;
 use focus_core::event_lines::EventLines;
 use focus_core::json::{parse_str, ToJson, Value};

@@ -2,10 +2,10 @@
 //! every column gets a fair share of the width (text wraps inside its cell), else
 //! as one block per row of `header: value` pairs. No cell is ever cut short.
 
-use super::super::rows::wrap_styled;
-use super::super::screen::visible_width;
-use super::inline_with;
-use crate::terminal::style::Style;
+use crate::markdown::inline_with;
+use crate::rows::wrap_styled;
+use crate::style::Style;
+use crate::width::visible_width;
 
 /// The fewest columns a grid column gets before the table turns into blocks
 /// (a column narrower than its text and than this is not readable).

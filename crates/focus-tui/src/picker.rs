@@ -1,6 +1,6 @@
-//! A picker: a list of entries filtered by a fuzzy query ([`super::fuzzy`]),
+//! A picker: a list of entries filtered by a fuzzy query ([`crate::fuzzy`]),
 //! one of them selected, shown above the editor in a few rows. It knows nothing
-//! of what its entries are: the UI ([`super::pickers`]) gives it labels, asks
+//! of what its entries are: the program using it gives it labels, asks
 //! it for its rows, and acts on what [`Picker::key`] says was chosen.
 //!
 //! Keys: Up and Down move by one (wrapping around), PageUp and PageDown by
@@ -8,11 +8,11 @@
 //! means), Esc closes. Everything shown is made printable: labels may be file
 //! names or model ids, which can hold escape sequences.
 
-use super::fuzzy;
-use super::keys::Key;
-use crate::modes::print::clip;
-use crate::terminal::style::Style;
-use crate::terminal::width::text_width;
+use crate::fuzzy;
+use crate::keys::Key;
+use crate::printable::clip;
+use crate::style::Style;
+use crate::width::text_width;
 use std::sync::Arc;
 
 /// One entry: what is matched and shown, and a dim note after it.

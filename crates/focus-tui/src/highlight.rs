@@ -5,7 +5,7 @@
 //! or a multi-line string is colored line by line as best it can be), so a
 //! streamed line is highlighted once.
 
-use crate::terminal::style::Style;
+use crate::style::Style;
 
 /// A language family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,28 +242,22 @@ mod tests {
         out
     }
 
-    /// Whole real files of this repository (Rust, shell, TOML, JSON): every line
+    /// A shell script of the kind a repository carries.
+    const SHELL_SAMPLE: &str = "#!/bin/sh\n# Runs the tests.\nset -eu\nif [ -n \"${CI:-}\" ]; then\n    echo 'in CI'\nfi\ncargo test --offline \"$@\"  # all of them\n";
+
+    /// A JSON document with nesting, strings, numbers and literals.
+    const JSON_SAMPLE: &str = "{\n  \"name\": \"read\",\n  \"arguments\": {\"path\": \"a.txt\", \"limit\": 20, \"all\": true},\n  \"id\": null\n}\n";
+
+    /// Whole files (this crate's Rust and TOML, a shell script, JSON): every line
     /// keeps its text exactly, and the files' keywords, strings and comments are
     /// colored.
     #[test]
     fn real_files_keep_their_text() {
         let files: &[(&str, &str, &str)] = &[
-            ("rust", include_str!("screen.rs"), "\x1b[35mfn\x1b[0m"),
-            (
-                "sh",
-                include_str!("../../../../../scripts/test"),
-                "\x1b[2m# ",
-            ),
-            (
-                "toml",
-                include_str!("../../../../../Cargo.toml"),
-                "\x1b[34m",
-            ),
-            (
-                "json",
-                include_str!("../../../../../fixtures/scenarios/one_tool_call.json"),
-                "\x1b[34m\"name\"\x1b[0m",
-            ),
+            ("rust", include_str!("editor.rs"), "\x1b[35mfn\x1b[0m"),
+            ("sh", SHELL_SAMPLE, "\x1b[2m# "),
+            ("toml", include_str!("../Cargo.toml"), "\x1b[34m"),
+            ("json", JSON_SAMPLE, "\x1b[34m\"name\"\x1b[0m"),
         ];
         for (lang, text, expected) in files {
             let mut all = String::new();

@@ -3,17 +3,15 @@
 //! table ends): headings by level, `**bold**`, `*italic*`, `` `code` ``,
 //! links (OSC 8 hyperlinks where the terminal shows them, else `text (url)`),
 //! bullet and numbered lists, block quotes, rules, tables that wrap inside their cells (or turn into `header: value` blocks), and
-//! fenced code with syntax highlighting ([`highlight`](super::highlight)).
+//! fenced code with syntax highlighting ([`highlight`](crate::highlight)).
+//! Tables are laid out by [`table`](crate::table) once they end.
 //! Wrapping counts what shows, not the markup.
 
-mod table;
-
-pub use table::table;
-
-use super::highlight::{highlight, Lang};
-use super::rows::{split_rows, wrap_styled};
-use super::screen::visible_width;
-use crate::terminal::style::Style;
+use crate::highlight::{highlight, Lang};
+use crate::printable::printable;
+use crate::rows::{split_rows, wrap_styled};
+use crate::style::Style;
+use crate::width::visible_width;
 
 /// Line-by-line Markdown styling with the code-fence state carried between lines.
 #[derive(Clone, Debug, Default)]
@@ -52,7 +50,7 @@ impl Markdown {
     /// model's text sanitized already; a byte scan then finds nothing to do), so
     /// no row carries an escape of the text's own or counts one as columns.
     pub fn rows(&mut self, line: &str, style: Style, width: usize) -> Vec<String> {
-        let clean = focus_tools::output::sanitize(line);
+        let clean = printable(line);
         // A lone `\r` comes back as a line break: inside one line, a space.
         let line = &*match clean {
             std::borrow::Cow::Owned(text) if text.contains('\n') => text.replace('\n', " ").into(),
@@ -345,10 +343,9 @@ mod tests {
                 }
             }
             let lines: Vec<&str> = text.split('\n').collect();
-            let _ = table(&lines, Style::COLOR, width, true);
+            let _ = crate::table::table(&lines, Style::COLOR, width, true);
             for lang in ["rust", "py", "sh", "json", "yaml", "toml", "diff", "c"] {
-                let _ =
-                    super::super::highlight::highlight(&text, Lang::from_fence(lang), Style::COLOR);
+                let _ = crate::highlight::highlight(&text, Lang::from_fence(lang), Style::COLOR);
             }
         }
     }

@@ -5,9 +5,9 @@
 //! worst of the best found so far; the rest only pass the cheap test that they
 //! match at all. A long list is split over every core.
 
-use super::packed::Bounds;
+use super::cores::on_every_core;
+use super::packed::{Bounds, Candidates};
 use super::score::Matcher;
-use super::Candidates;
 use std::collections::BinaryHeap;
 
 /// The indices of the `candidates` matching `query`, best first (ties: shorter
@@ -169,36 +169,6 @@ fn best_in<C: Candidates + ?Sized>(
     }
     (matches, best.into_vec())
 }
-
-/// `work` over `among`, a slice per core when it is long, the results in order.
-pub(super) fn on_every_core<I: Sync, T: Send>(
-    among: &[I],
-    work: impl Fn(&[I]) -> T + Sync,
-) -> Vec<T> {
-    let threads = if among.len() >= PARALLEL_FROM {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
-    } else {
-        1
-    };
-    if threads == 1 {
-        return vec![work(among)];
-    }
-    let size = among.len().div_ceil(threads);
-    let work = &work;
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = among
-            .chunks(size)
-            .map(|slice| scope.spawn(move || work(slice)))
-            .collect();
-        parts
-            .into_iter()
-            .map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
-}
-
-/// From this many candidates on, the work is split over several threads.
-const PARALLEL_FROM: usize = 20_000;
 
 /// Bits of a sort key holding the candidate's index.
 const INDEX_MASK: u64 = (1 << 32) - 1;

@@ -4,9 +4,8 @@
 //! word in it and which pairs of characters follow each other, enough to bound
 //! its score from above without reading it again.
 
-use super::rank::on_every_core;
-use super::score::{word_start, Unit};
-use super::{Candidates, CONTIGUOUS, GAP, MATCH, WORD_START};
+use super::cores::on_every_core;
+use super::score::{word_start, Unit, CONTIGUOUS, GAP, MATCH, WORD_START};
 
 /// What one candidate holds, as two sets of hashed bits (a bit set may be a
 /// false alarm, never a miss): the characters (folded) starting a word, and
@@ -212,5 +211,29 @@ impl Candidates for Packed {
     }
     fn hints(&self, index: usize) -> Option<&Hints> {
         self.hints.get(index)
+    }
+}
+
+/// A list of candidates, by index.
+pub trait Candidates: Sync {
+    /// The candidate at `index`.
+    fn get(&self, index: usize) -> &str;
+    /// How many there are.
+    fn count(&self) -> usize;
+    /// What the candidate at `index` holds, for an upper bound on its score
+    /// ([`top`](super::top) scores only candidates whose bound can still make the top):
+    /// `None` when not kept (every candidate is then scored).
+    fn hints(&self, index: usize) -> Option<&Hints> {
+        let _ = index;
+        None
+    }
+}
+
+impl<S: AsRef<str> + Sync> Candidates for [S] {
+    fn get(&self, index: usize) -> &str {
+        self[index].as_ref()
+    }
+    fn count(&self) -> usize {
+        self.len()
     }
 }

@@ -4,7 +4,7 @@
 //! note apart). Colours come from a [`Theme`] at the terminal's [`Depth`];
 //! outside the interactive mode that is the dark theme's 16 basic colours.
 
-use super::theme::{Depth, Theme, DARK};
+use crate::theme::{Depth, Theme, DARK};
 
 /// Which styles to emit on one stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,7 +24,7 @@ impl Style {
     /// `NO_COLOR` is unset or empty.
     pub fn for_fd(fd: i32) -> Style {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let enabled = super::is_tty(fd);
+        let enabled = crate::terminal::is_tty(fd);
         Style {
             enabled,
             color: enabled && !no_color,
@@ -66,7 +66,7 @@ impl Style {
         depth: Depth::Basic,
     };
 
-    /// `text` in the theme's colour of slot `slot` (see [`super::theme::SLOTS`]).
+    /// `text` in the theme's colour of slot `slot` (see [`crate::theme::SLOTS`]).
     fn paint(self, slot: usize, text: &str) -> String {
         if self.color {
             let sgr = self.theme.sgr(slot, self.depth);

@@ -2,8 +2,8 @@
 //! earlier inputs (kept across runs in `FOCUS_HOME/history.jsonl`). Pure logic:
 //! keys in, [`EditAction`]s out; drawing is the screen's job.
 
-use super::keys::Key;
-use crate::terminal::width::char_width;
+use crate::keys::Key;
+use crate::width::char_width;
 use focus_core::json::{parse_str, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -5,8 +5,8 @@
 //! A note marks such rows with [`COLUMN`] between the two cells: the note is
 //! laid out again at every width (a resize keeps the table aligned).
 
-use super::wrap_styled;
-use crate::modes::interactive::screen::visible_width;
+use crate::rows::wrap_styled;
+use crate::width::visible_width;
 
 /// Between the two cells of a row of a note that is a two-column table (a
 /// control character: text from outside is sanitized of it before it becomes

@@ -206,6 +206,57 @@ pub fn clip_to(text: &str, columns: usize) -> String {
     }
 }
 
+/// The number of columns `text` shows, skipping ANSI escape sequences (CJK and
+/// emoji take two columns, combining marks none).
+pub fn visible_width(text: &str) -> usize {
+    // Byte by byte: ASCII (most of what is drawn) and escape sequences need no
+    // decoding; other characters are decoded where they start.
+    let bytes = text.as_bytes();
+    let mut width = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == 0x1b {
+            i += 1;
+            match bytes.get(i) {
+                Some(b'[') => {
+                    i += 1;
+                    while i < bytes.len() {
+                        let d = bytes[i];
+                        i += 1;
+                        if (b'@'..=b'~').contains(&d) {
+                            break;
+                        }
+                    }
+                }
+                Some(b']') => {
+                    i += 1;
+                    let mut last = b' ';
+                    while i < bytes.len() {
+                        let d = bytes[i];
+                        i += 1;
+                        if d == 0x07 || (last == 0x1b && d == b'\\') {
+                            break;
+                        }
+                        last = d;
+                    }
+                }
+                // Any other character after ESC is part of the escape.
+                Some(_) => i += text[i..].chars().next().map_or(1, char::len_utf8),
+                None => {}
+            }
+        } else if b < 0x80 {
+            width += usize::from((0x20..0x7f).contains(&b));
+            i += 1;
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            width += char_width(c);
+            i += c.len_utf8();
+        }
+    }
+    width
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,5 +309,18 @@ mod tests {
             let (start, _) = fit("a你b好c世", columns);
             assert!(text_width(start) <= columns);
         }
+    }
+
+    #[test]
+    fn widths_skip_escapes() {
+        assert_eq!(visible_width("\x1b[1mab\x1b[0mc"), 3);
+        assert_eq!(visible_width("\x1b[2m你好\x1b[0m!"), 5);
+        assert_eq!(visible_width("\x1b]8;;http://x\x07link\x1b]8;;\x07"), 4);
+        // OSC ended by ESC \, a two-character escape, one before a non-ASCII
+        // character, controls (no width), combining marks, a lone ESC at the end.
+        assert_eq!(visible_width("\x1b]8;;u\x1b\\é中\x1b]8;;\x1b\\"), 3);
+        assert_eq!(visible_width("\x1b7ab\x1b8"), 2);
+        assert_eq!(visible_width("\x1béab"), 2);
+        assert_eq!(visible_width("a\tb\x7f\u{85}e\u{301}\x1b"), 3);
     }
 }

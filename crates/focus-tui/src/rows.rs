@@ -6,9 +6,7 @@
 //! Lines may carry SGR styles (`ESC [ … m`); they are copied through, closed at
 //! the end of a row that is cut and opened again on the next one.
 
-pub mod columns;
-
-use crate::terminal::width::char_width;
+use crate::width::{char_width, fit, text_width, visible_width};
 
 /// Splits `line` into rows of at most `width` columns (a character that does not
 /// fit starts the next row, so a wide character never straddles a row end). A tab
@@ -150,12 +148,12 @@ pub fn wrap_styled<T: AsRef<str> + Into<String>>(
     indent: &str,
 ) -> Vec<String> {
     let width = width.max(2);
-    if super::screen::visible_width(text.as_ref()) <= width {
+    if visible_width(text.as_ref()) <= width {
         // Fits as it is (most lines): no word splitting.
         return vec![text.into()];
     }
     let text = text.as_ref();
-    let indent_width = super::screen::visible_width(indent);
+    let indent_width = visible_width(indent);
     let mut rows: Vec<String> = Vec::new();
     let body = text.trim_start_matches(' ');
     let lead = (text.len() - body.len()).min(width / 2);
@@ -175,7 +173,7 @@ pub fn wrap_styled<T: AsRef<str> + Into<String>>(
         }
     }
     for (spaces, word) in words {
-        let w = super::screen::visible_width(word);
+        let w = visible_width(word);
         if !first && used + spaces + w > width {
             rows.push(std::mem::take(&mut row));
             row.push_str(indent);
@@ -195,12 +193,12 @@ pub fn wrap_styled<T: AsRef<str> + Into<String>>(
             let pieces = split_rows(word, width.saturating_sub(used).max(1));
             let rest = pieces[1..].concat();
             row.push_str(&pieces[0]);
-            used += super::screen::visible_width(&pieces[0]);
+            used += visible_width(&pieces[0]);
             if !rest.is_empty() {
                 for piece in split_rows(&rest, width.saturating_sub(indent_width).max(1)) {
                     rows.push(std::mem::take(&mut row));
                     row.push_str(indent);
-                    used = indent_width + super::screen::visible_width(&piece);
+                    used = indent_width + visible_width(&piece);
                     row.push_str(&piece);
                 }
             }
@@ -268,10 +266,55 @@ fn carry_styles(rows: Vec<String>) -> Vec<String> {
     out
 }
 
+/// Splits `line` into pieces of at most `width` columns at spaces, keeping the
+/// first piece's indentation (a word longer than the room left is cut, never inside
+/// a wide character; runs of spaces between words become one). Text without spaces
+/// (Chinese, Japanese) is cut wherever the width runs out.
+pub fn wrap_words(line: &str, width: usize) -> Vec<String> {
+    let width = width.max(2);
+    if text_width(line) <= width {
+        return vec![line.to_string()];
+    }
+    let (indent, body) = line.split_at(line.len() - line.trim_start().len());
+    let mut pieces = Vec::new();
+    let mut current = indent.to_string();
+    let mut current_len = text_width(indent);
+    let mut has_word = false;
+    for word in body.split(' ').filter(|w| !w.is_empty()) {
+        let mut word = word;
+        if has_word && current_len + 1 + text_width(word) > width {
+            pieces.push(std::mem::take(&mut current));
+            current_len = 0;
+            has_word = false;
+        }
+        if has_word {
+            current.push(' ');
+            current_len += 1;
+        }
+        while current_len + text_width(word) > width {
+            let (mut head, _) = fit(word, width.saturating_sub(current_len));
+            if head.is_empty() && current_len == 0 {
+                // Not even one character fits an empty row: take one anyway.
+                head = word.chars().next().map_or("", |c| &word[..c.len_utf8()]);
+            }
+            current.push_str(head);
+            pieces.push(std::mem::take(&mut current));
+            current_len = 0;
+            word = &word[head.len()..];
+        }
+        current.push_str(word);
+        current_len += text_width(word);
+        has_word = true;
+    }
+    if !current.is_empty() || pieces.is_empty() {
+        pieces.push(current);
+    }
+    pieces
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::modes::interactive::screen::visible_width;
 
     #[test]
     fn styled_text_wraps_on_what_shows() {
@@ -348,5 +391,35 @@ mod tests {
         // A wide character that does not fit starts the next row.
         let wide = [format!("› a{}", "字".repeat(5))];
         assert_eq!(editor_rows(&wide, (0, 13), 10).1, (1, 4));
+    }
+
+    #[test]
+    fn words_wrap_at_spaces_and_long_words_are_cut() {
+        assert_eq!(wrap_words("short", 10), ["short"]);
+        assert_eq!(
+            wrap_words("one two three four", 9),
+            ["one two", "three", "four"]
+        );
+        assert_eq!(wrap_words("abcdefghijkl", 5), ["abcde", "fghij", "kl"]);
+        assert_eq!(
+            wrap_words("- item with words", 8),
+            ["- item", "with", "words"]
+        );
+        for piece in wrap_words("the quick brown fox jumps over the lazy dog", 7) {
+            assert!(text_width(&piece) <= 7, "{piece:?}");
+        }
+    }
+
+    #[test]
+    fn wide_characters_wrap_by_columns() {
+        assert_eq!(wrap_words("你好世界你好", 5), ["你好", "世界", "你好"]);
+        assert_eq!(wrap_words("看 README 文件", 8), ["看", "README", "文件"]);
+        assert_eq!(wrap_words("ab 你好世界", 5), ["ab", "你好", "世界"]);
+        for width in 2..12 {
+            for piece in wrap_words("中文和 English 混排的一行文字，很长很长。", width)
+            {
+                assert!(text_width(&piece) <= width, "{width}: {piece:?}");
+            }
+        }
     }
 }

@@ -6,7 +6,7 @@
 //! the format). Colours are written at the depth the terminal has
 //! ([`Depth::from_env`]): 24-bit, 256 colours, or the 16 basic ones, to which
 //! any colour falls back (the nearest of the xterm palette). `NO_COLOR` is
-//! [`Style`](super::style::Style)'s business: with it, no colour is written.
+//! [`Style`](crate::style::Style)'s business: with it, no colour is written.
 
 use focus_core::json::Value;
 use std::path::Path;
@@ -241,6 +241,12 @@ fn parse_colour(value: &Value, vars: &Value) -> Result<Colour, String> {
 /// Reads a theme file's JSON: `{"name", "base": "dark"|"light", "vars": {…},
 /// "colors": {slot: colour}}`; a slot left out keeps the base's colour. An
 /// unknown slot is an error (a typo would silently do nothing).
+///
+/// # Errors
+///
+/// A `base` other than `"dark"` or `"light"`, `colors` that is not an object,
+/// an unknown slot, or a colour that is not `"#rrggbb"`, an index 0-255, a
+/// colour name or a variable of `vars` holding one; the message names the key.
 pub fn parse_theme(name: &str, json: &Value) -> Result<Theme, String> {
     let base = match json["base"].as_str() {
         None | Some("dark") => &DARK,
@@ -268,6 +274,12 @@ pub fn parse_theme(name: &str, json: &Value) -> Result<Theme, String> {
 
 /// The theme `name`: a built-in one, or `<name>.json` in `<cwd>/.focus/themes/`
 /// (first) or `<config_dir>/themes/`.
+///
+/// # Errors
+///
+/// A name that is a path, no such theme in either folder (the message lists
+/// the themes there are), a file that cannot be read or is not valid JSON, or
+/// a theme [`parse_theme`] refuses; each message names the file.
 pub fn load(name: &str, config_dir: &Path, cwd: &Path) -> Result<&'static Theme, String> {
     match name {
         "dark" => return Ok(&DARK),

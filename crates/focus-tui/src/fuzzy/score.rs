@@ -4,7 +4,14 @@
 //! compared byte by byte, others character by character; no candidate
 //! allocates.
 
-use super::{CONTIGUOUS, GAP, MATCH, WORD_START};
+/// Points for each matched character.
+pub(super) const MATCH: i64 = 16;
+/// Extra points for a match at a word start.
+pub(super) const WORD_START: i64 = 10;
+/// Extra points for a match right after the previous one.
+pub(super) const CONTIGUOUS: i64 = 12;
+/// Points lost per character skipped between two matches.
+pub(super) const GAP: i64 = 1;
 
 /// A query ready to score many candidates, reusing its buffers: no
 /// allocation per candidate. An ASCII candidate (most file names) is compared
