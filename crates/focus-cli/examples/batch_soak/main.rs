@@ -52,6 +52,8 @@ fn main() {
     let focus = flag_value(&args, "--focus")
         .map(PathBuf::from)
         .unwrap_or_else(default_focus);
+    // The recipes find it through a link in the soak's folder: a full path.
+    let focus = std::fs::canonicalize(&focus).unwrap_or(focus);
     let keep = args.iter().any(|a| a == "--keep");
     let root = std::env::temp_dir().join(format!("focus-batch-soak-{}", std::process::id()));
     let outcome = soak(n, seed, &focus, &root);
