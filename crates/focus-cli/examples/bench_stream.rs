@@ -7,6 +7,9 @@
 //! reported at exit through `FOCUS_REPORT_PEAK_RSS`), at 20,000 and 80,000 deltas,
 //! and the 80k/20k growth of the time.
 //!
+//! With pi installed (`PI_BIN`, `/tmp/pi` or `/opt/pi`), pi's `--mode json` reads
+//! the same stream beside focus's `--events deltas` (time and bytes).
+//!
 //! Usage: `bench_stream [--focus PATH] [--quick] [--only TEXT]` (`--quick` runs
 //! 2,000 and 8,000 deltas; `--only` the rows whose name contains TEXT). Std only; curl and tmux are used when found.
 
@@ -125,6 +128,15 @@ fn main() {
         for n in sizes {
             deltas_bytes(&focus, &work, n);
         }
+        // pi's JSON mode on the same stream, beside focus's linear shape.
+        match find_pi() {
+            Some(pi) => {
+                for n in sizes {
+                    pi_json(&pi, &work, n);
+                }
+            }
+            None => println!("pi --mode json: skipped (pi not found: PI_BIN, /tmp/pi or /opt/pi)"),
+        }
     }
     if tmux {
         row("interactive (tmux pty, 120x40)", &|n| {
@@ -203,6 +215,84 @@ fn deltas_bytes(focus: &Path, work: &Path, n: usize) {
         "deltas bytes at {n} deltas: {} bytes in {events} events; bound {bound} ({:.2} of it)",
         out.stdout.len(),
         out.stdout.len() as f64 / bound as f64
+    );
+}
+
+/// How long pi may take on one stream before it is stopped (its JSON lines
+/// carry the message so far, so its output grows with the square of N).
+const PI_LIMIT: Duration = Duration::from_secs(120);
+
+/// pi, from `PI_BIN`, `/tmp/pi` or `/opt/pi` (`npm install --prefix /tmp/pi
+/// @mariozechner/pi-coding-agent`).
+fn find_pi() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("PI_BIN").map(PathBuf::from),
+        Some(PathBuf::from("/tmp/pi/node_modules/.bin/pi")),
+        Some(PathBuf::from("/opt/pi/node_modules/.bin/pi")),
+    ];
+    candidates.into_iter().flatten().find(|p| p.is_file())
+}
+
+/// pi's `--mode json` reading the N-delta stream: wall time and bytes written
+/// (counted as they come, never kept), stopped after [`PI_LIMIT`].
+fn pi_json(pi: &Path, work: &Path, n: usize) {
+    let server = Server::start(Shape::Text, n);
+    let home = work.join(format!("pi-home-{n}"));
+    write_models_json(&home, &format!("{}/v1", server.url()), 1_000_000);
+    let started = Instant::now();
+    let child = Command::new(pi)
+        .env("PI_CODING_AGENT_DIR", &home)
+        .env("PI_OFFLINE", "1")
+        .env("MOCK_API_KEY", "mock-key")
+        .current_dir(&home)
+        .args([
+            "--provider",
+            "mock",
+            "--model",
+            "mock-model",
+            "--no-session",
+        ])
+        .args(["--mode", "json", "go"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        println!("pi --mode json at {n}: pi did not start");
+        return;
+    };
+    let Some(mut stdout) = child.stdout.take() else {
+        return;
+    };
+    let counter = std::thread::spawn(move || {
+        let mut buf = vec![0u8; 1 << 16];
+        let (mut bytes, mut lines) = (0u64, 0u64);
+        while let Ok(got) = stdout.read(&mut buf) {
+            if got == 0 {
+                break;
+            }
+            bytes += got as u64;
+            lines += buf[..got].iter().filter(|b| **b == b'\n').count() as u64;
+        }
+        (bytes, lines)
+    });
+    let (stopped, status) = loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            break (false, status.code());
+        }
+        if started.elapsed() > PI_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            break (true, None);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let elapsed = started.elapsed().as_secs_f64();
+    let (bytes, lines) = counter.join().unwrap_or((0, 0));
+    println!(
+        "pi --mode json at {n} deltas: {}{elapsed:.3} s, {bytes} bytes in {lines} events, exit {}",
+        if stopped { "stopped after " } else { "" },
+        status.map_or("-".into(), |c| c.to_string())
     );
 }
 

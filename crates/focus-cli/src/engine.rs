@@ -41,6 +41,9 @@ pub struct Engine {
     /// (`--models`, else the `enabledModels` setting; empty: every usable
     /// model; [`crate::scope`]).
     pub model_scope: Vec<String>,
+    /// `--output-diff`: the tree the run started from, and the file its patch
+    /// goes to at the end ([`crate::modes::output_diff`]).
+    pub diff_start: Option<(std::path::PathBuf, focus_tools::git_tree::TreeSnapshot)>,
 }
 
 impl Engine {
@@ -56,6 +59,7 @@ impl Engine {
             retry: focus_providers::RetryPolicy::default(),
             prompt_source: None,
             model_scope: Vec::new(),
+            diff_start: None,
         }
     }
 

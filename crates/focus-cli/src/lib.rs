@@ -175,6 +175,8 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
         let (sender, receiver) = std::sync::mpsc::sync_channel(engine::INPUT_QUEUE_CAPACITY);
         let ask = approval::ask_through(sender.clone(), modes::interactive::Input::Approval);
         let (mut engine, choice) = setup::build_engine(args, &cwd, &request, Some(ask))?;
+        // A deadline bounds headless runs (print, JSON, RPC), not a person's session.
+        engine.conversation.deadline = None;
         return Ok(modes::interactive::run(
             &mut engine,
             &choice,
@@ -184,7 +186,13 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
             (sender, receiver),
         ));
     }
+    // `--output-diff`: the starting tree, recorded before anything can change it.
+    let diff_start = match &args.headless.output_diff {
+        Some(path) => Some((path.clone(), modes::output_diff::start(&cwd)?)),
+        None => None,
+    };
     let (mut engine, choice) = setup::build_engine(args, &cwd, &request, None)?;
+    engine.diff_start = diff_start;
     // Ctrl+C aborts the run cleanly (a second one exits at once).
     terminal::signals::catch_interrupts();
     if let Some(note) = setup::choice_note(&choice) {

@@ -167,6 +167,14 @@ pub fn build_engine(
         .map(std::time::Duration::from_secs));
     engine.conversation.deadline = deadline.and_then(|d| std::time::Instant::now().checked_add(d));
     engine.conversation.max_cost_usd = args.headless.max_cost_usd.or(settings.max_cost_usd);
+    // The record's `files_changed` holds what `bash` (or an MCP tool) changed
+    // too: the tree is looked at around a headless run when such a tool is there.
+    let may_write_anywhere = engine.conversation.config.tools.iter().any(|tool| {
+        focus_harness::conversation::changed_files::may_change_files(&tool.spec().name)
+    }) || mcp.is_some();
+    if may_write_anywhere {
+        engine.conversation.watch_files = Some(cwd.to_path_buf());
+    }
     if let Some(path) = &args.headless.output_schema {
         engine.conversation.output_schema = Some(read_output_schema(
             path,

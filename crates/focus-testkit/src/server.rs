@@ -78,6 +78,9 @@ struct Shared {
     stop: AtomicBool,
     script: Mutex<Script>,
     requests: Mutex<Vec<RecordedRequest>>,
+    /// For each answered request: its index in `requests` and how long the
+    /// answer took (see [`TestServer::answer_times`]).
+    answer_times: Mutex<Vec<(usize, Duration)>>,
     /// Signalled whenever a request is recorded.
     request_arrived: Condvar,
     /// Problems reading requests (malformed, timed out), for diagnosing tests.
@@ -137,6 +140,7 @@ impl TestServer {
             stop: AtomicBool::new(false),
             script: Mutex::new(script),
             requests: Mutex::new(Vec::new()),
+            answer_times: Mutex::new(Vec::new()),
             request_arrived: Condvar::new(),
             errors: Mutex::new(Vec::new()),
             connections: Mutex::new(Vec::new()),
@@ -187,6 +191,14 @@ impl TestServer {
     /// Every request received so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.shared.requests).clone()
+    }
+
+    /// For each request answered so far: its index in [`TestServer::requests`]
+    /// and the server's own time on it, from the whole request read to the
+    /// response's last byte written (or the client gone): what a benchmark
+    /// subtracts from a client's wall time to get the client's own.
+    pub fn answer_times(&self) -> Vec<(usize, Duration)> {
+        lock(&self.shared.answer_times).clone()
     }
 
     /// How many requests have been received.
@@ -327,13 +339,17 @@ fn serve_one(stream: &mut TcpStream, shared: &Shared, first: bool) -> bool {
             return false;
         }
     };
+    let read = Instant::now();
     let response = next_response(shared, &request);
-    {
+    let index = {
         let mut requests = lock(&shared.requests);
         requests.push(request);
         shared.request_arrived.notify_all();
-    }
-    response.write_to(stream, &shared.stop).is_ok() && response.keep_alive
+        requests.len() - 1
+    };
+    let written = response.write_to(stream, &shared.stop).is_ok();
+    lock(&shared.answer_times).push((index, read.elapsed()));
+    written && response.keep_alive
 }
 
 /// The scripted answer to `request` (the number `index` of the connection).
@@ -363,4 +379,32 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn each_answer_is_timed_from_the_request_to_the_last_byte() {
+        let server = TestServer::repeating(
+            ScriptedResponse::new(200)
+                .chunk("first")
+                .chunk_after(Duration::from_millis(60), "second"),
+        );
+        let mut stream = TcpStream::connect(server.addr()).unwrap();
+        stream
+            .write_all(b"GET /x HTTP/1.1\r\nhost: t\r\ncontent-length: 0\r\n\r\n")
+            .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert!(answer.contains("second"), "{answer}");
+        // The connection closes after the time is noted.
+        let times = server.answer_times();
+        assert_eq!(times.len(), 1);
+        assert_eq!(times[0].0, 0);
+        assert!(times[0].1 >= Duration::from_millis(60), "{times:?}");
+        assert_eq!(server.requests()[0].path, "/x");
+    }
 }

@@ -25,6 +25,7 @@ pub mod deadline;
 pub mod edit;
 pub mod find;
 pub mod git_env;
+pub mod git_tree;
 pub mod glob;
 pub mod grep;
 pub mod ignore;

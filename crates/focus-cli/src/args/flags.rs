@@ -176,6 +176,11 @@ pub const SECTIONS: &[Section] = &[
                 "Write the final answer to FILE",
             ),
             valued(
+                "--output-diff",
+                "FILE",
+                "Write the run's git diff against the starting tree to FILE",
+            ),
+            valued(
                 "--denials",
                 "ok|fail",
                 "ok: refused tool calls do not change the exit code",

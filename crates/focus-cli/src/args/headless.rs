@@ -16,6 +16,9 @@ pub struct Headless {
     pub result_json: bool,
     /// `--output-last-message FILE`: the final answer is written there.
     pub last_message: Option<PathBuf>,
+    /// `--output-diff FILE`: the run's `git diff` against the starting tree
+    /// is written there ([`crate::modes::output_diff`]).
+    pub output_diff: Option<PathBuf>,
     /// `--max-turns N`: model calls allowed per prompt.
     pub max_turns: Option<usize>,
     /// `--deadline DURATION`: how long the whole run may take.
@@ -88,6 +91,13 @@ pub fn take(
                 return Err(UsageError("--output-last-message needs a file name".into()));
             }
             headless.last_message = Some(PathBuf::from(v));
+            Ok(())
+        }),
+        "--output-diff" => value("FILE").and_then(|v| {
+            if v.is_empty() {
+                return Err(UsageError("--output-diff needs a file name".into()));
+            }
+            headless.output_diff = Some(PathBuf::from(v));
             Ok(())
         }),
         "--max-turns" => value("N").and_then(|v| match v.parse::<usize>() {

@@ -104,8 +104,9 @@ pub fn write_last_message(path: &Path, summary: &RunSummary) -> Result<(), Strin
 }
 
 /// The end of a headless run, shared by print and JSON modes: writes the
-/// final answer where asked and returns the exit code and the result record.
-/// A file that cannot be written makes the run fail.
+/// final answer and the run's patch (`--output-diff`) where asked and returns
+/// the exit code and the result record. A file that cannot be written makes
+/// the run fail.
 pub fn finish(engine: &crate::engine::Engine, headless: &Headless) -> (i32, Value) {
     let summary = &engine.conversation.summary;
     let mut code = exit_code(summary, headless, crate::stopped_exit_code());
@@ -116,6 +117,9 @@ pub fn finish(engine: &crate::engine::Engine, headless: &Headless) -> (i32, Valu
                 code = EXIT_FAILED;
             }
         }
+    }
+    if let Some((path, start)) = &engine.diff_start {
+        code = super::output_diff::finish(path, start, code);
     }
     let session_id = engine.conversation.session.lock().id().to_string();
     (code, result_record(summary, &session_id, code))

@@ -30,10 +30,8 @@ pub fn run(engine: &mut Engine, prompts: Vec<Message>, headless: &Headless) -> i
         printer.finish_line();
         match outcome.reason {
             EndReason::Completed => {}
-            EndReason::Aborted if engine.conversation.summary.deadline_reached => {
-                errln!("focus: the deadline (--deadline) passed; the run was stopped");
-                break;
-            }
+            // The conversation's warning said why.
+            EndReason::Aborted if engine.conversation.summary.deadline_reached => break,
             EndReason::Aborted => {
                 errln!("focus: aborted");
                 break;

@@ -117,6 +117,11 @@ fn an_allow_rule_on_the_command_line_lets_the_call_run() {
     assert!(s.work.join("made-by-model").exists());
     let record = record(&out);
     assert_eq!(record["subtype"].as_str(), Some("success"));
+    // The file bash made is in the record, though no `write` named it.
+    assert_eq!(
+        record["files_changed"].to_json_string(),
+        r#"["made-by-model"]"#
+    );
     assert_eq!(record["denied"].as_array().map(|a| a.len()), Some(0));
     // A deny rule wins over the allow.
     let s = Sandbox::new();
@@ -222,7 +227,12 @@ fn the_deadline_stops_a_trickling_provider_and_the_record_says_why() {
     let out = s.run(&args, "");
     assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
     assert!(started.elapsed() < Duration::from_secs(20));
-    assert!(stderr(&out).contains("the deadline (--deadline) passed"));
+    assert!(
+        stderr(&out)
+            .contains("the deadline (--deadline, deadlineSeconds) passed; the run was stopped"),
+        "{}",
+        stderr(&out)
+    );
     let record = record(&out);
     assert_eq!(record["subtype"].as_str(), Some("error_deadline"));
     assert_eq!(record["exit_code"].as_i64(), Some(6));
@@ -231,6 +241,23 @@ fn the_deadline_stops_a_trickling_provider_and_the_record_says_why() {
         let text = std::fs::read_to_string(&file).unwrap();
         json_lines(&text);
     }
+    // JSON mode holds it too: a warning, then the record last.
+    let args = [
+        "--mode",
+        "json",
+        "--model",
+        "mock-anthropic/m1",
+        "--deadline",
+        "500ms",
+        "hello",
+    ];
+    let out = s.run(&args, "");
+    assert_eq!(out.status.code(), Some(6), "{}", stderr(&out));
+    let lines = json_lines(&stdout(&out));
+    assert!(lines.iter().any(|l| l["type"].as_str() == Some("warning")
+        && l["message"].as_str().unwrap_or("").contains("deadline")));
+    let last = lines.last().unwrap();
+    assert_eq!(last["subtype"].as_str(), Some("error_deadline"));
 }
 
 #[test]
@@ -427,4 +454,90 @@ fn three_invalid_answers_end_with_the_schema_exit_code() {
     assert!(record.get("structured_output").is_none());
     // The first answer and the default two retries.
     assert_eq!(record["num_turns"].as_i64(), Some(3));
+}
+
+/// A file written, a tracked file changed by bash, then an answer.
+const WRITE_AND_APPEND: &str = r#"{"name":"write_and_append","steps":[
+  {"reply":{"text":"Writing.","toolCalls":[{"name":"write","arguments":{"path":"src/new.txt","content":"fresh\n"}}]}},
+  {"reply":{"text":"Appending.","toolCalls":[{"name":"bash","arguments":{"command":"printf 'by the run\\n' >> tracked.txt"}}]}},
+  {"reply":{"text":"Done."}}
+]}"#;
+
+/// Runs `script` with sh in `dir` (git with no global or system configuration).
+fn sh_in(dir: &std::path::Path, script: &str) {
+    let ok = std::process::Command::new("sh")
+        .args(["-c", script])
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "{script}");
+}
+
+#[test]
+fn output_diff_writes_the_runs_changes_against_the_starting_tree() {
+    if std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        focus_testkit::skipped("output_diff: git is not installed");
+        return;
+    }
+    let s = Sandbox::new();
+    sh_in(
+        &s.work,
+        "git init -q && printf 'start\\n' > tracked.txt && mkdir src \
+         && git add -A && git -c user.email=t@t -c user.name=t commit -qm start \
+         && printf 'before the run\\n' > untracked.txt && printf 'staged\\n' >> tracked.txt && git add tracked.txt",
+    );
+    let index_before = std::fs::read(s.work.join(".git/index")).unwrap();
+    let server = mock(WRITE_AND_APPEND);
+    s.write_models(&server.url());
+    let diff = s.root.join("run.diff");
+    let args = [
+        "-p",
+        "--model",
+        "mock-openai/m1",
+        "--permission-mode",
+        "auto",
+        "--output-format",
+        "json",
+        "--output-diff",
+        diff.to_str().unwrap(),
+        "change things",
+    ];
+    let out = s.run(&args, "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let patch = std::fs::read_to_string(&diff).unwrap();
+    assert!(
+        patch.contains("diff --git a/src/new.txt b/src/new.txt"),
+        "{patch}"
+    );
+    assert!(patch.contains("+fresh"), "{patch}");
+    assert!(patch.contains("+by the run"), "{patch}");
+    // What was there before the run (staged or untracked) is the start, not the run's.
+    assert!(
+        !patch.contains("+staged") && !patch.contains("untracked.txt"),
+        "{patch}"
+    );
+    assert_eq!(
+        std::fs::read(s.work.join(".git/index")).unwrap(),
+        index_before
+    );
+    // The record lists both files: the one `write` named and the one bash changed.
+    let files = record(&out)["files_changed"].to_json_string();
+    assert_eq!(files, r#"["src/new.txt","tracked.txt"]"#);
+
+    // Outside a repository nothing runs: a configuration error.
+    let s = Sandbox::new();
+    let out = s.run(&["-p", "--output-diff", "x.diff", "hi"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--output-diff: ")
+            && stderr(&out).contains("not in a git repository"),
+        "{}",
+        stderr(&out)
+    );
 }

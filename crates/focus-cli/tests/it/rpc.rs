@@ -716,3 +716,33 @@ fn get_commands_lists_templates_and_skills() {
     assert!(row(1, "path").ends_with("pdf/SKILL.md"));
     rpc.close();
 }
+
+#[test]
+fn the_deadline_stops_an_rpc_prompt_and_refuses_the_next() {
+    let s = Sandbox::new();
+    // 26 words, 400 ms apart: ten seconds of answer, far past the deadline.
+    let server = mock(
+        r#"{"name":"slow","steps":[{"reply":{"text":"a b c d e f g h i j k l m n o p q r s t u v w x y z","chunkDelayMs":400}}]}"#,
+    );
+    s.write_models(&server.url());
+    let started = std::time::Instant::now();
+    let mut rpc = RpcClient::start(&s, &["--model", "mock-openai/m1", "--deadline", "1s"]);
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"talk slowly"}"#);
+    let end = rpc.agent_end();
+    assert!(started.elapsed() < std::time::Duration::from_secs(8));
+    let last = end["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["stopReason"].as_str(), Some("aborted"), "{end:?}");
+    let warned = rpc.seen.iter().any(|v| {
+        v["type"].as_str() == Some("warning")
+            && v["message"].as_str().unwrap_or("").contains("deadline")
+    });
+    assert!(warned, "{:?}", rpc.seen);
+    // Nothing starts after the deadline.
+    let refused = rpc.call(2, r#"{"id":2,"type":"prompt","message":"again"}"#);
+    assert_eq!(refused["success"].as_bool(), Some(false));
+    assert!(
+        refused["error"].as_str().unwrap_or("").contains("deadline"),
+        "{refused:?}"
+    );
+    assert_eq!(rpc.close(), 0);
+}

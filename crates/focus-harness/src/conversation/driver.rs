@@ -15,6 +15,7 @@
 //! [`super::hooks`]. The CLI's print, JSON, RPC and interactive modes all drive
 //! one, and so can any other front end: there is no handshake to get wrong.
 
+use super::changed_files::TreeSnapshot;
 use super::event::{ConversationEvent, Events};
 use super::hooks::{ConversationHooks, ToolSource};
 use super::lifecycle::{Lifecycle, Work};
@@ -39,6 +40,14 @@ use std::time::{Duration, Instant};
 /// Builds the system prompt for the tools offered (re-run before every model
 /// call, so an AGENTS.md edit or a mode change reaches the next one).
 pub type PromptBuilder = dyn Fn(&[ToolSpec]) -> String + Send + Sync;
+
+/// Why a prompt does not start once the deadline has passed.
+pub const DEADLINE_PASSED: &str =
+    "the deadline (--deadline, deadlineSeconds) has passed; no prompt starts any more";
+
+/// The warning when the deadline stops a run.
+pub const DEADLINE_STOPPED: &str =
+    "the deadline (--deadline, deadlineSeconds) passed; the run was stopped";
 
 /// How many times the user has interrupted so far (Ctrl+C, a termination
 /// signal): a counter that only goes up.
@@ -81,12 +90,19 @@ pub struct Conversation {
     /// [`Conversation::poll`]; a headless front end's exit code and result
     /// record are read from it.
     pub summary: RunSummary,
-    /// When [`Conversation::run_to_end`] stops whatever runs (`--deadline`):
-    /// the run is aborted as by the user, and the summary says why.
+    /// When whatever runs is stopped (`--deadline`), in every front end: the
+    /// first [`Conversation::poll`] after it aborts the run as the user would
+    /// (the summary says why, a warning tells the front end), and no prompt
+    /// starts after it ([`Conversation::prompt`] refuses).
     pub deadline: Option<Instant>,
     /// The cost budget in USD (`--max-cost`): once the answers' cost reaches it,
     /// no further model call starts ([`super::budget`]) and the summary says so.
     pub max_cost_usd: Option<f64>,
+    /// The working directory whose files [`Conversation::run_to_end`] looks at
+    /// before and after a run, so the summary's `files_changed` holds what
+    /// `bash` changed too ([`super::changed_files`]); `None`: only what `write`
+    /// and `edit` name.
+    pub watch_files: Option<std::path::PathBuf>,
     /// The schema the final answer must validate against (`--output-schema`):
     /// [`Conversation::run_to_end`] asks the model again when it does not.
     pub output_schema: Option<OutputSchema>,
@@ -159,6 +175,7 @@ impl Conversation {
             summary: RunSummary::new(),
             deadline: None,
             max_cost_usd: None,
+            watch_files: None,
             output_schema: None,
             budget_spent: Arc::new(Mutex::new(0.0)),
             budget_stop: Arc::new(AtomicBool::new(false)),
@@ -283,6 +300,7 @@ impl Conversation {
         if let Some(job) = &self.job {
             batch = take_from(job, batch, deadline);
         }
+        self.enforce_deadline(&mut batch);
         self.follow(&mut batch);
         for event in batch.iter() {
             self.summary.observe(event);
@@ -299,7 +317,28 @@ impl Conversation {
     /// With an [`Conversation::output_schema`], a run that completed is
     /// followed up while its answer does not validate (at most the schema's
     /// retries); the summary keeps the valid value, or that none came.
+    ///
+    /// With [`Conversation::watch_files`], the files a tool changed behind
+    /// `write` and `edit`'s back (`bash`) are added to the summary.
     pub fn run_to_end(
+        &mut self,
+        prompts: Vec<Message>,
+        on_event: &mut dyn FnMut(&ConversationEvent),
+    ) -> RunOutcome {
+        let Some(root) = self.watch_files.clone() else {
+            return self.run_checked(prompts, on_event);
+        };
+        let before = TreeSnapshot::take(&root);
+        let outcome = self.run_checked(prompts, on_event);
+        if self.summary.may_have_changed_files {
+            let changed = TreeSnapshot::take(&root).changed_since(&before);
+            self.summary.note_changed(changed, &root);
+        }
+        outcome
+    }
+
+    /// [`Conversation::run_to_end`] without the look at the files.
+    fn run_checked(
         &mut self,
         prompts: Vec<Message>,
         on_event: &mut dyn FnMut(&ConversationEvent),
@@ -347,6 +386,7 @@ impl Conversation {
         let mut reason = if past_deadline() {
             // Nothing starts once the deadline has passed.
             self.summary.deadline_reached = true;
+            on_event(&ConversationEvent::Warning(DEADLINE_PASSED.into()));
             EndReason::Aborted
         } else if over_budget {
             // Nor once the budget is spent.
@@ -371,13 +411,6 @@ impl Conversation {
                 }
             }
             if (self.interrupts)() > interrupts_before {
-                self.abort();
-            }
-            // The deadline aborts the run as the user would: cleanly, every
-            // tool call answered, the session whole.
-            if !self.summary.deadline_reached && self.deadline.is_some_and(|d| Instant::now() >= d)
-            {
-                self.summary.deadline_reached = true;
                 self.abort();
             }
         }
@@ -460,10 +493,27 @@ impl Conversation {
         }
     }
 
+    /// The deadline, as [`Conversation::poll`] applies it: once it has passed,
+    /// the run (or compaction) going on is aborted as the user would abort it (cleanly, every
+    /// tool call answered, the session whole) and a warning says why, once.
+    fn enforce_deadline(&mut self, batch: &mut VecDeque<ConversationEvent>) {
+        let passed = self.deadline.is_some_and(|d| Instant::now() >= d);
+        if !passed || self.summary.deadline_reached || !self.is_busy() {
+            return;
+        }
+        self.summary.deadline_reached = true;
+        self.abort();
+        batch.push_back(ConversationEvent::Warning(DEADLINE_STOPPED.into()));
+    }
+
     /// Starts a lifecycle on its own thread.
     fn start(&mut self, work: Work) -> Result<(), String> {
         if self.job.is_some() {
             return Err("a prompt is running (or the history is being compacted)".into());
+        }
+        if matches!(work, Work::Run(_)) && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.summary.deadline_reached = true;
+            return Err(DEADLINE_PASSED.into());
         }
         let manual = matches!(work, Work::Compact(_));
         let (sender, events) = event_queue(EVENT_QUEUE_CAPACITY);

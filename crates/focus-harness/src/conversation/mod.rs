@@ -7,7 +7,8 @@
 //! or with the blocking [`Conversation::run_to_end`]. [`navigate`] moves in the
 //! sessions (new, resume, fork, tree); [`store`] opens the session a front end
 //! asks for (one lookup rule); [`summary`] sums the runs up (the exit code and
-//! result record of a headless run); [`hooks`] is what a front end plugs in (session
+//! result record of a headless run) and [`changed_files`] finds what `bash`
+//! changed for it; [`hooks`] is what a front end plugs in (session
 //! hooks, tools that change).
 //!
 //! The CLI's four modes (print, JSON, RPC, interactive) each make one of those
@@ -15,6 +16,7 @@
 //! the session, compacts or retries itself.
 
 pub mod budget;
+pub mod changed_files;
 pub mod driver;
 pub mod event;
 pub mod hooks;

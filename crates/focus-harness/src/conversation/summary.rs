@@ -46,8 +46,13 @@ pub struct RunSummary {
     pub usage: Usage,
     /// The calls the gate refused, in order.
     pub denied: Vec<DeniedCall>,
-    /// The files `write` and `edit` changed, each once, in order.
+    /// The files `write` and `edit` changed, each once, in order; then
+    /// those found changed otherwise (by `bash`: [`RunSummary::note_changed`]).
     pub files_changed: Vec<String>,
+    /// Whether a tool that may change any file (`bash`, an MCP tool) ran:
+    /// only then is the working tree looked at again after the run
+    /// ([`super::changed_files`]).
+    pub may_have_changed_files: bool,
     /// How the last run ended; `None` while none has.
     pub end: Option<EndReason>,
     /// The last assistant message's text.
@@ -129,6 +134,7 @@ impl RunSummary {
             usage: Usage::default(),
             denied: Vec::new(),
             files_changed: Vec::new(),
+            may_have_changed_files: false,
             end: None,
             final_text: String::new(),
             save_failed: false,
@@ -200,6 +206,9 @@ impl RunSummary {
                     });
                 } else if !output.is_error && matches!(tool_name.as_str(), "write" | "edit") {
                     self.note_file(&arguments);
+                } else if super::changed_files::may_change_files(tool_name) {
+                    // Even a call that failed may have changed files first.
+                    self.may_have_changed_files = true;
                 }
             }
             _ => {}
@@ -214,6 +223,24 @@ impl RunSummary {
         if let Some(path) = path {
             if !self.files_changed.iter().any(|p| p == path) {
                 self.files_changed.push(path.to_string());
+            }
+        }
+    }
+
+    /// Adds `paths` (relative to `root`, found changed by a look at the tree)
+    /// to [`RunSummary::files_changed`], but those `write` or `edit` named
+    /// already (relative or absolute, `./` or not).
+    pub fn note_changed(&mut self, paths: Vec<String>, root: &std::path::Path) {
+        let plain = |path: &str| -> std::path::PathBuf {
+            root.join(path)
+                .components()
+                .filter(|c| !matches!(c, std::path::Component::CurDir))
+                .collect()
+        };
+        for path in paths {
+            let full = plain(&path);
+            if !self.files_changed.iter().any(|known| plain(known) == full) {
+                self.files_changed.push(path);
             }
         }
     }
@@ -258,6 +285,7 @@ mod tests {
     use super::*;
     use focus_core::json_object;
     use focus_core::tool::ToolOutput;
+    use std::path::Path;
 
     fn call(
         id: &str,
@@ -310,6 +338,12 @@ mod tests {
         assert!(summary.denied[0].arguments.contains("rm x"));
         assert_eq!(summary.denied[0].reason, "needs approval");
         assert_eq!(summary.files_changed, ["a.txt"]);
+        // A failed bash call may have changed files all the same; a refused one did not run.
+        assert!(summary.may_have_changed_files);
+        // Files found changed by a look at the tree join those `write` named, once.
+        summary.note_changed(vec!["a.txt".into(), "made.txt".into()], Path::new("/p"));
+        summary.note_changed(vec!["./made.txt".into()], Path::new("/p"));
+        assert_eq!(summary.files_changed, ["a.txt", "made.txt"]);
         assert_eq!(summary.outcome(), Outcome::Refused);
         summary.note_save_failure();
         assert_eq!(summary.outcome(), Outcome::NotSaved);

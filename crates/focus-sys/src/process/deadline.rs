@@ -48,8 +48,12 @@ pub struct Outcome {
 const DEFAULT_KEEP: usize = 64 * 1024;
 /// How long the readers are waited for once the child is gone, by default.
 const DEFAULT_GRACE: Duration = Duration::from_millis(300);
-/// How often the child is polled (and the caller's check asked).
+/// How often the child is polled (and the caller's check asked), at most: the
+/// first looks come sooner ([`FIRST_POLL`], doubling up to this), so a command
+/// that takes 2 ms is not waited for 10 (most of a short batch run's time).
 const POLL: Duration = Duration::from_millis(10);
+/// The first wait between two looks at the child (and at its output pipes).
+const FIRST_POLL: Duration = Duration::from_micros(250);
 
 /// A child process to run with a deadline: its command, what it gets on
 /// standard input, what is kept of its output, and what happens to its group.
@@ -166,8 +170,10 @@ impl Job {
         ];
         let ending = self.wait(&mut child, deadline, &mut check);
         let until = Instant::now() + self.grace;
+        let mut pause = FIRST_POLL;
         while Instant::now() < until && readers.iter().any(|r| !r.thread.is_finished()) {
-            thread::sleep(Duration::from_millis(5));
+            thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(5));
         }
         let drained = readers.iter().all(|r| r.thread.is_finished());
         let [stdout, stderr] = readers.map(Reader::detach);
@@ -187,6 +193,7 @@ impl Job {
         deadline: Instant,
         check: &mut impl FnMut() -> ControlFlow<()>,
     ) -> Ending {
+        let mut pause = FIRST_POLL;
         let ending = loop {
             match child.try_wait() {
                 Ok(Some(status)) => {
@@ -206,7 +213,8 @@ impl Job {
             if now >= deadline {
                 break Ending::TimedOut;
             }
-            thread::sleep(POLL.min(deadline - now));
+            thread::sleep(pause.min(deadline - now));
+            pause = (pause * 2).min(POLL);
         };
         if self.own_group {
             kill_and_reap(child);

@@ -69,6 +69,10 @@ const PROCESS_HOMES: &[(&str, &str)] = &[
         "the curl transport (`curl --version`)",
     ),
     (
+        "crates/focus-tools/src/git_tree.rs",
+        "--output-diff: git add, write-tree and diff through a temporary index",
+    ),
+    (
         "crates/focus-providers/src/curl/process.rs",
         "the curl transport: one curl per request",
     ),
