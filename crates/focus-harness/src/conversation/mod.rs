@@ -15,6 +15,7 @@
 //! the session, compacts or retries itself.
 
 pub mod budget;
+pub mod checkpoints;
 pub mod driver;
 pub mod event;
 pub mod hooks;
@@ -24,6 +25,7 @@ pub mod output_schema;
 pub mod store;
 pub mod summary;
 
+pub use checkpoints::{RewindScope, SharedTracker};
 pub use driver::{Conversation, InterruptCounter, PromptBuilder, RunOutcome, SharedStore};
 pub use event::{CompactionEnded, CompactionReason, ConversationEvent, Events};
 pub use hooks::{ConversationHooks, ToolSource};

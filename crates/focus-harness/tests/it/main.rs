@@ -7,6 +7,7 @@
 //! (a front end of a few dozen lines: runs, steering, abort, compaction, overflow).
 
 mod checkpoint_conflict;
+mod checkpoint_conversation;
 mod checkpoint_random;
 mod checkpoint_support;
 mod compaction;
