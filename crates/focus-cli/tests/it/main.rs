@@ -23,6 +23,7 @@ mod mcp_session;
 mod modes;
 mod private_files;
 mod protected;
+mod rewind;
 mod robustness;
 mod rpc;
 mod sandbox;

@@ -11,7 +11,7 @@
 //! | `plan.rs`, `conflict_diff.rs` | the operations of a restore; conflicts |
 //! | `apply.rs`, `journal.rs` | doing them, whole, and finishing after a crash |
 //! | `rewind.rs` | the rewind as a whole, and appending records to the session |
-//! | `prune.rs` | bounded storage: pruning and `focus sessions gc` |
+//! | `settings.rs` | the `checkpoints` settings |
 
 pub mod apply;
 pub mod blobs;
@@ -23,9 +23,9 @@ pub mod manifest;
 pub mod node;
 pub mod observe;
 pub mod plan;
-pub mod prune;
 pub mod relpath;
 pub mod rewind;
+pub mod settings;
 pub mod store;
 pub mod tracker;
 pub mod walk;
@@ -35,6 +35,7 @@ pub use manifest::{Change, Manifest};
 pub use node::{Node, Stamp};
 pub use plan::{Conflict, Op, Plan};
 pub use rewind::{record, rewind_files, RewindReport, RewindRequest};
+pub use settings::CheckpointSettings;
 pub use store::CheckpointStore;
 pub use tracker::Tracker;
 pub use walk::{PlainWalker, ProjectWalker};

@@ -156,7 +156,12 @@ impl Tracker {
                     listed.push((rel.to_path_buf(), Stamp::of(&meta)));
                 }
             };
-            self.walker.walk(&self.root, &mut visit);
+            if !self.walker.walk(&self.root, &mut visit) {
+                return Err(io::Error::other(format!(
+                    "{} holds too many paths to track; file checkpoints are off",
+                    self.root.display()
+                )));
+            }
         }
         stats.paths = listed.len();
         stats.walk = started.elapsed();

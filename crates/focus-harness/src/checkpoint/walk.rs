@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 pub trait ProjectWalker: Send + Sync {
     /// Calls `visit` with every tracked path under `root`, relative to it,
     /// each directory before what it holds. Symbolic links are reported, never
-    /// followed.
-    fn walk(&self, root: &Path, visit: &mut dyn FnMut(&Path));
+    /// followed. Returns whether the listing is complete (a walker may stop
+    /// early, at a limit of paths: then nothing may be taken as deleted).
+    fn walk(&self, root: &Path, visit: &mut dyn FnMut(&Path)) -> bool;
     /// Whether `rel` (relative to `root`) is left out of tracking.
     fn excluded(&self, root: &Path, rel: &Path) -> bool;
 }
@@ -22,7 +23,7 @@ pub trait ProjectWalker: Send + Sync {
 pub struct PlainWalker;
 
 impl ProjectWalker for PlainWalker {
-    fn walk(&self, root: &Path, visit: &mut dyn FnMut(&Path)) {
+    fn walk(&self, root: &Path, visit: &mut dyn FnMut(&Path)) -> bool {
         let mut stack: Vec<PathBuf> = vec![PathBuf::new()];
         while let Some(rel) = stack.pop() {
             let Ok(entries) = fs::read_dir(root.join(&rel)) else {
@@ -43,6 +44,7 @@ impl ProjectWalker for PlainWalker {
                 }
             }
         }
+        true
     }
 
     fn excluded(&self, _root: &Path, rel: &Path) -> bool {

@@ -1,0 +1,224 @@
+//! File checkpoints in the CLI: the walk focus-tools does for grep and find
+//! (`.gitignore` and `.ignore` rules honoured, `.git` skipped) plugged into the
+//! harness's tracker ([`IgnoringWalker`]), the tracker set on the
+//! conversation when the `checkpoints` settings allow ([`enable`]), and the
+//! `focus rewind` command ([`run_rewind`]).
+
+use focus_core::json::{Object, Value};
+use focus_harness::checkpoint::{
+    journal, rewind_files, CheckpointSettings, CheckpointStore, ProjectWalker, RewindRequest,
+    Tracker,
+};
+use focus_harness::conversation::{Conversation, RewindScope, SessionRequest, Store};
+use focus_harness::session::{EntryKind, SessionManager};
+use focus_tools::ignore::IgnoreStack;
+use focus_tools::walk::{walk, Flow};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// focus-tools' walk, stopped (and reported incomplete) past `max_paths`.
+pub struct IgnoringWalker {
+    /// The most paths listed.
+    pub max_paths: usize,
+}
+
+impl ProjectWalker for IgnoringWalker {
+    fn walk(&self, root: &Path, visit: &mut dyn FnMut(&Path)) -> bool {
+        let mut count = 0usize;
+        let mut complete = true;
+        walk(root, true, &mut |entry| {
+            count += 1;
+            if count > self.max_paths {
+                complete = false;
+                return Flow::Stop;
+            }
+            if let Ok(rel) = entry.path.strip_prefix(root) {
+                visit(rel);
+            }
+            Flow::Continue
+        });
+        complete
+    }
+
+    fn excluded(&self, root: &Path, rel: &Path) -> bool {
+        let mut stack = IgnoreStack::for_root(root);
+        let mut prefix = PathBuf::new();
+        let parts: Vec<_> = rel.components().collect();
+        for (i, part) in parts.iter().enumerate() {
+            prefix.push(part);
+            let last = i + 1 == parts.len();
+            let is_dir = !last || root.join(&prefix).is_dir();
+            let text = prefix.to_string_lossy();
+            if part.as_os_str() == ".git" || stack.is_ignored(&text, is_dir) {
+                return true;
+            }
+            if !last {
+                stack = stack.push_dir(&root.join(&prefix), &text);
+            }
+        }
+        false
+    }
+}
+
+/// Sets a tracker of `cwd` on `conversation` when the settings allow and the
+/// session is kept on disk; why not, when it cannot.
+pub fn enable(conversation: &mut Conversation, cwd: &Path, settings: &Value) -> Option<String> {
+    let settings = CheckpointSettings::from_value(settings);
+    if !settings.enabled {
+        return None;
+    }
+    let folder = conversation
+        .session
+        .lock()
+        .path()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)?;
+    let walker = IgnoringWalker {
+        max_paths: settings.max_paths,
+    };
+    match Tracker::new(
+        cwd,
+        CheckpointStore::in_session_dir(&folder),
+        Arc::new(walker),
+        settings.max_file_bytes,
+    ) {
+        Ok(tracker) => {
+            conversation.checkpoints = Some(Arc::new(Mutex::new(tracker)));
+            None
+        }
+        Err(e) => Some(format!("file checkpoints are off: {e}")),
+    }
+}
+
+/// `focus rewind`'s options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RewindArgs {
+    /// `--session ID|PATH` (default: the most recent session of this folder).
+    pub session: Option<String>,
+    /// `--to ENTRY` (an entry id or its prefix; default: before the last prompt).
+    pub to: Option<String>,
+    /// `--code`, `--conversation` or `--both` (default `both`).
+    pub scope: Option<String>,
+    /// `--dry-run`.
+    pub dry_run: bool,
+    /// `--force`.
+    pub force: bool,
+}
+
+/// Runs `focus rewind`; the exit code (1 when a conflict was skipped or an
+/// operation failed). Lines go to `out`.
+///
+/// # Errors
+///
+/// No session, no such entry, or the files cannot be compared; the message says which.
+pub fn run_rewind(
+    args: &RewindArgs,
+    cwd: &Path,
+    session_dir: Option<&Path>,
+    out: &mut dyn FnMut(&str),
+) -> Result<i32, String> {
+    let request = match &args.session {
+        Some(id) => SessionRequest::Open(id.clone()),
+        None => SessionRequest::ContinueRecent,
+    };
+    let (mut store, _) = Store::open(&request, cwd, session_dir)?;
+    let folder = store
+        .path()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .ok_or("the session is not on disk")?;
+    let checkpoints = CheckpointStore::in_session_dir(&folder);
+    for failure in journal::resume(&checkpoints, cwd).map_err(|e| e.to_string())? {
+        out(&format!("focus: {failure}"));
+    }
+    let scope = match args.scope.as_deref() {
+        None => RewindScope::Both,
+        Some(text) => RewindScope::parse(text).ok_or(format!("unknown scope {text:?}"))?,
+    };
+    let manager = store.manager_mut();
+    let target = resolve_target(manager, args.to.as_deref())?;
+    out(&format!(
+        "rewinding {} to {}",
+        match scope {
+            RewindScope::Both => "code and conversation",
+            RewindScope::Code => "code",
+            RewindScope::Conversation => "the conversation",
+        },
+        target.as_deref().unwrap_or("the session's start")
+    ));
+    let moves_leaf = scope != RewindScope::Code && !args.dry_run;
+    if moves_leaf {
+        manager
+            .move_leaf(target.as_deref())
+            .map_err(|e| e.to_string())?;
+    }
+    let mut code = 0;
+    let mut recorded = false;
+    if scope != RewindScope::Conversation {
+        let before = manager.tree().entries().len();
+        let report = rewind_files(
+            manager,
+            RewindRequest {
+                root: cwd,
+                store: &checkpoints,
+                target: target.as_deref(),
+                force: args.force,
+                dry_run: args.dry_run,
+            },
+        )?;
+        recorded = manager.tree().entries().len() > before;
+        let lines = report.lines();
+        if lines.is_empty() {
+            out("no file changes");
+        }
+        for line in lines {
+            out(&line);
+        }
+        if (!report.plan.conflicts.is_empty() && !args.force) || !report.failures.is_empty() {
+            code = 1;
+        }
+    }
+    if moves_leaf && !recorded {
+        // A moved leaf is only remembered with an entry under it.
+        let mut data = Object::new();
+        data.insert("to", target.as_deref().map_or(Value::Null, Value::from));
+        manager
+            .append_custom("focus.rewind", Value::Object(data))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(code)
+}
+
+/// The entry `to` names (an id or a prefix), or, without `--to`, the entry
+/// before the last user prompt of the current branch.
+fn resolve_target(manager: &SessionManager, to: Option<&str>) -> Result<Option<String>, String> {
+    let tree = manager.tree();
+    if let Some(prefix) = to {
+        let matches: Vec<&str> = tree
+            .entries()
+            .iter()
+            .map(|e| e.id.as_ref())
+            .filter(|id: &&str| id.starts_with(prefix))
+            .collect();
+        return match matches.as_slice() {
+            [one] => Ok(Some(one.to_string())),
+            [] => Err(format!("no entry of the session starts with {prefix:?}")),
+            _ => Err(format!(
+                "{prefix:?} names {} entries; give more of the id",
+                matches.len()
+            )),
+        };
+    }
+    let last_user = tree
+        .current_branch()
+        .into_iter()
+        .rev()
+        .find(|e| {
+            matches!(
+                &e.kind,
+                EntryKind::Message(focus_core::message::Message::User(_))
+            )
+        })
+        .ok_or("the session has no prompt to rewind to")?;
+    Ok(last_user.parent_id.as_ref().map(|p| p.to_string()))
+}
