@@ -85,7 +85,9 @@ fn mutate(t: &mut Tracked, rng: &mut Rng, names: &[PathBuf], big: &mut bool) {
             if meta.map(|m| !m.is_file()).unwrap_or(false) {
                 return;
             }
-            t.tracker.prepare_paths(std::slice::from_ref(&pick)).unwrap();
+            t.tracker
+                .prepare_paths(std::slice::from_ref(&pick))
+                .unwrap();
             if !ensure_parent(&root, &pick) {
                 return;
             }
@@ -96,7 +98,9 @@ fn mutate(t: &mut Tracked, rng: &mut Rng, names: &[PathBuf], big: &mut bool) {
         // edit: change part of an existing file, recorded by path.
         2 if !existing.is_empty() => {
             let path = existing[rng.below(existing.len())].clone();
-            t.tracker.prepare_paths(std::slice::from_ref(&path)).unwrap();
+            t.tracker
+                .prepare_paths(std::slice::from_ref(&path))
+                .unwrap();
             let mut bytes = std::fs::read(root.join(&path)).unwrap_or_default();
             bytes.extend_from_slice(b"edited\n");
             if !bytes.is_empty() {
