@@ -6,8 +6,8 @@
 
 use focus_core::json::{Object, Value};
 use focus_harness::checkpoint::{
-    journal, rewind_files, CheckpointSettings, CheckpointStore, ProjectWalker, RewindRequest,
-    Tracker,
+    finish_records, journal, rewind_files, CheckpointSettings, CheckpointStore, ProjectWalker,
+    RewindRequest, Tracker,
 };
 use focus_harness::conversation::{Conversation, RewindScope, SessionRequest, Store};
 use focus_harness::session::{EntryKind, SessionManager};
@@ -128,9 +128,11 @@ pub fn run_rewind(
         .map(Path::to_path_buf)
         .ok_or("the session is not on disk")?;
     let checkpoints = CheckpointStore::in_session_dir(&folder);
-    for failure in journal::resume(&checkpoints, cwd).map_err(|e| e.to_string())? {
+    let resumed = journal::resume(&checkpoints, cwd).map_err(|e| e.to_string())?;
+    for failure in &resumed.failures {
         out(&format!("focus: {failure}"));
     }
+    finish_records(store.manager_mut(), &checkpoints, &resumed.links)?;
     let scope = match args.scope.as_deref() {
         None => RewindScope::Both,
         Some(text) => RewindScope::parse(text).ok_or(format!("unknown scope {text:?}"))?,

@@ -25,6 +25,7 @@ mod modes;
 mod private_files;
 mod protected;
 mod rewind;
+mod rewind_crash;
 mod robustness;
 mod rpc;
 mod sandbox;

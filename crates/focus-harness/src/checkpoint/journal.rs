@@ -18,13 +18,41 @@ use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-/// Runs `ops` on `root` under a journal.
+/// The session entry a restore still owes when it was interrupted: the
+/// `focus.restore` record of manifest `manifest` in the session file
+/// `session` ([`super::rewind::finish_records`] appends it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RestoreLink {
+    /// The session file.
+    pub session: PathBuf,
+    /// The restore's manifest id (saved before the journal).
+    pub manifest: String,
+}
+
+/// What finishing interrupted restores did.
+#[derive(Clone, Debug, Default)]
+pub struct Resumed {
+    /// What went wrong, one sentence each.
+    pub failures: Vec<String>,
+    /// The records the finished restores owe their sessions.
+    pub links: Vec<RestoreLink>,
+}
+
+/// Runs `ops` on `root` under a journal that names `link`.
+///
+/// The journal stays until the caller has recorded the restore and calls
+/// [`done`] with the path returned.
 ///
 /// # Errors
 ///
 /// The journal cannot be written (then nothing was touched). Failures of single
 /// operations are returned in the `Ok` list.
-pub fn run(store: &CheckpointStore, root: &Path, ops: &[Op]) -> io::Result<Vec<String>> {
+pub fn run(
+    store: &CheckpointStore,
+    root: &Path,
+    ops: &[Op],
+    link: Option<&RestoreLink>,
+) -> io::Result<(Vec<String>, PathBuf)> {
     let dir = store.dir.join("journals");
     focus_sys::private_files::create_dir_all(&dir)?;
     let id = super::manifest::new_id();
@@ -34,7 +62,7 @@ pub fn run(store: &CheckpointStore, root: &Path, ops: &[Op]) -> io::Result<Vec<S
         .write(true)
         .create_new(true)
         .open(&temp)?;
-    file.write_all(to_json(root, ops).to_json_string().as_bytes())?;
+    file.write_all(to_json(root, ops, link).to_json_string().as_bytes())?;
     file.sync_all()?;
     drop(file);
     fs::rename(&temp, &path)?;
@@ -42,8 +70,16 @@ pub fn run(store: &CheckpointStore, root: &Path, ops: &[Op]) -> io::Result<Vec<S
         let _ = folder.sync_all();
     }
     let failures = apply(root, &store.blobs, ops);
-    fs::remove_file(&path)?;
-    Ok(failures)
+    Ok((failures, path))
+}
+
+/// The restore whose journal is `path` is done and recorded.
+///
+/// # Errors
+///
+/// The journal cannot be removed.
+pub fn done(path: &Path) -> io::Result<()> {
+    fs::remove_file(path)
 }
 
 /// Finishes every restore a crash interrupted in `store` (whatever project it
@@ -52,14 +88,14 @@ pub fn run(store: &CheckpointStore, root: &Path, ops: &[Op]) -> io::Result<Vec<S
 /// # Errors
 ///
 /// The journal folder cannot be read.
-pub fn resume(store: &CheckpointStore, _root: &Path) -> io::Result<Vec<String>> {
+pub fn resume(store: &CheckpointStore, _root: &Path) -> io::Result<Resumed> {
     let dir = store.dir.join("journals");
     let entries = match fs::read_dir(&dir) {
         Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Resumed::default()),
         Err(e) => return Err(e),
     };
-    let mut failures = Vec::new();
+    let mut resumed = Resumed::default();
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name();
@@ -68,22 +104,30 @@ pub fn resume(store: &CheckpointStore, _root: &Path) -> io::Result<Vec<String>> 
             let _ = fs::remove_file(&path);
             continue;
         }
+        if !name.as_bytes().ends_with(b".json") {
+            continue;
+        }
         let parsed = fs::read(&path)
             .ok()
             .and_then(|b| focus_core::json::parse(&b).ok())
             .and_then(|v| from_json(&v));
         match parsed {
-            Some((root, ops)) => {
-                failures.extend(resume_one(&store.blobs, &root, &ops));
+            Some((root, ops, link)) => {
+                resumed
+                    .failures
+                    .extend(resume_one(&store.blobs, &root, &ops));
+                resumed.links.extend(link);
                 fs::remove_file(&path)?;
             }
             None => {
-                failures.push(format!("{} cannot be read; kept aside", path.display()));
+                resumed
+                    .failures
+                    .push(format!("{} cannot be read; kept aside", path.display()));
                 let _ = fs::rename(&path, path.with_extension("damaged"));
             }
         }
     }
-    Ok(failures)
+    Ok(resumed)
 }
 
 fn resume_one(blobs: &BlobStore, root: &Path, ops: &[Op]) -> Vec<String> {
@@ -98,9 +142,16 @@ fn resume_one(blobs: &BlobStore, root: &Path, ops: &[Op]) -> Vec<String> {
         .collect()
 }
 
-fn to_json(root: &Path, ops: &[Op]) -> Value {
+fn to_json(root: &Path, ops: &[Op], link: Option<&RestoreLink>) -> Value {
     let mut object = Object::new();
     object.insert("rootHex", relpath::hex(root.as_os_str().as_bytes()));
+    if let Some(link) = link {
+        object.insert(
+            "sessionHex",
+            relpath::hex(link.session.as_os_str().as_bytes()),
+        );
+        object.insert("restore", link.manifest.as_str());
+    }
     let list: Vec<Value> = ops.iter().map(op_to_json).collect();
     object.insert("ops", list);
     Value::Object(object)
@@ -149,7 +200,7 @@ fn op_to_json(op: &Op) -> Value {
     Value::Object(object)
 }
 
-fn from_json(value: &Value) -> Option<(PathBuf, Vec<Op>)> {
+fn from_json(value: &Value) -> Option<(PathBuf, Vec<Op>, Option<RestoreLink>)> {
     let root_bytes = relpath::unhex(value.get("rootHex")?.as_str()?)?;
     let root = PathBuf::from(std::ffi::OsStr::from_bytes(&root_bytes));
     if !root.is_absolute() {
@@ -185,5 +236,12 @@ fn from_json(value: &Value) -> Option<(PathBuf, Vec<Op>)> {
             _ => return None,
         });
     }
-    Some((root, ops))
+    let link = (|| {
+        let session = relpath::unhex(value.get("sessionHex")?.as_str()?)?;
+        Some(RestoreLink {
+            session: PathBuf::from(std::ffi::OsStr::from_bytes(&session)),
+            manifest: value.get("restore")?.as_str()?.to_string(),
+        })
+    })();
+    Some((root, ops, link))
 }

@@ -34,7 +34,7 @@ pub use history::{FileHistory, CHECKPOINT_TYPE, RESTORE_TYPE};
 pub use manifest::{Change, Manifest};
 pub use node::{Node, Stamp};
 pub use plan::{Conflict, Op, Plan};
-pub use rewind::{record, rewind_files, RewindReport, RewindRequest};
+pub use rewind::{finish_records, record, rewind_files, RewindReport, RewindRequest};
 pub use settings::CheckpointSettings;
 pub use store::CheckpointStore;
 pub use tracker::Tracker;

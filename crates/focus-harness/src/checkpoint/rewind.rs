@@ -5,10 +5,11 @@
 //! holds. [`record`] is also how a checkpoint reaches the session.
 
 use super::history::{branch_ids, entry_data, FileHistory, CHECKPOINT_TYPE, RESTORE_TYPE};
+use super::journal::RestoreLink;
 use super::manifest::{new_id, Manifest};
 use super::plan::{plan, Plan};
 use super::store::CheckpointStore;
-use crate::session::SessionManager;
+use crate::session::{EntryKind, SessionManager};
 use std::path::{Path, PathBuf};
 
 /// What a rewind did (or, dry, would do).
@@ -93,16 +94,64 @@ pub fn rewind_files(
     if request.dry_run || report.plan.changes.is_empty() {
         return Ok(report);
     }
-    report.failures = super::journal::run(request.store, request.root, &report.plan.ops)
-        .map_err(|e| format!("cannot write the restore journal (nothing was changed): {e}"))?;
+    // The restore's record is saved before anything moves; the journal names
+    // it, so a restore finished after a crash still gets its entry
+    // ([`finish_records`]).
     let manifest = Manifest {
         id: new_id(),
         changes: report.plan.changes.clone(),
         skipped: Vec::new(),
         lines: super::lines::count(&request.store.blobs, &report.plan.changes),
     };
+    request
+        .store
+        .manifests
+        .save(&manifest)
+        .map_err(|e| format!("cannot save the restore's record (nothing was changed): {e}"))?;
+    let link = manager.path().map(|session| RestoreLink {
+        session: session.to_path_buf(),
+        manifest: manifest.id.clone(),
+    });
+    let (failures, journal) =
+        super::journal::run(request.store, request.root, &report.plan.ops, link.as_ref())
+            .map_err(|e| format!("cannot write the restore journal (nothing was changed): {e}"))?;
+    report.failures = failures;
     record(manager, request.store, &manifest, "rewind", None, true)?;
+    super::journal::done(&journal)
+        .map_err(|e| format!("cannot remove the restore journal: {e}"))?;
     Ok(report)
+}
+
+/// Appends the `focus.restore` entries that restores finished after a crash
+/// owe `manager`'s session (those of other sessions are left; their files
+/// are restored, and the next rewind there sees the difference as changes
+/// made outside focus).
+///
+/// # Errors
+///
+/// An entry cannot be appended.
+pub fn finish_records(
+    manager: &mut SessionManager,
+    store: &CheckpointStore,
+    links: &[RestoreLink],
+) -> Result<usize, String> {
+    let mut appended = 0;
+    for link in links {
+        if manager.path() != Some(link.session.as_path()) {
+            continue;
+        }
+        let present = manager.tree().entries().iter().any(|e| {
+            matches!(&e.kind, EntryKind::Custom { data, .. }
+                if data.get("checkpoint").and_then(focus_core::json::Value::as_str) == Some(link.manifest.as_str()))
+        });
+        if present {
+            continue;
+        }
+        let manifest = store.manifests.load(&link.manifest)?;
+        record(manager, store, &manifest, "rewind", None, true)?;
+        appended += 1;
+    }
+    Ok(appended)
 }
 
 /// Saves `manifest` and appends the entry that points to it (a checkpoint, or
