@@ -224,3 +224,123 @@ fn resolve_target(manager: &SessionManager, to: Option<&str>) -> Result<Option<S
         .ok_or("the session has no prompt to rewind to")?;
     Ok(last_user.parent_id.as_ref().map(|p| p.to_string()))
 }
+
+/// RPC `get_checkpoints`: the user's prompts on the current branch, each with
+/// the entry a rewind goes to (`rewindTo`: the entry before the prompt) and
+/// what the prompt's run changed (files, lines added and removed), and every
+/// checkpoint entry of the branch.
+pub fn checkpoints_json(conversation: &Conversation) -> Value {
+    let store = conversation.session.lock();
+    let branch = store.manager().tree().current_branch();
+    let mut prompts: Vec<Value> = Vec::new();
+    let mut checkpoints: Vec<Value> = Vec::new();
+    let mut current: Option<Object> = None;
+    for entry in branch {
+        match &entry.kind {
+            EntryKind::Message(focus_core::message::Message::User(user)) => {
+                prompts.extend(current.take().map(Value::Object));
+                let mut prompt = Object::new();
+                prompt.insert("entryId", entry.id.as_ref());
+                prompt.insert(
+                    "rewindTo",
+                    entry
+                        .parent_id
+                        .as_ref()
+                        .map_or(Value::Null, |p| Value::from(p.as_ref())),
+                );
+                let text: String = user
+                    .content
+                    .iter()
+                    .filter_map(focus_core::message::Content::as_text)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .chars()
+                    .take(200)
+                    .collect();
+                prompt.insert("text", text);
+                prompt.insert("files", 0u64);
+                prompt.insert("linesAdded", 0u64);
+                prompt.insert("linesRemoved", 0u64);
+                current = Some(prompt);
+            }
+            EntryKind::Custom { custom_type, data }
+                if custom_type == focus_harness::checkpoint::CHECKPOINT_TYPE =>
+            {
+                let mut listed = Object::new();
+                listed.insert("entryId", entry.id.as_ref());
+                for (key, value) in data.as_object().into_iter().flat_map(|o| o.iter()) {
+                    listed.insert(key, value.clone());
+                }
+                if let Some(prompt) = current.as_mut() {
+                    for key in ["files", "linesAdded", "linesRemoved"] {
+                        let sum = prompt.get(key).and_then(Value::as_u64).unwrap_or(0)
+                            + data.get(key).and_then(Value::as_u64).unwrap_or(0);
+                        prompt.insert(key, sum);
+                    }
+                }
+                checkpoints.push(Value::Object(listed));
+            }
+            _ => {}
+        }
+    }
+    prompts.extend(current.take().map(Value::Object));
+    let mut out = Object::new();
+    out.insert("enabled", conversation.checkpoints.is_some());
+    out.insert("prompts", prompts);
+    out.insert("checkpoints", checkpoints);
+    Value::Object(out)
+}
+
+/// RPC `rewind`: `{"entryId"?, "scope"?: "both"|"code"|"conversation",
+/// "dryRun"?, "force"?}`; without `entryId`, to before the last prompt.
+///
+/// # Errors
+///
+/// A bad scope or entry, or the rewind failed; the message says which.
+pub fn rpc_rewind(conversation: &mut Conversation, command: &Value) -> Result<Value, String> {
+    let scope = match command["scope"].as_str() {
+        None => RewindScope::Both,
+        Some(text) => RewindScope::parse(text).ok_or(format!(
+            "unknown scope {text:?}; use both, code or conversation"
+        ))?,
+    };
+    let target = {
+        let store = conversation.session.lock();
+        resolve_target(store.manager(), command["entryId"].as_str())?
+    };
+    let dry_run = command["dryRun"].as_bool().unwrap_or(false);
+    let force = command["force"].as_bool().unwrap_or(false);
+    let report = conversation.rewind(target.as_deref(), scope, force, dry_run)?;
+    let mut out = Object::new();
+    out.insert("entryId", target.map_or(Value::Null, Value::from));
+    if let Some(report) = report {
+        let ops: Vec<Value> = report
+            .plan
+            .ops
+            .iter()
+            .map(|o| Value::from(o.describe()))
+            .collect();
+        out.insert("operations", ops);
+        let conflicts: Vec<Value> = report
+            .plan
+            .conflicts
+            .iter()
+            .map(|c| {
+                let mut object = Object::new();
+                object.insert("path", c.path.to_string_lossy().as_ref());
+                object.insert("diff", c.diff.as_str());
+                Value::Object(object)
+            })
+            .collect();
+        out.insert("conflicts", conflicts);
+        let failures: Vec<Value> = report
+            .failures
+            .iter()
+            .map(|f| Value::from(f.as_str()))
+            .collect();
+        out.insert("failures", failures);
+    }
+    out.insert("dryRun", dry_run);
+    out.insert("messageCount", conversation.history.len() as u64);
+    Ok(Value::Object(out))
+}

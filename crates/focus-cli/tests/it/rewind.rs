@@ -4,7 +4,7 @@
 //! files, a file the user changed afterwards is a conflict kept without
 //! `--force`, and a rewind forward brings the run's files back.
 
-use crate::support::{mock, stderr, stdout, Sandbox};
+use crate::support::{mock, stderr, stdout, RpcClient, Sandbox};
 
 const WRITE_THEN_BASH: &str = r#"{"name":"rewind","steps":[
   {"reply":{"text":"Writing.","toolCalls":[{"name":"write","arguments":{"path":"notes.txt","content":"new notes\n"}}]}},
@@ -102,4 +102,64 @@ fn focus_rewind_restores_what_a_run_wrote_and_deleted_and_keeps_conflicts() {
     let forced = s.run(&["rewind", "--code", "--to", latest, "--force"], "");
     assert_eq!(forced.status.code(), Some(0), "{}", stdout(&forced));
     assert_eq!(read("notes.txt").as_deref(), Some("new notes\n"));
+}
+
+#[test]
+fn rpc_lists_checkpoints_per_prompt_and_rewinds_code_and_conversation() {
+    let s = Sandbox::new();
+    std::fs::write(s.work.join("notes.txt"), "old notes\n").unwrap();
+    std::fs::write(s.work.join("old.txt"), "keep me\n").unwrap();
+    let server = mock(WRITE_THEN_BASH);
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(
+        &s,
+        &["--model", "mock-openai/m1", "--permission-mode", "auto"],
+    );
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"go"}"#);
+    rpc.agent_end();
+    let listed = rpc.call(2, r#"{"id":2,"type":"get_checkpoints"}"#);
+    let data = &listed["data"];
+    assert_eq!(
+        data["enabled"].as_bool(),
+        Some(true),
+        "{}",
+        listed.to_json_string()
+    );
+    let prompts = data["prompts"].as_array().unwrap();
+    assert_eq!(prompts.len(), 1);
+    assert_eq!(prompts[0]["text"].as_str(), Some("go"));
+    assert_eq!(
+        prompts[0]["files"].as_u64(),
+        Some(4),
+        "{}",
+        listed.to_json_string()
+    );
+    assert_eq!(data["checkpoints"].as_array().unwrap().len(), 2);
+
+    let dry = rpc.call(3, r#"{"id":3,"type":"rewind","dryRun":true}"#);
+    let ops = dry["data"]["operations"].as_array().unwrap();
+    assert!(
+        ops.iter().any(|o| o.as_str() == Some("remove folder out")),
+        "{}",
+        dry.to_json_string()
+    );
+    assert!(s.work.join("out").exists());
+
+    let done = rpc.call(4, r#"{"id":4,"type":"rewind","scope":"both"}"#);
+    assert_eq!(
+        done["success"].as_bool(),
+        Some(true),
+        "{}",
+        done.to_json_string()
+    );
+    assert_eq!(done["data"]["messageCount"].as_u64(), Some(0));
+    assert!(!s.work.join("out").exists());
+    assert_eq!(
+        std::fs::read_to_string(s.work.join("old.txt")).unwrap(),
+        "keep me\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.work.join("notes.txt")).unwrap(),
+        "old notes\n"
+    );
 }
