@@ -30,6 +30,8 @@ pub enum Subcommand {
     McpList,
     /// `focus rewind …`: a session's files and/or conversation back to an entry.
     Rewind(crate::checkpoints::RewindArgs),
+    /// `focus sessions gc`: prune the checkpoint store of this folder's sessions.
+    SessionsGc,
 }
 
 /// Everything the command line said.
@@ -128,6 +130,17 @@ where
     let mut only_positionals = false;
     if words.first().map(String::as_str) == Some("mcp") {
         return parse_mcp(&words[1..]);
+    }
+    if words.first().map(String::as_str) == Some("sessions") {
+        return match &words[1..] {
+            [gc] if gc == "gc" => Ok(Args {
+                subcommand: Some(Subcommand::SessionsGc),
+                ..Args::default()
+            }),
+            _ => Err(UsageError(
+                "`focus sessions` has one command: `focus sessions gc`".into(),
+            )),
+        };
     }
     if words.first().map(String::as_str) == Some("rewind") {
         return parse_rewind(&words[1..]);

@@ -344,3 +344,36 @@ pub fn rpc_rewind(conversation: &mut Conversation, command: &Value) -> Result<Va
     out.insert("messageCount", conversation.history.len() as u64);
     Ok(Value::Object(out))
 }
+
+/// `focus sessions gc`: sweeps the checkpoint store of this folder's sessions
+/// under the `checkpoints` caps; prints what it did. The exit code.
+pub fn sessions_gc(cwd: &Path, out: &mut dyn FnMut(&str)) -> i32 {
+    let settings =
+        focus_harness::settings::load_settings(&focus_harness::session::focus_home(), cwd)
+            .map(|l| CheckpointSettings::from_value(l.settings.raw("checkpoints")))
+            .unwrap_or_default();
+    let folder = focus_harness::session::SessionStore::from_env().dir_for(cwd);
+    let report = focus_harness::checkpoint::prune::gc(
+        &folder,
+        settings.max_session_bytes,
+        settings.max_total_bytes,
+    );
+    out(&format!(
+        "{}: {} checkpoint(s) pruned, {} manifest(s) and {} content file(s) removed, {} bytes freed, {} bytes kept{}",
+        folder.display(),
+        report.pruned,
+        report.manifests_removed,
+        report.blobs_removed,
+        report.bytes_freed,
+        report.bytes_kept,
+        if report.open_sessions > 0 {
+            format!(
+                " ({} session(s) open: their checkpoints and unreferenced content kept)",
+                report.open_sessions
+            )
+        } else {
+            String::new()
+        }
+    ));
+    0
+}

@@ -130,6 +130,10 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
             usage: false,
         });
     }
+    if let Some(args::Subcommand::SessionsGc) = args.subcommand {
+        let cwd = setup::current_dir()?;
+        return Ok(checkpoints::sessions_gc(&cwd, &mut |line| outln!("{line}")));
+    }
     if let Some(args::Subcommand::McpList) = args.subcommand {
         return Ok(seams::mcp_list(
             &setup::current_dir()?,

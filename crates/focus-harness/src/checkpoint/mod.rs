@@ -11,6 +11,7 @@
 //! | `plan.rs`, `conflict_diff.rs` | the operations of a restore; conflicts |
 //! | `apply.rs`, `journal.rs` | doing them, whole, and finishing after a crash |
 //! | `rewind.rs` | the rewind as a whole, and appending records to the session |
+//! | `prune.rs` | bounded storage: pruning and `focus sessions gc` |
 //! | `settings.rs` | the `checkpoints` settings |
 
 pub mod apply;
@@ -23,6 +24,7 @@ pub mod manifest;
 pub mod node;
 pub mod observe;
 pub mod plan;
+pub mod prune;
 pub mod relpath;
 pub mod rewind;
 pub mod settings;

@@ -8,6 +8,7 @@
 
 mod checkpoint_conflict;
 mod checkpoint_conversation;
+mod checkpoint_gc;
 mod checkpoint_random;
 mod checkpoint_support;
 mod compaction;
