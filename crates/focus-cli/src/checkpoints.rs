@@ -67,6 +67,15 @@ pub fn enable(conversation: &mut Conversation, cwd: &Path, settings: &Value) -> 
     if !settings.enabled {
         return None;
     }
+    // The first look stores every tracked file: not of a whole home folder or
+    // file system.
+    let home = focus_harness::session::paths::home_dir();
+    if cwd == Path::new("/") || home.as_deref() == Some(cwd) {
+        return Some(format!(
+            "file checkpoints are off in {} (a home folder or the root; run focus in a project)",
+            cwd.display()
+        ));
+    }
     let folder = conversation
         .session
         .lock()
