@@ -28,6 +28,10 @@ pub enum OutputMode {
 pub enum Subcommand {
     /// `focus mcp list`: the configured MCP servers and their tools.
     McpList,
+    /// `focus rewind …`: a session's files and/or conversation back to an entry.
+    Rewind(crate::checkpoints::RewindArgs),
+    /// `focus sessions gc`: prune the checkpoint store of this folder's sessions.
+    SessionsGc,
 }
 
 /// Everything the command line said.
@@ -126,6 +130,20 @@ where
     let mut only_positionals = false;
     if words.first().map(String::as_str) == Some("mcp") {
         return parse_mcp(&words[1..]);
+    }
+    if words.first().map(String::as_str) == Some("sessions") {
+        return match &words[1..] {
+            [gc] if gc == "gc" => Ok(Args {
+                subcommand: Some(Subcommand::SessionsGc),
+                ..Args::default()
+            }),
+            _ => Err(UsageError(
+                "`focus sessions` has one command: `focus sessions gc`".into(),
+            )),
+        };
+    }
+    if words.first().map(String::as_str) == Some("rewind") {
+        return parse_rewind(&words[1..]);
     }
     while i < words.len() {
         let word = &words[i];
@@ -267,6 +285,47 @@ where
 /// Whether a flag takes a value (so `--flag=value` makes sense).
 fn flag_takes_value(flag: &str) -> bool {
     flags::find(flag).is_some_and(|f| f.value.is_some())
+}
+
+/// `focus rewind [--session ID] [--to ENTRY] [--code|--conversation|--both]
+/// [--dry-run] [--force] [--session-dir DIR]`.
+fn parse_rewind(rest: &[String]) -> Result<Args, UsageError> {
+    let mut rewind = crate::checkpoints::RewindArgs::default();
+    let mut session_dir = None;
+    let mut words = rest.iter();
+    while let Some(word) = words.next() {
+        let mut value = |flag: &str| {
+            words
+                .next()
+                .cloned()
+                .ok_or_else(|| UsageError(format!("{flag} needs a value")))
+        };
+        match word.as_str() {
+            "--session" => rewind.session = Some(value("--session")?),
+            "--to" => rewind.to = Some(value("--to")?),
+            "--session-dir" => session_dir = Some(PathBuf::from(value("--session-dir")?)),
+            "--code" | "--conversation" | "--both" => {
+                if rewind.scope.is_some() {
+                    return Err(UsageError(
+                        "give one of --code, --conversation and --both".into(),
+                    ));
+                }
+                rewind.scope = Some(word[2..].to_string());
+            }
+            "--dry-run" => rewind.dry_run = true,
+            "--force" => rewind.force = true,
+            other => {
+                return Err(UsageError(format!(
+                    "unknown `focus rewind` option {other:?}; usage: focus rewind [--session ID] [--to ENTRY] [--code|--conversation|--both] [--dry-run] [--force]"
+                )))
+            }
+        }
+    }
+    Ok(Args {
+        subcommand: Some(Subcommand::Rewind(rewind)),
+        session_dir,
+        ..Args::default()
+    })
 }
 
 /// `focus mcp list`.
@@ -606,6 +665,18 @@ mod tests {
     #[test]
     fn mcp_subcommand() {
         assert_eq!(ok(&["mcp", "list"]).subcommand, Some(Subcommand::McpList));
+        let rewind = ok(&["rewind", "--to", "ab12", "--code", "--dry-run"]);
+        assert_eq!(
+            rewind.subcommand,
+            Some(Subcommand::Rewind(crate::checkpoints::RewindArgs {
+                to: Some("ab12".into()),
+                scope: Some("code".into()),
+                dry_run: true,
+                ..Default::default()
+            }))
+        );
+        assert!(err(&["rewind", "--code", "--both"]).contains("one of"));
+        assert!(err(&["rewind", "--nope"]).contains("usage: focus rewind"));
         assert!(err(&["mcp"]).contains("focus mcp list"));
         assert!(err(&["mcp", "add"]).contains("only one"));
     }

@@ -41,6 +41,7 @@ macro_rules! out {
 
 pub mod approval;
 pub mod args;
+pub mod checkpoints;
 pub mod choose;
 pub mod demo;
 pub mod engine;
@@ -118,6 +119,21 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
     }
     if let Some(search) = &args.list_models {
         return Ok(list_models(search.as_deref()));
+    }
+    if let Some(args::Subcommand::Rewind(rewind)) = &args.subcommand {
+        let cwd = setup::current_dir()?;
+        let done =
+            checkpoints::run_rewind(rewind, &cwd, args.session_dir.as_deref(), &mut |line| {
+                outln!("{}", crate::terminal::reveal::reveal_hidden(line))
+            });
+        return done.map_err(|message| setup::SetupError {
+            message,
+            usage: false,
+        });
+    }
+    if let Some(args::Subcommand::SessionsGc) = args.subcommand {
+        let cwd = setup::current_dir()?;
+        return Ok(checkpoints::sessions_gc(&cwd, &mut |line| outln!("{line}")));
     }
     if let Some(args::Subcommand::McpList) = args.subcommand {
         return Ok(seams::mcp_list(

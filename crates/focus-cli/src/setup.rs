@@ -154,6 +154,11 @@ pub fn build_engine(
     record_model_and_thinking(&mut store, &config, is_new_session);
     let mut engine = Engine::new(config, history, store);
     engine.conversation.compaction = settings.compaction;
+    if let Some(warning) =
+        crate::checkpoints::enable(&mut engine.conversation, cwd, settings.raw("checkpoints"))
+    {
+        errln!("focus: {warning}");
+    }
     // A headless run's bounds: the flag, else the setting.
     let max_turns = args
         .headless

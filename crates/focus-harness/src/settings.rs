@@ -164,7 +164,19 @@ enum Expect {
     Flag,
     /// A non-negative integer.
     Count,
+    /// `both`, `code` or `conversation`.
+    Scope,
 }
+
+/// The keys of `checkpoints` (crate::checkpoint::CheckpointSettings).
+const CHECKPOINT_KEYS: [(&str, Expect); 6] = [
+    ("enabled", Expect::Flag),
+    ("maxFileBytes", Expect::Count),
+    ("maxSessionBytes", Expect::Count),
+    ("maxTotalBytes", Expect::Count),
+    ("maxPaths", Expect::Count),
+    ("rewindDefault", Expect::Scope),
+];
 
 /// The keys of `compaction`.
 const COMPACTION_KEYS: [(&str, Expect); 3] = [
@@ -517,7 +529,7 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     bad(key, &format!("an array of {what}"), v)
                 }
             }
-            "compaction" | "retry" | "branchSummary" => {
+            "compaction" | "retry" | "branchSummary" | "checkpoints" => {
                 let Some(section) = v.as_object() else {
                     bad(key, "an object", v);
                     continue;
@@ -525,6 +537,7 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                 let known: &[(&str, Expect)] = match key {
                     "retry" => &RETRY_KEYS,
                     "branchSummary" => &BRANCH_SUMMARY_KEYS,
+                    "checkpoints" => &CHECKPOINT_KEYS,
                     _ => &COMPACTION_KEYS,
                 };
                 for (sub, sv) in section.iter() {
@@ -535,6 +548,11 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                         }
                         Some((_, Expect::Count)) if sv.as_u64().is_none() => {
                             bad(&full, "a non-negative integer", sv)
+                        }
+                        Some((_, Expect::Scope))
+                            if !matches!(sv.as_str(), Some("both" | "code" | "conversation")) =>
+                        {
+                            bad(&full, "\"both\", \"code\" or \"conversation\"", sv)
                         }
                         Some(_) => {}
                         None => warnings.push(format!("{file}: unknown setting {full:?} ignored")),

@@ -26,6 +26,8 @@ mod mcp_session;
 mod modes;
 mod private_files;
 mod protected;
+mod rewind;
+mod rewind_crash;
 mod robustness;
 mod rpc;
 mod sandbox;

@@ -106,6 +106,9 @@ pub struct Conversation {
     /// The schema the final answer must validate against (`--output-schema`):
     /// [`Conversation::run_to_end`] asks the model again when it does not.
     pub output_schema: Option<OutputSchema>,
+    /// The project's file tracker: when set, every tool call that may change
+    /// files is checkpointed, and so is each prompt ([`super::checkpoints`]).
+    pub checkpoints: Option<super::checkpoints::SharedTracker>,
     /// What the answers cost so far, in USD, for the budget.
     budget_spent: Arc<Mutex<f64>>,
     /// Set when the budget stopped a run.
@@ -177,6 +180,7 @@ impl Conversation {
             max_cost_usd: None,
             watch_files: None,
             output_schema: None,
+            checkpoints: None,
             budget_spent: Arc::new(Mutex::new(0.0)),
             budget_stop: Arc::new(AtomicBool::new(false)),
             interrupts: Arc::new(|| 0),
@@ -196,6 +200,10 @@ impl Conversation {
     ///
     /// A run or a compaction is going on; the message says so and nothing starts.
     pub fn prompt(&mut self, prompts: Vec<Message>) -> Result<(), String> {
+        if self.job.is_some() {
+            return Err("a prompt is running (or the history is being compacted)".into());
+        }
+        self.checkpoint("prompt");
         self.start(Work::Run(prompts))
     }
 
@@ -463,6 +471,7 @@ impl Conversation {
             self.warn(format!("{SAVE_FAILED}: {error}"));
         }
         self.history.push(message);
+        self.checkpoint("command");
     }
 
     /// Switches the conversation to `provider`'s model and records a `model_change`
@@ -544,6 +553,9 @@ impl Conversation {
             gate.set_session(store.id(), store.path());
         }
         let mut config = self.config.clone();
+        if let Some(tracker) = &self.checkpoints {
+            config.tools = super::checkpoints::wrap_tools(&config.tools, tracker, &self.session.0);
+        }
         let handle = AgentHandle::new();
         config.observe = Some(match self.max_cost_usd {
             Some(limit) => super::budget::guard(

@@ -17,6 +17,7 @@
 
 pub mod budget;
 pub mod changed_files;
+pub mod checkpoints;
 pub mod driver;
 pub mod event;
 pub mod hooks;
@@ -26,6 +27,7 @@ pub mod output_schema;
 pub mod store;
 pub mod summary;
 
+pub use checkpoints::{RewindScope, SharedTracker};
 pub use driver::{Conversation, InterruptCounter, PromptBuilder, RunOutcome, SharedStore};
 pub use event::{CompactionEnded, CompactionReason, ConversationEvent, Events};
 pub use hooks::{ConversationHooks, ToolSource};

@@ -27,23 +27,85 @@ pub fn sha256_hex(data: &[u8]) -> String {
 
 /// The SHA-256 digest of `data`.
 pub fn sha256(data: &[u8]) -> [u8; 32] {
-    // Padding: a 1 bit, zeros, then the length in bits as a big-endian u64,
-    // to a multiple of 64 bytes.
-    let mut message = data.to_vec();
-    message.push(0x80);
-    while message.len() % 64 != 56 {
-        message.push(0);
+    let mut hasher = Sha256::new();
+    hasher.update(data);
+    hasher.finish()
+}
+
+/// SHA-256 over data that comes in pieces (a file read in blocks), without
+/// holding it whole: [`Sha256::update`] as often as needed, then
+/// [`Sha256::finish`].
+#[derive(Clone)]
+pub struct Sha256 {
+    state: [u32; 8],
+    /// Bytes of an unfinished block.
+    pending: [u8; 64],
+    pending_len: usize,
+    /// Bytes seen so far.
+    total: u64,
+}
+
+impl Default for Sha256 {
+    fn default() -> Sha256 {
+        Sha256::new()
     }
-    message.extend_from_slice(&((data.len() as u64).wrapping_mul(8)).to_be_bytes());
-    let mut h = H0;
-    for block in message.chunks_exact(64) {
-        compress(&mut h, block);
+}
+
+impl Sha256 {
+    /// A hasher that has seen nothing.
+    pub fn new() -> Sha256 {
+        Sha256 {
+            state: H0,
+            pending: [0; 64],
+            pending_len: 0,
+            total: 0,
+        }
     }
-    let mut out = [0u8; 32];
-    for (i, word) in h.iter().enumerate() {
-        out[i * 4..i * 4 + 4].copy_from_slice(&word.to_be_bytes());
+
+    /// Adds `data` to what is hashed.
+    pub fn update(&mut self, mut data: &[u8]) {
+        self.total = self.total.wrapping_add(data.len() as u64);
+        if self.pending_len > 0 {
+            let take = (64 - self.pending_len).min(data.len());
+            self.pending[self.pending_len..self.pending_len + take].copy_from_slice(&data[..take]);
+            self.pending_len += take;
+            data = &data[take..];
+            if self.pending_len < 64 {
+                return;
+            }
+            let block = self.pending;
+            compress(&mut self.state, &block);
+            self.pending_len = 0;
+        }
+        let mut blocks = data.chunks_exact(64);
+        for block in &mut blocks {
+            compress(&mut self.state, block);
+        }
+        let rest = blocks.remainder();
+        self.pending[..rest.len()].copy_from_slice(rest);
+        self.pending_len = rest.len();
     }
-    out
+
+    /// The digest of everything added. Padding (FIPS 180-4, 5.1.1): a 1 bit,
+    /// zeros, then the length in bits as a big-endian u64, to a multiple of
+    /// 64 bytes.
+    pub fn finish(mut self) -> [u8; 32] {
+        let bits = self.total.wrapping_mul(8);
+        let mut tail = [0u8; 128];
+        let n = self.pending_len;
+        tail[..n].copy_from_slice(&self.pending[..n]);
+        tail[n] = 0x80;
+        let len = if n < 56 { 64 } else { 128 };
+        tail[len - 8..len].copy_from_slice(&bits.to_be_bytes());
+        for block in tail[..len].chunks_exact(64) {
+            compress(&mut self.state, block);
+        }
+        let mut out = [0u8; 32];
+        for (i, word) in self.state.iter().enumerate() {
+            out[i * 4..i * 4 + 4].copy_from_slice(&word.to_be_bytes());
+        }
+        out
+    }
 }
 
 /// One 64-byte block into the state (FIPS 180-4, 6.2.2).
@@ -109,5 +171,18 @@ mod tests {
             sha256_hex(&[b'a'; 1_000]),
             "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3"
         );
+    }
+
+    #[test]
+    fn pieces_of_any_size_give_the_digest_of_the_whole() {
+        let data: Vec<u8> = (0..1_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let whole = sha256(&data);
+        for piece in [1, 3, 55, 56, 63, 64, 65, 200] {
+            let mut hasher = Sha256::new();
+            for chunk in data.chunks(piece) {
+                hasher.update(chunk);
+            }
+            assert_eq!(hasher.finish(), whole, "pieces of {piece}");
+        }
     }
 }

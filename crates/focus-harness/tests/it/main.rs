@@ -6,6 +6,11 @@
 //! `conversation` (a `Conversation` driven without a terminal), `front_end`
 //! (a front end of a few dozen lines: runs, steering, abort, compaction, overflow).
 
+mod checkpoint_conflict;
+mod checkpoint_conversation;
+mod checkpoint_gc;
+mod checkpoint_random;
+mod checkpoint_support;
 mod compaction;
 mod conversation;
 mod crash;

@@ -97,6 +97,42 @@ pub const SETTINGS: &[Setting] = &[
         "recent tokens kept whole when compacting"
     ),
     setting!(
+        "checkpoints.enabled",
+        FLAG,
+        "true",
+        "record file changes so /rewind and focus rewind can undo them"
+    ),
+    setting!(
+        "checkpoints.maxFileBytes",
+        Kind::Count,
+        "67108864",
+        "larger files are not recorded"
+    ),
+    setting!(
+        "checkpoints.maxPaths",
+        Kind::Count,
+        "500000",
+        "a project with more paths is not tracked"
+    ),
+    setting!(
+        "checkpoints.maxSessionBytes",
+        Kind::Count,
+        "1073741824",
+        "content one session's checkpoints may hold (focus sessions gc)"
+    ),
+    setting!(
+        "checkpoints.maxTotalBytes",
+        Kind::Count,
+        "4294967296",
+        "content all sessions of a folder may hold (focus sessions gc)"
+    ),
+    setting!(
+        "checkpoints.rewindDefault",
+        Kind::Choice(&["both", "code", "conversation"]),
+        "both",
+        "what a rewind restores by default"
+    ),
+    setting!(
         "branchSummary.skipPrompt",
         FLAG,
         "false",

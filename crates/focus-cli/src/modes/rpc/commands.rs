@@ -38,6 +38,8 @@ pub const COMMANDS: &[&str] = &[
     "get_last_assistant_text",
     "get_session_stats",
     "get_available_models",
+    "get_checkpoints",
+    "rewind",
 ];
 
 impl Server<'_> {
@@ -141,6 +143,13 @@ impl Server<'_> {
                 Ok(Some(json_object! {"text" => text, "cancelled" => false}))
             }
             "get_session_tree" => self.engine.session_tree().map(Some),
+            "get_checkpoints" => Ok(Some(crate::checkpoints::checkpoints_json(
+                &self.engine.conversation,
+            ))),
+            "rewind" => {
+                self.idle("rewind")?;
+                crate::checkpoints::rpc_rewind(&mut self.engine.conversation, c).map(Some)
+            }
             "navigate_tree" => {
                 self.idle("move in the session tree")?;
                 let target = c["entryId"].as_str().ok_or("missing \"entryId\"")?;
