@@ -4,8 +4,11 @@
 //! `pi_samples` (real pi session files), `crash` (killing the writer at random
 //! moments), `lock` (two writers), `compaction` (cut points, summaries),
 //! `conversation` (a `Conversation` driven without a terminal), `front_end`
-//! (a front end of a few dozen lines: runs, steering, abort, compaction, overflow).
+//! (a front end of a few dozen lines: runs, steering, abort, compaction, overflow),
+//! `subagents` (the `task` tool: children in parallel, abort, links, usage),
+//! `agent_definitions` (agent definition files, malformed and hostile ones too).
 
+mod agent_definitions;
 mod compaction;
 mod conversation;
 mod crash;
@@ -15,4 +18,5 @@ mod hostile;
 mod lock;
 mod pi_samples;
 mod sessions;
+mod subagents;
 mod support;
