@@ -30,6 +30,7 @@ mod scripts;
 mod session_lock;
 mod signals;
 mod stall;
+mod subagents;
 mod support;
 mod transport;
 mod trust;

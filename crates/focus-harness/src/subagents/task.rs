@@ -49,6 +49,40 @@ impl Default for SubagentSettings {
     }
 }
 
+impl SubagentSettings {
+    /// Most children at once that `maxParallel` may ask for.
+    pub const MAX_PARALLEL: usize = 64;
+
+    /// Reads the `subagents` object of the settings (`Null`: the defaults):
+    /// `maxParallel` from 1 to [`SubagentSettings::MAX_PARALLEL`], `maxDepth`
+    /// from 0 (no `task` tool) to 8.
+    ///
+    /// # Errors
+    ///
+    /// A value out of range: the message names the key.
+    pub fn from_json(section: &Value) -> Result<SubagentSettings, String> {
+        let mut settings = SubagentSettings::default();
+        if let Some(n) = section["maxParallel"].as_u64() {
+            if n == 0 || n > SubagentSettings::MAX_PARALLEL as u64 {
+                return Err(format!(
+                    "`subagents.maxParallel` must be from 1 to {}, found {n}",
+                    SubagentSettings::MAX_PARALLEL
+                ));
+            }
+            settings.max_parallel = n as usize;
+        }
+        if let Some(n) = section["maxDepth"].as_u64() {
+            if n > 8 {
+                return Err(format!(
+                    "`subagents.maxDepth` must be from 0 to 8, found {n}"
+                ));
+            }
+            settings.max_depth = n as u32;
+        }
+        Ok(settings)
+    }
+}
+
 /// What a child is asked to be.
 #[derive(Clone, Debug)]
 pub struct ChildRequest {
@@ -63,9 +97,15 @@ pub struct ChildRequest {
 }
 
 impl ChildRequest {
-    /// How approvals and status lines name it: `explore: find the parser`.
+    /// How approvals and status lines name it: `explore: find the parser`
+    /// (the description is the model's: control characters become spaces).
     pub fn label(&self) -> String {
-        format!("{}: {}", self.agent.name, clip(&self.description, 60))
+        let description: String = self
+            .description
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        format!("{}: {}", self.agent.name, clip(&description, 60))
     }
 }
 

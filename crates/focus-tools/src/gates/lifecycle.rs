@@ -52,6 +52,13 @@ impl Gatekeeper {
         };
     }
 
+    /// The session file the hooks are told of (see [`Gatekeeper::set_session`]),
+    /// if the session has one.
+    pub fn session_path(&self) -> Option<std::path::PathBuf> {
+        let session = super::lock(&self.session);
+        (!session.transcript_path.is_empty()).then(|| session.transcript_path.clone().into())
+    }
+
     /// Claude Code's fields common to every event.
     pub(crate) fn event_input(&self, event: HookEvent) -> Value {
         let session = super::lock(&self.session).clone();
