@@ -229,3 +229,116 @@ fn a_malformed_definition_is_named_with_its_line_and_the_rest_still_work() {
     assert!(!err.contains('\u{1b}'), "{err:?}");
     assert!(stdout(&out).contains("PARENT-DONE"), "{err}");
 }
+
+/// A parent that starts two subagents, each running `sleep` (named `marker`
+/// with `exec -a`) through the real bash tool.
+fn sleeping_children(marker: &str) -> String {
+    let sleep = format!("exec -a {marker} sleep 30");
+    let bash = format!(
+        r#"{{"reply":{{"text":"Sleeping.","toolCalls":[{{"name":"bash","arguments":{{"command":"{sleep}"}}}}]}}}}"#
+    );
+    format!(
+        r#"{{"name":"sleepers","steps":[
+  {{"reply":{{"text":"Delegating.","toolCalls":[
+    {{"name":"task","arguments":{{"description":"one","prompt":"sleep","subagent_type":"sleeper"}}}},
+    {{"name":"task","arguments":{{"description":"two","prompt":"sleep","subagent_type":"sleeper"}}}}]}}}},
+  {bash}, {bash}
+]}}"#
+    )
+}
+
+fn sleeper_project(s: &Sandbox) {
+    std::fs::create_dir_all(s.work.join(".focus/agents")).unwrap();
+    std::fs::write(
+        s.work.join(".focus/agents/sleeper.md"),
+        "---\nname: sleeper\ndescription: Sleeps.\ntools: bash\n---\nYou sleep.\n",
+    )
+    .unwrap();
+}
+
+/// Waits until `count` processes named `marker` run (both children started).
+fn until_sleeping(marker: &str, count: usize) {
+    let give_up = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while processes(marker) < count {
+        assert!(
+            std::time::Instant::now() < give_up,
+            "the children never slept"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+fn processes(marker: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).contains(marker)
+        })
+        .count()
+}
+
+/// Every session file loads cleanly and every call in it is answered.
+fn all_sessions_valid(s: &Sandbox) {
+    let files = s.session_files();
+    assert_eq!(files.len(), 3, "{files:?}");
+    for file in files {
+        let session = focus_harness::session::SessionManager::open_read_only(&file).unwrap();
+        assert!(session.load_problems().is_empty(), "{file:?}");
+        let messages: Vec<focus_core::message::Message> = session
+            .tree()
+            .current_branch()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                focus_harness::session::EntryKind::Message(m) => Some(m.clone()),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            focus_core::agent::check_history(&messages).is_ok(),
+            "{file:?}: {messages:?}"
+        );
+    }
+}
+
+#[test]
+fn rpc_abort_ends_every_child_and_its_processes() {
+    let s = Sandbox::new();
+    sleeper_project(&s);
+    let marker = format!("focus-subagent-rpc-{}", std::process::id());
+    let server = mock(&sleeping_children(&marker));
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(
+        &s,
+        &["--model", "mock-openai/m1", "--permission-mode", "auto"],
+    );
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"go"}"#);
+    until_sleeping(&marker, 2);
+    rpc.call(2, r#"{"id":2,"type":"abort"}"#);
+    let end = rpc.agent_end();
+    assert_eq!(end["reason"].as_str(), Some("aborted"), "{end:?}");
+    // The run ends only after every tool thread is joined: nothing is left.
+    assert_eq!(processes(&marker), 0);
+    assert_eq!(rpc.close(), 0);
+    all_sessions_valid(&s);
+}
+
+#[test]
+fn sigterm_ends_every_child_and_its_processes() {
+    let s = Sandbox::new();
+    sleeper_project(&s);
+    let marker = format!("focus-subagent-term-{}", std::process::id());
+    let server = mock(&sleeping_children(&marker));
+    s.write_models(&server.url());
+    let mut rpc = RpcClient::start(
+        &s,
+        &["--model", "mock-openai/m1", "--permission-mode", "auto"],
+    );
+    rpc.call(1, r#"{"id":1,"type":"prompt","message":"go"}"#);
+    until_sleeping(&marker, 2);
+    rpc.signal("TERM");
+    assert_eq!(processes(&marker), 0);
+    all_sessions_valid(&s);
+}
