@@ -342,3 +342,46 @@ fn sigterm_ends_every_child_and_its_processes() {
     assert_eq!(processes(&marker), 0);
     all_sessions_valid(&s);
 }
+
+/// In a terminal: a running child's status line under its `task` call, the
+/// approval dialog naming the subagent that asks, Esc ending the child with
+/// the parent, and `/agents` listing the agents and the file left out.
+#[test]
+fn the_terminal_shows_the_child_and_who_asks_and_lists_the_agents() {
+    if !crate::interactive::tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    sleeper_project(&s);
+    std::fs::write(
+        s.work.join(".focus/agents/broken.md"),
+        "---\nname: broken\n",
+    )
+    .unwrap();
+    let server = mock(
+        r#"{"name":"asking_child","steps":[
+  {"reply":{"text":"Delegating.","toolCalls":[{"name":"task","arguments":{"description":"one","prompt":"touch it","subagent_type":"sleeper"}}]}},
+  {"reply":{"text":"Touching.","toolCalls":[{"name":"bash","arguments":{"command":"touch approved.txt"}}]}}
+]}"#,
+    );
+    s.write_models(&server.url());
+    let pane = crate::interactive::Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.send("go", "wants to run");
+    pane.wait_for_visible(
+        "the dialog and the child's line",
+        &[
+            "? subagent sleeper: one — bash wants to run:",
+            "sleeper: one · bash ·",
+        ],
+    );
+    pane.keys(&["Escape"]);
+    pane.wait_for("the abort", "not run (you aborted)");
+    pane.wait_for("the child's end", "did not finish: it was aborted");
+    assert!(!s.work.join("approved.txt").exists());
+    let screen = pane.send("/agents", "Agents (the task tool");
+    pane.wait_for_visible(
+        "the agents",
+        &["sleeper — Sleeps.", "explore — ", "left out: ", "broken.md"],
+    );
+    assert!(screen.contains("Agents"), "{screen}");
+}

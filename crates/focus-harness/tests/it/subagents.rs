@@ -457,3 +457,20 @@ fn the_task_tool_is_read_only_lists_the_agents_and_refuses_beyond_the_depth_limi
     assert!(!out.text_content().contains('\u{1b}'));
     let _ = AgentEvent::AgentStart;
 }
+
+#[test]
+fn what_the_children_cost_counts_against_the_parents_budget() {
+    let scratch = Scratch::new("subagents-budget");
+    // Each child costs a cent; the parent's own answers cost nothing.
+    let model = Model::new(parent_script(2), Children::Answer);
+    let mut parent = parent(&scratch, &model, settings(2), Vec::new());
+    parent.conversation.max_cost_usd = Some(0.015);
+    let outcome = parent
+        .conversation
+        .run_to_end(vec![Message::User(UserMessage::text("go", 1))], &mut |_| {});
+    // The two children spent 0.02: the parent's next model call never starts.
+    assert_eq!(outcome.reason, EndReason::Aborted);
+    assert!(parent.conversation.summary.budget_reached);
+    assert_eq!(model.parent.requests().len(), 1);
+    assert!(check_history(&parent.conversation.history).is_ok());
+}
