@@ -210,6 +210,11 @@ pub fn entry_preview(kind: &EntryKind) -> String {
         EntryKind::ThinkingLevelChange { thinking_level } => format!("thinking {thinking_level}"),
         EntryKind::Compaction(c) => format!("compaction ({} tokens before)", c.tokens_before),
         EntryKind::SessionInfo { name } => format!("name {}", name.as_deref().unwrap_or("")),
+        EntryKind::Custom { custom_type, data }
+            if custom_type == focus_harness::subagents::record::LINK_TYPE =>
+        {
+            crate::subagents::link_preview(data)
+        }
         other => other.type_name().to_string(),
     };
     crate::modes::print::clip(text.trim(), 100)

@@ -162,7 +162,20 @@ fn render_message(page: &mut String, message: &Message) {
                 if m.is_error { " (error)" } else { "" }
             );
             render_blocks(page, &m.content);
-            page.push_str("</details></section>\n");
+            page.push_str("</details>");
+            // A subagent's own conversation, folded under its result.
+            if let Some((title, messages)) = crate::subagents::child_conversation(m) {
+                let _ = write!(
+                    page,
+                    "<details class=\"subagent\"><summary>{}</summary>",
+                    escape(&title)
+                );
+                for message in &messages {
+                    render_message(page, message);
+                }
+                page.push_str("</details>");
+            }
+            page.push_str("</section>\n");
         }
         Message::Custom(c) => {
             let _ = write!(

@@ -54,6 +54,7 @@ pub mod probe;
 pub mod scope;
 pub mod seams;
 pub mod setup;
+pub mod subagents;
 pub mod terminal;
 
 /// Exit code for a command line that cannot run.

@@ -22,7 +22,7 @@ pub struct SetupError {
 }
 
 impl SetupError {
-    fn usage(message: impl Into<String>) -> SetupError {
+    pub(crate) fn usage(message: impl Into<String>) -> SetupError {
         SetupError {
             message: message.into(),
             usage: true,
@@ -94,7 +94,7 @@ pub fn build_engine(
         scope_first,
         suffix_thinking,
     } = chosen;
-    let (tools, base_tools, mcp) = select_tools(args, &settings, cwd, &tool_state)?;
+    let (tools, mut base_tools, mcp) = select_tools(args, &settings, cwd, &tool_state)?;
     let replace = args
         .system_prompt
         .as_deref()
@@ -135,6 +135,20 @@ pub fn build_engine(
     config.gate = Some(gatekeeper.clone());
     config.prompt_hooks = Some(gatekeeper.clone());
     gatekeeper.set_session(store.id(), store.path());
+    // The `task` tool: subagents built on the parent's gate, tools and model.
+    if let Some(task) = crate::subagents::task_tool_for(
+        args,
+        &settings,
+        cwd,
+        &gatekeeper,
+        &tool_state,
+        &config,
+        mcp.as_ref(),
+        &retry,
+    )? {
+        config.tools.push(task.clone());
+        base_tools.push(task);
+    }
     let source = if is_new_session { "startup" } else { "resume" };
     for failure in gatekeeper.session_start(source) {
         errln!("focus: {failure}");
@@ -331,7 +345,8 @@ fn select_tools(
     } else if let Some(names) = args.tools.as_ref().or(settings.tools.as_ref()) {
         let known = seams::tool_names();
         for name in names {
-            if !all_tools.iter().any(|t| t.name() == name) {
+            // `task` is not built here: [`crate::subagents::task_tool_for`].
+            if !all_tools.iter().any(|t| t.name() == name) && !crate::subagents::is_task(name) {
                 return Err(SetupError::usage(format!(
                     "unknown tool {name:?} in --tools; available: {}",
                     known.join(", ")

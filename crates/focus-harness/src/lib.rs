@@ -8,6 +8,8 @@
 //!   project guidance files (`AGENTS.md`, `CLAUDE.md`) and skills.
 //! - [`settings`]: global and project `settings.json`, merged.
 //! - [`trust`]: which folders' project settings may widen what runs.
+//! - [`subagents`]: the `task` tool and agent definitions: child conversations
+//!   with a fresh context.
 //!
 //! The crate depends on focus-core only: it does file input and output, but never
 //! the network (a model is reached through the `Provider` trait).
@@ -22,4 +24,5 @@ pub mod files;
 pub mod prompt;
 pub mod session;
 pub mod settings;
+pub mod subagents;
 pub mod trust;

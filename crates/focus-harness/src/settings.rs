@@ -201,6 +201,10 @@ const BRANCH_SUMMARY_KEYS: [(&str, Expect); 2] = [
     ("reserveTokens", Expect::Count),
 ];
 
+/// The keys of `subagents` (`crate::subagents::SubagentSettings`).
+const SUBAGENT_KEYS: [(&str, Expect); 2] =
+    [("maxParallel", Expect::Count), ("maxDepth", Expect::Count)];
+
 /// Settings together with the warnings loading them produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadedSettings {
@@ -529,7 +533,7 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     bad(key, &format!("an array of {what}"), v)
                 }
             }
-            "compaction" | "retry" | "branchSummary" | "checkpoints" => {
+            "compaction" | "retry" | "branchSummary" | "checkpoints" | "subagents" => {
                 let Some(section) = v.as_object() else {
                     bad(key, "an object", v);
                     continue;
@@ -538,6 +542,7 @@ fn check_file(value: &Value, path: &Path, problems: &mut Vec<String>, warnings: 
                     "retry" => &RETRY_KEYS,
                     "branchSummary" => &BRANCH_SUMMARY_KEYS,
                     "checkpoints" => &CHECKPOINT_KEYS,
+                    "subagents" => &SUBAGENT_KEYS,
                     _ => &COMPACTION_KEYS,
                 };
                 for (sub, sv) in section.iter() {

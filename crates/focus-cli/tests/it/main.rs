@@ -36,6 +36,7 @@ mod scripts;
 mod session_lock;
 mod signals;
 mod stall;
+mod subagents;
 mod support;
 mod transport;
 mod trust;

@@ -5,7 +5,8 @@
 //! The run then ends as an abort does: every tool call answered, the session
 //! whole. Only a turn that called tools (after which the model would be
 //! called again) is stopped so; a final answer stands. Estimated usage
-//! counts, as the price table gives it.
+//! counts, as the price table gives it, and so does what a subagent spent
+//! (its `task` result's record, `crate::subagents::record`).
 
 use focus_core::agent::EventObserver;
 use focus_core::cancel::CancelToken;
@@ -31,6 +32,16 @@ pub fn guard(
                 message: Message::Assistant(message),
             } => {
                 *focus_core::sync::lock(&spent) += message.usage.cost.total;
+            }
+            // What a subagent spent counts against its parent's budget.
+            AgentEvent::MessageEnd {
+                message: Message::ToolResult(result),
+            } => {
+                let child =
+                    crate::subagents::record::child_usage(&result.tool_name, &result.details);
+                if let Some(usage) = child {
+                    *focus_core::sync::lock(&spent) += usage.cost.total;
+                }
             }
             AgentEvent::TurnEnd { tool_results, .. }
                 if !tool_results.is_empty() && *focus_core::sync::lock(&spent) >= limit =>

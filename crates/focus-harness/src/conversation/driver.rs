@@ -26,6 +26,7 @@ use crate::compaction::{compaction_transform, CompactionSettings, InRunCompactio
 use focus_core::agent::{
     event_queue, AgentConfig, AgentHandle, EventReceiver, EventSender, EVENT_QUEUE_CAPACITY,
 };
+use focus_core::cancel::{CancelRegistration, CancelToken};
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::message::Message;
 use focus_core::provider::{Provider, ThinkingLevel, ToolSpec};
@@ -109,6 +110,10 @@ pub struct Conversation {
     /// The project's file tracker: when set, every tool call that may change
     /// files is checkpointed, and so is each prompt ([`super::checkpoints`]).
     pub checkpoints: Option<super::checkpoints::SharedTracker>,
+    /// A token whose cancellation aborts every run of this conversation at
+    /// once, from the cancelling thread (a subagent's conversation follows its
+    /// parent's tool call so: docs/subagents.md).
+    pub parent_cancel: Option<CancelToken>,
     /// What the answers cost so far, in USD, for the budget.
     budget_spent: Arc<Mutex<f64>>,
     /// Set when the budget stopped a run.
@@ -133,6 +138,8 @@ struct Job {
     compacting: bool,
     /// A manual compaction: its end is the lifecycle's end.
     manual: bool,
+    /// The parent's cancellation, linked to this job's abort while it lasts.
+    _linked: Option<CancelRegistration>,
 }
 
 /// The conversation's session, shared between the front end's thread and a
@@ -181,6 +188,7 @@ impl Conversation {
             watch_files: None,
             output_schema: None,
             checkpoints: None,
+            parent_cancel: None,
             budget_spent: Arc::new(Mutex::new(0.0)),
             budget_stop: Arc::new(AtomicBool::new(false)),
             interrupts: Arc::new(|| 0),
@@ -528,6 +536,10 @@ impl Conversation {
         let (sender, events) = event_queue(EVENT_QUEUE_CAPACITY);
         let lifecycle = self.lifecycle(sender);
         let handle = lifecycle.handle.clone();
+        let linked = self.parent_cancel.as_ref().map(|parent| {
+            let handle = handle.clone();
+            parent.on_cancel(move || handle.abort())
+        });
         let thread = std::thread::Builder::new()
             .name("focus-conversation".into())
             .spawn(move || lifecycle.run(work))
@@ -539,6 +551,7 @@ impl Conversation {
             running: false,
             compacting: false,
             manual,
+            _linked: linked,
         });
         Ok(())
     }
@@ -609,6 +622,16 @@ impl Conversation {
         Arc::new(move |event: &AgentEvent| {
             if let AgentEvent::MessageEnd { message } = event {
                 let mut store = lock(&session);
+                // A subagent's result: its session file is linked first, in
+                // an entry pi skips (`crate::subagents::record`).
+                if let Some(link) = crate::subagents::record::link_data(message) {
+                    let linked = store
+                        .manager_mut()
+                        .append_custom(crate::subagents::record::LINK_TYPE, link);
+                    if let Err(error) = linked {
+                        store.write_warning = Some(format!("{SAVE_FAILED}: {error}"));
+                    }
+                }
                 if let Err(error) = store.append_message(message) {
                     store.write_warning = Some(format!("{SAVE_FAILED}: {error}"));
                 }

@@ -112,6 +112,24 @@ impl Store {
         Ok((store, history))
     }
 
+    /// A new session in `dir` recording `parent` as the session it came from
+    /// (a subagent's: [`crate::subagents::child_store`]).
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be created; the message says where.
+    pub fn create_child(dir: &Path, cwd: &Path, parent: &Path) -> Result<Store, String> {
+        let manager = SessionManager::create_in(dir, cwd, Some(parent))
+            .map_err(|e| format!("cannot create a session in {}: {e}", dir.display()))?;
+        Ok(Store {
+            manager,
+            cwd: cwd.to_path_buf(),
+            session_dir: Some(dir.to_path_buf()),
+            load_warnings: Vec::new(),
+            write_warning: None,
+        })
+    }
+
     /// The warnings from opening the session (damaged lines skipped, no file
     /// could be created) as one line naming the file, at most five of them;
     /// `None` when there were none or they were already taken.

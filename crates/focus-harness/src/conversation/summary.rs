@@ -42,8 +42,11 @@ pub struct RunSummary {
     pub api_duration: Duration,
     /// Model calls answered (assistant messages).
     pub turns: u32,
-    /// Tokens and cost, summed over the answers (estimates count).
+    /// Tokens and cost, summed over the answers (estimates count), the
+    /// subagents' included.
     pub usage: Usage,
+    /// Subagents that ran (`task` calls that started a child).
+    pub subagents: u32,
     /// The calls the gate refused, in order.
     pub denied: Vec<DeniedCall>,
     /// The files `write` and `edit` changed, each once, in order; then
@@ -132,6 +135,7 @@ impl RunSummary {
             api_duration: Duration::ZERO,
             turns: 0,
             usage: Usage::default(),
+            subagents: 0,
             denied: Vec::new(),
             files_changed: Vec::new(),
             may_have_changed_files: false,
@@ -197,6 +201,13 @@ impl RunSummary {
                     Some(i) => self.pending.swap_remove(i).1,
                     None => String::new(),
                 };
+                // A subagent's tokens and cost are the run's too.
+                if let Some(usage) =
+                    crate::subagents::record::child_usage(tool_name, &output.details)
+                {
+                    add_usage(&mut self.usage, &usage);
+                    self.subagents += 1;
+                }
                 if was_refused(output) {
                     self.denied.push(DeniedCall {
                         call_id: call_id.clone(),
@@ -265,20 +276,7 @@ impl RunSummary {
     }
 }
 
-/// Adds `more` to `total`, the cost included; any estimate makes the total one.
-fn add_usage(total: &mut Usage, more: &Usage) {
-    total.input += more.input;
-    total.output += more.output;
-    total.cache_read += more.cache_read;
-    total.cache_write += more.cache_write;
-    total.total_tokens += more.total_tokens;
-    total.cost.input += more.cost.input;
-    total.cost.output += more.cost.output;
-    total.cost.cache_read += more.cost.cache_read;
-    total.cost.cache_write += more.cost.cache_write;
-    total.cost.total += more.cost.total;
-    total.estimated |= more.estimated;
-}
+use crate::subagents::record::add_usage;
 
 #[cfg(test)]
 mod tests {

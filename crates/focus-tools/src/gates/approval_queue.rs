@@ -106,6 +106,7 @@ mod tests {
             summary: "rm x".to_string(),
             reason: "writes".to_string(),
             always_rule: "bash(rm:*)".to_string(),
+            subagent: None,
         }
     }
 

@@ -62,11 +62,15 @@ pub enum HookEvent {
     PreCompact,
     /// When focus waits for the user to approve a call; output ignored.
     Notification,
+    /// When a subagent starts (the `task` tool); output ignored.
+    SubagentStart,
+    /// When a subagent has finished; output ignored.
+    SubagentStop,
 }
 
 impl HookEvent {
     /// Every event focus runs.
-    pub const ALL: [HookEvent; 8] = [
+    pub const ALL: [HookEvent; 10] = [
         HookEvent::PreToolUse,
         HookEvent::PostToolUse,
         HookEvent::UserPromptSubmit,
@@ -75,6 +79,8 @@ impl HookEvent {
         HookEvent::SessionEnd,
         HookEvent::PreCompact,
         HookEvent::Notification,
+        HookEvent::SubagentStart,
+        HookEvent::SubagentStop,
     ];
 
     /// The settings spelling.
@@ -88,6 +94,8 @@ impl HookEvent {
             HookEvent::SessionEnd => "SessionEnd",
             HookEvent::PreCompact => "PreCompact",
             HookEvent::Notification => "Notification",
+            HookEvent::SubagentStart => "SubagentStart",
+            HookEvent::SubagentStop => "SubagentStop",
         }
     }
 
@@ -145,11 +153,6 @@ impl Hook {
     }
 }
 
-/// Claude Code's hook events that focus accepts in settings but does not run: a
-/// settings file written for Claude Code loads, with a warning naming each,
-/// instead of being refused. `SubagentStop` never fires: focus has no subagents.
-pub const NOT_RUN_EVENTS: [&str; 1] = ["SubagentStop"];
-
 /// All configured hooks.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HookConfig {
@@ -179,12 +182,6 @@ impl HookConfig {
         for (event_name, groups) in events.iter() {
             let event = match HookEvent::parse(event_name) {
                 Some(event) => event,
-                None if NOT_RUN_EVENTS.contains(&event_name) => {
-                    config.warnings.push(format!(
-                        "hooks.{event_name}: focus has no subagents, so this Claude Code hook event never fires; its hooks are ignored"
-                    ));
-                    continue;
-                }
                 None => {
                     let known: Vec<&str> = HookEvent::ALL.iter().map(|e| e.as_str()).collect();
                     config.warnings.push(format!(

@@ -11,6 +11,10 @@
 //! - `SessionStart` ([`Gatekeeper::session_start`]): stdout (or
 //!   `additionalContext`) is added to the first prompt.
 //! - `SessionEnd`, `PreCompact`, `Notification`: informational, output ignored.
+//! - `SubagentStart`, `SubagentStop` ([`Gatekeeper::subagent_start`],
+//!   [`Gatekeeper::subagent_stop`]): around each subagent the `task` tool runs,
+//!   matched against its agent type, with `agent_id`, `agent_type` and (at the
+//!   stop) `agent_transcript_path`; informational, output ignored.
 //!
 //! Every hook reads Claude Code's common fields on standard input: `session_id`,
 //! `transcript_path`, `cwd`, `permission_mode`, `hook_event_name`, plus the
@@ -46,6 +50,13 @@ impl Gatekeeper {
                 .map(|p| p.to_string_lossy().into_owned())
                 .unwrap_or_default(),
         };
+    }
+
+    /// The session file the hooks are told of (see [`Gatekeeper::set_session`]),
+    /// if the session has one.
+    pub fn session_path(&self) -> Option<std::path::PathBuf> {
+        let session = super::lock(&self.session);
+        (!session.transcript_path.is_empty()).then(|| session.transcript_path.clone().into())
     }
 
     /// Claude Code's fields common to every event.
@@ -178,6 +189,25 @@ impl Gatekeeper {
             "custom_instructions" => instructions.unwrap_or(""),
         };
         self.run_event(HookEvent::PreCompact, trigger, fields);
+    }
+
+    /// Runs the `SubagentStart` hooks for subagent `agent_id` of type
+    /// `agent_type` (the matcher is matched against the type); output ignored.
+    pub fn subagent_start(&self, agent_id: &str, agent_type: &str) {
+        let fields = json_object! {"agent_id" => agent_id, "agent_type" => agent_type};
+        self.run_event(HookEvent::SubagentStart, agent_type, fields);
+    }
+
+    /// Runs the `SubagentStop` hooks once subagent `agent_id` has finished,
+    /// with its session file (`agent_transcript_path`); output ignored.
+    pub fn subagent_stop(&self, agent_id: &str, agent_type: &str, transcript: Option<&Path>) {
+        let fields = json_object! {
+            "agent_id" => agent_id,
+            "agent_type" => agent_type,
+            "agent_transcript_path" => transcript.map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
+            "stop_hook_active" => false,
+        };
+        self.run_event(HookEvent::SubagentStop, agent_type, fields);
     }
 
     /// Starts the `Notification` hooks for `message` on a thread of their own, so

@@ -76,8 +76,12 @@ pub struct Gatekeeper {
     mode: RwLock<Mode>,
     approver: Arc<dyn Approver>,
     session_allow: Mutex<Vec<Rule>>,
-    /// One approval prompt at a time, even when calls are gated in parallel.
-    asking: Mutex<()>,
+    /// One approval prompt at a time, even when calls are gated in parallel
+    /// (shared with the gates of this gate's subagents: one dialog at a time).
+    asking: Arc<Mutex<()>>,
+    /// Which subagent this gate checks the calls of (`None`: the main
+    /// conversation's gate); approvals it asks for name it.
+    subagent: Option<String>,
     cwd: PathBuf,
     /// The sandbox hooks run in, made read-only in plan mode.
     sandbox: Arc<Sandbox>,
@@ -103,7 +107,8 @@ impl Gatekeeper {
             config,
             approver,
             session_allow: Mutex::new(Vec::new()),
-            asking: Mutex::new(()),
+            asking: Arc::new(Mutex::new(())),
+            subagent: None,
             cwd,
             sandbox: Arc::new(Sandbox::off()),
             session: Mutex::new(lifecycle::SessionRef::default()),
@@ -138,6 +143,35 @@ impl Gatekeeper {
         self
     }
 
+    /// The gate of a subagent started under this one (docs/subagents.md): the
+    /// same rules and hooks, the same approver (each request naming `label`),
+    /// the same sandbox, the same session for its hooks, and the stricter of
+    /// `wanted` and this gate's mode now — never more rights than the parent.
+    /// Its mode is fixed: it does not follow a later change of the parent's,
+    /// and it never changes the shared sandbox's mode.
+    pub fn for_subagent(&self, wanted: Option<Mode>, label: &str) -> Gatekeeper {
+        let parent = self.mode();
+        let mode = wanted.map_or(parent, |wanted| wanted.stricter(parent));
+        Gatekeeper {
+            config: self.config.clone(),
+            mode: RwLock::new(mode),
+            approver: Arc::clone(&self.approver),
+            session_allow: Mutex::new(lock(&self.session_allow).clone()),
+            asking: Arc::clone(&self.asking),
+            subagent: Some(label.to_string()),
+            cwd: self.cwd.clone(),
+            sandbox: Arc::clone(&self.sandbox),
+            session: Mutex::new(lock(&self.session).clone()),
+            start_context: Mutex::new(None),
+            hook_failures: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The subagent this gate belongs to (see [`Gatekeeper::for_subagent`]).
+    pub fn subagent(&self) -> Option<&str> {
+        self.subagent.as_deref()
+    }
+
     /// The sandbox hooks run in (see [`Gatekeeper::with_sandbox`]).
     pub fn sandbox(&self) -> &Arc<Sandbox> {
         &self.sandbox
@@ -163,7 +197,10 @@ impl Gatekeeper {
     /// sandbox (plan mode makes it read-only).
     pub fn set_mode(&self, mode: Mode) {
         *sync::write(&self.mode) = mode;
-        self.sandbox.set_mode(mode);
+        // A subagent's gate shares its parent's sandbox and leaves it alone.
+        if self.subagent.is_none() {
+            self.sandbox.set_mode(mode);
+        }
     }
 
     /// The rules added by "allow always" answers this session, as text.
@@ -228,6 +265,7 @@ impl Gatekeeper {
             summary: permission::summarize_call(call),
             reason,
             always_rule: always_text,
+            subagent: self.subagent.clone(),
         };
         if self.approver.waits() {
             self.notify(&format!(

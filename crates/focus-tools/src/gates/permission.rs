@@ -79,6 +79,27 @@ impl Mode {
         }
     }
 
+    /// How much the mode lets run unasked, from plan (0, the strictest) to
+    /// auto (3).
+    pub fn looseness(self) -> u8 {
+        match self {
+            Mode::Plan => 0,
+            Mode::Default => 1,
+            Mode::AcceptEdits => 2,
+            Mode::Auto => 3,
+        }
+    }
+
+    /// The stricter of two modes (a subagent's: never more rights than its
+    /// parent's mode gives).
+    pub fn stricter(self, other: Mode) -> Mode {
+        if other.looseness() < self.looseness() {
+            other
+        } else {
+            self
+        }
+    }
+
     /// Parses a mode name (`acceptEdits` is accepted for Claude Code settings).
     ///
     /// # Errors
@@ -478,20 +499,27 @@ pub struct ApprovalRequest {
     /// as `bash(cargo test:*)`, or `all edits (write, edit)`); empty when the
     /// request cannot be allowed always (a protected file: each write asks).
     pub always_rule: String,
+    /// The subagent whose call this is (its agent type and task), `None` for
+    /// the main conversation's own calls: the dialog says who asks.
+    pub subagent: Option<String>,
 }
 
 impl ApprovalRequest {
     /// The request as JSON (for RPC clients): `{callId, toolName, arguments, summary,
-    /// reason, alwaysRule}`.
+    /// reason, alwaysRule}`, and `subagent` for a subagent's call.
     pub fn to_json(&self) -> Value {
-        focus_core::json_object! {
+        let mut json = focus_core::json_object! {
             "callId" => self.call_id.as_str(),
             "toolName" => self.tool_name.as_str(),
             "arguments" => self.arguments.clone(),
             "summary" => self.summary.as_str(),
             "reason" => self.reason.as_str(),
             "alwaysRule" => self.always_rule.as_str(),
+        };
+        if let (Some(object), Some(who)) = (json.as_object_mut(), &self.subagent) {
+            object.insert("subagent", who.as_str());
         }
+        json
     }
 }
 

@@ -69,6 +69,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "read settings, keybindings, theme, AGENTS.md, skills, templates, models.json again",
     ),
     ("/hotkeys", "the keys and what they do"),
+    ("/agents", "the subagents the task tool can start"),
     ("/changelog", "the project's CHANGELOG.md"),
     ("/quit", "leave focus (also /exit, Ctrl+D)"),
 ];
@@ -206,6 +207,10 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
         "/changelog" => ui.show_changelog(),
         "/reload" => ui.reload(),
         "/settings" => ui.settings_command(rest),
+        "/agents" => {
+            ui.show_agents();
+            Ok(())
+        }
         other => Err(format!("unknown command {other}; /help lists them")),
     };
     if let Err(error) = result {

@@ -90,9 +90,7 @@ impl Ui<'_> {
         let mut rows = Vec::new();
         if let Some(pending) = &self.approval {
             let r = &pending.request;
-            rows.push(
-                style.yellow(&style.bold(&format!("? {} wants to run:", clip(&r.tool_name, 40)))),
-            );
+            rows.push(style.yellow(&style.bold(&super::agents::dialog_title(r))));
             let summary = sanitize(&r.summary);
             let lines: Vec<&str> = summary.lines().collect();
             for line in lines.iter().take(DIALOG_LINES) {

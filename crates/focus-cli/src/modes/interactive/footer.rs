@@ -42,12 +42,26 @@ pub fn session_totals(engine: &Engine) -> Totals {
     }
 }
 
-/// The totals of the answers among `messages`.
+/// The totals of the answers among `messages`, the subagents' (their `task`
+/// results' records) included.
 pub fn totals<'a>(messages: impl Iterator<Item = &'a Message>) -> Totals {
     let mut sum = Totals::default();
-    for m in messages.filter_map(Message::as_assistant) {
+    for m in messages {
+        let child;
+        let u = match m {
+            Message::Assistant(m) => &m.usage,
+            Message::ToolResult(r) => {
+                match focus_harness::subagents::record::child_usage(&r.tool_name, &r.details) {
+                    Some(usage) => {
+                        child = usage;
+                        &child
+                    }
+                    None => continue,
+                }
+            }
+            _ => continue,
+        };
         // Token counts come from servers and session files: saturate.
-        let u = &m.usage;
         sum.input = sum
             .input
             .saturating_add(u.input)

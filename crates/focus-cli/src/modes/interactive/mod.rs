@@ -25,6 +25,7 @@
 //! into the harness, `Conversation::poll`), then this file (the state and the
 //! loop). docs/tui.md explains the renderer.
 
+pub mod agents;
 pub mod blocks;
 pub mod clipboard;
 pub mod commands;

@@ -286,6 +286,18 @@ pub const SETTINGS: &[Setting] = &[
         "the longest bash timeout"
     ),
     setting!(
+        "subagents.maxParallel",
+        Kind::Positive,
+        "4",
+        "subagents running at once (1 to 64)"
+    ),
+    setting!(
+        "subagents.maxDepth",
+        Kind::Count,
+        "1",
+        "how deep subagents nest (0: no task tool)"
+    ),
+    setting!(
         "maxTurns",
         Kind::Positive,
         "(no limit)",

@@ -562,6 +562,12 @@ fn node_kind(kind: &EntryKind) -> (NodeKind, &'static str) {
             (NodeKind::Conversation, "note")
         }
         EntryKind::Compaction(_) => (NodeKind::Conversation, "compaction"),
+        // A subagent's conversation, folded into one line (its own file).
+        EntryKind::Custom { custom_type, .. }
+            if custom_type == focus_harness::subagents::record::LINK_TYPE =>
+        {
+            (NodeKind::Conversation, "subagent")
+        }
         EntryKind::BranchSummary { .. } => (NodeKind::Conversation, "branch summary"),
         _ => (NodeKind::Bookkeeping, "·"),
     }
