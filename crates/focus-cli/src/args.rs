@@ -28,6 +28,8 @@ pub enum OutputMode {
 pub enum Subcommand {
     /// `focus mcp list`: the configured MCP servers and their tools.
     McpList,
+    /// `focus mcp serve`: focus's tools (and an `agent` tool) served over MCP.
+    McpServe(serve::ServeOptions),
 }
 
 /// Everything the command line said.
@@ -104,6 +106,7 @@ impl fmt::Display for UsageError {
 
 pub mod flags;
 pub mod headless;
+pub mod serve;
 
 /// The non-empty items of a comma-separated list, trimmed.
 fn comma_list(list: &str) -> Vec<String> {
@@ -269,18 +272,19 @@ fn flag_takes_value(flag: &str) -> bool {
     flags::find(flag).is_some_and(|f| f.value.is_some())
 }
 
-/// `focus mcp list`.
+/// `focus mcp list` and `focus mcp serve`.
 fn parse_mcp(rest: &[String]) -> Result<Args, UsageError> {
     match rest.first().map(String::as_str) {
         Some("list") if rest.len() == 1 => Ok(Args {
             subcommand: Some(Subcommand::McpList),
             ..Args::default()
         }),
+        Some("serve") => serve::parse(&rest[1..]),
         Some(other) => Err(UsageError(format!(
-            "unknown `mcp` command {other:?}; the only one is `focus mcp list`"
+            "unknown `mcp` command {other:?}; use `focus mcp list` or `focus mcp serve`"
         ))),
         None => Err(UsageError(
-            "`focus mcp` needs a command: `focus mcp list`".into(),
+            "`focus mcp` needs a command: `focus mcp list` or `focus mcp serve`".into(),
         )),
     }
 }
@@ -397,6 +401,7 @@ USAGE
   focus -p [OPTIONS] [@FILE...] MESSAGE...    run, print the answer, exit
   focus --mode rpc                            JSON-lines commands on stdin (docs/rpc.md)
   focus mcp list                              the configured MCP servers and their tools
+  focus mcp serve [--listen 127.0.0.1:PORT]   serve focus's tools over MCP (docs/mcp-server.md)
 
 ";
 
@@ -607,7 +612,7 @@ mod tests {
     fn mcp_subcommand() {
         assert_eq!(ok(&["mcp", "list"]).subcommand, Some(Subcommand::McpList));
         assert!(err(&["mcp"]).contains("focus mcp list"));
-        assert!(err(&["mcp", "add"]).contains("only one"));
+        assert!(err(&["mcp", "add"]).contains("focus mcp serve"));
     }
 
     #[test]
