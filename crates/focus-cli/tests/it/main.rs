@@ -19,6 +19,7 @@ mod interactive_screen;
 mod interactive_tree;
 mod keys;
 mod local_servers;
+mod mcp_serve;
 mod mcp_session;
 mod modes;
 mod private_files;
