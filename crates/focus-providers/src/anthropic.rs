@@ -18,8 +18,8 @@ use crate::history::{self, joined_text, Target};
 use crate::ids::IdRule;
 use focus_core::json::{Object, Value};
 use focus_core::json_object;
-use focus_core::message::{Content, Message, StopReason, Usage};
-use focus_core::provider::{ModelInfo, ModelRequest, ThinkingLevel};
+use focus_core::message::{Content, Message, StopReason, ToolResultMessage, Usage};
+use focus_core::provider::{ModelInfo, ModelRequest, ThinkingLevel, ToolSpec};
 use focus_transport::sse::SseEvent;
 
 /// The wire API name.
@@ -86,6 +86,47 @@ fn thinking_budget(model: &ModelInfo, request: &ModelRequest<'_>) -> Option<u64>
 
 /// Builds the request body (pure; golden-tested).
 pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
+    let mut max_tokens = crate::thinking::max_tokens(model, request.options);
+    let mut body = Object::new();
+    body.insert("model", model.id.as_str());
+    let budget = thinking_budget(model, request);
+    if let Some(budget) = budget {
+        max_tokens = insert_thinking(
+            &mut body,
+            model,
+            request.options.thinking,
+            budget,
+            max_tokens,
+        );
+    }
+    body.insert("max_tokens", max_tokens);
+    body.insert("stream", true);
+    if !request.system_prompt.is_empty() {
+        body.insert(
+            "system",
+            vec![json_object! {
+                "type" => "text",
+                "text" => request.system_prompt,
+                "cache_control" => json_object! {"type" => "ephemeral"},
+            }],
+        );
+    }
+    body.insert("messages", wire_messages(model, request));
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> = request.tools.iter().map(tool_definition).collect();
+        body.insert("tools", tools);
+    }
+    if let (Some(t), None) = (request.options.temperature, budget) {
+        body.insert("temperature", t);
+    }
+    Value::Object(body)
+}
+
+/// The conversation as Anthropic `messages`: the history repaired for this API
+/// (tool turns as text when no tools are offered), each message as its content
+/// blocks, consecutive messages of one role merged, and the last block of the
+/// last user message marked for prompt caching.
+fn wire_messages(model: &ModelInfo, request: &ModelRequest<'_>) -> Vec<Value> {
     let target = Target {
         api: API,
         provider: &model.provider,
@@ -109,26 +150,7 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
                     .filter_map(assistant_block)
                     .collect(),
             ),
-            Message::ToolResult(result) => {
-                let mut content: Vec<Value> = Vec::new();
-                let text = joined_text(&result.content);
-                let pictures = history::images(&result.content);
-                if !text.is_empty() || pictures.is_empty() {
-                    content.push(json_object! {"type" => "text", "text" => if text.is_empty() { "(no output)".to_string() } else { text }});
-                } else {
-                    content.push(json_object! {"type" => "text", "text" => "(see attached image)"});
-                }
-                content.extend(pictures.into_iter().map(|(m, d)| image(m, d)));
-                let mut block = json_object! {
-                    "type" => "tool_result",
-                    "tool_use_id" => result.tool_call_id.as_str(),
-                    "content" => content,
-                };
-                if result.is_error {
-                    block.as_object_mut().unwrap().insert("is_error", true);
-                }
-                ("user", vec![block])
-            }
+            Message::ToolResult(result) => ("user", vec![tool_result_block(result)]),
             Message::Custom(_) => continue,
         };
         if blocks.is_empty() {
@@ -145,71 +167,78 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
             last.insert("cache_control", json_object! {"type" => "ephemeral"});
         }
     }
+    wire.into_iter()
+        .map(|(role, content)| json_object! {"role" => role, "content" => content})
+        .collect()
+}
 
-    let mut max_tokens = crate::thinking::max_tokens(model, request.options);
-    let mut body = Object::new();
-    body.insert("model", model.id.as_str());
-    let budget = thinking_budget(model, request);
-    if let Some(budget) = budget {
-        if is_adaptive(model) {
-            body.insert("thinking", json_object! {"type" => "adaptive"});
-            let effort = match request.options.thinking {
-                ThinkingLevel::Minimal | ThinkingLevel::Low => "low",
-                ThinkingLevel::Medium => "medium",
-                ThinkingLevel::XHigh if model.id.contains("opus") => "max",
-                _ => "high",
-            };
-            body.insert("output_config", json_object! {"effort" => effort});
-        } else {
-            max_tokens = max_tokens
-                .saturating_add(budget)
-                .min(model.max_tokens.max(max_tokens));
-            let budget = if max_tokens <= budget {
-                max_tokens.saturating_sub(1024)
-            } else {
-                budget
-            };
-            body.insert(
-                "thinking",
-                json_object! {"type" => "enabled", "budget_tokens" => budget},
-            );
-        }
+/// A tool result as a `tool_result` block: its text (or a placeholder when it
+/// has none), its images, and `is_error` when it failed.
+fn tool_result_block(result: &ToolResultMessage) -> Value {
+    let mut content: Vec<Value> = Vec::new();
+    let text = joined_text(&result.content);
+    let pictures = history::images(&result.content);
+    if !text.is_empty() || pictures.is_empty() {
+        content.push(json_object! {"type" => "text", "text" => if text.is_empty() { "(no output)".to_string() } else { text }});
+    } else {
+        content.push(json_object! {"type" => "text", "text" => "(see attached image)"});
     }
-    body.insert("max_tokens", max_tokens);
-    body.insert("stream", true);
-    if !request.system_prompt.is_empty() {
+    content.extend(pictures.into_iter().map(|(m, d)| image(m, d)));
+    let mut block = json_object! {
+        "type" => "tool_result",
+        "tool_use_id" => result.tool_call_id.as_str(),
+        "content" => content,
+    };
+    if result.is_error {
+        block.as_object_mut().unwrap().insert("is_error", true);
+    }
+    block
+}
+
+/// Thinking at `level` with a `budget` of tokens: adaptive thinking with an
+/// effort for the models that take it, else an explicit budget, which is added
+/// to the output cap (within the model's own) and kept below it. Returns the
+/// output cap to send.
+fn insert_thinking(
+    body: &mut Object,
+    model: &ModelInfo,
+    level: ThinkingLevel,
+    budget: u64,
+    mut max_tokens: u64,
+) -> u64 {
+    if is_adaptive(model) {
+        body.insert("thinking", json_object! {"type" => "adaptive"});
+        let effort = match level {
+            ThinkingLevel::Minimal | ThinkingLevel::Low => "low",
+            ThinkingLevel::Medium => "medium",
+            ThinkingLevel::XHigh if model.id.contains("opus") => "max",
+            _ => "high",
+        };
+        body.insert("output_config", json_object! {"effort" => effort});
+    } else {
+        max_tokens = max_tokens
+            .saturating_add(budget)
+            .min(model.max_tokens.max(max_tokens));
+        let budget = if max_tokens <= budget {
+            max_tokens.saturating_sub(1024)
+        } else {
+            budget
+        };
         body.insert(
-            "system",
-            vec![json_object! {
-                "type" => "text",
-                "text" => request.system_prompt,
-                "cache_control" => json_object! {"type" => "ephemeral"},
-            }],
+            "thinking",
+            json_object! {"type" => "enabled", "budget_tokens" => budget},
         );
     }
-    let messages: Vec<Value> = wire
-        .into_iter()
-        .map(|(role, content)| json_object! {"role" => role, "content" => content})
-        .collect();
-    body.insert("messages", messages);
-    if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| {
-                json_object! {
-                    "name" => t.name.as_str(),
-                    "description" => t.description.as_str(),
-                    "input_schema" => t.parameters.clone(),
-                }
-            })
-            .collect();
-        body.insert("tools", tools);
+    max_tokens
+}
+
+/// A tool the model may call, as an Anthropic tool definition.
+fn tool_definition(tool: &ToolSpec) -> Value {
+    json_object! {
+        "name" => tool.name.as_str(),
+        "description" => tool.description.as_str(),
+        "input_schema" => tool.parameters.clone(),
     }
-    if let (Some(t), None) = (request.options.temperature, budget) {
-        body.insert("temperature", t);
-    }
-    Value::Object(body)
 }
 
 fn image(mime: &str, data: &str) -> Value {

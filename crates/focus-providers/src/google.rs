@@ -19,8 +19,8 @@ use crate::history::{self, joined_text, same_model, Target};
 use crate::ids::IdRule;
 use focus_core::json::{Object, Value};
 use focus_core::json_object;
-use focus_core::message::{Content, Message, StopReason, Usage};
-use focus_core::provider::{ModelInfo, ModelRequest, ThinkingLevel};
+use focus_core::message::{Content, Message, StopReason, ToolResultMessage, Usage};
+use focus_core::provider::{ModelInfo, ModelRequest, ThinkingLevel, ToolSpec};
 use focus_core::shared_text::SharedText;
 use focus_transport::sse::SseEvent;
 
@@ -128,6 +128,29 @@ fn is_gemini3(model: &ModelInfo) -> bool {
 
 /// Builds the request body (pure; golden-tested).
 pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
+    let mut body = Object::new();
+    body.insert("contents", contents(model, request.messages));
+    if !request.system_prompt.is_empty() {
+        body.insert(
+            "systemInstruction",
+            json_object! {"parts" => vec![json_object! {"text" => request.system_prompt}]},
+        );
+    }
+    if !request.tools.is_empty() {
+        let declarations: Vec<Value> = request.tools.iter().map(function_declaration).collect();
+        body.insert(
+            "tools",
+            vec![json_object! {"functionDeclarations" => declarations}],
+        );
+    }
+    body.insert("generationConfig", generation_config(model, request));
+    Value::Object(body)
+}
+
+/// The conversation as Gemini `contents`: the history repaired for this API,
+/// each message as its parts (`user` or `model`), consecutive messages of one
+/// role merged.
+fn contents(model: &ModelInfo, messages: &[Message]) -> Vec<Value> {
     let target = Target {
         api: API,
         provider: &model.provider,
@@ -135,7 +158,7 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
         accepts_images: model.accepts_images,
         ids: IdRule::Any,
     };
-    let history = history::repair(request.messages, &target);
+    let history = history::repair(messages, &target);
     let mut contents: Vec<(&str, Vec<Value>)> = Vec::new();
     for message in &history {
         let (role, parts): (&str, Vec<Value>) = match message {
@@ -149,33 +172,7 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
                     .collect();
                 ("model", parts)
             }
-            Message::ToolResult(result) => {
-                let mut text = joined_text(&result.content);
-                if text.is_empty() {
-                    text = if history::images(&result.content).is_empty() {
-                        "(no output)".into()
-                    } else {
-                        "(see attached image)".into()
-                    };
-                }
-                let key = if result.is_error { "error" } else { "output" };
-                let mut response = Object::new();
-                response.insert(key, text);
-                let mut call =
-                    json_object! {"name" => result.tool_name.as_str(), "response" => response};
-                if !result.tool_call_id.is_empty() && !result.tool_call_id.starts_with("gemini_") {
-                    call.as_object_mut()
-                        .unwrap()
-                        .insert("id", result.tool_call_id.as_str());
-                }
-                let mut parts = vec![json_object! {"functionResponse" => call}];
-                parts.extend(
-                    history::images(&result.content)
-                        .into_iter()
-                        .map(|(m, d)| inline_data(m, d)),
-                );
-                ("user", parts)
-            }
+            Message::ToolResult(result) => ("user", function_response_parts(result)),
             Message::Custom(_) => continue,
         };
         if parts.is_empty() {
@@ -186,36 +183,55 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
             _ => contents.push((role, parts)),
         }
     }
-
-    let mut body = Object::new();
-    let contents: Vec<Value> = contents
+    contents
         .into_iter()
         .map(|(role, parts)| json_object! {"role" => role, "parts" => parts})
-        .collect();
-    body.insert("contents", contents);
-    if !request.system_prompt.is_empty() {
-        body.insert(
-            "systemInstruction",
-            json_object! {"parts" => vec![json_object! {"text" => request.system_prompt}]},
-        );
+        .collect()
+}
+
+/// A tool result as a `functionResponse` part (its text under `output`, or
+/// `error` when it failed; the call's id unless focus minted it), then its
+/// images as inline data.
+fn function_response_parts(result: &ToolResultMessage) -> Vec<Value> {
+    let mut text = joined_text(&result.content);
+    if text.is_empty() {
+        text = if history::images(&result.content).is_empty() {
+            "(no output)".into()
+        } else {
+            "(see attached image)".into()
+        };
     }
-    if !request.tools.is_empty() {
-        let declarations: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| {
-                json_object! {
-                    "name" => t.name.as_str(),
-                    "description" => t.description.as_str(),
-                    "parameters" => clean_schema(&t.parameters),
-                }
-            })
-            .collect();
-        body.insert(
-            "tools",
-            vec![json_object! {"functionDeclarations" => declarations}],
-        );
+    let key = if result.is_error { "error" } else { "output" };
+    let mut response = Object::new();
+    response.insert(key, text);
+    let mut call = json_object! {"name" => result.tool_name.as_str(), "response" => response};
+    if !result.tool_call_id.is_empty() && !result.tool_call_id.starts_with("gemini_") {
+        call.as_object_mut()
+            .unwrap()
+            .insert("id", result.tool_call_id.as_str());
     }
+    let mut parts = vec![json_object! {"functionResponse" => call}];
+    parts.extend(
+        history::images(&result.content)
+            .into_iter()
+            .map(|(m, d)| inline_data(m, d)),
+    );
+    parts
+}
+
+/// A tool the model may call, as a function declaration (its schema cleaned of
+/// what Gemini refuses, [`clean_schema`]).
+fn function_declaration(tool: &ToolSpec) -> Value {
+    json_object! {
+        "name" => tool.name.as_str(),
+        "description" => tool.description.as_str(),
+        "parameters" => clean_schema(&tool.parameters),
+    }
+}
+
+/// `generationConfig`: the output cap (with room for the thinking budget,
+/// which counts against it), the temperature, the thinking knobs.
+fn generation_config(model: &ModelInfo, request: &ModelRequest<'_>) -> Object {
     let mut config = Object::new();
     // Thinking tokens count against maxOutputTokens: make room for the budget.
     let mut max_tokens = crate::thinking::max_tokens(model, request.options);
@@ -237,8 +253,7 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
             thinking_config(model, request.options.thinking),
         );
     }
-    body.insert("generationConfig", config);
-    Value::Object(body)
+    config
 }
 
 /// Gemini's thinking knobs: a `thinkingLevel` on Gemini 3, a token budget on 2.5.

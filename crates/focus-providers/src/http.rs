@@ -1,22 +1,29 @@
 //! [`HttpProvider`]: one [`Provider`] for all four wire APIs. It builds the request
-//! with the API's builder, sends it through a [`Transport`], checks the status, feeds
-//! the body through the SSE decoder and the API's [`StreamDecoder`], and handles what
-//! the network throws at it: retries with backoff (only before anything was shown),
-//! provider error bodies, cut streams and cancellation.
+//! with the API's builder ([`HttpProvider::http_request`]), makes attempts, and
+//! handles what the network throws at it: retries with backoff (only before
+//! anything was shown), provider error bodies ([`error_text`], [`retryable_status`]),
+//! cut streams and cancellation.
+//!
+//! One attempt (`http/attempt.rs`) sends the request through a [`Transport`] with a
+//! watchdog beside it, checks the status, and reads the body into the message
+//! (`http/event_stream.rs`: the SSE decoder, then the API's
+//! [`crate::decode::StreamDecoder`]).
+
+mod attempt;
+mod event_stream;
+
+pub use event_stream::MAX_EVENT_BYTES;
 
 use crate::builder::MessageBuilder;
-use crate::decode::{decoder_for, StreamDecoder};
+use crate::decode::decoder_for;
 use crate::secret::ApiKey;
-use crate::watchdog::{Stall, Watchdog};
+use attempt::{Attempt, Failure};
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::message::{AssistantMessage, StopReason};
 use focus_core::overflow::is_context_overflow;
 use focus_core::provider::{ModelInfo, ModelRequest, Provider, StreamEvent, StreamSink};
-use focus_transport::retry_after::retry_after_from_headers;
-use focus_transport::sse::SseDecoder;
-use focus_transport::{HttpRequest, Transport, TransportError};
-use std::io::Read;
+use focus_transport::{HttpRequest, Transport};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -91,9 +98,6 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 /// settings change it (`streamStallSeconds`).
 pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// The largest single server-sent event accepted (an inline image is a few MiB).
-pub const MAX_EVENT_BYTES: usize = 64 << 20;
-
 /// Told about each retry before its wait: the attempt about to be made (2, 3, …),
 /// the wait, and why (the failed attempt's message). For a "retrying in 4 s" line.
 pub type RetryObserver = Arc<dyn Fn(u32, Duration, &str) + Send + Sync>;
@@ -108,13 +112,6 @@ impl std::fmt::Debug for HttpProvider {
             .field("retry", &self.retry)
             .finish()
     }
-}
-
-/// A failed attempt: what to report, and whether trying again may help.
-struct Failure {
-    message: String,
-    retryable: bool,
-    retry_after: Option<Duration>,
 }
 
 impl HttpProvider {
@@ -274,196 +271,90 @@ impl HttpProvider {
         }
     }
 
-    /// One attempt. `Ok` is a finished message (success, in-band error after
-    /// events, or aborted); `Err` is a failure before anything was emitted.
-    fn attempt(
-        &self,
-        http: &HttpRequest,
-        cancel: &CancelToken,
-        sink: &mut StreamSink<'_>,
-        decoder: &mut dyn StreamDecoder,
-    ) -> Result<AssistantMessage, Failure> {
-        let watchdog = Watchdog::start(cancel, self.idle_timeout, self.stall_timeout);
-        let stall_message = || {
-            match watchdog.stall() {
-            Some(Stall::NoOutput) => format!(
-                "no model output from the server for {} s (only keepalives); the stream looks stalled",
-                self.stall_timeout.as_secs_f64()
-            ),
-            _ => format!(
-                "no data from the server for {} s; the connection looks stalled",
-                self.idle_timeout.as_secs_f64()
-            ),
+    /// What one attempt needs from this provider ([`Attempt::run`]).
+    fn attempt(&self) -> Attempt<'_> {
+        Attempt {
+            model: &self.model,
+            api_key: self.api_key.as_ref().map(ApiKey::expose),
+            transport: self.transport.as_ref(),
+            idle_timeout: self.idle_timeout,
+            stall_timeout: self.stall_timeout,
         }
-        };
-        let response = match self.transport.send(http, watchdog.token()) {
-            Ok(r) => r,
-            Err(_) if watchdog.stalled() && !cancel.is_cancelled() => {
-                return Err(Failure {
-                    retryable: true,
-                    message: stall_message(),
-                    retry_after: None,
-                })
-            }
-            Err(e) => {
-                return Err(Failure {
-                    retryable: e.is_retryable(),
-                    message: e.to_string(),
-                    retry_after: None,
-                })
-            }
-        };
-        watchdog.progress();
-        if !(200..300).contains(&response.status) {
-            let retry_after = retry_after_from_headers(&response.headers);
-            let mut body = Vec::new();
-            let _ = response.body.take(256 * 1024).read_to_end(&mut body);
-            let message = error_text(response.status, &body);
-            return Err(Failure {
-                retryable: retryable_status(response.status, &message),
-                message,
-                retry_after,
+    }
+
+    /// A message an attempt finished: its usage estimated when the server
+    /// gave none (from `request_bytes`, the request's size), its cost, the API
+    /// key out of its error.
+    fn finished(&self, mut message: AssistantMessage, request_bytes: usize) -> AssistantMessage {
+        crate::usage_estimate::estimate_if_missing(&mut message, request_bytes);
+        crate::registry::apply_cost(&mut message.usage, &self.model.price);
+        message.error_message = message.error_message.map(|e| self.redact(e));
+        message
+    }
+
+    /// The call fails with `message` (the API key taken out).
+    fn failed(&self, message: String, sink: &mut StreamSink<'_>) -> AssistantMessage {
+        let mut b =
+            MessageBuilder::new(&self.model.api, &self.model.provider, &self.model.id, sink);
+        b.set_error(self.redact(message));
+        b.finish()
+    }
+
+    /// The call was cancelled.
+    fn aborted(&self, sink: &mut StreamSink<'_>) -> AssistantMessage {
+        MessageBuilder::new(&self.model.api, &self.model.provider, &self.model.id, sink).abort()
+    }
+
+    /// How long to wait before trying again after attempt number `attempt`
+    /// failed with `failure`.
+    ///
+    /// # Errors
+    ///
+    /// No more attempts: the failure is not retryable, is a context overflow,
+    /// was the last attempt allowed, or the server asks for a longer wait than
+    /// the policy's `max_delay`; the message the call fails with.
+    fn retry_delay(&self, failure: &Failure, attempt: u32) -> Result<Duration, String> {
+        let overflow = is_context_overflow(
+            &AssistantMessage {
+                stop_reason: StopReason::Error,
+                error_message: Some(failure.message.clone()),
+                ..self.empty_message()
+            },
+            0,
+        );
+        if !failure.retryable || overflow || attempt >= self.retry.max_attempts {
+            return Err(if attempt > 1 {
+                format!("{} (after {attempt} attempts)", failure.message)
+            } else {
+                failure.message.clone()
             });
         }
-        let response_status = response.status;
-        let mut body = response.body;
-        let mut builder =
-            MessageBuilder::new(&self.model.api, &self.model.provider, &self.model.id, sink)
-                .with_price(&self.model.price)
-                .with_secret(self.api_key.as_ref().map(ApiKey::expose));
-        let mut sse = SseDecoder::new();
-        let mut events = Vec::new();
-        let mut buffer = vec![0u8; 16 * 1024];
-        // The start of the body and whether any event came out of it: a server
-        // that answers 200 with plain JSON (a misconfigured proxy, an error page)
-        // is reported with what it said.
-        let mut head: Vec<u8> = Vec::new();
-        let mut any_event = false;
-        // Bytes read since the last complete event: the SSE decoder buffers an
-        // unfinished event, so a server streaming one endless line would otherwise
-        // grow memory until the process dies.
-        let mut since_event = 0usize;
-        // Events the message got so far: more means model output.
-        let mut emitted = 0usize;
-        loop {
-            if cancel.is_cancelled() {
-                return Ok(builder.abort());
-            }
-            match body.read(&mut buffer) {
-                Ok(0) => break,
-                Ok(n) => {
-                    watchdog.progress();
-                    if head.len() < 2048 {
-                        head.extend_from_slice(&buffer[..n.min(2048 - head.len())]);
-                    }
-                    sse.feed(&buffer[..n], &mut events);
-                    any_event |= !events.is_empty();
-                    since_event = if events.is_empty() {
-                        since_event + n
-                    } else {
-                        0
-                    };
-                    for event in events.drain(..) {
-                        if !decoder.is_done() {
-                            decoder.on_event(&event, &mut builder);
-                        }
-                    }
-                    if builder.events_emitted() > emitted {
-                        emitted = builder.events_emitted();
-                        watchdog.output();
-                    }
-                    // The terminal event ends the answer: stop reading (dropping
-                    // the body ends curl) whatever the server does next.
-                    if decoder.is_done() {
-                        break;
-                    }
-                    if since_event > MAX_EVENT_BYTES {
-                        let message = format!(
-                            "the server sent more than {} MiB without completing an event",
-                            MAX_EVENT_BYTES >> 20
-                        );
-                        if builder.events_emitted() == 0 {
-                            return Err(Failure {
-                                message,
-                                retryable: false,
-                                retry_after: None,
-                            });
-                        }
-                        builder.set_error(message);
-                        return Ok(builder.finish());
-                    }
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    if cancel.is_cancelled() {
-                        return Ok(builder.abort());
-                    }
-                    let message = if watchdog.stalled() {
-                        stall_message()
-                    } else {
-                        TransportError::from_io(&e).to_string()
-                    };
-                    if builder.events_emitted() == 0 {
-                        return Err(Failure {
-                            message,
-                            retryable: watchdog.stalled()
-                                || TransportError::from_io(&e).is_retryable(),
-                            retry_after: None,
-                        });
-                    }
-                    builder.set_error(message);
-                    return Ok(builder.finish());
-                }
-            }
+        match failure.retry_after {
+            Some(asked) if asked > self.retry.max_delay => Err(format!(
+                "{} (the server asks to retry after {}s, longer than the {}s limit)",
+                failure.message,
+                asked.as_secs(),
+                self.retry.max_delay.as_secs()
+            )),
+            Some(asked) => Ok(asked),
+            None => Ok(self.retry.backoff(attempt)),
         }
-        // The watchdog cut the stream (the transport may end it as a plain
-        // end of body): a stall, retried like a dropped connection when
-        // nothing was shown yet.
-        if watchdog.stalled() && !cancel.is_cancelled() && !decoder.is_done() {
-            if builder.events_emitted() == 0 {
-                return Err(Failure {
-                    message: stall_message(),
-                    retryable: true,
-                    retry_after: None,
-                });
-            }
-            builder.set_error(stall_message());
-            return Ok(builder.finish());
+    }
+
+    /// Tells the retry observer and the sink (so the loop reports it, as pi's
+    /// `auto_retry_start`) that attempt `next` comes after `delay`, and why.
+    fn announce_retry(&self, next: u32, delay: Duration, why: &str, sink: &mut StreamSink<'_>) {
+        let why = self.redact(why.to_string());
+        if let Some(observer) = &self.on_retry {
+            observer(next, delay, &why);
         }
-        if !decoder.is_done() {
-            sse.finish(&mut events);
-        }
-        any_event |= !events.is_empty();
-        for event in events.drain(..) {
-            if !decoder.is_done() {
-                decoder.on_event(&event, &mut builder);
-            }
-        }
-        if cancel.is_cancelled() {
-            return Ok(builder.abort());
-        }
-        if !any_event && !head.iter().all(u8::is_ascii_whitespace) {
-            let said = error_text(response_status, &head);
-            builder.set_error(format!("the server did not send an event stream ({said})"));
-        }
-        decoder.on_end(&mut builder);
-        // An in-band failure before anything was shown (Anthropic's
-        // `overloaded_error` right after `message_start`) may be retried.
-        let m = builder.message();
-        if builder.events_emitted() == 0 && m.stop_reason == StopReason::Error {
-            let message = m.error_message.clone().unwrap_or_default();
-            let lower = message.to_ascii_lowercase();
-            if (lower.contains("overloaded") || lower.contains("rate limit"))
-                && !is_context_overflow(m, 0)
-            {
-                return Err(Failure {
-                    message,
-                    retryable: true,
-                    retry_after: None,
-                });
-            }
-        }
-        Ok(builder.finish())
+        let retry = StreamEvent::Retry {
+            attempt: next,
+            max_attempts: self.retry.max_attempts,
+            delay_ms: delay.as_millis().min(u64::MAX as u128) as u64,
+            error: why,
+        };
+        sink(&retry, &self.empty_message());
     }
 }
 
@@ -474,91 +365,35 @@ impl Provider for HttpProvider {
 
     fn stream(&self, request: &ModelRequest<'_>, sink: &mut StreamSink<'_>) -> AssistantMessage {
         let cancel = request.cancel;
-        let fail = |message: String, reason: StopReason, sink: &mut StreamSink<'_>| {
-            let mut b =
-                MessageBuilder::new(&self.model.api, &self.model.provider, &self.model.id, sink);
-            if reason == StopReason::Aborted {
-                return b.abort();
-            }
-            b.set_error(self.redact(message));
-            b.finish()
-        };
         let Some(http) = self.http_request(request) else {
-            return fail(
-                format!(
-                    "unknown API {:?} for model {} (expected one of {})",
-                    self.model.api,
-                    self.model.id,
-                    crate::decode::APIS.join(", ")
-                ),
-                StopReason::Error,
-                sink,
+            let message = format!(
+                "unknown API {:?} for model {} (expected one of {})",
+                self.model.api,
+                self.model.id,
+                crate::decode::APIS.join(", ")
             );
+            return self.failed(message, sink);
         };
         let mut attempt = 1;
         loop {
             if cancel.is_cancelled() {
-                return fail(String::new(), StopReason::Aborted, sink);
+                return self.aborted(sink);
             }
             let mut decoder = decoder_for(&self.model.api).expect("api checked above");
-            let failure = match self.attempt(&http, cancel, sink, decoder.as_mut()) {
-                Ok(mut message) => {
-                    crate::usage_estimate::estimate_if_missing(&mut message, http.body.len());
-                    crate::registry::apply_cost(&mut message.usage, &self.model.price);
-                    message.error_message = message.error_message.map(|e| self.redact(e));
-                    return message;
-                }
+            let failure = match self.attempt().run(&http, cancel, sink, decoder.as_mut()) {
+                Ok(message) => return self.finished(message, http.body.len()),
                 Err(f) => f,
             };
             if cancel.is_cancelled() {
-                return fail(String::new(), StopReason::Aborted, sink);
+                return self.aborted(sink);
             }
-            let overflow = is_context_overflow(
-                &AssistantMessage {
-                    stop_reason: StopReason::Error,
-                    error_message: Some(failure.message.clone()),
-                    ..self.empty_message()
-                },
-                0,
-            );
-            if !failure.retryable || overflow || attempt >= self.retry.max_attempts {
-                let message = if attempt > 1 {
-                    format!("{} (after {attempt} attempts)", failure.message)
-                } else {
-                    failure.message
-                };
-                return fail(message, StopReason::Error, sink);
-            }
-            let delay = match failure.retry_after {
-                Some(asked) if asked > self.retry.max_delay => {
-                    return fail(
-                        format!(
-                            "{} (the server asks to retry after {}s, longer than the {}s limit)",
-                            failure.message,
-                            asked.as_secs(),
-                            self.retry.max_delay.as_secs()
-                        ),
-                        StopReason::Error,
-                        sink,
-                    );
-                }
-                Some(asked) => asked,
-                None => self.retry.backoff(attempt),
+            let delay = match self.retry_delay(&failure, attempt) {
+                Ok(delay) => delay,
+                Err(message) => return self.failed(message, sink),
             };
-            let why = self.redact(failure.message.clone());
-            if let Some(observer) = &self.on_retry {
-                observer(attempt + 1, delay, &why);
-            }
-            // Told to the sink too, so the loop reports it (pi's auto_retry_start).
-            let retry = StreamEvent::Retry {
-                attempt: attempt + 1,
-                max_attempts: self.retry.max_attempts,
-                delay_ms: delay.as_millis().min(u64::MAX as u128) as u64,
-                error: why,
-            };
-            sink(&retry, &self.empty_message());
+            self.announce_retry(attempt + 1, delay, &failure.message, sink);
             if !Self::sleep(delay, cancel) {
-                return fail(String::new(), StopReason::Aborted, sink);
+                return self.aborted(sink);
             }
             attempt += 1;
         }

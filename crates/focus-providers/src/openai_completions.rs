@@ -22,8 +22,10 @@ use crate::history::{self, joined_text, Target};
 use crate::ids::IdRule;
 use focus_core::json::{Object, Value};
 use focus_core::json_object;
-use focus_core::message::{Content, Message, StopReason, Usage};
-use focus_core::provider::{ModelInfo, ModelRequest, ThinkingLevel};
+use focus_core::message::{
+    AssistantMessage, Content, Message, StopReason, ToolCall, ToolResultMessage, Usage,
+};
+use focus_core::provider::{ModelInfo, ModelRequest, ThinkingLevel, ToolSpec};
 use focus_transport::sse::SseEvent;
 
 pub mod text_chunk;
@@ -47,142 +49,8 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
 /// [`build_request`] with the server quirks given (a models.json `compat`
 /// override applied to the table's row).
 pub fn build_request_with(model: &ModelInfo, request: &ModelRequest<'_>, compat: Compat) -> Value {
-    let target = Target {
-        api: API,
-        provider: &model.provider,
-        model: &model.id,
-        accepts_images: model.accepts_images,
-        ids: if compat.mistral_ids {
-            IdRule::Mistral
-        } else {
-            IdRule::OpenAiChat
-        },
-    };
-    let history = history::repair(request.messages, &target);
-    let mut messages: Vec<Value> = Vec::new();
-    if !request.system_prompt.is_empty() {
-        let role = if model.reasoning && compat.supports_developer_role {
-            "developer"
-        } else {
-            "system"
-        };
-        messages.push(json_object! {"role" => role, "content" => request.system_prompt});
-    }
-    // Images returned by tools wait here until the run of tool messages ends.
-    let mut tool_images: Vec<Value> = Vec::new();
-    for message in &history {
-        if !matches!(message, Message::ToolResult(_)) && !tool_images.is_empty() {
-            messages.push(tool_image_message(std::mem::take(&mut tool_images)));
-        }
-        match message {
-            Message::User(user) => messages.push(user_message(&user.content)),
-            Message::Assistant(assistant) => {
-                let mut o = Object::new();
-                o.insert("role", "assistant");
-                let text: String = assistant
-                    .content
-                    .iter()
-                    .filter_map(Content::as_text)
-                    .collect();
-                let calls: Vec<Value> = assistant
-                    .tool_calls()
-                    .map(|c| {
-                        let args = match &c.arguments {
-                            Value::Object(obj) if obj.is_empty() => "{}".to_string(),
-                            Value::Object(_) => c.arguments.to_json_string(),
-                            _ => "{}".to_string(),
-                        };
-                        json_object! {
-                            "id" => c.id.as_str(),
-                            "type" => "function",
-                            "function" => json_object! {"name" => c.name.as_str(), "arguments" => args},
-                        }
-                    })
-                    .collect();
-                // Only tool calls: `content` is left out, as the OpenAI SDK does
-                // (every compatible server accepts that; llama.cpp and
-                // llama-cpp-python answer 500 to `null`, which `supportsNullContent`
-                // asks for).
-                if !text.is_empty() || calls.is_empty() {
-                    o.insert("content", text);
-                } else if compat.null_content {
-                    o.insert("content", Value::Null);
-                }
-                if compat.replay_reasoning {
-                    for block in &assistant.content {
-                        if let Content::Thinking {
-                            thinking,
-                            signature: Some(field),
-                            ..
-                        } = block
-                        {
-                            if REASONING_FIELDS.contains(&field.as_str()) {
-                                o.insert(field.as_str(), thinking.as_str());
-                            }
-                        }
-                    }
-                    // A reasoning model that wants its reasoning back (DeepSeek in
-                    // thinking mode) refuses an assistant message without the field,
-                    // even one from another model or with no reasoning: send it empty.
-                    if model.reasoning && !REASONING_FIELDS.iter().any(|f| o.contains_key(f)) {
-                        o.insert("reasoning_content", "");
-                    }
-                }
-                if !calls.is_empty() {
-                    o.insert("tool_calls", calls);
-                }
-                let said_nothing = o
-                    .get("content")
-                    .map_or(true, |c| c.is_null() || c.as_str() == Some(""));
-                if said_nothing && o.get("tool_calls").is_none() {
-                    continue; // nothing left to say (e.g. only thinking)
-                }
-                messages.push(Value::Object(o));
-            }
-            Message::ToolResult(result) => {
-                let mut text = joined_text(&result.content);
-                let pictures = history::images(&result.content);
-                if text.is_empty() {
-                    text = if pictures.is_empty() {
-                        "(no output)".into()
-                    } else {
-                        "(see attached image)".into()
-                    };
-                }
-                let mut o = json_object! {
-                    "role" => "tool",
-                    "tool_call_id" => result.tool_call_id.as_str(),
-                    "content" => text,
-                };
-                if compat.tool_result_name {
-                    o.as_object_mut()
-                        .unwrap()
-                        .insert("name", result.tool_name.as_str());
-                }
-                messages.push(o);
-                tool_images.extend(pictures.into_iter().map(|(m, d)| image_part(m, d)));
-            }
-            Message::Custom(_) => {}
-        }
-    }
-    if !tool_images.is_empty() {
-        messages.push(tool_image_message(tool_images));
-    }
-
-    let tools: Vec<Value> = request
-        .tools
-        .iter()
-        .map(|t| {
-            json_object! {
-                "type" => "function",
-                "function" => json_object! {
-                    "name" => t.name.as_str(),
-                    "description" => t.description.as_str(),
-                    "parameters" => t.parameters.clone(),
-                },
-            }
-        })
-        .collect();
+    let messages = chat_messages(model, request, compat);
+    let tools: Vec<Value> = request.tools.iter().map(tool_definition).collect();
     let prompt_chars = request.system_prompt.len()
         + messages
             .iter()
@@ -215,42 +83,212 @@ pub fn build_request_with(model: &ModelInfo, request: &ModelRequest<'_>, compat:
         body.insert("tools", tools);
     }
     if model.reasoning {
-        let level = request.options.thinking;
-        match compat.thinking {
-            ThinkingFormat::ReasoningEffort => {
-                let effort =
-                    crate::thinking::effort(level, crate::thinking::supports_xhigh(&model.id));
-                let effort = match (effort, compat.server) {
-                    (None, "openai") => crate::thinking::off_effort(&model.id),
-                    (effort, _) => effort,
-                };
-                if let Some(effort) = effort {
-                    body.insert("reasoning_effort", effort);
-                }
-            }
-            ThinkingFormat::ZaiThinking => {
-                let kind = if level == ThinkingLevel::Off {
-                    "disabled"
-                } else {
-                    "enabled"
-                };
-                body.insert("thinking", json_object! {"type" => kind});
-            }
-            ThinkingFormat::EnableThinking => {
-                body.insert("enable_thinking", level != ThinkingLevel::Off);
-            }
-            ThinkingFormat::OpenRouter => {
-                if let Some(effort) = crate::thinking::effort(level, true) {
-                    body.insert("reasoning", json_object! {"effort" => effort});
-                }
-            }
-            ThinkingFormat::None => {}
-        }
+        insert_thinking(&mut body, model, request.options.thinking, compat);
     }
     if let (Some(key), "openai") = (&request.options.session_id, compat.server) {
         body.insert("prompt_cache_key", key.as_str());
     }
     Value::Object(body)
+}
+
+/// The conversation as Chat Completions `messages`: the system prompt (as
+/// `developer` for a reasoning model whose server takes that role), then the
+/// history repaired for this API, each message in its wire shape, with images
+/// returned by tools in a user message after each run of tool messages.
+fn chat_messages(model: &ModelInfo, request: &ModelRequest<'_>, compat: Compat) -> Vec<Value> {
+    let target = Target {
+        api: API,
+        provider: &model.provider,
+        model: &model.id,
+        accepts_images: model.accepts_images,
+        ids: if compat.mistral_ids {
+            IdRule::Mistral
+        } else {
+            IdRule::OpenAiChat
+        },
+    };
+    let history = history::repair(request.messages, &target);
+    let mut messages: Vec<Value> = Vec::new();
+    if !request.system_prompt.is_empty() {
+        let role = if model.reasoning && compat.supports_developer_role {
+            "developer"
+        } else {
+            "system"
+        };
+        messages.push(json_object! {"role" => role, "content" => request.system_prompt});
+    }
+    // Images returned by tools wait here until the run of tool messages ends.
+    let mut tool_images: Vec<Value> = Vec::new();
+    for message in &history {
+        if !matches!(message, Message::ToolResult(_)) && !tool_images.is_empty() {
+            messages.push(tool_image_message(std::mem::take(&mut tool_images)));
+        }
+        match message {
+            Message::User(user) => messages.push(user_message(&user.content)),
+            Message::Assistant(assistant) => {
+                messages.extend(assistant_message(assistant, model, compat));
+            }
+            Message::ToolResult(result) => {
+                let (message, pictures) = tool_result_message(result, compat);
+                messages.push(message);
+                tool_images.extend(pictures);
+            }
+            Message::Custom(_) => {}
+        }
+    }
+    if !tool_images.is_empty() {
+        messages.push(tool_image_message(tool_images));
+    }
+    messages
+}
+
+/// An assistant message in its wire shape: its text, its tool calls, its
+/// reasoning when the server wants it back; `None` when nothing is left to say
+/// (only thinking, say).
+fn assistant_message(
+    assistant: &AssistantMessage,
+    model: &ModelInfo,
+    compat: Compat,
+) -> Option<Value> {
+    let mut o = Object::new();
+    o.insert("role", "assistant");
+    let text: String = assistant
+        .content
+        .iter()
+        .filter_map(Content::as_text)
+        .collect();
+    let calls: Vec<Value> = assistant.tool_calls().map(tool_call).collect();
+    // Only tool calls: `content` is left out, as the OpenAI SDK does
+    // (every compatible server accepts that; llama.cpp and
+    // llama-cpp-python answer 500 to `null`, which `supportsNullContent`
+    // asks for).
+    if !text.is_empty() || calls.is_empty() {
+        o.insert("content", text);
+    } else if compat.null_content {
+        o.insert("content", Value::Null);
+    }
+    if compat.replay_reasoning {
+        for block in &assistant.content {
+            if let Content::Thinking {
+                thinking,
+                signature: Some(field),
+                ..
+            } = block
+            {
+                if REASONING_FIELDS.contains(&field.as_str()) {
+                    o.insert(field.as_str(), thinking.as_str());
+                }
+            }
+        }
+        // A reasoning model that wants its reasoning back (DeepSeek in
+        // thinking mode) refuses an assistant message without the field,
+        // even one from another model or with no reasoning: send it empty.
+        if model.reasoning && !REASONING_FIELDS.iter().any(|f| o.contains_key(f)) {
+            o.insert("reasoning_content", "");
+        }
+    }
+    if !calls.is_empty() {
+        o.insert("tool_calls", calls);
+    }
+    let said_nothing = o
+        .get("content")
+        .map_or(true, |c| c.is_null() || c.as_str() == Some(""));
+    if said_nothing && o.get("tool_calls").is_none() {
+        return None;
+    }
+    Some(Value::Object(o))
+}
+
+/// A tool call in its wire shape: `function.arguments` a JSON *string*
+/// (`"{}"` when empty).
+fn tool_call(call: &ToolCall) -> Value {
+    let args = match &call.arguments {
+        Value::Object(obj) if obj.is_empty() => "{}".to_string(),
+        Value::Object(_) => call.arguments.to_json_string(),
+        _ => "{}".to_string(),
+    };
+    json_object! {
+        "id" => call.id.as_str(),
+        "type" => "function",
+        "function" => json_object! {"name" => call.name.as_str(), "arguments" => args},
+    }
+}
+
+/// A tool result as a `role: "tool"` message (its text, or a placeholder when
+/// it has none), and the images it returned as image parts, which go in a user
+/// message after the run of tool messages.
+fn tool_result_message(result: &ToolResultMessage, compat: Compat) -> (Value, Vec<Value>) {
+    let mut text = joined_text(&result.content);
+    let pictures = history::images(&result.content);
+    if text.is_empty() {
+        text = if pictures.is_empty() {
+            "(no output)".into()
+        } else {
+            "(see attached image)".into()
+        };
+    }
+    let mut o = json_object! {
+        "role" => "tool",
+        "tool_call_id" => result.tool_call_id.as_str(),
+        "content" => text,
+    };
+    if compat.tool_result_name {
+        o.as_object_mut()
+            .unwrap()
+            .insert("name", result.tool_name.as_str());
+    }
+    let images = pictures
+        .into_iter()
+        .map(|(m, d)| image_part(m, d))
+        .collect();
+    (o, images)
+}
+
+/// A tool the model may call, as a `function` definition.
+fn tool_definition(tool: &ToolSpec) -> Value {
+    json_object! {
+        "type" => "function",
+        "function" => json_object! {
+            "name" => tool.name.as_str(),
+            "description" => tool.description.as_str(),
+            "parameters" => tool.parameters.clone(),
+        },
+    }
+}
+
+/// The thinking `level` asked, in the request field the server reads
+/// (`reasoning_effort`, `thinking`, `enable_thinking` or OpenRouter's
+/// `reasoning`; [`ThinkingFormat`]). For reasoning models only.
+fn insert_thinking(body: &mut Object, model: &ModelInfo, level: ThinkingLevel, compat: Compat) {
+    match compat.thinking {
+        ThinkingFormat::ReasoningEffort => {
+            let effort = crate::thinking::effort(level, crate::thinking::supports_xhigh(&model.id));
+            let effort = match (effort, compat.server) {
+                (None, "openai") => crate::thinking::off_effort(&model.id),
+                (effort, _) => effort,
+            };
+            if let Some(effort) = effort {
+                body.insert("reasoning_effort", effort);
+            }
+        }
+        ThinkingFormat::ZaiThinking => {
+            let kind = if level == ThinkingLevel::Off {
+                "disabled"
+            } else {
+                "enabled"
+            };
+            body.insert("thinking", json_object! {"type" => kind});
+        }
+        ThinkingFormat::EnableThinking => {
+            body.insert("enable_thinking", level != ThinkingLevel::Off);
+        }
+        ThinkingFormat::OpenRouter => {
+            if let Some(effort) = crate::thinking::effort(level, true) {
+                body.insert("reasoning", json_object! {"effort" => effort});
+            }
+        }
+        ThinkingFormat::None => {}
+    }
 }
 
 /// The output cap for a prompt of about `prompt_tokens` in a window of

@@ -21,8 +21,10 @@ use crate::history::{self, joined_text, same_model, Target};
 use crate::ids::IdRule;
 use focus_core::json::{parse_str, Object, Value};
 use focus_core::json_object;
-use focus_core::message::{Content, Message, StopReason, Usage};
-use focus_core::provider::{ModelInfo, ModelRequest};
+use focus_core::message::{
+    AssistantMessage, Content, Message, StopReason, ToolResultMessage, Usage,
+};
+use focus_core::provider::{ModelInfo, ModelRequest, ThinkingLevel, ToolSpec};
 use focus_transport::sse::SseEvent;
 
 /// The wire API name.
@@ -43,92 +45,6 @@ pub fn split_id(id: &str) -> (&str, Option<&str>) {
 
 /// Builds the request body (pure; golden-tested).
 pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
-    let target = Target {
-        api: API,
-        provider: &model.provider,
-        model: &model.id,
-        accepts_images: model.accepts_images,
-        ids: IdRule::OpenAiResponses,
-    };
-    let history = history::repair(request.messages, &target);
-    let mut input: Vec<Value> = Vec::new();
-    for message in &history {
-        match message {
-            Message::User(user) => {
-                input.push(json_object! {"role" => "user", "content" => input_parts(&user.content)})
-            }
-            Message::Assistant(assistant) => {
-                let same = same_model(assistant, &target);
-                for block in &assistant.content {
-                    match block {
-                        Content::Thinking {
-                            signature: Some(item),
-                            ..
-                        } if same => {
-                            if let Ok(item @ Value::Object(_)) = parse_str(item) {
-                                input.push(item);
-                            }
-                        }
-                        Content::Thinking { .. } => {}
-                        Content::Text { text, signature } => {
-                            let mut o = json_object! {
-                                "type" => "message",
-                                "role" => "assistant",
-                                "content" => vec![json_object! {"type" => "output_text", "text" => text.as_str(), "annotations" => Vec::<Value>::new()}],
-                                "status" => "completed",
-                            };
-                            if let (true, Some(id)) =
-                                (same, signature.as_deref().and_then(message_id))
-                            {
-                                o.as_object_mut().unwrap().insert("id", id);
-                            }
-                            input.push(o);
-                        }
-                        Content::ToolCall(call) => {
-                            let (call_id, item_id) = split_id(&call.id);
-                            let mut o = json_object! {
-                                "type" => "function_call",
-                                "call_id" => call_id,
-                                "name" => call.name.as_str(),
-                                "arguments" => call.arguments.to_json_string(),
-                            };
-                            if let (true, Some(item)) = (same, item_id) {
-                                o.as_object_mut().unwrap().insert("id", item);
-                            }
-                            input.push(o);
-                        }
-                        Content::Image { .. } => {}
-                    }
-                }
-            }
-            Message::ToolResult(result) => {
-                let (call_id, _) = split_id(&result.tool_call_id);
-                let mut text = joined_text(&result.content);
-                let pictures = history::images(&result.content);
-                if text.is_empty() {
-                    text = if pictures.is_empty() {
-                        "(no output)".into()
-                    } else {
-                        "(see attached image)".into()
-                    };
-                }
-                input.push(json_object! {
-                    "type" => "function_call_output",
-                    "call_id" => call_id,
-                    "output" => text,
-                });
-                if !pictures.is_empty() {
-                    let mut parts = vec![
-                        json_object! {"type" => "input_text", "text" => "Attached image(s) from tool result:"},
-                    ];
-                    parts.extend(pictures.into_iter().map(|(m, d)| input_image(m, d)));
-                    input.push(json_object! {"role" => "user", "content" => parts});
-                }
-            }
-            Message::Custom(_) => {}
-        }
-    }
-
     let mut body = Object::new();
     body.insert("model", model.id.as_str());
     body.insert("stream", true);
@@ -136,7 +52,7 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
     if !request.system_prompt.is_empty() {
         body.insert("instructions", request.system_prompt);
     }
-    body.insert("input", input);
+    body.insert("input", input_items(model, request.messages));
     body.insert(
         "max_output_tokens",
         crate::thinking::max_tokens(model, request.options),
@@ -145,41 +61,145 @@ pub fn build_request(model: &ModelInfo, request: &ModelRequest<'_>) -> Value {
         body.insert("temperature", t);
     }
     if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| {
-                json_object! {
-                    "type" => "function",
-                    "name" => t.name.as_str(),
-                    "description" => t.description.as_str(),
-                    "parameters" => t.parameters.clone(),
-                    "strict" => false,
-                }
-            })
-            .collect();
+        let tools: Vec<Value> = request.tools.iter().map(tool_definition).collect();
         body.insert("tools", tools);
     }
     if model.reasoning {
-        let effort = crate::thinking::effort(
-            request.options.thinking,
-            crate::thinking::supports_xhigh(&model.id),
-        );
-        if let (None, Some(off)) = (effort, crate::thinking::off_effort(&model.id)) {
-            body.insert("reasoning", json_object! {"effort" => off});
-        }
-        if let Some(effort) = effort {
-            body.insert(
-                "reasoning",
-                json_object! {"effort" => effort, "summary" => "auto"},
-            );
-            body.insert("include", vec!["reasoning.encrypted_content"]);
-        }
+        insert_reasoning(&mut body, model, request.options.thinking);
     }
     if let Some(key) = &request.options.session_id {
         body.insert("prompt_cache_key", key.as_str());
     }
     Value::Object(body)
+}
+
+/// The conversation as Responses `input` items: the history repaired for this
+/// API, each message as the items it becomes.
+fn input_items(model: &ModelInfo, messages: &[Message]) -> Vec<Value> {
+    let target = Target {
+        api: API,
+        provider: &model.provider,
+        model: &model.id,
+        accepts_images: model.accepts_images,
+        ids: IdRule::OpenAiResponses,
+    };
+    let history = history::repair(messages, &target);
+    let mut input: Vec<Value> = Vec::new();
+    for message in &history {
+        match message {
+            Message::User(user) => {
+                input.push(json_object! {"role" => "user", "content" => input_parts(&user.content)})
+            }
+            Message::Assistant(assistant) => {
+                let same = same_model(assistant, &target);
+                assistant_items(assistant, same, &mut input);
+            }
+            Message::ToolResult(result) => tool_result_items(result, &mut input),
+            Message::Custom(_) => {}
+        }
+    }
+    input
+}
+
+/// Pushes the items an assistant message becomes: its reasoning items (only
+/// back to the model that wrote them, `same`), `message` items for its text and
+/// `function_call` items for its tool calls (with their item ids when `same`).
+fn assistant_items(assistant: &AssistantMessage, same: bool, input: &mut Vec<Value>) {
+    for block in &assistant.content {
+        match block {
+            Content::Thinking {
+                signature: Some(item),
+                ..
+            } if same => {
+                if let Ok(item @ Value::Object(_)) = parse_str(item) {
+                    input.push(item);
+                }
+            }
+            Content::Thinking { .. } => {}
+            Content::Text { text, signature } => {
+                let mut o = json_object! {
+                    "type" => "message",
+                    "role" => "assistant",
+                    "content" => vec![json_object! {"type" => "output_text", "text" => text.as_str(), "annotations" => Vec::<Value>::new()}],
+                    "status" => "completed",
+                };
+                if let (true, Some(id)) = (same, signature.as_deref().and_then(message_id)) {
+                    o.as_object_mut().unwrap().insert("id", id);
+                }
+                input.push(o);
+            }
+            Content::ToolCall(call) => {
+                let (call_id, item_id) = split_id(&call.id);
+                let mut o = json_object! {
+                    "type" => "function_call",
+                    "call_id" => call_id,
+                    "name" => call.name.as_str(),
+                    "arguments" => call.arguments.to_json_string(),
+                };
+                if let (true, Some(item)) = (same, item_id) {
+                    o.as_object_mut().unwrap().insert("id", item);
+                }
+                input.push(o);
+            }
+            Content::Image { .. } => {}
+        }
+    }
+}
+
+/// Pushes the items a tool result becomes: a `function_call_output` (its
+/// text, or a placeholder when it has none), then a user message with the
+/// images it returned, if any.
+fn tool_result_items(result: &ToolResultMessage, input: &mut Vec<Value>) {
+    let (call_id, _) = split_id(&result.tool_call_id);
+    let mut text = joined_text(&result.content);
+    let pictures = history::images(&result.content);
+    if text.is_empty() {
+        text = if pictures.is_empty() {
+            "(no output)".into()
+        } else {
+            "(see attached image)".into()
+        };
+    }
+    input.push(json_object! {
+        "type" => "function_call_output",
+        "call_id" => call_id,
+        "output" => text,
+    });
+    if !pictures.is_empty() {
+        let mut parts = vec![
+            json_object! {"type" => "input_text", "text" => "Attached image(s) from tool result:"},
+        ];
+        parts.extend(pictures.into_iter().map(|(m, d)| input_image(m, d)));
+        input.push(json_object! {"role" => "user", "content" => parts});
+    }
+}
+
+/// A tool the model may call, as a Responses `function` tool.
+fn tool_definition(tool: &ToolSpec) -> Value {
+    json_object! {
+        "type" => "function",
+        "name" => tool.name.as_str(),
+        "description" => tool.description.as_str(),
+        "parameters" => tool.parameters.clone(),
+        "strict" => false,
+    }
+}
+
+/// The thinking `level` asked, as `reasoning.effort` (with encrypted reasoning
+/// asked back, so it can be replayed); a model that cannot turn reasoning off
+/// gets its lowest effort. For reasoning models only.
+fn insert_reasoning(body: &mut Object, model: &ModelInfo, level: ThinkingLevel) {
+    let effort = crate::thinking::effort(level, crate::thinking::supports_xhigh(&model.id));
+    if let (None, Some(off)) = (effort, crate::thinking::off_effort(&model.id)) {
+        body.insert("reasoning", json_object! {"effort" => off});
+    }
+    if let Some(effort) = effort {
+        body.insert(
+            "reasoning",
+            json_object! {"effort" => effort, "summary" => "auto"},
+        );
+        body.insert("include", vec!["reasoning.encrypted_content"]);
+    }
 }
 
 /// The text signature stored for an assistant message item: pi's

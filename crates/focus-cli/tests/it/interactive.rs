@@ -197,6 +197,11 @@ impl Pane {
         }
     }
 
+    /// The tmux session's name (a target for `tmux` commands).
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Waits until the cursor stands in `column`.
     pub(crate) fn wait_for_cursor(&self, column: usize) {
         self.wait_until(&format!("the cursor reaching column {column}"), || {

@@ -214,13 +214,19 @@ fn settings_reload_hotkeys_changelog_and_keybindings() {
     pane.keys(&["Enter"]);
     pane.wait_for_all(
         "the settings picker",
-        &["settings (Enter: choose a value)", "theme = dark"],
+        &[
+            "settings (Enter: choose",
+            "compaction.reserveTokens = 16000",
+        ],
     );
+    pane.type_text("theme");
+    pane.wait_for("the project's theme", "theme = dark");
+    pane.keys(&["C-u"]);
     pane.type_text("hidethink");
-    pane.wait_for("the filtered keys", "hideThinkingBlock = (not set)");
+    pane.wait_for("the filtered keys", "hideThinkingBlock = false");
     pane.keys(&["Enter"]);
-    pane.wait_for("the values", "hideThinkingBlock → the global");
-    pane.send("true", "hideThinkingBlock = true written to the global");
+    pane.wait_for("the values", "hideThinkingBlock → the user");
+    pane.send("true", "hideThinkingBlock = true written to the user");
     let global = std::fs::read_to_string(s.home.join("settings.json")).unwrap();
     assert!(global.contains("\"hideThinkingBlock\": true"), "{global}");
     assert!(
@@ -247,7 +253,10 @@ fn settings_reload_hotkeys_changelog_and_keybindings() {
         project.contains("\"steeringMode\": \"all\""),
         "kept: {project}"
     );
-    pane.send("/settings theme nope", "theme takes dark, light");
+    pane.send(
+        "/settings theme nope",
+        "theme: expected a theme: dark, light",
+    );
 
     // keybindings.json, read by /reload: Ctrl+X cycles thinking, Shift+Tab
     // no longer does.
@@ -312,7 +321,10 @@ fn themes_and_the_16_colour_fallback() {
         "the warning",
         "theme \"nope\": no such theme (there are dark, light, mine;",
     );
-    pane.send("/settings theme nosuch", "theme takes dark, light, mine");
+    pane.send(
+        "/settings theme nosuch",
+        "expected a theme: dark, light, mine",
+    );
     pane.send("/nonsense", "unknown command /nonsense");
     let styled = pane.styled_screen();
     assert!(

@@ -119,3 +119,68 @@ fn a_notice_expires_at_the_next_command() {
         !pane.visible_screen().contains("thinking: minimal")
     });
 }
+
+/// `/settings` lists every setting docs/settings.md names (46, against 8
+/// before), each with its value and its source (user, project or default), and
+/// checks a typed value before writing anything.
+#[test]
+fn settings_lists_every_setting_with_its_source_and_checks_values() {
+    if !tmux_available() {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = mock(r#"{"name":"m","steps":[]}"#);
+    s.write_models(&server.url());
+    std::fs::write(
+        s.home.join("settings.json"),
+        r#"{"retry":{"maxRetries":5}}"#,
+    )
+    .unwrap();
+    let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
+    pane.type_text("/settings");
+    pane.keys(&["Enter"]);
+    pane.wait_for_visible(
+        "the settings picker",
+        &["defaultProvider = (none)", "default · the model's provider"],
+    );
+    pane.type_text("maxretries");
+    pane.wait_for_visible(
+        "a key the user's file sets",
+        &["retry.maxRetries = 5", "user ·"],
+    );
+    pane.keys(&["C-u"]);
+    pane.type_text("memorymb");
+    pane.wait_for_visible("a sandbox limit", &["sandbox.limits.memoryMb = 8192"]);
+    pane.keys(&["Escape"]);
+    // A bad value is refused and nothing is written.
+    pane.keys(&["C-u"]);
+    let before = std::fs::read_to_string(s.home.join("settings.json")).unwrap();
+    pane.send(
+        "/settings maxTurns lots",
+        "maxTurns: expected a whole number above 0, not \"lots\"; nothing saved",
+    );
+    pane.send("/settings maxCostUsd -2", "maxCostUsd: expected an amount");
+    pane.send("/settings hooks [1]", "hooks: expected a JSON object");
+    assert_eq!(
+        std::fs::read_to_string(s.home.join("settings.json")).unwrap(),
+        before
+    );
+    // A good one is written to the user's file, kept beside the other keys.
+    pane.send("/settings maxTurns 7", "maxTurns = 7 written to the user");
+    let after = std::fs::read_to_string(s.home.join("settings.json")).unwrap();
+    assert!(
+        after.contains("\"maxTurns\": 7") && after.contains("\"maxRetries\": 5"),
+        "{after}"
+    );
+    // A key without a list of values waits in the editor for one.
+    pane.type_text("/settings");
+    pane.keys(&["Enter"]);
+    pane.wait_for_visible("the settings picker again", &["settings (Enter"]);
+    pane.type_text("shellpath");
+    pane.wait_for_visible("shellPath", &["shellPath = (the user's shell)"]);
+    pane.keys(&["Enter"]);
+    pane.wait_for_visible(
+        "the typed value's prompt",
+        &["› /settings shellPath", "type some text"],
+    );
+}

@@ -14,6 +14,7 @@ mod interactive;
 mod interactive_approvals;
 mod interactive_commands;
 mod interactive_models;
+mod interactive_notes;
 mod interactive_pickers;
 mod interactive_screen;
 mod interactive_tree;

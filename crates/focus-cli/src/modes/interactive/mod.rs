@@ -41,6 +41,7 @@ pub mod keybindings;
 pub mod keymap;
 pub mod keys;
 pub mod markdown;
+pub mod notes;
 pub mod paste_image;
 pub mod picker;
 pub mod pickers;
@@ -50,6 +51,7 @@ pub mod rows;
 pub mod screen;
 pub mod session_commands;
 pub mod settings_editor;
+pub mod settings_keys;
 pub mod shell;
 pub mod submit;
 pub mod tool_view;
@@ -140,6 +142,9 @@ pub struct Ui<'a> {
     frame: usize,
     /// The notice line above the editor.
     notice: Option<String>,
+    /// What focus said in this session, put back when the transcript is
+    /// rebuilt ([`notes`]).
+    said: notes::Said,
     /// Steering (false) and follow-up (true) messages not yet sent.
     queued: Vec<(bool, String)>,
     /// The git branch of the working directory (read at start and after each
@@ -215,6 +220,7 @@ pub fn run(
         busy: None,
         frame: 0,
         notice: None,
+        said: notes::Said::default(),
         queued: Vec::new(),
         git_branch: footer::git_branch(cwd),
         ctrl_c_armed: false,
@@ -344,7 +350,10 @@ impl Ui<'_> {
     /// (a session opened, resumed, forked, or moved in its tree) and redraws all.
     pub fn show_history(&mut self) {
         self.blocks = vec![Block::done(Kind::Note(self.welcome.clone()))];
-        let history = transcript::history_blocks(&self.engine.conversation.history, self.style);
+        let (history, ends) =
+            transcript::history_blocks_with_ends(&self.engine.conversation.history, self.style);
+        let session = self.engine.conversation.session.lock().id().to_string();
+        let history = notes::interleave(history, &ends, self.said.anchored(&session));
         if !history.is_empty() {
             self.blocks
                 .push(Block::done(Kind::Note(self.style.dim(&format!(
@@ -356,8 +365,12 @@ impl Ui<'_> {
         self.screen.restart();
     }
 
-    /// Shows a note in the conversation (used by commands; styled, sanitized).
+    /// Shows a note in the conversation (used by commands; styled, sanitized),
+    /// kept with the session's notes: a rebuilt transcript shows it again.
     pub fn say(&mut self, text: &str) {
+        let session = self.engine.conversation.session.lock().id().to_string();
+        let messages = self.engine.conversation.history.len();
+        self.said.keep(&session, messages, text);
         self.note(text.to_string());
     }
 

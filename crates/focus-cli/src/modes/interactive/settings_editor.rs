@@ -1,74 +1,27 @@
-//! `/settings`: an editor for the settings focus reads that have a choice of
-//! values, with the picker: `/settings` lists the keys with their values and
-//! where each comes from, Enter on one lists its values, Enter on a value
-//! writes it. `/settings KEY VALUE` does the same typed.
+//! `/settings`: every setting focus reads ([`super::settings_keys`]), with the
+//! picker: `/settings` lists the keys with their values and where each comes
+//! from (the user's file, the project's, or the default), Enter on one lists its
+//! values (or puts `/settings KEY ` in the editor for a value to type), Enter on
+//! a value writes it. `/settings KEY VALUE` does the same typed.
 //!
-//! A value is written to the file that sets the key already: the project's
-//! `.focus/settings.json` when it does, else the global `<FOCUS_HOME>/settings.json`.
-//! The file is read, the one key changed, every other key kept as it was (in
-//! its order), and written whole through a temporary file (a crash leaves the
-//! old file or the new one, never half of one). A file that is not valid JSON
-//! is not touched. Then the settings are reloaded (as `/reload` does).
+//! A value is checked before anything is written: one of the wrong kind (a
+//! word for a number, a theme that is not there) is an error naming the key and
+//! what it takes, and no file changes. It is written to the file that sets the
+//! key already: the project's `.focus/settings.json` when it does, else the
+//! user's `<FOCUS_HOME>/settings.json`. The file is read, the one key changed,
+//! every other key kept as it was (in its order), and written whole through a
+//! temporary file (a crash leaves the old file or the new one, never half of
+//! one). A file that is not valid JSON is not touched. Then the settings are
+//! reloaded (as `/reload` does); should they no longer load, the old file is
+//! put back.
 
 use super::picker::Item;
+use super::settings_keys::{find, Setting, SETTINGS};
 use super::Ui;
 use focus_core::json::{Object, Value};
 use focus_harness::session::focus_home;
 use focus_harness::settings::{global_settings_path, project_settings_path};
 use std::path::{Path, PathBuf};
-
-/// The keys `/settings` edits: the key (a dotted path), the command its value
-/// picker runs, its values (`None`: the themes there are) and what it does.
-pub const EDITABLE: &[(&str, &str, Option<&[&str]>, &str)] = &[
-    (
-        "theme",
-        "/settings theme",
-        None,
-        "colours of the interactive mode",
-    ),
-    (
-        "hideThinkingBlock",
-        "/settings hideThinkingBlock",
-        Some(&["true", "false"]),
-        "thinking starts folded (Ctrl+T shows it)",
-    ),
-    (
-        "defaultThinkingLevel",
-        "/settings defaultThinkingLevel",
-        Some(&["off", "minimal", "low", "medium", "high", "xhigh"]),
-        "thinking level of new sessions",
-    ),
-    (
-        "permissionMode",
-        "/settings permissionMode",
-        Some(&["default", "accept-edits", "plan", "auto"]),
-        "permission mode (applied now too)",
-    ),
-    (
-        "steeringMode",
-        "/settings steeringMode",
-        Some(&["all", "one-at-a-time"]),
-        "how queued steering messages are delivered",
-    ),
-    (
-        "followUpMode",
-        "/settings followUpMode",
-        Some(&["all", "one-at-a-time"]),
-        "how queued follow-ups are delivered",
-    ),
-    (
-        "compaction.enabled",
-        "/settings compaction.enabled",
-        Some(&["true", "false"]),
-        "compact the history automatically",
-    ),
-    (
-        "retry.enabled",
-        "/settings retry.enabled",
-        Some(&["true", "false"]),
-        "retry a model call that failed",
-    ),
-];
 
 /// The value at dotted `path` in `json`.
 fn at<'a>(json: &'a Value, path: &str) -> &'a Value {
@@ -146,7 +99,7 @@ fn target_file(key: &str, cwd: &Path) -> (PathBuf, &'static str) {
     if sets {
         (project, "project")
     } else {
-        (global_settings_path(&focus_home()), "global")
+        (global_settings_path(&focus_home()), "user")
     }
 }
 
@@ -159,103 +112,118 @@ impl Ui<'_> {
             self.open_settings_keys();
             return Ok(());
         }
-        let entry = match first.parse::<usize>() {
-            Ok(n) => EDITABLE.get(n.wrapping_sub(1)),
-            Err(_) => EDITABLE.iter().find(|e| e.0 == first),
+        let setting = match first.parse::<usize>() {
+            Ok(n) => SETTINGS.get(n.wrapping_sub(1)),
+            Err(_) => find(first),
         }
         .ok_or_else(|| {
-            let keys: Vec<&str> = EDITABLE.iter().map(|e| e.0).collect();
-            format!("/settings edits {}", keys.join(", "))
+            format!("no setting {first:?}; /settings lists them (docs/settings.md explains each)")
         })?;
-        let values = self.values_of(entry.2);
+        let themes = crate::terminal::theme::names(&focus_home(), &self.cwd);
+        let values = setting.kind.values(&themes);
         match value.filter(|v| !v.is_empty()) {
+            None if values.is_empty() => {
+                // A value to type: the command waits in the editor.
+                self.set_input(&format!("{} ", setting.command));
+                self.notice = Some(format!(
+                    "{}: type {} and press Enter",
+                    setting.key,
+                    setting.kind.expected(&themes)
+                ));
+                Ok(())
+            }
             None => {
-                self.open_settings_values(entry, &values);
+                self.open_settings_values(setting, &values);
                 Ok(())
             }
             Some(value) => {
-                let value = match value.parse::<usize>() {
-                    Ok(n) => values
+                let typed = match value.parse::<usize>() {
+                    Ok(n) if !values.is_empty() => values
                         .get(n.wrapping_sub(1))
-                        .cloned()
-                        .ok_or_else(|| format!("no value {n} for {}", entry.0))?,
-                    Err(_) if values.iter().any(|v| v == value) => value.to_string(),
-                    Err(_) => {
-                        return Err(format!("{} takes {}", entry.0, values.join(", ")));
-                    }
-                };
-                self.write_setting(entry.0, &value)
+                        .map(|v| Value::String(v.clone()))
+                        .ok_or_else(|| format!("no value {n} for {}", setting.key))
+                        .and_then(|v| setting.kind.parse(v.as_str().unwrap_or(""), &themes)),
+                    _ => setting.kind.parse(value, &themes),
+                }
+                .map_err(|error| format!("{}: {error}; nothing saved", setting.key))?;
+                self.write_setting(setting.key, typed)
             }
-        }
-    }
-
-    fn values_of(&self, values: Option<&[&str]>) -> Vec<String> {
-        match values {
-            Some(values) => values.iter().map(|v| v.to_string()).collect(),
-            None => crate::terminal::theme::names(&focus_home(), &self.cwd),
         }
     }
 
     fn open_settings_keys(&mut self) {
         let project = read_object(&project_settings_path(&self.cwd)).unwrap_or(Value::Null);
-        let global = read_object(&global_settings_path(&focus_home())).unwrap_or(Value::Null);
-        let items = EDITABLE
+        let user = read_object(&global_settings_path(&focus_home())).unwrap_or(Value::Null);
+        let items = SETTINGS
             .iter()
-            .map(|(key, _, _, what)| {
-                let (value, from) = match (at(&project, key), at(&global, key)) {
-                    (Value::Null, Value::Null) => ("(not set)".to_string(), "default"),
-                    (Value::Null, v) => (show(v), "global"),
+            .map(|setting| {
+                let (value, from) = match (at(&project, setting.key), at(&user, setting.key)) {
+                    (Value::Null, Value::Null) => (setting.default.to_string(), "default"),
+                    (Value::Null, v) => (show(v), "user"),
                     (v, _) => (show(v), "project"),
                 };
-                Item::new(format!("{key} = {value}"), format!("{from} · {what}"))
+                Item::new(
+                    format!("{} = {value}", setting.key),
+                    format!("{from} · {}", setting.what),
+                )
             })
             .collect();
-        self.open_numbered("settings (Enter: choose a value)", "/settings", items, None);
+        self.open_numbered(
+            "settings (Enter: choose or type a value; the source is user, project or default)",
+            "/settings",
+            items,
+            None,
+        );
     }
 
-    fn open_settings_values(
-        &mut self,
-        entry: &(&str, &'static str, Option<&[&str]>, &str),
-        values: &[String],
-    ) {
-        let (file, which) = target_file(entry.0, &self.cwd);
+    fn open_settings_values(&mut self, setting: &Setting, values: &[String]) {
+        let (file, which) = target_file(setting.key, &self.cwd);
         let current = read_object(&file)
-            .map(|json| show(at(&json, entry.0)))
+            .map(|json| show(at(&json, setting.key)))
             .unwrap_or_default();
         let items = values.iter().map(|v| Item::new(v.clone(), "")).collect();
         let selected = values.iter().position(|v| *v == current);
         self.open_numbered(
             &format!(
                 "{} → the {which} {} (Enter writes)",
-                entry.0,
+                setting.key,
                 file.display()
             ),
-            entry.1,
+            setting.command,
             items,
             selected,
         );
     }
 
-    /// Writes `key` = `value` into the right file, then reloads the settings.
-    fn write_setting(&mut self, key: &str, value: &str) -> Result<(), String> {
+    /// Writes `key` = `value` (checked) into the right file, then reloads
+    /// the settings; when they no longer load, the file is put back as it was.
+    fn write_setting(&mut self, key: &str, value: Value) -> Result<(), String> {
         let (file, which) = target_file(key, &self.cwd);
+        let before = std::fs::read(&file).ok();
         let mut json = read_object(&file)?;
-        let typed = match value {
-            "true" => Value::Bool(true),
-            "false" => Value::Bool(false),
-            other => Value::String(other.to_string()),
-        };
-        set_path(&mut json, key, typed);
+        let shown = show(&value);
+        set_path(&mut json, key, value);
         write_atomically(&file, &json)?;
+        let notes = match self.reload_settings() {
+            Ok(notes) => notes,
+            Err(error) => {
+                // Put the old file back: nothing saved.
+                let _ = match &before {
+                    Some(bytes) => focus_sys::private_files::write(&file, bytes),
+                    None => std::fs::remove_file(&file),
+                };
+                let _ = self.reload_settings();
+                return Err(format!("{key}: {error}; nothing saved"));
+            }
+        };
         if key == "permissionMode" {
-            crate::seams::set_permission_mode(self.engine, value)?;
+            crate::seams::set_permission_mode(self.engine, &shown)?;
         }
-        let notes = self.reload_settings()?;
         for note in notes {
             let text = focus_tools::output::sanitize(&note).into_owned();
             self.say(&self.style.yellow(&text));
         }
-        let text = format!("{key} = {value} written to the {which} {}", file.display());
+        let text = format!("{key} = {shown} written to the {which} {}", file.display());
         self.say(&self.style.dim(&focus_tools::output::sanitize(&text)));
         Ok(())
     }

@@ -11,6 +11,13 @@ use std::collections::HashMap;
 
 /// The blocks of `history`, all finished.
 pub fn history_blocks(history: &[Message], style: Style) -> Vec<Block> {
+    history_blocks_with_ends(history, style).0
+}
+
+/// The blocks of `history`, all finished, and for each message the number of
+/// blocks made from it and the messages before it (where a note said after it
+/// goes back: [`super::notes::interleave`]).
+pub fn history_blocks_with_ends(history: &[Message], style: Style) -> (Vec<Block>, Vec<usize>) {
     let mut results = HashMap::new();
     for message in history {
         if let Message::ToolResult(r) = message {
@@ -22,7 +29,12 @@ pub fn history_blocks(history: &[Message], style: Style) -> Vec<Block> {
         }
     }
     let mut blocks = Vec::new();
-    for message in history {
+    let mut ends = Vec::with_capacity(history.len());
+    for (i, message) in history.iter().enumerate() {
+        // The blocks of the messages before this one.
+        if i > 0 {
+            ends.push(blocks.len());
+        }
         match message {
             Message::User(u) => {
                 let text: Vec<&str> = u.content.iter().filter_map(Content::as_text).collect();
@@ -94,7 +106,10 @@ pub fn history_blocks(history: &[Message], style: Style) -> Vec<Block> {
             }
         }
     }
-    blocks
+    if !history.is_empty() {
+        ends.push(blocks.len());
+    }
+    (blocks, ends)
 }
 
 #[cfg(test)]

@@ -171,27 +171,35 @@ impl Ui<'_> {
         }
     }
 
-    /// The live answer (or thinking) block at the end, started if there is none.
+    /// The live answer (or thinking) block, started if there is none. It is
+    /// found behind the notes said while it streams (they wait after it, in
+    /// the live area: a note never splits a streaming answer).
     fn streaming(&mut self, thinking: bool) -> &mut Streamed {
-        let open = matches!(
-            self.blocks.last(),
-            Some(Block { kind: Kind::Answer(_), finished: false, .. }) if !thinking
-        ) || matches!(
-            self.blocks.last(),
-            Some(Block { kind: Kind::Thinking(_), finished: false, .. }) if thinking
-        );
-        if !open {
-            self.finish_streams();
-            let text = Streamed::new("");
-            self.blocks.push(Block::live(if thinking {
-                Kind::Thinking(text)
-            } else {
-                Kind::Answer(text)
-            }));
-        }
-        match self.blocks.last_mut().map(|b| &mut b.kind) {
-            Some(Kind::Answer(text) | Kind::Thinking(text)) => text,
-            _ => unreachable!("a streamed block was just made the last one"),
+        let from = self.screen.committed_blocks().min(self.blocks.len());
+        let open = self.blocks[from..].iter().rposition(|b| {
+            !b.finished
+                && match b.kind {
+                    Kind::Answer(_) => !thinking,
+                    Kind::Thinking(_) => thinking,
+                    _ => false,
+                }
+        });
+        let index = match open {
+            Some(at) => from + at,
+            None => {
+                self.finish_streams();
+                let text = Streamed::new("");
+                self.blocks.push(Block::live(if thinking {
+                    Kind::Thinking(text)
+                } else {
+                    Kind::Answer(text)
+                }));
+                self.blocks.len() - 1
+            }
+        };
+        match &mut self.blocks[index].kind {
+            Kind::Answer(text) | Kind::Thinking(text) => text,
+            _ => unreachable!("the index is of a streamed block"),
         }
     }
 
