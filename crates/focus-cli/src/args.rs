@@ -32,6 +32,8 @@ pub enum Subcommand {
     Rewind(crate::checkpoints::RewindArgs),
     /// `focus sessions gc`: prune the checkpoint store of this folder's sessions.
     SessionsGc,
+    /// `focus mcp serve`: focus's tools (and an `agent` tool) served over MCP.
+    McpServe(serve::ServeOptions),
 }
 
 /// Everything the command line said.
@@ -108,6 +110,7 @@ impl fmt::Display for UsageError {
 
 pub mod flags;
 pub mod headless;
+pub mod serve;
 
 /// The non-empty items of a comma-separated list, trimmed.
 fn comma_list(list: &str) -> Vec<String> {
@@ -328,18 +331,19 @@ fn parse_rewind(rest: &[String]) -> Result<Args, UsageError> {
     })
 }
 
-/// `focus mcp list`.
+/// `focus mcp list` and `focus mcp serve`.
 fn parse_mcp(rest: &[String]) -> Result<Args, UsageError> {
     match rest.first().map(String::as_str) {
         Some("list") if rest.len() == 1 => Ok(Args {
             subcommand: Some(Subcommand::McpList),
             ..Args::default()
         }),
+        Some("serve") => serve::parse(&rest[1..]),
         Some(other) => Err(UsageError(format!(
-            "unknown `mcp` command {other:?}; the only one is `focus mcp list`"
+            "unknown `mcp` command {other:?}; use `focus mcp list` or `focus mcp serve`"
         ))),
         None => Err(UsageError(
-            "`focus mcp` needs a command: `focus mcp list`".into(),
+            "`focus mcp` needs a command: `focus mcp list` or `focus mcp serve`".into(),
         )),
     }
 }
@@ -456,6 +460,7 @@ USAGE
   focus -p [OPTIONS] [@FILE...] MESSAGE...    run, print the answer, exit
   focus --mode rpc                            JSON-lines commands on stdin (docs/rpc.md)
   focus mcp list                              the configured MCP servers and their tools
+  focus mcp serve [--listen 127.0.0.1:PORT]   serve focus's tools over MCP (docs/mcp-server.md)
 
 ";
 
@@ -678,7 +683,7 @@ mod tests {
         assert!(err(&["rewind", "--code", "--both"]).contains("one of"));
         assert!(err(&["rewind", "--nope"]).contains("usage: focus rewind"));
         assert!(err(&["mcp"]).contains("focus mcp list"));
-        assert!(err(&["mcp", "add"]).contains("only one"));
+        assert!(err(&["mcp", "add"]).contains("focus mcp serve"));
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! [`seams`] (one function per other layer) and [`demo`] (the offline demo
 //! model); [`engine`] (the harness's `Conversation` with the gate, MCP and the
 //! terminal's interrupts plugged in: one conversation, shared by every mode);
-//! [`modes`] (print, JSON, RPC, interactive); [`export`] (HTML); [`approval`]
+//! [`modes`] (print, JSON, RPC, interactive); [`mcp_serve`] (`focus mcp serve`:
+//! the tools and an `agent` tool over MCP); [`export`] (HTML); [`approval`]
 //! (asking the user about a tool call); [`terminal`] (tty, raw mode, colors; the
 //! calls into libc live in focus-sys, the only crate with `unsafe`). `main.rs` only calls [`run`].
 
@@ -48,6 +49,7 @@ pub mod engine;
 pub mod export;
 pub mod input;
 pub mod keys;
+pub mod mcp_serve;
 pub mod model_switch;
 pub mod modes;
 pub mod probe;
@@ -141,6 +143,9 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
             &setup::current_dir()?,
             seams::project_trust(args.trust_project),
         ));
+    }
+    if let Some(args::Subcommand::McpServe(options)) = &args.subcommand {
+        return mcp_serve::serve(args, options, &setup::current_dir()?);
     }
     let cwd = setup::current_dir()?;
     if args.mode == OutputMode::Rpc {

@@ -340,26 +340,7 @@ fn select_tools(
     SetupError,
 > {
     let all_tools = seams::builtin_tools(cwd, settings, tool_state);
-    let tools = if args.no_tools {
-        Vec::new()
-    } else if let Some(names) = args.tools.as_ref().or(settings.tools.as_ref()) {
-        let known = seams::tool_names();
-        for name in names {
-            // `task` is not built here: [`crate::subagents::task_tool_for`].
-            if !all_tools.iter().any(|t| t.name() == name) && !crate::subagents::is_task(name) {
-                return Err(SetupError::usage(format!(
-                    "unknown tool {name:?} in --tools; available: {}",
-                    known.join(", ")
-                )));
-            }
-        }
-        all_tools
-            .into_iter()
-            .filter(|t| names.iter().any(|n| n == t.name()))
-            .collect()
-    } else {
-        all_tools
-    };
+    let tools = chosen_builtin_tools(args, settings, all_tools)?;
 
     // MCP tools join the built-in ones (unless --no-tools); a server that fails is
     // reported and skipped.
@@ -375,6 +356,35 @@ fn select_tools(
     }
 
     Ok((tools, base_tools, mcp))
+}
+
+/// The built-in tools `--tools` (or the `tools` setting) names out of
+/// `all_tools`; none with `--no-tools`; all when neither says.
+pub fn chosen_builtin_tools(
+    args: &Args,
+    settings: &focus_harness::settings::Settings,
+    all_tools: Vec<Arc<dyn focus_core::tool::Tool>>,
+) -> Result<Vec<Arc<dyn focus_core::tool::Tool>>, SetupError> {
+    if args.no_tools {
+        return Ok(Vec::new());
+    }
+    let Some(names) = args.tools.as_ref().or(settings.tools.as_ref()) else {
+        return Ok(all_tools);
+    };
+    let known = seams::tool_names();
+    for name in names {
+        // `task` is not built here: [`crate::subagents::task_tool_for`].
+        if !all_tools.iter().any(|t| t.name() == name) && !crate::subagents::is_task(name) {
+            return Err(SetupError::usage(format!(
+                "unknown tool {name:?} in --tools; available: {}",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(all_tools
+        .into_iter()
+        .filter(|t| names.iter().any(|n| n == t.name()))
+        .collect())
 }
 
 /// The thinking level: the flag, a `model:level` suffix, the resumed

@@ -22,6 +22,7 @@ mod interactive_tree;
 mod interactive_vs_pi;
 mod keys;
 mod local_servers;
+mod mcp_serve;
 mod mcp_session;
 mod modes;
 mod private_files;

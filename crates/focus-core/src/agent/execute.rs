@@ -82,6 +82,46 @@ pub(crate) fn execute_batch(batch: &Batch<'_>, calls: &[&ToolCall]) -> Vec<ToolR
         .collect()
 }
 
+/// Runs one call made outside a model's turn (a client of `focus mcp serve`)
+/// down the path a model's calls take: the tool looked up, the arguments
+/// checked against its schema, the gate asked, the tool run (a panic caught),
+/// the gate's `after_call`. Every refusal is an error output, as the model
+/// would read it. `on_update` sees the tool's partial outputs.
+pub fn execute_one(
+    config: &AgentConfig,
+    call: &ToolCall,
+    cancel: &CancelToken,
+    on_update: &(dyn Fn(ToolOutput) + Sync),
+) -> ToolOutput {
+    let specs: Vec<ToolSpec> = config.tools.iter().map(|tool| tool.spec()).collect();
+    // The gate is shown the message the call came in, as for a model's call.
+    let message = AssistantMessage {
+        content: vec![crate::message::Content::ToolCall(call.clone())],
+        ..AssistantMessage::default()
+    };
+    let events = |event: AgentEvent| {
+        if let AgentEvent::ToolExecutionUpdate { partial, .. } = event {
+            on_update(partial);
+        }
+    };
+    let batch = Batch {
+        config,
+        specs: &specs,
+        cancel,
+        events: &events,
+        message: &message,
+    };
+    let result = execute_batch(&batch, &[call]).pop();
+    result.map_or_else(
+        || ToolOutput::error("internal error: the call gave no result"),
+        |r| ToolOutput {
+            content: r.content,
+            details: r.details,
+            is_error: r.is_error,
+        },
+    )
+}
+
 /// Runs the runnable calls on scoped threads and collects outputs in call order.
 /// The last runnable call runs on the loop's own thread (one spawn fewer). Scoped
 /// threads end before this returns: when the run reports its end, no tool is still

@@ -9,6 +9,7 @@
 //! tests read nothing outside the crate.
 
 mod agent;
+mod agent_execute_one;
 mod agent_hostile_calls;
 mod agent_json;
 mod agent_observe;

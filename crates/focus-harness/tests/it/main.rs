@@ -8,12 +8,12 @@
 //! `subagents` (the `task` tool: children in parallel, abort, links, usage),
 //! `agent_definitions` (agent definition files, malformed and hostile ones too).
 
+mod agent_definitions;
 mod checkpoint_conflict;
 mod checkpoint_conversation;
 mod checkpoint_gc;
 mod checkpoint_random;
 mod checkpoint_support;
-mod agent_definitions;
 mod compaction;
 mod conversation;
 mod crash;

@@ -110,6 +110,10 @@ const SOCKET_HOMES: &[(&str, &str)] = &[
         "the loopback probe for a local model server",
     ),
     (
+        "crates/focus-cli/src/mcp_serve/http/mod.rs",
+        "`focus mcp serve --listen`: the loopback Streamable HTTP server",
+    ),
+    (
         "crates/focus-transport/src/std_http.rs",
         "the plain-HTTP transport: shutting its socket down on cancel",
     ),

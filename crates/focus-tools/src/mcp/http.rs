@@ -125,9 +125,7 @@ impl RpcChannel for HttpConnection {
             return Err(RpcError::Closed(reason));
         }
         let id = self.inner.next_id.fetch_add(1, Ordering::SeqCst);
-        let message = json_object! {
-            "jsonrpc" => "2.0", "id" => id, "method" => method, "params" => params,
-        };
+        let message = super::jsonrpc::request(Value::from(id), method, params);
         let is_initialize = method == "initialize";
         let reply = self.run_bounded(timeout, cancel, move |inner, post_cancel| {
             inner.exchange(&message, id, is_initialize, post_cancel)
@@ -140,10 +138,8 @@ impl RpcChannel for HttpConnection {
             // Best effort, on its own thread: a server that hangs must not hang us.
             let inner = self.inner.clone();
             std::thread::spawn(move || {
-                let note = json_object! {
-                    "jsonrpc" => "2.0", "method" => "notifications/cancelled",
-                    "params" => json_object! { "requestId" => id, "reason" => reason },
-                };
+                let params = json_object! { "requestId" => id, "reason" => reason };
+                let note = super::jsonrpc::notification("notifications/cancelled", params);
                 let _ = inner.send_notification(&note, &CancelToken::new());
             });
         }
@@ -151,7 +147,7 @@ impl RpcChannel for HttpConnection {
     }
 
     fn notify(&self, method: &str, params: Value) -> Result<(), String> {
-        let message = json_object! { "jsonrpc" => "2.0", "method" => method, "params" => params };
+        let message = super::jsonrpc::notification(method, params);
         self.run_bounded(NOTIFY_TIMEOUT, None, move |inner, post_cancel| {
             inner
                 .send_notification(&message, post_cancel)

@@ -12,6 +12,7 @@
 //! fails at once with the reason, and the owner is told (as when a stdio server
 //! exits).
 
+use super::jsonrpc;
 use super::rpc::{reply_of, NotificationHandler, Reply, RpcChannel, RpcError, Wait};
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
@@ -221,13 +222,12 @@ impl Inner {
             (Some(method), true) => on_notification(method, &message["params"]),
             (Some(method), false) => {
                 // A request from the server: `ping` answered, the rest refused.
+                let id = message["id"].clone();
                 let answer = if method == "ping" {
-                    json_object! { "jsonrpc" => "2.0", "id" => message["id"].clone(), "result" => json_object! {} }
+                    jsonrpc::result(id, json_object! {})
                 } else {
-                    json_object! {
-                        "jsonrpc" => "2.0", "id" => message["id"].clone(),
-                        "error" => json_object! { "code" => -32601, "message" => format!("focus does not support `{method}`") },
-                    }
+                    let text = format!("focus does not support `{method}`");
+                    jsonrpc::error(id, jsonrpc::METHOD_NOT_FOUND, &text)
                 };
                 let _ = self.post(&answer, &CancelToken::new());
             }
@@ -298,9 +298,7 @@ impl RpcChannel for LegacySseConnection {
             }
             lock(&self.inner.pending).insert(id, tx.clone());
         }
-        let message = json_object! {
-            "jsonrpc" => "2.0", "id" => id, "method" => method, "params" => params,
-        };
+        let message = jsonrpc::request(Value::from(id), method, params);
         let post_cancel = CancelToken::new();
         let _registration = cancel.map(|token| {
             let tx = tx.clone();
@@ -342,7 +340,7 @@ impl RpcChannel for LegacySseConnection {
         if let Some(reason) = lock(&self.inner.closed).clone() {
             return Err(reason);
         }
-        let message = json_object! { "jsonrpc" => "2.0", "method" => method, "params" => params };
+        let message = jsonrpc::notification(method, params);
         let inner = self.inner.clone();
         let cancel = CancelToken::new();
         let post_cancel = cancel.clone();

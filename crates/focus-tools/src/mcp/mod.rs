@@ -10,9 +10,13 @@
 //! ([`McpManager::take_warnings`]) and its tools disappear; the agent goes on.
 //!
 //! Dropping the manager stops every server (process group killed, process reaped).
+//!
+//! The JSON-RPC messages and the line framing are [`jsonrpc`]'s, shared with
+//! focus's own server (`focus mcp serve`, in focus-cli).
 
 pub mod config;
 pub mod http;
+pub mod jsonrpc;
 pub mod legacy_sse;
 pub mod offers;
 pub mod rpc;

@@ -9,6 +9,7 @@
 //! a tool error instead of a hang. Lines to the server go through one writer thread,
 //! so a server that stops reading its stdin cannot block a caller past its timeout.
 
+use super::jsonrpc::{self, Incoming, LineRead, LineReader};
 use focus_core::cancel::CancelToken;
 use focus_core::json::{parse_str, Value};
 use focus_core::json_object;
@@ -16,7 +17,7 @@ use focus_core::sync::lock;
 use focus_sys::process::{kill_and_reap, reap_if_exited};
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
@@ -186,21 +187,14 @@ impl Connection {
     }
 
     fn read_loop(&self, stdout: ChildStdout, on_notification: &NotificationHandler) -> String {
-        let mut reader = BufReader::new(stdout);
-        let mut line = Vec::new();
+        let mut lines = LineReader::new(BufReader::new(stdout), MAX_LINE);
         loop {
-            line.clear();
-            let read = (&mut reader)
-                .take(MAX_LINE as u64 + 1)
-                .read_until(b'\n', &mut line);
-            match read {
-                Ok(0) => return "its output closed".to_string(),
+            let line = match lines.next_line() {
+                Ok(LineRead::Line(line)) => line,
+                Ok(LineRead::End) => return "its output closed".to_string(),
+                Ok(LineRead::TooLong(_)) => return "it sent a line longer than 64 MiB".to_string(),
                 Err(e) => return format!("reading its output failed: {e}"),
-                Ok(_) if line.len() > MAX_LINE => {
-                    return "it sent a line longer than 64 MiB".to_string()
-                }
-                Ok(_) => {}
-            }
+            };
             let text = String::from_utf8_lossy(&line);
             let text = text.trim();
             if text.is_empty() {
@@ -217,23 +211,19 @@ impl Connection {
     }
 
     fn route(&self, message: Value, on_notification: &NotificationHandler) {
-        let method = message["method"].as_str();
-        let id = &message["id"];
-        match (method, id.is_null()) {
-            (Some(method), true) => on_notification(method, &message["params"]),
-            (Some(method), false) => {
+        match jsonrpc::classify(&message) {
+            Incoming::Notification { method, params } => on_notification(method, params),
+            Incoming::Request { id, method, .. } => {
                 // A request from the server. focus offers no client features yet.
                 let answer = if method == "ping" {
-                    json_object! { "jsonrpc" => "2.0", "id" => id.clone(), "result" => json_object! {} }
+                    jsonrpc::result(id.clone(), json_object! {})
                 } else {
-                    json_object! {
-                        "jsonrpc" => "2.0", "id" => id.clone(),
-                        "error" => json_object! { "code" => -32601, "message" => format!("focus does not support `{method}`") },
-                    }
+                    let text = format!("focus does not support `{method}`");
+                    jsonrpc::error(id.clone(), jsonrpc::METHOD_NOT_FOUND, &text)
                 };
                 let _ = self.send(&answer);
             }
-            (None, false) => {
+            Incoming::Response { id } => {
                 let Some(id) = id.as_u64() else {
                     self.log_line("[focus] ignored a response with a non-numeric id");
                     return;
@@ -242,7 +232,9 @@ impl Connection {
                     let _ = tx.send(reply_of(&message));
                 }
             }
-            (None, true) => self.log_line("[focus] ignored a message with neither method nor id"),
+            Incoming::Invalid { reason, .. } => {
+                self.log_line(&format!("[focus] ignored a message: {reason}"))
+            }
         }
     }
 
@@ -294,9 +286,7 @@ impl RpcChannel for Connection {
             }
             lock(&self.pending).insert(id, tx.clone());
         }
-        let message = json_object! {
-            "jsonrpc" => "2.0", "id" => id, "method" => method, "params" => params,
-        };
+        let message = jsonrpc::request(Value::from(id), method, params);
         if let Err(e) = self.send(&message) {
             // The pipe broke: the reader is about to see the end of the output and
             // fail this request with the exit status, a better reason than EPIPE.
@@ -331,7 +321,7 @@ impl RpcChannel for Connection {
     }
 
     fn notify(&self, method: &str, params: Value) -> Result<(), String> {
-        self.send(&json_object! { "jsonrpc" => "2.0", "method" => method, "params" => params })
+        self.send(&jsonrpc::notification(method, params))
     }
 
     /// Stops the server: closes its stdin, kills its process group, reaps it.
