@@ -1,6 +1,8 @@
 //! `focus mcp serve`: focus as an MCP server for other agents and editors.
 //!
-//! Reading order: [`service`] answers one JSON-RPC message whatever carried
+//! Reading order: [`protocol`] is what every file shares about the messages
+//! (the size limit, the versions, where a request's notifications go), below
+//! them all; [`service`] answers one JSON-RPC message whatever carried
 //! it (`initialize`, `ping`, `tools/list`, `tools/call`, the cancellation and
 //! the other notifications); [`catalog`] is what `tools/list` says of each tool
 //! (schema, annotations); [`call`] runs a built-in tool down the path a model's
@@ -21,6 +23,7 @@ pub mod call;
 pub mod catalog;
 pub mod http;
 pub mod progress;
+pub mod protocol;
 pub mod service;
 pub mod stdio;
 
@@ -30,14 +33,6 @@ use crate::setup::SetupError;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// The longest message accepted, in bytes: a longer one is refused with a
-/// JSON-RPC error, read past without being held.
-pub const MAX_MESSAGE: usize = 16 * 1024 * 1024;
-
-/// The protocol versions served, newest first: a client asking for one of
-/// them gets it, any other client the newest (MCP's version negotiation).
-pub const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// How long the calls in flight have to end after a termination signal
 /// cancelled them.

@@ -3,7 +3,7 @@
 //! lines, the agent's next tool) and one a second while it runs, each with a
 //! larger `progress` number, as MCP requires. Without a token, nothing.
 
-use super::service::Outbox;
+use super::protocol::Outbox;
 use focus_core::json::Value;
 use focus_core::json_object;
 use focus_core::sync::lock;

@@ -5,8 +5,9 @@
 //! can stop one.
 
 use super::agent::AgentTool;
+use super::catalog;
 use super::progress::Progress;
-use super::{catalog, MAX_MESSAGE, PROTOCOL_VERSIONS};
+use super::protocol::{Outbox, Unreadable, MAX_MESSAGE, PROTOCOL_VERSIONS, REQUEST_CANCELLED};
 use crate::args::Args;
 use crate::setup::SetupError;
 use focus_core::agent::AgentConfig;
@@ -19,24 +20,6 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// Where a request's notifications go while it runs (progress): the stdio
-/// writer, or the request's own event stream over HTTP.
-pub trait Outbox: Sync {
-    /// Sends one notification to the client that made the request.
-    fn notify(&self, message: Value);
-}
-
-/// An outbox that drops everything (an HTTP request answered with plain JSON).
-pub struct NoOutbox;
-
-impl Outbox for NoOutbox {
-    fn notify(&self, _message: Value) {}
-}
-
-/// JSON-RPC's code for a request the client cancelled (LSP's, which MCP's
-/// SDKs use too).
-pub const REQUEST_CANCELLED: i64 = -32800;
 
 /// The server's state.
 pub struct Service {
@@ -240,14 +223,6 @@ impl Service {
             token.cancel();
         }
     }
-}
-
-/// A message that could not be read.
-pub enum Unreadable {
-    /// Not JSON; the parser's words.
-    NotJson(String),
-    /// Longer than [`MAX_MESSAGE`]; its length.
-    TooLong(u64),
 }
 
 /// `initialize`'s answer: the version the client asked for when focus serves

@@ -7,8 +7,8 @@
 //! the calls still running finish and are answered, then the server exits (a
 //! termination signal stops them at once: see [`super::serve`]).
 
-use super::service::{Outbox, Service, Unreadable};
-use super::MAX_MESSAGE;
+use super::protocol::{Outbox, Unreadable, MAX_MESSAGE};
+use super::service::Service;
 use focus_core::json::{parse_str, Value};
 use focus_core::sync::lock;
 use focus_tools::mcp::jsonrpc::{LineRead, LineReader};

@@ -9,7 +9,8 @@
 //!   a [`Conversation`](crate::conversation::Conversation) and answers with
 //!   its final text.
 //! - [`record`]: what a child leaves in its parent — the link to its session
-//!   file and its usage, which rolls up into the parent's.
+//!   file and its usage, which rolls up into the parent's; a file below both
+//!   this module and the conversation, which reads it.
 //!
 //! The harness decides how a child runs; what it is made of (gate, tools,
 //! model, hooks) comes from the front end through [`task::ChildFactory`].
@@ -21,13 +22,11 @@ pub mod task;
 
 pub use definition::{parse_definition, AgentDefinition, DefinitionError};
 pub use load::{load_definitions, Definitions};
+pub use record::TASK_TOOL;
 pub use task::{ChildFactory, ChildRequest, SubagentSettings, TaskTool};
 
 use crate::conversation::Store;
 use std::path::Path;
-
-/// The `task` tool's name.
-pub const TASK_TOOL: &str = "task";
 
 /// A new session for a child of the session at `parent` (its file records
 /// the parent as `parentSession`), in a `subagents` folder beside the

@@ -4,10 +4,18 @@
 //! links the child's file (a `custom` entry of type [`LINK_TYPE`] written
 //! just before the result, which pi skips), and the child's tokens and cost
 //! roll up into the parent's summary, budget and footer ([`child_usage`]).
+//!
+//! It stands below both the subagents and the conversation: it imports no
+//! other file of the harness, so the conversation (its session writer,
+//! summary and budget) reads a child's record without reaching into the code
+//! that builds children ([`super::task`]), which builds them as conversations.
 
-use super::TASK_TOOL;
 use focus_core::json::{FromJson, Value};
 use focus_core::message::{Message, Usage};
+
+/// The `task` tool's name, which marks the results that carry a child's
+/// record.
+pub const TASK_TOOL: &str = "task";
 
 /// The `customType` of the entry that links a child's session file.
 pub const LINK_TYPE: &str = "subagent";

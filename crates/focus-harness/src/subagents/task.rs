@@ -15,9 +15,10 @@
 //! abort of the parent aborts every child at once, their tools' processes
 //! included, and each child's session ends whole.
 
+use super::clip;
 use super::definition::AgentDefinition;
 use super::load::Definitions;
-use super::{clip, TASK_TOOL};
+use super::record::TASK_TOOL;
 use crate::conversation::{Conversation, ConversationEvent};
 use focus_core::cancel::CancelToken;
 use focus_core::event::{AgentEvent, EndReason};

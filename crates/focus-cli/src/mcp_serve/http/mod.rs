@@ -22,8 +22,8 @@ pub mod auth;
 pub mod request;
 pub mod respond;
 
-use super::service::{NoOutbox, Service, Unreadable};
-use super::{MAX_MESSAGE, PROTOCOL_VERSIONS};
+use super::protocol::{NoOutbox, Unreadable, MAX_MESSAGE, PROTOCOL_VERSIONS};
+use super::service::Service;
 use crate::args::serve::ServeOptions;
 use crate::setup::SetupError;
 use focus_core::json::{parse_str, Value};

@@ -1,6 +1,6 @@
 //! One HTTP/1.1 request read from a client, within bounds: a head of at most
 //! [`MAX_HEAD`] bytes and [`MAX_HEADERS`] lines, and a body of at most
-//! [`MAX_MESSAGE`](crate::mcp_serve::MAX_MESSAGE) bytes announced by
+//! [`MAX_MESSAGE`](crate::mcp_serve::protocol::MAX_MESSAGE) bytes announced by
 //! `Content-Length`. A longer body is read past in small pieces and never
 //! held (the answer is 413); a body without a length is refused (411).
 

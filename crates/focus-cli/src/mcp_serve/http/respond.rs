@@ -2,7 +2,7 @@
 //! ([`EventStream`]): `text/event-stream`, each JSON-RPC message one `message`
 //! event, the connection closed after the last.
 
-use crate::mcp_serve::service::Outbox;
+use crate::mcp_serve::protocol::Outbox;
 use focus_core::json::Value;
 use focus_core::sync::lock;
 use std::io::{self, Write};
