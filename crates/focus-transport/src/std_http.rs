@@ -12,6 +12,8 @@
 //! * `framing.rs` decides where the body ends (RFC 9112 §6.3);
 //! * `body.rs` streams the body to the caller as it arrives, de-chunking with
 //!   `chunked.rs`, and returns the connection to the pool when it may be reused;
+//!   an event stream's body is read on a thread of its own (`pump.rs`), so the
+//!   socket is drained while the caller decodes;
 //! * `connection.rs` does every read under a time limit ([`Timeouts`]).
 //!
 //! Cancellation: while a request runs, a [`CancelToken`] callback holds a second
@@ -29,6 +31,7 @@ mod framing;
 mod head;
 mod limits;
 mod pool;
+mod pump;
 mod request;
 mod target;
 
@@ -176,22 +179,64 @@ impl StdHttpTransport {
                 (e, final_error)
             })?;
         let (framing, keep_alive) = framing::framing(method, &head).map_err(|e| (e, true))?;
+        let stream = is_event_stream(&head.headers);
+        let response = |body: Box<dyn std::io::Read + Send>| HttpResponse {
+            status: head.status,
+            headers: head.headers,
+            body,
+        };
+        if !stream {
+            let body = body::Body::new(
+                connection,
+                framing,
+                keep_alive,
+                self.pool.clone(),
+                cancel.clone(),
+                registration,
+                idle,
+                self.limits,
+            );
+            return Ok(response(Box::new(body)));
+        }
+        // An event stream is pumped (`pump.rs`): its body gets a token of its
+        // own, cancelled by the request's or by a caller that drops it early,
+        // and the socket is shut down on that token from now on.
+        let stop = CancelToken::new();
+        let shutter = connection.shutdown_handle();
+        let own_registration = stop.on_cancel(move || {
+            if let Some(socket) = shutter {
+                let _ = socket.shutdown(Shutdown::Both);
+            }
+        });
+        let link = {
+            let stop = stop.clone();
+            cancel.on_cancel(move || stop.cancel())
+        };
+        drop(registration);
         let body = body::Body::new(
             connection,
             framing,
             keep_alive,
             self.pool.clone(),
-            cancel.clone(),
-            registration,
+            stop.clone(),
+            own_registration,
             idle,
             self.limits,
         );
-        Ok(HttpResponse {
-            status: head.status,
-            headers: head.headers,
-            body: Box::new(body),
-        })
+        Ok(response(pump::pump(body, stop, link)))
     }
+}
+
+/// Whether the answer's `Content-Type` is `text/event-stream` (a model's or an
+/// MCP server's stream).
+fn is_event_stream(headers: &[(String, String)]) -> bool {
+    headers.iter().any(|(name, value)| {
+        name.eq_ignore_ascii_case("content-type")
+            && value
+                .split(';')
+                .next()
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("text/event-stream"))
+    })
 }
 
 impl Transport for StdHttpTransport {

@@ -4,7 +4,8 @@
 //! `sse_conformance`, `sse_reference` and `sse_provider_streams` (the SSE decoder
 //! against the shared cases, a naive reference and recorded streams), `sse_dump`
 //! (the example as a user runs it), `std_http` and `std_http_hostile`
-//! (`StdHttpTransport` against the scripted server and against hostile ones) and
+//! (`StdHttpTransport` against the scripted server and against hostile ones),
+//! `std_http_pump` (an event stream read on a thread of its own) and
 //! `test_server` (the scripted server on the wire).
 
 mod replay;
@@ -15,4 +16,5 @@ mod sse_provider_streams;
 mod sse_reference;
 mod std_http;
 mod std_http_hostile;
+mod std_http_pump;
 mod test_server;
