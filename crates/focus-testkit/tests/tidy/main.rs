@@ -26,10 +26,12 @@
 //!   `thread_local!` outside focus-sys and the files listed in
 //!   [`PROCESS_STATE_HOMES`]: what tools, sessions or providers share is a
 //!   value owned by whoever built them.
-//! - The CLI's modes (`crates/focus-cli/src/modes/`) keep no run lifecycle of
-//!   their own: no call that records events, joins a run, recycles event
-//!   buffers, compacts, retries an overflow or writes the session
-//!   ([`LIFECYCLE_CALLS`]); the harness's `Conversation` does all of it.
+//! - The CLI's modes (`crates/focus-cli/src/modes/`) and the other front ends
+//!   ([`OTHER_FRONT_ENDS`]: the MCP server, subagents, the harness's test
+//!   front end) keep no run lifecycle of their own: no call that records
+//!   events, joins a run, recycles event buffers, compacts, retries an
+//!   overflow or writes the session ([`LIFECYCLE_CALLS`]); the harness's
+//!   `Conversation` does all of it.
 //!
 //! Test code (`tests/`, `examples/`, focus-testkit, which is only ever a
 //! dev-dependency, and everything after a `#[cfg(test)]` line in a source file)
@@ -487,13 +489,38 @@ const LIFECYCLE_CALLS: &[(&str, &str)] = &[
 /// (none today: the matcher's scoped threads moved to focus-tui).
 const LIFECYCLE_EXCEPTIONS: &[(&str, &str, &str)] = &[];
 
+/// The front ends besides the CLI's modes, which follow a conversation the
+/// same way and are held to the same rule: the MCP server (its `agent` tool),
+/// subagents (the CLI's factory and the harness's `task` tool, which drives
+/// each child), and the harness's test front end.
+const OTHER_FRONT_ENDS: &[&str] = &[
+    "crates/focus-cli/src/mcp_serve",
+    "crates/focus-cli/src/subagents.rs",
+    "crates/focus-harness/src/subagents/task.rs",
+    "crates/focus-harness/tests/it/front_end.rs",
+];
+
 #[test]
 fn modes_keep_no_run_lifecycle_of_their_own() {
     let modes = workspace().join("crates/focus-cli/src/modes");
+    let mode_files = rust_files(&modes);
+    assert!(
+        mode_files.len() >= 30,
+        "only {} mode files found under {modes:?}",
+        mode_files.len()
+    );
+    let mut paths = mode_files;
+    for front_end in OTHER_FRONT_ENDS {
+        let path = workspace().join(front_end);
+        assert!(path.exists(), "{front_end} (OTHER_FRONT_ENDS) is gone");
+        if path.is_dir() {
+            paths.extend(rust_files(&path));
+        } else {
+            paths.push(path);
+        }
+    }
     let mut found = Vec::new();
-    let mut files = 0;
-    for path in rust_files(&modes) {
-        files += 1;
+    for path in paths {
         let file = relative(&path);
         let text = std::fs::read_to_string(&path).unwrap();
         for (line_number, line) in production_code(&text).lines().enumerate() {
@@ -508,10 +535,9 @@ fn modes_keep_no_run_lifecycle_of_their_own() {
             }
         }
     }
-    assert!(files >= 30, "only {files} mode files found under {modes:?}");
     assert!(
         found.is_empty(),
-        "lifecycle calls in the modes:\n{}",
+        "lifecycle calls in the front ends:\n{}",
         found.join("\n")
     );
     let listed: Vec<(&str, &str)> = LIFECYCLE_EXCEPTIONS
