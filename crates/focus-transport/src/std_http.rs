@@ -12,8 +12,8 @@
 //! * `framing.rs` decides where the body ends (RFC 9112 §6.3);
 //! * `body.rs` streams the body to the caller as it arrives, de-chunking with
 //!   `chunked.rs`, and returns the connection to the pool when it may be reused;
-//!   an event stream's body is read on a thread of its own (`pump.rs`), so the
-//!   socket is drained while the caller decodes;
+//!   an event stream's body is read on a thread of its own once it outpaces
+//!   its reader (`pump.rs`), so the socket is drained while the caller decodes;
 //! * `connection.rs` does every read under a time limit ([`Timeouts`]).
 //!
 //! Cancellation: while a request runs, a [`CancelToken`] callback holds a second
@@ -198,9 +198,9 @@ impl StdHttpTransport {
             );
             return Ok(response(Box::new(body)));
         }
-        // An event stream is pumped (`pump.rs`): its body gets a token of its
-        // own, cancelled by the request's or by a caller that drops it early,
-        // and the socket is shut down on that token from now on.
+        // An event stream may be pumped (`pump.rs`): its body gets a token of
+        // its own, cancelled by the request's or by a caller that drops it
+        // early, and the socket is shut down on that token from now on.
         let stop = CancelToken::new();
         let shutter = connection.shutdown_handle();
         let own_registration = stop.on_cancel(move || {
@@ -223,7 +223,7 @@ impl StdHttpTransport {
             idle,
             self.limits,
         );
-        Ok(response(pump::pump(body, stop, link)))
+        Ok(response(Box::new(pump::event_stream(body, stop, link))))
     }
 }
 

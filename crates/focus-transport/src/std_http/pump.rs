@@ -1,16 +1,22 @@
-//! [`pump`]: an event stream's body read from the socket on a thread of its
-//! own, so that the socket is drained while the caller decodes what came
-//! before.
+//! [`event_stream`]: an event stream's body, read from the socket on a thread
+//! of its own (the pump) once the stream outpaces its reader, so that the
+//! socket is drained while the caller decodes what came before.
 //!
 //! Why: a model's stream is many small writes (one event each). Read on the
 //! thread that also decodes, every event the server writes while the reader is
 //! decoding waits in the socket, and every event written while it waits in
-//! `recv` wakes it for that one event; on a busy machine the reading, the
-//! decoding and the server then take turns instead of running side by side.
+//! `recv` wakes it for that one event; on a busy machine the server, the
+//! reading and the decoding then take turns instead of running side by side.
 //! curl, which focus used for every URL before the std transport, is such a
-//! reading stage in a process of its own; this is the same stage as a thread.
-//! Measured on an 80,000-delta stream in print mode: docs/benchmarks.md
-//! ("print-mode streaming: the cause").
+//! reading stage in a process of its own; the pump is the same stage as a
+//! thread. Measured on 20,000- and 80,000-delta streams in print mode:
+//! docs/benchmarks.md ("print-mode streaming: the cause").
+//!
+//! Only when needed: a stream read as it arrives (a model writing a few
+//! tokens a second) is read on the caller's thread, as any other body: a
+//! second thread would cost a second wake-up for every piece. After
+//! [`BEHIND_READS`] reads in a row that filled the caller's buffer (bytes
+//! were already waiting), the rest goes through the pump.
 //!
 //! Bounded: at most [`CHUNKS_AHEAD`] reads of at most [`CHUNK`] bytes wait for
 //! the caller; then the pump waits, and with it the socket and the server. The
@@ -37,6 +43,10 @@ pub const CHUNK: usize = 16 * 1024;
 /// How many reads may wait for the caller before the pump waits.
 pub const CHUNKS_AHEAD: usize = 16;
 
+/// How many reads in a row that filled the caller's buffer (more bytes were
+/// already waiting: the stream outpaces its reader) start the pump.
+pub const BEHIND_READS: usize = 3;
+
 /// What the pump hands over: some bytes, the end, or the body's error.
 enum Piece {
     Bytes(Vec<u8>),
@@ -44,8 +54,82 @@ enum Piece {
     Failed(TransportError),
 }
 
+/// An event stream's body: read on the caller's thread while the caller
+/// keeps up, by the pump once it falls behind.
+pub struct EventStream {
+    stage: Stage,
+}
+
+enum Stage {
+    /// Read on the caller's thread; `full_reads` in a row filled its buffer.
+    Direct {
+        linked: Box<Linked>,
+        stop: CancelToken,
+        full_reads: usize,
+    },
+    /// Read by the pump.
+    Pumped(Pumped),
+    /// Between the two (only while switching).
+    Switching,
+}
+
+/// The body of an event stream, built with its own token `stop`; `link`
+/// cancels `stop` when the request is cancelled and lives as long as the body
+/// is read.
+pub fn event_stream(body: Body, stop: CancelToken, link: CancelRegistration) -> EventStream {
+    EventStream {
+        stage: Stage::Direct {
+            linked: Box::new(Linked { body, _link: link }),
+            stop,
+            full_reads: 0,
+        },
+    }
+}
+
+impl Read for EventStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let behind = match &mut self.stage {
+            Stage::Pumped(pumped) => return pumped.read(buf),
+            Stage::Switching => {
+                return Err(TransportError::Other(
+                    "the response body was left between two readers".into(),
+                )
+                .into())
+            }
+            Stage::Direct {
+                linked, full_reads, ..
+            } => {
+                let n = linked.body.read(buf)?;
+                *full_reads = if n > 0 && n == buf.len() {
+                    *full_reads + 1
+                } else {
+                    0
+                };
+                if *full_reads < BEHIND_READS {
+                    return Ok(n);
+                }
+                n
+            }
+        };
+        if let Stage::Direct { linked, stop, .. } =
+            std::mem::replace(&mut self.stage, Stage::Switching)
+        {
+            self.stage = match start(linked, stop.clone()) {
+                Ok(pumped) => Stage::Pumped(pumped),
+                // No thread: go on reading here.
+                Err(linked) => Stage::Direct {
+                    linked,
+                    stop,
+                    full_reads: 0,
+                },
+            };
+        }
+        Ok(behind)
+    }
+}
+
 /// The caller's side of a pumped body.
-pub struct Pumped {
+struct Pumped {
     pieces: Receiver<Piece>,
     current: Vec<u8>,
     at: usize,
@@ -55,14 +139,12 @@ pub struct Pumped {
     stop: CancelToken,
 }
 
-/// `body` read on a thread of its own (see the module's text). `stop` is the
-/// token `body` was built with, `link` the registration that cancels it when
-/// the request is cancelled (kept as long as the pump runs). Falls back to
-/// reading `body` on the caller's thread when no thread can be started.
-pub fn pump(body: Body, stop: CancelToken, link: CancelRegistration) -> Box<dyn Read + Send> {
+/// Starts the pump on `linked` (its body built with `stop`); the body back
+/// when no thread can be started.
+fn start(linked: Box<Linked>, stop: CancelToken) -> Result<Pumped, Box<Linked>> {
     let (sender, pieces) = sync_channel(CHUNKS_AHEAD);
     // The body and its link go to the thread, or come back when none starts.
-    let slot = Arc::new(Mutex::new(Some(Linked { body, _link: link })));
+    let slot = Arc::new(Mutex::new(Some(linked)));
     let for_thread = slot.clone();
     let spawned = std::thread::Builder::new()
         .name("focus-http-read".into())
@@ -74,10 +156,10 @@ pub fn pump(body: Body, stop: CancelToken, link: CancelRegistration) -> Box<dyn 
         });
     if spawned.is_err() {
         if let Some(linked) = lock(&slot).take() {
-            return Box::new(linked);
+            return Err(linked);
         }
     }
-    Box::new(Pumped {
+    Ok(Pumped {
         pieces,
         current: Vec::new(),
         at: 0,
@@ -90,12 +172,6 @@ pub fn pump(body: Body, stop: CancelToken, link: CancelRegistration) -> Box<dyn 
 struct Linked {
     body: Body,
     _link: CancelRegistration,
-}
-
-impl Read for Linked {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.body.read(buf)
-    }
 }
 
 /// The pump's thread: reads `body` to its end or first error, handing each

@@ -1,7 +1,9 @@
-//! An event stream's body read on a thread of its own (`std_http/pump.rs`):
-//! the bytes in order, a finished stream's connection reused, an error
-//! repeated by every later read, and a caller that drops the body early
-//! stopping the reading (the socket shut, the server sees the end).
+//! An event stream's body read on a thread of its own once it outpaces its
+//! reader (`std_http/pump.rs`; here the reader falls behind at once: it reads
+//! with a buffer of a few bytes, so every read fills it): the bytes in order,
+//! a finished stream's connection reused, an error repeated by every later
+//! read, and a caller that drops the body early stopping the reading (the
+//! socket shut, the server sees the end).
 
 use focus_core::cancel::CancelToken;
 use focus_transport::{HttpRequest, StdHttpTransport, Transport, TransportError};
@@ -135,14 +137,20 @@ fn a_stream_cut_short_reports_the_cut_on_every_later_read() {
         .unwrap();
     let mut reader = response.body;
     let mut got = Vec::new();
-    let error = reader.read_to_end(&mut got).unwrap_err();
+    let mut buf = [0u8; 4];
+    let error = loop {
+        match reader.read(&mut buf) {
+            Ok(0) => panic!("a cut stream ended cleanly: {got:?}"),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(error) => break error,
+        }
+    };
     assert!(
         String::from_utf8_lossy(&got).starts_with("data: 1\n\n"),
         "{got:?}"
     );
     let first = TransportError::from_io(&error);
     assert!(matches!(first, TransportError::StreamCut(_)), "{first:?}");
-    let mut buf = [0u8; 16];
     let again = TransportError::from_io(&reader.read(&mut buf).unwrap_err());
     assert_eq!(again, first);
 }
@@ -161,9 +169,16 @@ fn a_body_dropped_before_its_end_stops_the_reading() {
     let transport = StdHttpTransport::new();
     let response = transport.send(&get(url), &CancelToken::new()).unwrap();
     let mut reader = response.body;
-    let mut buf = [0u8; 64];
-    let n = reader.read(&mut buf).unwrap();
-    assert_eq!(&buf[..n], b"data: 1\n\n");
+    // Three reads that fill a buffer of 3 bytes: the pump takes over, and
+    // waits in the socket for the next event.
+    let mut got = Vec::new();
+    let mut buf = [0u8; 3];
+    while got.len() < 9 {
+        let n = reader.read(&mut buf).unwrap();
+        assert!(n > 0);
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert_eq!(got, b"data: 1\n\n");
     drop(reader);
     // The socket was shut down: the server's read ends. (Liveness, not speed:
     // without the shutdown it would wait for its 20 s read limit, then say
