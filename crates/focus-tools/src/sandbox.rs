@@ -34,6 +34,7 @@
 pub mod kernel;
 pub mod limits;
 pub mod mounts;
+pub mod probe_cache;
 pub mod settings;
 
 use std::path::{Path, PathBuf};
@@ -175,7 +176,7 @@ impl Sandbox {
             allow_unix: !settings.allow_unix_sockets.is_empty(),
             limits: settings.limits,
             support: if settings.enabled {
-                KernelSupport::probe()
+                KernelSupport::probe_remembered(settings.state_dir.as_deref())
             } else {
                 Sandbox::off().support.clone()
             },

@@ -19,15 +19,25 @@ pub struct KernelSupport {
 impl KernelSupport {
     /// Probes the running system.
     pub fn probe() -> KernelSupport {
+        KernelSupport::probe_remembered(None)
+    }
+
+    /// Probes the running system, or reads what a probe found from
+    /// `state_dir` when nothing it depends on changed since
+    /// ([`super::probe_cache`]; `None`: always probe).
+    pub fn probe_remembered(state_dir: Option<&Path>) -> KernelSupport {
         #[cfg(target_os = "linux")]
         {
             KernelSupport {
-                namespaces: focus_sys::namespaces::probe(),
+                namespaces: super::probe_cache::namespaces(state_dir).0,
                 seccomp: focus_sys::seccomp::supported(),
             }
         }
         #[cfg(not(target_os = "linux"))]
-        KernelSupport { seccomp: false }
+        {
+            let _ = state_dir;
+            KernelSupport { seccomp: false }
+        }
     }
 
     /// Whether protected paths are mounted read-only.
