@@ -160,13 +160,17 @@ fn soak(n: usize, seed: u64, focus: &Path, root: &Path) -> Result<(), Vec<String
     let first_pass_requests = mock.server.request_count();
     let measured = wrap::read_all(&root.join("times"));
     let figures = cost::report(&tasks, &jobs, &measured, &mock, 0, wall, &load_before);
+    // Judged by wall time only; the CPU time is printed beside it, for a
+    // machine whose other work shares the cores (the load average says).
     println!(
-        "target (issue 30): focus's own time ≤ 15 ms median at 8 runs at once: {}",
-        match (figures.own_wall_ms, figures.cpu_ms) {
-            (Some(w), _) if w <= 15.0 => "met (wall time)".to_string(),
-            (Some(_), Some(c)) if c <= 15.0 =>
-                "not met by wall time; the CPU time is within it (a loaded machine?)".to_string(),
-            _ => "NOT met".to_string(),
+        "target (issue 30): focus's own wall time ≤ 15 ms median at 8 runs at once: {}",
+        match figures.own_wall_ms {
+            Some(w) if w <= 15.0 => "met".to_string(),
+            Some(w) => format!(
+                "NOT met ({w:.1} ms, at load average {load_before}; CPU time per run {} ms)",
+                figures.cpu_ms.map_or("-".into(), |c| format!("{c:.1}"))
+            ),
+            None => "not measured".to_string(),
         }
     );
     // Later passes' wrapper lines are not counted.
