@@ -113,6 +113,7 @@ impl Sandbox {
                 #[cfg(target_os = "linux")]
                 namespaces: None,
                 seccomp: false,
+                remembered_in: None,
             },
             #[cfg(target_os = "linux")]
             pids_group: OnceLock::new(),
@@ -287,6 +288,20 @@ impl Sandbox {
     /// What the system offers besides Landlock.
     pub fn kernel_support(&self) -> &KernelSupport {
         &self.support
+    }
+
+    /// After a confined command could not start: if the namespaces' answer
+    /// was remembered from an earlier session ([`probe_cache`]), that answer
+    /// may be what no longer holds, so its file is removed (the next session
+    /// probes again) and a sentence saying so is returned for the error.
+    pub fn forget_remembered_probe(&self) -> Option<String> {
+        let file = self.support.remembered_in.as_ref()?;
+        std::fs::remove_file(file).ok()?;
+        Some(format!(
+            "The sandbox used the namespaces an earlier session found working ({}); that \
+             answer is now removed, so the next focus session probes them again.",
+            file.display()
+        ))
     }
 
     /// Notes the protected names absent from the project before a command

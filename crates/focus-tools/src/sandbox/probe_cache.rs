@@ -32,7 +32,9 @@
 //! and a well-formed answer is ignored (probed again, then overwritten). A
 //! wrong "everything works" can only make a jailed spawn fail (the jail
 //! refuses to run a command with less confinement than planned; see
-//! `focus_sys::jail`), never run one with less: the fix is to delete the file.
+//! `focus_sys::jail`), never run one with less; a `bash` call that could not
+//! start removes the file ([`super::Sandbox::forget_remembered_probe`]), so
+//! the next session probes again.
 
 #[cfg(target_os = "linux")]
 use focus_sys::namespaces::Support;
@@ -237,6 +239,41 @@ mod tests {
                 "less than all is never written"
             ),
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_sandbox_that_could_not_start_a_command_forgets_a_remembered_answer() {
+        use crate::sandbox::{Sandbox, SandboxSettings};
+        let dir = std::env::temp_dir().join(format!("focus-probe-forget-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("project")).unwrap();
+        let settings = SandboxSettings {
+            state_dir: Some(dir.join("state")),
+            ..SandboxSettings::default()
+        };
+        let first = Sandbox::with_temp_base(&settings, &dir.join("project"), &dir).unwrap();
+        assert_eq!(first.kernel_support().remembered_in, None, "probed now");
+        assert_eq!(first.forget_remembered_probe(), None, "nothing to forget");
+        if !dir.join("state").join(FILE_NAME).exists() {
+            eprintln!("SKIPPED: namespaces do not all work here, so nothing is remembered");
+            let _ = std::fs::remove_dir_all(&dir);
+            return;
+        }
+        let second = Sandbox::with_temp_base(&settings, &dir.join("project"), &dir).unwrap();
+        assert_eq!(
+            second.kernel_support().namespaces,
+            first.kernel_support().namespaces
+        );
+        assert_eq!(
+            second.kernel_support().remembered_in,
+            Some(dir.join("state").join(FILE_NAME))
+        );
+        let note = second.forget_remembered_probe().expect("a note");
+        assert!(note.contains("probes them again"), "{note}");
+        assert!(!dir.join("state").join(FILE_NAME).exists());
+        assert_eq!(second.forget_remembered_probe(), None, "once");
+        drop((first, second));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
