@@ -198,7 +198,7 @@ impl TextPrinter {
             }
             AgentEvent::CompactionStart { .. } | AgentEvent::CompactionEnd { .. } => {
                 self.finish_line();
-                let note = crate::modes::interactive::compaction_note(event);
+                let note = compaction_note(event);
                 if let Some(note) = note {
                     errln!("{}", self.err_style.dim(&note));
                 }
@@ -325,6 +325,32 @@ pub fn retry_line(attempt: u32, max_attempts: u32, delay_ms: u64, why: &str) -> 
         "retrying in {delay} (attempt {attempt}/{max_attempts}): {}",
         clip(&why, 200)
     )
+}
+
+/// One line for a compaction's start or end (`None` for other events).
+pub fn compaction_note(event: &AgentEvent) -> Option<String> {
+    match event {
+        AgentEvent::CompactionStart { reason } => Some(format!(
+            "compacting the history ({})…",
+            match reason.as_str() {
+                "overflow" => "the model said the context is too long",
+                _ => "the context is nearly full",
+            }
+        )),
+        AgentEvent::CompactionEnd {
+            result,
+            error_message,
+            ..
+        } => Some(match (error_message, result) {
+            (Some(error), _) => format!("compaction failed: {error}"),
+            (None, Some(done)) => format!(
+                "compacted: about {} → {} tokens",
+                done.tokens_before, done.tokens_after
+            ),
+            (None, None) => "compaction ended".to_string(),
+        }),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

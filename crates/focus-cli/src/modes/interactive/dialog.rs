@@ -11,7 +11,7 @@
 //! protected file) offers no such key.
 
 use super::blocks::{Block, Kind};
-use super::Ui;
+use super::ui::Ui;
 use crate::approval::ApprovalAnswer;
 use crate::modes::print::clip;
 use crate::terminal::reveal::reveal_hidden;

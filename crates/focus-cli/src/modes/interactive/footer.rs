@@ -118,6 +118,17 @@ pub fn git_branch(cwd: &Path) -> Option<String> {
     None
 }
 
+/// `1234` → `1.2k`.
+pub fn human(n: u64) -> String {
+    if n < 1000 {
+        n.to_string()
+    } else if n < 1_000_000 {
+        format!("{:.1}k", n as f64 / 1000.0)
+    } else {
+        format!("{:.1}M", n as f64 / 1_000_000.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,15 +15,22 @@
 //! change the blocks, and the chrome), [`dialog`] (approvals), [`transcript`] (a
 //! saved conversation as blocks), [`footer`], [`compacting`], [`external`]
 //! (Ctrl+G), [`commands`] (slash commands), [`fuzzy`](focus_tui::fuzzy) and [`picker`](focus_tui::picker) (a list
-//! filtered as you type) with [`pickers`] (the command menu, `@` files,
+//! filtered as you type) with [`popup`] and [`pickers`] (the command menu, `@` files,
 //! `/model`) and [`project_files`] (the `@` list, walked in the background),
-//! [`tree_rows`] and [`tree_view`] (`/tree`), the commands in files of their
+//! [`tree_rows`], [`tree_view`] and [`tree_moves`] (`/tree`), the commands in files of their
 //! own ([`session_commands`], [`info_commands`], [`settings_editor`],
 //! [`reload`], [`shell`] for `!cmd`, [`clipboard`]), [`keybindings`]
 //! (`keybindings.json`), [`key_input`] (what the keys do), [`submit`] (a line
 //! sent), [`following`] (the conversation's events on the screen: the one call
-//! into the harness, `Conversation::poll`), then this file (the state and the
-//! loop). docs/tui.md explains the renderer.
+//! into the harness, `Conversation::poll`), then this file (the loop).
+//! docs/tui.md explains the renderer.
+//!
+//! The state is one [`Ui`] ([`ui`]), extended by `impl Ui` blocks in the files
+//! above. `ui.rs` sits below all of them and names only parts that know nothing
+//! of the `Ui` ([`screen`], [`blocks`], [`popup`], [`tree_view`],
+//! [`project_files`], [`input`]); this file only declares the files and runs the
+//! loop. So no file of the mode imports a file that imports it back, and
+//! helpers two files share live in leaves ([`transcript`], [`footer`]).
 
 pub mod agents;
 pub mod blocks;
@@ -36,11 +43,13 @@ pub mod following;
 pub mod footer;
 pub mod hyperlinks;
 pub mod info_commands;
+pub mod input;
 pub mod key_input;
 pub mod keymap;
 pub mod notes;
 pub mod paste_image;
 pub mod pickers;
+pub mod popup;
 pub mod project_files;
 pub mod reload;
 pub mod screen;
@@ -51,8 +60,10 @@ pub mod shell;
 pub mod submit;
 pub mod tool_view;
 pub mod transcript;
+pub mod tree_moves;
 pub mod tree_rows;
 pub mod tree_view;
+pub mod ui;
 pub mod view;
 
 use crate::args::Args;
@@ -62,48 +73,17 @@ use crate::terminal::raw::RawMode;
 use crate::terminal::style::Style;
 use crate::terminal::{STDIN, STDOUT};
 use blocks::{Block, Kind};
-use focus_core::event::AgentEvent;
-use focus_core::message::{Content, Message};
+use focus_core::message::Message;
 use focus_tui::editor::{self, Editor};
 use focus_tui::keybindings;
-use focus_tui::keys::KeyDecoder;
+use focus_tui::keys::{KeyDecoder, KEYBOARD_OFF, KEYBOARD_ON};
+use input::Input;
 use screen::Screen;
-use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::time::{Duration, Instant};
-
-/// What the loop waits for.
-pub enum Input {
-    /// Bytes typed (or pasted), and when they were read.
-    Keys(Vec<u8>, Instant),
-    /// Bytes that may hold a Ctrl+G: the reader waits for a word on its resume
-    /// channel before reading again ([`external`]); and when they were read.
-    KeysThenWait(Vec<u8>, Instant),
-    /// stdin closed.
-    Eof,
-    /// A `!command`'s output so far (shown as the model's bash calls are).
-    ShellOutput(AgentEvent),
-    /// A tool call waits for the user's decision.
-    Approval(crate::approval::PendingApproval),
-    /// The project's files, walked (and packed for the matcher) in the
-    /// background (for `@`).
-    FilesWalked(project_files::Walked),
-    /// The summary of a branch left in `/tree` came back.
-    BranchSummarized(tree_view::Summarized),
-    /// A `!command` ended.
-    Shell(shell::ShellDone),
-    /// Ctrl+V: the clipboard's image, or why there is none.
-    PastedImage(Result<Vec<u8>, String>),
-}
-
-/// Bracketed paste on (pasted text arrives marked, so its newlines do not
-/// send), the kitty keyboard protocol's first level and xterm's modifyOtherKeys
-/// (so Shift+Enter differs from Enter where the terminal supports either;
-/// others ignore the requests).
-pub(crate) const KEYBOARD_ON: &str = "\x1b[?2004h\x1b[>1u\x1b[>4;1m";
-/// Everything [`KEYBOARD_ON`] asked for, undone.
-pub(crate) const KEYBOARD_OFF: &str = "\x1b[?2004l\x1b[<u\x1b[>4;0m";
+use transcript::summary_block;
+use ui::Ui;
 
 /// The shortest time between two frames while output streams (30 a second:
 /// smooth for text; every frame costs a look at the window, a pty write and a
@@ -112,72 +92,6 @@ pub(crate) const KEYBOARD_OFF: &str = "\x1b[?2004l\x1b[<u\x1b[>4;0m";
 const FRAME: Duration = Duration::from_millis(33);
 /// The spinner's step, and how often an idle screen looks at the window size.
 const TICK: Duration = Duration::from_millis(100);
-
-const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-
-/// The UI's state.
-pub struct Ui<'a> {
-    engine: &'a mut Engine,
-    cwd: PathBuf,
-    style: Style,
-    screen: Screen,
-    editor: Editor,
-    decoder: KeyDecoder,
-    history_file: PathBuf,
-    /// The conversation as the screen shows it.
-    blocks: Vec<Block>,
-    /// The first blocks (the welcome), kept when the transcript is replaced.
-    welcome: String,
-    show_thinking: bool,
-    /// Links as OSC 8 hyperlinks ([`hyperlinks::supported`]).
-    hyperlinks: bool,
-    waiting: bool,
-    /// Something slow is going on outside a model call ("retrying"): the notice
-    /// spins.
-    busy: Option<&'static str>,
-    frame: usize,
-    /// The notice line above the editor.
-    notice: Option<String>,
-    /// What focus said in this session, put back when the transcript is
-    /// rebuilt ([`notes`]).
-    said: notes::Said,
-    /// Steering (false) and follow-up (true) messages not yet sent.
-    queued: Vec<(bool, String)>,
-    /// The git branch of the working directory (read at start and after each
-    /// run: a tool may have switched it).
-    git_branch: Option<String>,
-    ctrl_c_armed: bool,
-    pending_prompts: VecDeque<Message>,
-    approval: Option<crate::approval::PendingApproval>,
-    /// When the open approval dialog was first drawn (keys before that, or too
-    /// soon after, are not answers: [`dialog`]).
-    approval_drawn: Option<Instant>,
-    /// Typing a reason for a denial (in `reason`: the draft stays in `editor`).
-    denying: bool,
-    reason: Editor,
-    /// The open picker (command menu, `@` files, models).
-    popup: Option<pickers::Popup>,
-    /// The open `/tree` navigator.
-    tree: Option<tree_view::TreeView>,
-    /// A branch left in `/tree` being summarized: its cancel token.
-    summarizing: Option<focus_core::cancel::CancelToken>,
-    /// The project's files for `@`, walked in the background.
-    file_index: project_files::FileIndex,
-    /// Files picked with `@` since the last message was sent.
-    attached: Vec<String>,
-    /// Images pasted with Ctrl+V, by the label the input shows for each.
-    pasted_images: Vec<(String, Content)>,
-    /// Keys `keybindings.json` changed.
-    bindings: keybindings::Bindings,
-    /// A `!command` running: its cancel token.
-    shell: Option<focus_core::cancel::CancelToken>,
-    /// Lets the key reader read again after a [`Input::KeysThenWait`].
-    resume: mpsc::Sender<()>,
-    inputs: SyncSender<Input>,
-    /// `--models` was given: `/reload` leaves the scope alone.
-    scope_from_flag: bool,
-    quit: bool,
-}
 
 /// Runs the interactive terminal UI; returns the exit code.
 pub fn run(
@@ -401,56 +315,5 @@ impl Ui<'_> {
     /// Ends the UI.
     pub fn request_quit(&mut self) {
         self.quit = true;
-    }
-}
-
-/// The marked block showing the compaction summary `history` starts from, if any.
-pub fn summary_block(history: &[Message]) -> Option<Block> {
-    let text = history.iter().find_map(|m| match m {
-        Message::Custom(c) if c.role == "compactionSummary" => {
-            Some(c.raw["summary"].as_str().unwrap_or("").to_string())
-        }
-        _ => None,
-    })?;
-    Some(Block::done(Kind::Summary {
-        label: "summary of the earlier conversation (compacted)".into(),
-        text,
-    }))
-}
-
-/// One line for a compaction's start or end (`None` for other events).
-pub fn compaction_note(event: &AgentEvent) -> Option<String> {
-    match event {
-        AgentEvent::CompactionStart { reason } => Some(format!(
-            "compacting the history ({})…",
-            match reason.as_str() {
-                "overflow" => "the model said the context is too long",
-                _ => "the context is nearly full",
-            }
-        )),
-        AgentEvent::CompactionEnd {
-            result,
-            error_message,
-            ..
-        } => Some(match (error_message, result) {
-            (Some(error), _) => format!("compaction failed: {error}"),
-            (None, Some(done)) => format!(
-                "compacted: about {} → {} tokens",
-                done.tokens_before, done.tokens_after
-            ),
-            (None, None) => "compaction ended".to_string(),
-        }),
-        _ => None,
-    }
-}
-
-/// `1234` → `1.2k`.
-fn human(n: u64) -> String {
-    if n < 1000 {
-        n.to_string()
-    } else if n < 1_000_000 {
-        format!("{:.1}k", n as f64 / 1000.0)
-    } else {
-        format!("{:.1}M", n as f64 / 1_000_000.0)
     }
 }

@@ -11,9 +11,8 @@
 //! it in the next prompt's context ("Ran `cmd`" and the output); with `!!`
 //! (`excludeFromContext`) only the user does.
 
-use super::blocks::{Block, Kind};
-use super::tool_view::ToolBlock;
-use super::{Input, Ui};
+use super::input::{Input, ShellDone};
+use super::ui::Ui;
 use focus_core::cancel::CancelToken;
 use focus_core::event::AgentEvent;
 use focus_core::json::Value;
@@ -21,18 +20,6 @@ use focus_core::json_object;
 use focus_core::message::{now_ms, Content, CustomMessage, Message, ToolCall};
 use focus_core::tool::{ToolContext, ToolOutput};
 use focus_tools::gates::permission::Decision;
-
-/// A finished `!command`.
-pub struct ShellDone {
-    /// The id its block is shown under.
-    call_id: String,
-    /// The command line.
-    command: String,
-    /// `!!`: kept out of the model's context.
-    exclude: bool,
-    /// The bash tool's output.
-    output: ToolOutput,
-}
 
 impl Ui<'_> {
     /// Runs `!command` or `!!command` (`line` starts with `!`).
@@ -160,31 +147,6 @@ impl Ui<'_> {
         };
         self.say(&self.style.dim(note));
     }
-}
-
-/// A `bashExecution` message (live, or from a saved session) as a bash block:
-/// the command as its header, the output's tail under it, a failure marked.
-pub fn execution_block(raw: &Value) -> Block {
-    let mut output = raw["output"].as_str().unwrap_or("").to_string();
-    let cancelled = raw["cancelled"].as_bool() == Some(true);
-    let code = raw["exitCode"].as_i64().filter(|&c| c != 0);
-    if cancelled {
-        output.push_str("\n\n(command cancelled)");
-    } else if let Some(code) = code {
-        output.push_str(&format!("\n\nCommand exited with code {code}"));
-    }
-    let details = json_object! {
-        "exitCode" => raw["exitCode"].as_i64(),
-        "truncated" => raw["truncated"].as_bool(),
-        "fullOutputPath" => raw["fullOutputPath"].as_str(),
-    };
-    let block = ToolBlock::ended(
-        "user-bash",
-        "bash",
-        &json_object! { "command" => raw["command"].as_str().unwrap_or("") },
-        Some((output, details, cancelled || code.is_some())),
-    );
-    Block::done(Kind::Tool(Box::new(block)))
 }
 
 /// pi's `bashExecution` message for a command and the bash tool's output

@@ -2,7 +2,9 @@
 //! expanded, a `!command`, or a message — steering or a follow-up while the
 //! agent works, else a new prompt for the conversation.
 
-use super::{commands, Ui};
+use super::commands;
+use super::transcript::message_text;
+use super::ui::Ui;
 use focus_core::message::{now_ms, Content, Message, UserMessage};
 use focus_tui::editor;
 
@@ -88,18 +90,5 @@ impl Ui<'_> {
             Ok(()) => self.queued.push((follow_up, text)),
             Err(message) => self.start(vec![*message]),
         }
-    }
-}
-
-/// The text of a user message.
-pub(super) fn message_text(message: &Message) -> String {
-    match message {
-        Message::User(u) => u
-            .content
-            .iter()
-            .filter_map(Content::as_text)
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
     }
 }

@@ -4,17 +4,22 @@
 //! dialog, the editor, the footer). [`Screen`](super::screen::Screen) draws both.
 
 use super::blocks::{Block, Kind, Look, Streamed};
+use super::footer::human;
 use super::footer::layout::{layout, Item};
 use super::screen::{visible_width, Chrome};
 use super::tool_view::ToolBlock;
-use super::{human, Ui, SPINNER};
-use crate::modes::print::{clip, end_reason_text};
+use super::transcript::summary_block;
+use super::ui::Ui;
+use crate::modes::print::{clip, compaction_note, end_reason_text};
 use crate::terminal::reveal::reveal_hidden;
 use crate::terminal::width::text_width;
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::message::{Content, Message, StopReason};
 use focus_core::provider::StreamEvent;
 use focus_tools::output::sanitize;
+
+/// The spinner's frames.
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 impl Ui<'_> {
     /// Shows one agent event.
@@ -48,19 +53,19 @@ impl Ui<'_> {
             }
             // A compaction inside the run: Esc aborts the run, which cancels it.
             AgentEvent::CompactionStart { .. } => {
-                let line = super::compaction_note(event).unwrap_or_default();
+                let line = compaction_note(event).unwrap_or_default();
                 self.notice = Some(format!("{line} · Esc cancels"));
                 self.busy = Some("compacting");
             }
             AgentEvent::CompactionEnd { result, .. } => {
                 self.notice = None;
                 self.busy = None;
-                if let Some(note) = super::compaction_note(event) {
+                if let Some(note) = compaction_note(event) {
                     self.note(self.style.dim(&note));
                 }
                 if result.is_some() {
                     let context = self.engine.conversation.session.lock().context_messages();
-                    self.blocks.extend(super::summary_block(&context));
+                    self.blocks.extend(summary_block(&context));
                 }
             }
             AgentEvent::MessageEnd {
