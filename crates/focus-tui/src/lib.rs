@@ -2,7 +2,9 @@
 //!
 //! The parts of an interactive terminal program that any std-only project can
 //! reuse: how wide text is on screen ([`width`]) and how lines become rows that
-//! fit a window ([`rows`], two aligned columns in [`columns`]), colours that respect
+//! fit a window ([`rows`], two aligned columns in [`columns`]), a differential
+//! renderer that commits what is finished to the scrollback and redraws only a
+//! live area below it ([`screen`]), colours that respect
 //! `NO_COLOR` and pipes ([`style`], themed by [`theme`]), keys as terminals send
 //! them ([`keys`]), what they do ([`keymap`]) and the user's own bindings
 //! ([`keybindings`]), a multi-line editor with history ([`editor`]), Markdown
@@ -31,6 +33,7 @@ pub mod picker;
 pub mod printable;
 pub mod reveal;
 pub mod rows;
+pub mod screen;
 pub mod style;
 pub mod table;
 pub mod terminal;

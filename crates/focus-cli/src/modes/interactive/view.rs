@@ -180,7 +180,7 @@ impl Ui<'_> {
     /// found behind the notes said while it streams (they wait after it, in
     /// the live area: a note never splits a streaming answer).
     fn streaming(&mut self, thinking: bool) -> &mut Streamed {
-        let from = self.screen.committed_blocks().min(self.blocks.len());
+        let from = self.screen.committed_parts().min(self.blocks.len());
         let open = self.blocks[from..].iter().rposition(|b| {
             !b.finished
                 && match b.kind {
@@ -210,7 +210,7 @@ impl Ui<'_> {
 
     /// Finishes the streamed blocks (an answer or thinking ended).
     pub(super) fn finish_streams(&mut self) {
-        let from = self.screen.committed_blocks().min(self.blocks.len());
+        let from = self.screen.committed_parts().min(self.blocks.len());
         for block in &mut self.blocks[from..] {
             if matches!(block.kind, Kind::Answer(_) | Kind::Thinking(_)) {
                 block.finished = true;
@@ -374,7 +374,7 @@ impl Ui<'_> {
             show_thinking: self.show_thinking,
             hyperlinks: self.hyperlinks,
         };
-        self.screen.draw(&mut self.blocks, look, &chrome);
+        self.screen.draw(&mut self.blocks, &look, &chrome);
         self.screen.flush();
         self.approval_shown();
     }
