@@ -112,9 +112,40 @@ pub fn run(
     let (sender, receiver) = inputs;
     let (resume, resumed) = mpsc::channel();
     key_input::spawn_key_reader(sender.clone(), resumed);
+    let mut ui = new_ui(engine, args, cwd, prompts, sender, resume);
+    ui.open(choice);
+    // SIGTERM, SIGHUP (the terminal window closed) and SIGQUIT end focus cleanly:
+    // seen within a TICK, they stop the loop like a quit, and the running prompt
+    // is finished below (aborted, every tool call answered, the session written).
+    crate::terminal::signals::catch_interrupts();
+    let signals_before = crate::terminal::signals::interrupts();
+    ui.run_loop(&receiver, || {
+        crate::terminal::signals::interrupts() != signals_before
+    });
+    let signalled = crate::terminal::signals::interrupts() > signals_before;
+    ui.close(&receiver);
+    drop(raw);
+    outln!();
+    if signalled {
+        crate::stopped_exit_code()
+    } else {
+        0
+    }
+}
+
+/// The UI's state at start: nothing shown yet, the editor's history loaded,
+/// `prompts` waiting to be sent.
+fn new_ui<'a>(
+    engine: &'a mut Engine,
+    args: &Args,
+    cwd: &Path,
+    prompts: Vec<Message>,
+    sender: SyncSender<Input>,
+    resume: mpsc::Sender<()>,
+) -> Ui<'a> {
     let home = focus_harness::session::focus_home();
     let history_file = editor::history_path(&home);
-    let mut ui = Ui {
+    Ui {
         engine,
         cwd: cwd.to_path_buf(),
         style: Style::for_fd(STDOUT),
@@ -151,93 +182,142 @@ pub fn run(
         inputs: sender,
         scope_from_flag: args.models.is_some(),
         quit: false,
-    };
-    // The theme, folded thinking and keybindings.json; their warnings after
-    // the history.
-    let mut look = reload::UiSettings::load(cwd);
-    let warnings = std::mem::take(&mut look.warnings);
-    ui.apply_ui_settings(look);
-    ui.welcome = ui.welcome(choice);
-    ui.walk_files_in_background();
-    ui.show_history();
-    for warning in warnings {
-        let text = focus_tools::output::sanitize(&warning).into_owned();
-        ui.say(&ui.style.yellow(&text));
-    }
-    out!("{KEYBOARD_ON}");
-    ui.start_next_prompt();
-    ui.redraw();
-    // Frames: at once after a key (the echo), at most every FRAME while output
-    // streams (a burst of deltas is one frame), every TICK for the spinner.
-    let mut last_draw = Instant::now();
-    let mut last_tick = Instant::now();
-    let mut dirty = false;
-    // SIGTERM, SIGHUP (the terminal window closed) and SIGQUIT end focus cleanly:
-    // seen within a TICK, they stop the loop like a quit, and the running prompt
-    // is finished below (aborted, every tool call answered, the session written).
-    crate::terminal::signals::catch_interrupts();
-    let signals_before = crate::terminal::signals::interrupts();
-    while !ui.quit && crate::terminal::signals::interrupts() == signals_before {
-        // A running prompt is looked at every FRAME (its events wait in its
-        // queue meanwhile); idle, the loop wakes every TICK.
-        let wait = if dirty {
-            FRAME.saturating_sub(last_draw.elapsed())
-        } else if ui.engine.conversation.is_busy() {
-            FRAME
-        } else {
-            TICK.saturating_sub(last_tick.elapsed())
-        };
-        let mut typed = false;
-        match receiver.recv_timeout(wait) {
-            Ok(input) => {
-                typed = matches!(input, Input::Keys(..) | Input::KeysThenWait(..));
-                // A key is read against what the conversation says now (a run
-                // that just ended takes prompts and commands again).
-                ui.take_conversation_events();
-                ui.handle(input);
-                dirty = true;
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        }
-        if last_tick.elapsed() >= TICK {
-            // The spinner turns, and the window's size is looked at again.
-            if ui.engine.conversation.is_busy() || ui.busy.is_some() {
-                ui.frame += 1;
-            }
-            last_tick = Instant::now();
-            dirty = true;
-        }
-        // Drain what is already queued before drawing (bursts of deltas).
-        while let Ok(input) = receiver.try_recv() {
-            typed |= matches!(input, Input::Keys(..) | Input::KeysThenWait(..));
-            ui.handle(input);
-            if ui.quit {
-                break;
-            }
-        }
-        dirty |= ui.take_conversation_events();
-        if typed || (dirty && last_draw.elapsed() >= FRAME) {
-            ui.redraw();
-            last_draw = Instant::now();
-            dirty = false;
-        }
-    }
-    let signalled = crate::terminal::signals::interrupts() > signals_before;
-    ui.stop_conversation(&receiver);
-    ui.screen.finish();
-    ui.screen.flush();
-    out!("{KEYBOARD_OFF}");
-    drop(raw);
-    outln!();
-    if signalled {
-        crate::stopped_exit_code()
-    } else {
-        0
     }
 }
 
+/// When the loop draws: at once after a key (the echo), at most every FRAME
+/// while output streams (a burst of deltas is one frame), every TICK for the
+/// spinner and a look at the window's size.
+struct Frames {
+    last_draw: Instant,
+    last_tick: Instant,
+    /// Something changed since the last frame.
+    dirty: bool,
+}
+
+impl Frames {
+    /// How long the loop may wait for input: until the next frame is due
+    /// when something changed, a FRAME while a prompt runs (its events wait
+    /// in its queue meanwhile), else until the next tick.
+    fn wait(&self, running: bool) -> Duration {
+        if self.dirty {
+            FRAME.saturating_sub(self.last_draw.elapsed())
+        } else if running {
+            FRAME
+        } else {
+            TICK.saturating_sub(self.last_tick.elapsed())
+        }
+    }
+
+    /// Whether a tick is due (and if so, counts it: a frame is due too).
+    fn tick(&mut self) -> bool {
+        if self.last_tick.elapsed() < TICK {
+            return false;
+        }
+        self.last_tick = Instant::now();
+        self.dirty = true;
+        true
+    }
+
+    /// Whether to draw now: a key was typed, or something changed and a
+    /// FRAME passed since the last frame.
+    fn due(&self, typed: bool) -> bool {
+        typed || (self.dirty && self.last_draw.elapsed() >= FRAME)
+    }
+
+    /// A frame was drawn.
+    fn drawn(&mut self) {
+        self.last_draw = Instant::now();
+        self.dirty = false;
+    }
+}
+
+/// Whether `input` is keys typed (their echo is drawn at once).
+fn is_typed(input: &Input) -> bool {
+    matches!(input, Input::Keys(..) | Input::KeysThenWait(..))
+}
+
 impl Ui<'_> {
+    /// The first frame: the settings (theme, folded thinking,
+    /// keybindings.json) applied, the welcome and the history shown, then the
+    /// settings' warnings, the keyboard's modes asked for, the first prompt
+    /// given on the command line started.
+    fn open(&mut self, choice: &ModelChoice) {
+        let mut look = reload::UiSettings::load(&self.cwd);
+        let warnings = std::mem::take(&mut look.warnings);
+        self.apply_ui_settings(look);
+        self.welcome = self.welcome(choice);
+        self.walk_files_in_background();
+        self.show_history();
+        for warning in warnings {
+            let text = focus_tools::output::sanitize(&warning).into_owned();
+            self.say(&self.style.yellow(&text));
+        }
+        out!("{KEYBOARD_ON}");
+        self.start_next_prompt();
+        self.redraw();
+    }
+
+    /// Handles inputs and draws frames until a quit, stdin's end, or
+    /// `stopped` says a signal came.
+    fn run_loop(&mut self, receiver: &Receiver<Input>, stopped: impl Fn() -> bool) {
+        let mut frames = Frames {
+            last_draw: Instant::now(),
+            last_tick: Instant::now(),
+            dirty: false,
+        };
+        while !self.quit && !stopped() {
+            let wait = frames.wait(self.engine.conversation.is_busy());
+            let mut typed = false;
+            match receiver.recv_timeout(wait) {
+                Ok(input) => {
+                    typed = is_typed(&input);
+                    // A key is read against what the conversation says now (a
+                    // run that just ended takes prompts and commands again).
+                    self.take_conversation_events();
+                    self.handle(input);
+                    frames.dirty = true;
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            // The spinner turns, and the window's size is looked at again.
+            if frames.tick() && (self.engine.conversation.is_busy() || self.busy.is_some()) {
+                self.frame += 1;
+            }
+            typed |= self.drain(receiver);
+            frames.dirty |= self.take_conversation_events();
+            if frames.due(typed) {
+                self.redraw();
+                frames.drawn();
+            }
+        }
+    }
+
+    /// Handles what is already queued before drawing (a burst of deltas is
+    /// one frame); whether keys were among it.
+    fn drain(&mut self, receiver: &Receiver<Input>) -> bool {
+        let mut typed = false;
+        while let Ok(input) = receiver.try_recv() {
+            typed |= is_typed(&input);
+            self.handle(input);
+            if self.quit {
+                break;
+            }
+        }
+        typed
+    }
+
+    /// The end: the running prompt finished (aborted, every tool call
+    /// answered, the session written), the live area erased, the keyboard's
+    /// modes given back.
+    fn close(&mut self, receiver: &Receiver<Input>) {
+        self.stop_conversation(receiver);
+        self.screen.finish();
+        self.screen.flush();
+        out!("{KEYBOARD_OFF}");
+    }
+
     fn welcome(&self, choice: &ModelChoice) -> String {
         let model = self.engine.conversation.config.provider.model();
         let mut text = format!(
