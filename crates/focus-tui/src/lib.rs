@@ -13,7 +13,8 @@
 //! matching ([`fuzzy`]), text from outside made printable ([`printable`]),
 //! unmasking of hidden characters ([`reveal`]), and the terminal itself
 //! ([`terminal`], through focus-sys, the only crate with `unsafe`). focus's interactive mode wires conversation
-//! events to these; `cargo run -p focus-tui --example editor` uses them alone.
+//! events to these; `cargo run -p focus-tui --example editor` and `--example
+//! screen` use them alone.
 //!
 //! Dependencies: focus-sys (terminal calls) and focus-core's JSON codec (theme,
 //! history and keybindings files); never focus-core's agent or event types (a tidy rule).
