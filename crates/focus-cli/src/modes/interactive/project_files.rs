@@ -135,4 +135,29 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn one_walk_at_a_time_and_its_files_kept() {
+        let root = std::env::temp_dir().join(format!("focus-file-index-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.txt"), "a").unwrap();
+        let mut index = FileIndex::default();
+        let (sender, walks) = std::sync::mpsc::channel();
+        let first = sender.clone();
+        index.walk_in_background(&root, move |w| first.send(w).unwrap());
+        // A second walk while the first goes on is not started.
+        index.walk_in_background(&root, move |w| sender.send(w).unwrap());
+        let walked = walks.recv().unwrap();
+        assert!(walks.recv().is_err(), "a second walk ran");
+        // Until it comes back, a picker walks on the spot (a file made since
+        // shows); then the walk's files are the ones given.
+        std::fs::write(root.join("b.txt"), "b").unwrap();
+        assert_eq!(index.files_now(&root).picker("f").match_count(), 2);
+        assert!(index.walking);
+        index.walked(walked);
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(index.files_now(&root).picker("f").match_count(), 1);
+        assert!(!index.walking);
+    }
 }
