@@ -11,7 +11,8 @@
 //! to them. Reading order: [`keys`](focus_tui::keys) (bytes to keys) and [`keymap`] (keys to actions),
 //! [`editor`] (the input), [`markdown`](focus_tui::markdown) and [`highlight`](focus_tui::highlight) (styling answers),
 //! [`rows`](focus_tui::rows) (lines to rows that fit), [`blocks`] and [`tool_view`] (the
-//! conversation as blocks), [`screen`] (the renderer), [`view`] (how events
+//! conversation as blocks), [`screen`] (blocks on focus-tui's renderer,
+//! [`focus_tui::screen`]), [`view`] (how events
 //! change the blocks, and the chrome), [`dialog`] (approvals), [`transcript`] (a
 //! saved conversation as blocks), [`footer`], [`compacting`], [`external`]
 //! (Ctrl+G), [`commands`] (slash commands), [`fuzzy`](focus_tui::fuzzy) and [`picker`](focus_tui::picker) (a list
@@ -28,8 +29,9 @@
 //! The state is one [`Ui`] ([`ui`]), extended by `impl Ui` blocks in the files
 //! above. `ui.rs` sits below all of them and names only parts that know nothing
 //! of the `Ui` ([`screen`], [`blocks`], [`popup`], [`tree_view`],
-//! [`project_files`], [`input`]); this file only declares the files and runs the
-//! loop. So no file of the mode imports a file that imports it back, and
+//! [`project_files`], [`input`]); this file declares the files, builds the
+//! state, runs the loop and keeps the few methods every command uses
+//! ([`Ui::say`], [`Ui::show_history`]), and no file imports it. So no file of the mode imports a file that imports it back, and
 //! helpers two files share live in leaves ([`transcript`], [`footer`]).
 
 pub mod agents;
