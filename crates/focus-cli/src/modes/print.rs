@@ -358,6 +358,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_compaction_is_one_line_at_its_start_and_end() {
+        let start = AgentEvent::CompactionStart {
+            reason: "overflow".into(),
+        };
+        assert_eq!(
+            compaction_note(&start).as_deref(),
+            Some("compacting the history (the model said the context is too long)…")
+        );
+        let failed = AgentEvent::CompactionEnd {
+            result: None,
+            aborted: false,
+            will_retry: false,
+            error_message: Some("no model".into()),
+        };
+        assert_eq!(
+            compaction_note(&failed).as_deref(),
+            Some("compaction failed: no model")
+        );
+        assert_eq!(compaction_note(&AgentEvent::AgentStart), None);
+    }
+
+    #[test]
     fn a_retry_is_one_readable_line() {
         let line = retry_line(2, 4, 2000, "HTTP 529: overloaded\n\x1b[2J");
         assert!(line.starts_with("retrying in 2 s (attempt 2/4): HTTP 529: overloaded"));

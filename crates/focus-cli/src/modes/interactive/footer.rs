@@ -134,6 +134,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn numbers_read_short() {
+        assert_eq!(human(999), "999");
+        assert_eq!(human(1234), "1.2k");
+        assert_eq!(human(200_000), "200.0k");
+        assert_eq!(human(2_500_000), "2.5M");
+    }
+
+    #[test]
     fn the_branch_of_a_repository_and_a_worktree() {
         let root = std::env::temp_dir().join(format!("focus-footer-{}", std::process::id()));
         let repo = root.join("repo");

@@ -173,6 +173,41 @@ mod tests {
     use focus_core::message::UserMessage;
 
     #[test]
+    fn a_message_text_is_a_user_message_text() {
+        let user = Message::User(UserMessage {
+            content: vec![
+                Content::text("one"),
+                Content::Image {
+                    data: "".into(),
+                    mime_type: "image/png".into(),
+                },
+                Content::text("two"),
+            ],
+            timestamp: 0,
+        });
+        assert_eq!(message_text(&user), "one\ntwo");
+        let custom = Message::Custom(focus_core::message::CustomMessage {
+            role: "note".into(),
+            raw: Value::Null,
+        });
+        assert_eq!(message_text(&custom), "");
+    }
+
+    #[test]
+    fn the_summary_of_a_compacted_history_is_a_marked_block() {
+        assert!(summary_block(&[Message::User(UserMessage::text("hi", 0))]).is_none());
+        let summary = focus_core::message::CustomMessage {
+            role: "compactionSummary".into(),
+            raw: json_object! { "summary" => "what happened" },
+        };
+        let block = summary_block(&[Message::Custom(summary)]).unwrap();
+        assert!(matches!(
+            &block.kind,
+            Kind::Summary { text, .. } if text == "what happened"
+        ));
+    }
+
+    #[test]
     fn a_history_becomes_blocks() {
         let history = vec![Message::User(UserMessage::text("hi there", 0))];
         let mut blocks = history_blocks(&history, Style::PLAIN);
