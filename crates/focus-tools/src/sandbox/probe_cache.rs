@@ -71,10 +71,16 @@ pub fn namespaces(state_dir: Option<&Path>) -> (Option<Support>, Source) {
         return (Some(support), Source::Remembered);
     }
     let found = focus_sys::namespaces::probe();
-    if let Some(support) = found.filter(|s| s.mounts && s.pids) {
+    if let Some(support) = found.filter(|s| worth_remembering(*s)) {
         remember(dir, &file, &render(&key, support));
     }
     (found, Source::Probed)
+}
+
+/// Only an answer with everything working is remembered (see the module docs).
+#[cfg(target_os = "linux")]
+fn worth_remembering(support: Support) -> bool {
+    support.mounts && support.pids
 }
 
 /// Everything the probe's answer depends on, one `name=value` a line.
@@ -203,6 +209,20 @@ mod tests {
         assert_eq!(parse(&format!("{text}extra\n"), &key), None);
         assert_eq!(parse("", &key), None);
         assert_eq!(parse(&text[..text.len() / 2], &key), None, "a torn file");
+    }
+
+    #[test]
+    fn less_than_everything_is_never_remembered_nor_read_back() {
+        let key = environment_key();
+        for (mounts, pids) in [(true, false), (false, false), (false, true)] {
+            for user in [false, true] {
+                let less = Support { mounts, pids, user };
+                assert!(!worth_remembering(less), "{less:?}");
+                // Nor would such a file be believed, were one written by hand.
+                assert_eq!(parse(&render(&key, less), &key), None, "{less:?}");
+            }
+        }
+        assert!(worth_remembering(all(false)) && worth_remembering(all(true)));
     }
 
     #[test]
