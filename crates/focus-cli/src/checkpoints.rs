@@ -91,7 +91,8 @@ pub fn enable(conversation: &mut Conversation, cwd: &Path, settings: &Value) -> 
         Arc::new(walker),
         settings.max_file_bytes,
     ) {
-        Ok(tracker) => {
+        Ok(mut tracker) => {
+            tracker.set_watching(settings.watch);
             conversation.checkpoints = Some(Arc::new(Mutex::new(tracker)));
             None
         }

@@ -35,6 +35,18 @@ fn focus_rewind_restores_what_a_run_wrote_and_deleted_and_keeps_conflicts() {
         s.work.join("out/result").exists(),
         "the command did not run"
     );
+    // The bash call's own checkpoint holds what the sandboxed command changed:
+    // the parent's watches see a jailed child's changes (same inodes), and the
+    // events are read whole once the child has exited.
+    let session = std::fs::read_to_string(s.session_files().pop().unwrap()).unwrap();
+    let bash_checkpoint = session
+        .lines()
+        .find(|l| l.contains("focus.checkpoint") && l.contains("out/result"))
+        .unwrap_or_else(|| panic!("no checkpoint names out/result:\n{session}"));
+    assert!(
+        bash_checkpoint.contains("\"cause\":\"tool\"") && bash_checkpoint.contains("old.txt"),
+        "the bash call's checkpoint misses a change: {bash_checkpoint}"
+    );
     let read = |name: &str| std::fs::read_to_string(s.work.join(name)).ok();
 
     let dry = s.run(&["rewind", "--code", "--dry-run"], "");
