@@ -2,7 +2,8 @@
 //! events are listed, and what they hold is recorded exactly as a walk would
 //! (a nested write, a folder moved within the project and then written in, a
 //! folder created with content); an ignore file that changes makes the next
-//! look a whole walk, said once; with watching off every look is a walk.
+//! look a whole walk, said once, and so does an overflowed event queue; with
+//! watching off every look is a walk.
 
 use super::checkpoint_support::Tracked;
 use super::support::Scratch;
@@ -127,4 +128,54 @@ fn with_watching_off_every_look_walks_the_whole_project() {
     assert_eq!(paths(&m), ["~a/b/c/deep.txt"]);
     assert_eq!(t.tracker.last_walk.dirs, 0);
     assert_eq!(t.tracker.last_walk.paths, 9);
+}
+
+#[test]
+fn an_overflowed_event_queue_makes_one_whole_walk_said_once() {
+    let project_dir = Scratch::new("overflow-project");
+    let sessions = Scratch::new("overflow-sessions");
+    let root = project_dir.path();
+    project(root);
+    let mut t = Tracked::new(root, sessions.path());
+    t.tracker.baseline().unwrap();
+    if !t.tracker.is_watching() {
+        eprintln!(
+            "SKIPPED: inotify unavailable: {:?}",
+            t.tracker.take_notices()
+        );
+        return;
+    }
+    let queued: usize = std::fs::read_to_string("/proc/sys/fs/inotify/max_queued_events")
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(16_384);
+    // Alternating writes to two files: the kernel merges only an event equal
+    // to the last one queued, so each write queues one.
+    use std::io::Write;
+    let mut one = std::fs::OpenOptions::new()
+        .append(true)
+        .open(root.join("d/one.txt"))
+        .unwrap();
+    let mut two = std::fs::OpenOptions::new()
+        .append(true)
+        .open(root.join("e/two.txt"))
+        .unwrap();
+    for _ in 0..queued / 2 + 10 {
+        one.write_all(b"1").unwrap();
+        two.write_all(b"2").unwrap();
+    }
+    drop((one, two));
+    let m = t.tracker.record_walk().unwrap();
+    assert_eq!(paths(&m), ["~d/one.txt", "~e/two.txt"]);
+    assert_eq!(t.tracker.last_walk.dirs, 0, "a whole walk");
+    let notices = t.tracker.take_notices();
+    assert!(
+        notices.len() == 1 && notices[0].contains("overflowed"),
+        "{notices:?}"
+    );
+    assert!(t.tracker.is_watching());
+    std::fs::write(root.join("a/top.txt"), "after").unwrap();
+    let m = t.tracker.record_walk().unwrap();
+    assert_eq!(paths(&m), ["~a/top.txt"]);
+    assert_eq!(t.tracker.last_walk.dirs, 1);
 }
