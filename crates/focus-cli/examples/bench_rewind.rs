@@ -1,7 +1,8 @@
 //! File checkpoints, measured: the overhead a checkpoint adds to one tool call
 //! on a 10,000-file and a 100,000-file project (a `bash` call: with the
 //! project watched, the folders with inotify events listed and compared;
-//! without, the whole walk with `lstat` and the comparison; a `write`/`edit`
+//! without, the whole walk with `lstat` and the comparison; also a change in
+//! the project's top folder; each with its manifest saved; a `write`/`edit`
 //! call: only the named path), the listing or walk alone, the one-time
 //! baseline (and a second session's, whose content the store holds already),
 //! and the storage a run of changes costs against the bytes that actually
@@ -44,6 +45,7 @@ fn project(root: &Path, files: usize) {
         let text = format!("// file {i}\nfn f{i}() -> u32 {{ {i} }}\n").repeat(4);
         std::fs::write(dir.join(format!("f{i}.rs")), text).unwrap();
     }
+    std::fs::write(root.join("README.md"), "# a project\n").unwrap();
 }
 
 fn load() -> String {
@@ -85,6 +87,7 @@ fn one(files: usize, watch: bool) {
     tracker.record_walk().unwrap();
     let (mut bash, mut walk, mut write) = (Vec::new(), Vec::new(), Vec::new());
     let mut dirs = 0;
+    let mut top = Vec::new();
     let mut changed_bytes = 0u64;
     let mut checkpoints = 0u64;
     for round in 0..21 {
@@ -94,11 +97,22 @@ fn one(files: usize, watch: bool) {
         std::fs::write(&path, &text).unwrap();
         let t = Instant::now();
         let m = tracker.record_walk().unwrap();
+        store.manifests.save(&m).unwrap();
         bash.push(t.elapsed());
         walk.push(tracker.last_walk.walk);
         dirs = dirs.max(tracker.last_walk.dirs);
         assert_eq!(m.changes.len(), 1);
+        checkpoints += 1;
+        // A change in the project's top folder (which holds every other path
+        // below it).
+        let text = format!("# notes of round {round}\n").repeat(40);
+        changed_bytes += text.len() as u64;
+        std::fs::write(root.join("README.md"), &text).unwrap();
+        let t = Instant::now();
+        let m = tracker.record_walk().unwrap();
         store.manifests.save(&m).unwrap();
+        top.push(t.elapsed());
+        assert_eq!(m.changes.len(), 1);
         checkpoints += 1;
         let rel = PathBuf::from(format!("d001/e00/f{}.rs", 1000 + round));
         let text = format!("// written in round {round}\n").repeat(40);
@@ -107,14 +121,14 @@ fn one(files: usize, watch: bool) {
         tracker.prepare_paths(std::slice::from_ref(&rel)).unwrap();
         std::fs::write(root.join(&rel), &text).unwrap();
         let m = tracker.record_paths(&[rel]).unwrap();
-        write.push(t.elapsed());
         store.manifests.save(&m).unwrap();
+        write.push(t.elapsed());
         checkpoints += 1;
     }
     let manifests = folder_bytes(&store.dir.join("manifests"));
     let blobs_added = folder_bytes(&store.dir) - stored_after_baseline - manifests;
     println!(
-        "| {files} files | {} | {:.2} | {:.2} | {} | {:.3} | {:.0} | {:.0} | {:.2}× | {} |",
+        "| {files} files | {} | {:.2} | {:.2} | {} | {:.2} | {:.3} | {:.0} | {:.0} | {:.2}× | {} |",
         if watch { "watched" } else { "walk" },
         median(bash),
         median(walk),
@@ -123,6 +137,7 @@ fn one(files: usize, watch: bool) {
         } else {
             "all".into()
         },
+        median(top),
         median(write),
         baseline.as_secs_f64() * 1000.0,
         second_baseline.as_secs_f64() * 1000.0,
@@ -134,8 +149,8 @@ fn one(files: usize, watch: bool) {
 
 fn main() {
     println!("load average before: {}", load());
-    println!("| project | changes found by | bash call: listing + compare + store, median (ms) | of which listing or walk (ms) | folders listed | write/edit call (ms) | baseline, once (ms) | a second session's baseline (ms) | content stored / bytes changed | manifest bytes per checkpoint |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| project | changes found by | bash call: listing + compare + store, median (ms) | of which listing or walk (ms) | folders listed | bash call changing the top folder (ms) | write/edit call (ms) | baseline, once (ms) | a second session's baseline (ms) | content stored / bytes changed | manifest bytes per checkpoint |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let sizes: Vec<usize> = match std::env::args().nth(1) {
         Some(n) => vec![n.parse().expect("a number of files")],
         None => vec![10_000, 100_000],

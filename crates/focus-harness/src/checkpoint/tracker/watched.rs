@@ -151,7 +151,9 @@ impl Tracker {
                         false
                     }
                 };
-                let Ok(meta) = std::fs::symlink_metadata(self.root.join(&rel)) else {
+                // `lstat` through the folder's descriptor (`fstatat`), not the
+                // whole path again.
+                let Ok(meta) = entry.metadata() else {
                     continue;
                 };
                 present.insert(name);
@@ -164,9 +166,8 @@ impl Tracker {
                 }
                 listed.push((rel, stamp));
             }
-            for child in self.known_under(dir) {
-                let direct = child.parent() == Some(dir.as_path());
-                if direct && !child.file_name().is_some_and(|n| present.contains(n)) {
+            for child in self.known_children(dir) {
+                if !child.file_name().is_some_and(|n| present.contains(n)) {
                     gone.extend(self.known_under(&child));
                     gone.insert(child);
                 }
@@ -230,6 +231,41 @@ impl Tracker {
             .take_while(|p| p.starts_with(dir))
             .cloned()
             .collect()
+    }
+
+    /// The known paths directly in `dir`, found without visiting what lies
+    /// deeper: after a child, the search goes on from its name followed by a
+    /// NUL byte, which sorts after everything below the child and before its
+    /// next sibling (no name holds a NUL).
+    fn known_children(&self, dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        let mut from: Bound<PathBuf> = Bound::Excluded(dir.to_path_buf());
+        loop {
+            let next = self
+                .known
+                .range::<PathBuf, _>((from, Bound::Unbounded))
+                .map(|(p, _)| p)
+                .next();
+            let Some(child) = next.filter(|p| p.starts_with(dir)) else {
+                return out;
+            };
+            // The name directly in `dir` this path lies under (itself, unless
+            // the folder between is not tracked).
+            let Some(name) = child
+                .strip_prefix(dir)
+                .ok()
+                .and_then(|rest| rest.components().next())
+                .map(|c| c.as_os_str().to_os_string())
+            else {
+                return out;
+            };
+            if child.parent() == Some(dir) {
+                out.push(child.clone());
+            }
+            let mut past = name;
+            past.push("\0");
+            from = Bound::Included(dir.join(past));
+        }
     }
 
     /// Whether a path met in a listing is excluded (asked once per path
