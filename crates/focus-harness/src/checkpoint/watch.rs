@@ -32,8 +32,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The marker file written in the store's folder to know the queue is read
-/// up to now.
-const MARKER: &str = ".watch-sync";
+/// up to now (`.watch-sync-<pid>`: sessions of one folder share the store).
+fn marker_name() -> String {
+    format!(".watch-sync-{}", std::process::id())
+}
 
 /// How long a drain waits for the marker's event before giving up on the
 /// events (and walking the project instead). It arrives at once in practice.
@@ -54,7 +56,8 @@ pub struct Watcher {
     root: PathBuf,
     by_wd: HashMap<i32, PathBuf>,
     by_dir: HashMap<PathBuf, i32>,
-    marker_dir: PathBuf,
+    marker: PathBuf,
+    marker_name: std::ffi::OsString,
     marker_wd: i32,
     marker_count: u64,
     events: Vec<Event>,
@@ -76,7 +79,8 @@ impl Watcher {
             root: root.to_path_buf(),
             by_wd: HashMap::new(),
             by_dir: HashMap::new(),
-            marker_dir: marker_dir.to_path_buf(),
+            marker: marker_dir.join(marker_name()),
+            marker_name: marker_name().into(),
             marker_wd,
             marker_count: 0,
             events: Vec::new(),
@@ -152,8 +156,7 @@ impl Watcher {
     /// The marker cannot be written or the events cannot be read.
     pub fn drain(&mut self) -> io::Result<Drained> {
         self.marker_count += 1;
-        let marker = self.marker_dir.join(MARKER);
-        std::fs::write(&marker, self.marker_count.to_string())?;
+        std::fs::write(&self.marker, self.marker_count.to_string())?;
         let started = Instant::now();
         let mut dirty = BTreeSet::new();
         let mut rescan: Option<String> = None;
@@ -163,9 +166,7 @@ impl Watcher {
             let events = std::mem::take(&mut self.events);
             let mut marked = false;
             for event in &events {
-                if event.wd == self.marker_wd
-                    && event.name.as_deref() == Some(std::ffi::OsStr::new(MARKER))
-                {
+                if event.wd == self.marker_wd && event.name.as_ref() == Some(&self.marker_name) {
                     marked = true;
                     continue;
                 }
@@ -221,5 +222,12 @@ impl Watcher {
         }
         dirty.insert(dir);
         None
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        // Written only by this process; gone with it (absent if never drained).
+        let _ = std::fs::remove_file(&self.marker);
     }
 }
