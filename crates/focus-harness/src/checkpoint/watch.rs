@@ -65,15 +65,14 @@ pub struct Watcher {
 
 impl Watcher {
     /// A watcher of the project at `root`, with its marker in `marker_dir`
-    /// (created if missing). No folder of the project is watched yet.
+    /// (made and watched at the first drain). No folder of the project is
+    /// watched yet.
     ///
     /// # Errors
     ///
-    /// Not Linux, no inotify instance left, or `marker_dir` cannot be made or watched.
+    /// Not Linux, or no inotify instance left.
     pub fn new(root: &Path, marker_dir: &Path) -> io::Result<Watcher> {
         let inotify = Inotify::new()?;
-        focus_sys::private_files::create_dir_all(marker_dir)?;
-        let marker_wd = inotify.add_watch(marker_dir, CHANGES)?;
         Ok(Watcher {
             inotify,
             root: root.to_path_buf(),
@@ -81,7 +80,7 @@ impl Watcher {
             by_dir: HashMap::new(),
             marker: marker_dir.join(marker_name()),
             marker_name: marker_name().into(),
-            marker_wd,
+            marker_wd: -1,
             marker_count: 0,
             events: Vec::new(),
         })
@@ -153,8 +152,15 @@ impl Watcher {
     ///
     /// # Errors
     ///
-    /// The marker cannot be written or the events cannot be read.
+    /// The marker's folder cannot be made or watched, the marker cannot be
+    /// written, or the events cannot be read.
     pub fn drain(&mut self) -> io::Result<Drained> {
+        if self.marker_wd < 0 {
+            if let Some(dir) = self.marker.parent() {
+                focus_sys::private_files::create_dir_all(dir)?;
+                self.marker_wd = self.inotify.add_watch(dir, CHANGES)?;
+            }
+        }
         self.marker_count += 1;
         std::fs::write(&self.marker, self.marker_count.to_string())?;
         let started = Instant::now();
