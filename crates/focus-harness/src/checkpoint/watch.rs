@@ -86,6 +86,11 @@ impl Watcher {
         })
     }
 
+    /// Whether the project's folder `rel` has a watch.
+    pub fn is_watched(&self, rel: &Path) -> bool {
+        self.by_dir.contains_key(rel)
+    }
+
     /// How many folders are watched.
     pub fn watches(&self) -> usize {
         self.by_dir.len()

@@ -89,6 +89,18 @@ fn only_folders_with_events_are_listed_and_their_changes_are_exact() {
     assert_eq!(paths(&m), ["~e/two.txt", "-f/g/h.txt"]);
     assert_eq!(t.tracker.last_walk.dirs, 2, "{:?}", t.tracker.last_walk);
 
+    // A folder deleted and made again under the same name: its new content
+    // is watched too.
+    std::fs::remove_dir_all(root.join("f")).unwrap();
+    std::fs::create_dir_all(root.join("f/k")).unwrap();
+    std::fs::write(root.join("f/new.txt"), "n").unwrap();
+    let m = t.tracker.record_walk().unwrap();
+    assert_eq!(paths(&m), ["-f/g", "+f/k", "+f/new.txt"]);
+    std::fs::write(root.join("f/new.txt"), "changed").unwrap();
+    std::fs::write(root.join("f/k/deeper.txt"), "d").unwrap();
+    let m = t.tracker.record_walk().unwrap();
+    assert_eq!(paths(&m), ["+f/k/deeper.txt", "~f/new.txt"]);
+
     // Nothing changed: nothing listed.
     let m = t.tracker.record_walk().unwrap();
     assert!(m.changes.is_empty());

@@ -126,6 +126,7 @@ impl Tracker {
         let mut listed: Vec<(PathBuf, Stamp)> = Vec::new();
         let mut gone: BTreeSet<PathBuf> = BTreeSet::new();
         let mut new_dirs: Vec<PathBuf> = Vec::new();
+        let mut replaced_dirs: Vec<PathBuf> = Vec::new();
         let mut stats = WalkStats::default();
         for dir in &dirs {
             let tracked = dir.as_os_str().is_empty()
@@ -142,7 +143,9 @@ impl Tracker {
                 if is_temp(&rel) {
                     continue;
                 }
-                let known_dir = match self.known.get(&rel).map(|k| &k.node) {
+                let known = self.known.get(&rel);
+                let known_ino = known.map(|k| k.stamp.ino);
+                let known_dir = match known.map(|k| &k.node) {
                     Some(node) => matches!(node, Node::Dir { .. }),
                     None => {
                         if self.excluded_now(&rel) {
@@ -159,7 +162,16 @@ impl Tracker {
                 present.insert(name);
                 let stamp = Stamp::of(&meta);
                 let is_dir = stamp.kind == Kind::Dir;
-                if is_dir && !known_dir {
+                // A folder deleted or moved away and another put at its name
+                // (another inode, or its watch gone): looked at as new.
+                let replaced = is_dir
+                    && known_dir
+                    && (known_ino != Some(stamp.ino)
+                        || !self.watcher.as_ref().is_some_and(|w| w.is_watched(&rel)));
+                if is_dir && (!known_dir || replaced) {
+                    if replaced {
+                        replaced_dirs.push(rel.clone());
+                    }
                     new_dirs.push(rel.clone());
                 } else if known_dir && !is_dir {
                     gone.extend(self.known_under(&rel));
@@ -182,6 +194,9 @@ impl Tracker {
                     watcher.forget_under(rel);
                 }
             }
+            for rel in &replaced_dirs {
+                watcher.forget_under(rel);
+            }
         }
         let mut watcher = self.watcher.take();
         let mut watch_error: Option<io::Error> = None;
@@ -203,6 +218,17 @@ impl Tracker {
             self.walker.walk_under(&self.root, &dir, &mut visit);
         }
         self.watcher = watcher;
+        // What a replaced folder held and its successor does not is gone.
+        if !replaced_dirs.is_empty() {
+            let seen: HashSet<&Path> = listed.iter().map(|(p, _)| p.as_path()).collect();
+            for dir in &replaced_dirs {
+                for rel in self.known_under(dir) {
+                    if !seen.contains(rel.as_path()) {
+                        gone.insert(rel);
+                    }
+                }
+            }
+        }
         if let Some(error) = watch_error {
             // A folder went unwatched: nothing tells about its changes, so the
             // whole project is walked now, and from now on.
