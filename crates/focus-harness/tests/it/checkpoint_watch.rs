@@ -44,10 +44,10 @@ fn only_folders_with_events_are_listed_and_their_changes_are_exact() {
     t.tracker.baseline().unwrap();
     if !t.tracker.is_watching() {
         // inotify missing (not Linux, or no instance left): the walk is tested elsewhere.
-        eprintln!(
-            "SKIPPED: inotify unavailable: {:?}",
+        focus_testkit::skipped(&format!(
+            "inotify unavailable: {:?}",
             t.tracker.take_notices()
-        );
+        ));
         return;
     }
     std::fs::write(root.join("a/b/c/deep.txt"), "changed").unwrap();
@@ -151,10 +151,10 @@ fn an_overflowed_event_queue_makes_one_whole_walk_said_once() {
     let mut t = Tracked::new(root, sessions.path());
     t.tracker.baseline().unwrap();
     if !t.tracker.is_watching() {
-        eprintln!(
-            "SKIPPED: inotify unavailable: {:?}",
+        focus_testkit::skipped(&format!(
+            "inotify unavailable: {:?}",
             t.tracker.take_notices()
-        );
+        ));
         return;
     }
     let queued: usize = std::fs::read_to_string("/proc/sys/fs/inotify/max_queued_events")
