@@ -72,7 +72,13 @@ impl Watcher {
     ///
     /// Not Linux, or no inotify instance left.
     pub fn new(root: &Path, marker_dir: &Path) -> io::Result<Watcher> {
-        let inotify = Inotify::new()?;
+        const EMFILE: i32 = 24;
+        let inotify = Inotify::new().map_err(|e| match e.raw_os_error() {
+            Some(EMFILE) => io::Error::other(
+                "no inotify instance left for this user (fs.inotify.max_user_instances)",
+            ),
+            _ => e,
+        })?;
         Ok(Watcher {
             inotify,
             root: root.to_path_buf(),
