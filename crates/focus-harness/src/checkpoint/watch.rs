@@ -75,7 +75,7 @@ impl Watcher {
         const EMFILE: i32 = 24;
         let inotify = Inotify::new().map_err(|e| match e.raw_os_error() {
             Some(EMFILE) => io::Error::other(
-                "no inotify instance left for this user (fs.inotify.max_user_instances)",
+                "no inotify instance left (fs.inotify.max_user_instances) or no descriptor left",
             ),
             _ => e,
         })?;
