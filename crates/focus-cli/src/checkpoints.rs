@@ -91,12 +91,46 @@ pub fn enable(conversation: &mut Conversation, cwd: &Path, settings: &Value) -> 
         Arc::new(walker),
         settings.max_file_bytes,
     ) {
-        Ok(tracker) => {
-            conversation.checkpoints = Some(Arc::new(Mutex::new(tracker)));
+        Ok(mut tracker) => {
+            tracker.set_watching(settings.watch);
+            let shared = Arc::new(Mutex::new(tracker));
+            conversation.checkpoints = Some(shared.clone());
+            let own = conversation.session.lock().path().map(Path::to_path_buf);
+            start_background(shared, folder, own, &settings);
             None
         }
         Err(e) => Some(format!("file checkpoints are off: {e}")),
     }
+}
+
+/// Takes the first look (the baseline: every tracked file's content) while
+/// the user types the first prompt, then sweeps the folder's checkpoint store
+/// under the caps (oldest checkpoints of closed sessions first). The first
+/// checkpoint waits for the baseline if it is not done; a failure is left for
+/// that checkpoint to report.
+fn start_background(
+    tracker: Arc<Mutex<Tracker>>,
+    folder: PathBuf,
+    own: Option<PathBuf>,
+    settings: &CheckpointSettings,
+) {
+    let (max_session, max_total) = (settings.max_session_bytes, settings.max_total_bytes);
+    let spawned = std::thread::Builder::new()
+        .name("focus-checkpoints".into())
+        .spawn(move || {
+            let _ = focus_core::sync::lock(&tracker).baseline();
+            if let Some(own) = own {
+                focus_harness::checkpoint::prune::gc_running(
+                    &folder,
+                    max_session,
+                    max_total,
+                    &own,
+                    &tracker,
+                );
+            }
+        });
+    // Without a thread the first checkpoint takes the baseline itself.
+    drop(spawned);
 }
 
 /// `focus rewind`'s options.

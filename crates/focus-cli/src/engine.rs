@@ -135,8 +135,9 @@ impl Engine {
             cwd: String::new(),
             system_prompt: self.conversation.config.system_prompt.clone(),
         };
+        let turns = crate::export_files::turn_files(&store.manager().tree().current_branch());
         drop(store);
-        let html = crate::export::render_html(&meta, &self.conversation.history);
+        let html = crate::export::render_html_with_files(&meta, &self.conversation.history, &turns);
         focus_sys::private_files::write(&path, html)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         Ok(path)

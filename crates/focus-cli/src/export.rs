@@ -6,6 +6,7 @@
 //! Everything from the conversation is HTML-escaped; images are inlined as
 //! `data:` URLs of their base64 data (only the four image types focus accepts).
 
+use crate::export_files::TurnFiles;
 use focus_core::json::Value;
 use focus_core::message::{Content, Message};
 use focus_harness::session::{EntryKind, SessionManager};
@@ -40,6 +41,7 @@ header h1{font-size:1.3rem;margin:.2rem 0}
 .user{background:var(--user)}
 .assistant{border-left:3px solid var(--border)}
 .tool{background:var(--tool);font-size:.9rem}
+.files{font-size:.9rem;border-left:3px solid var(--muted)}
 .role{font-size:.75rem;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
 .error{color:var(--err)}
 pre{white-space:pre-wrap;word-break:break-word;margin:.3rem 0;font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
@@ -60,6 +62,7 @@ pub fn export_session_file(input: &Path, output: Option<&Path>) -> Result<PathBu
         ));
     }
     let session = SessionManager::open_read_only(input).map_err(|e| e.to_string())?;
+    let turns = crate::export_files::turn_files(&session.tree().current_branch());
     let messages: Vec<Message> = session
         .tree()
         .current_branch()
@@ -93,13 +96,19 @@ pub fn export_session_file(input: &Path, output: Option<&Path>) -> Result<PathBu
             PathBuf::from(format!("focus-session-{stem}.html"))
         }
     };
-    focus_sys::private_files::write(&path, render_html(&meta, &messages))
+    focus_sys::private_files::write(&path, render_html_with_files(&meta, &messages, &turns))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path)
 }
 
 /// The whole HTML page for `messages` (one branch, in order).
 pub fn render_html(meta: &Meta, messages: &[Message]) -> String {
+    render_html_with_files(meta, messages, &[])
+}
+
+/// The whole HTML page for `messages`, with each turn's file changes
+/// (`export_files.rs`) at the end of its turn.
+pub fn render_html_with_files(meta: &Meta, messages: &[Message], turns: &[TurnFiles]) -> String {
     let mut page = String::with_capacity(8 * 1024);
     page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     page.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
@@ -122,8 +131,26 @@ pub fn render_html(meta: &Meta, messages: &[Message]) -> String {
         );
     }
     page.push_str("</header>\n");
+    let prompts = messages
+        .iter()
+        .filter(|m| matches!(m, Message::User(_)))
+        .count();
+    // Turns whose prompt compaction summarized come first.
+    for turn in turns.iter().filter(|t| t.prompts_after > prompts) {
+        crate::export_files::render(&mut page, turn);
+    }
+    let mut left = prompts;
     for message in messages {
+        if matches!(message, Message::User(_)) {
+            for turn in turns.iter().filter(|t| t.prompts_after == left) {
+                crate::export_files::render(&mut page, turn);
+            }
+            left -= 1;
+        }
         render_message(&mut page, message);
+    }
+    for turn in turns.iter().filter(|t| t.prompts_after == 0) {
+        crate::export_files::render(&mut page, turn);
     }
     page.push_str("</main>\n</body>\n</html>\n");
     page

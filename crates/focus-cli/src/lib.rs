@@ -47,6 +47,7 @@ pub mod choose;
 pub mod demo;
 pub mod engine;
 pub mod export;
+pub mod export_files;
 pub mod input;
 pub mod keys;
 pub mod mcp_serve;

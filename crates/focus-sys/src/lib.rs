@@ -18,6 +18,9 @@
 //! - [`openat`]: opening beneath a directory with no symbolic link followed
 //!   (`openat2` with `RESOLVE_BENEATH`, or a walk with `O_NOFOLLOW`), and
 //!   `mkdirat`/`renameat`/`unlinkat`, so a file tool writes where it checked;
+//! - [`inotify`]: Linux's file change notification (`inotify_init1`,
+//!   `inotify_add_watch`, `inotify_rm_watch`, events parsed from the bytes
+//!   read), so the file checkpoints compare only the folders that changed;
 //! - [`private_files`]: files of mode 0600 in folders of mode 0700 (safe code
 //!   over std's Unix extensions, here so every crate can share it);
 //! - [`landlock`]: confining a child process's file system (and TCP) access with
@@ -70,6 +73,7 @@ pub mod cgroup;
 #[cfg(target_os = "linux")]
 mod ffi;
 pub mod fs;
+pub mod inotify;
 #[cfg(target_os = "linux")]
 pub mod jail;
 pub mod landlock;

@@ -120,7 +120,13 @@ fn no_session_and_session_dir() {
         .run(&["-p", "--session-dir", dir_text, "--no-tools", "one"], "")
         .status
         .success());
-    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    // Session files; the folder may also hold the checkpoint store
+    // (`checkpoints/`, docs/sessions.md).
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|f| f.path().extension().is_some_and(|e| e == "jsonl"))
+        .collect();
     assert_eq!(files.len(), 1);
     // -c with the same directory continues that file.
     assert!(s
@@ -130,7 +136,12 @@ fn no_session_and_session_dir() {
         )
         .status
         .success());
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    let sessions_now = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|f| f.path().extension().is_some_and(|e| e == "jsonl"))
+        .count();
+    assert_eq!(sessions_now, 1);
     assert!(file_contains(&files[0].path(), "\"two\""));
 
     // Issue 19, item 10: a newer session of another directory in the same

@@ -35,6 +35,38 @@ fn focus_rewind_restores_what_a_run_wrote_and_deleted_and_keeps_conflicts() {
         s.work.join("out/result").exists(),
         "the command did not run"
     );
+    // The bash call's own checkpoint holds what the sandboxed command changed:
+    // the parent's watches see a jailed child's changes (same inodes), and the
+    // events are read whole once the child has exited.
+    let session = std::fs::read_to_string(s.session_files().pop().unwrap()).unwrap();
+    let bash_checkpoint = session
+        .lines()
+        .find(|l| l.contains("focus.checkpoint") && l.contains("out/result"))
+        .unwrap_or_else(|| panic!("no checkpoint names out/result:\n{session}"));
+    assert!(
+        bash_checkpoint.contains("\"cause\":\"tool\"") && bash_checkpoint.contains("old.txt"),
+        "the bash call's checkpoint misses a change: {bash_checkpoint}"
+    );
+    // The HTML export shows the turn's file changes.
+    let page_path = s.root.join("page.html");
+    let session_path = s.session_files().pop().unwrap();
+    let export = s.run(
+        &[
+            "--export",
+            session_path.to_str().unwrap(),
+            page_path.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(export.status.success(), "{}", stderr(&export));
+    let page = std::fs::read_to_string(&page_path).unwrap();
+    let block = page
+        .split("<section class=\"msg files\">")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no file changes in the export:\n{page}"));
+    for shown in ["files changed: 4", "notes.txt", "old.txt", "out/result"] {
+        assert!(block.contains(shown), "{shown:?} missing from {block}");
+    }
     let read = |name: &str| std::fs::read_to_string(s.work.join(name)).ok();
 
     let dry = s.run(&["rewind", "--code", "--dry-run"], "");

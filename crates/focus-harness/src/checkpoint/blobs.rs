@@ -12,6 +12,9 @@ use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
+/// Content up to this size is read whole before it is stored.
+const SMALL: u64 = 1 << 20;
+
 /// The blob folder of a checkpoint store.
 #[derive(Clone, Debug)]
 pub struct BlobStore {
@@ -54,15 +57,62 @@ impl BlobStore {
     ///
     /// Reading, or writing the store, failed.
     pub fn put_reader(&self, reader: &mut dyn Read) -> io::Result<Stored> {
+        // Most files of a project are small: read whole, hashed in memory, and
+        // written only when the store does not hold them yet (a second
+        // session's first look writes nothing).
+        let mut head = Vec::new();
+        reader.take(SMALL + 1).read_to_end(&mut head)?;
+        if head.len() as u64 <= SMALL {
+            return self.put_small(&head);
+        }
         focus_sys::private_files::create_dir_all(&self.dir)?;
-        let temp = self
-            .dir
-            .join(format!("tmp-{:016x}", crate::session::ids::random_u64()));
-        let result = self.copy_into(reader, &temp);
+        let temp = self.temp_path();
+        let result = self.copy_into(&mut (&head[..]).chain(reader), &temp);
         if result.is_err() {
             let _ = fs::remove_file(&temp);
         }
         result
+    }
+
+    /// A private temporary name in the store.
+    fn temp_path(&self) -> PathBuf {
+        self.dir
+            .join(format!("tmp-{:016x}", crate::session::ids::random_u64()))
+    }
+
+    /// Stores `bytes`, read whole already.
+    fn put_small(&self, bytes: &[u8]) -> io::Result<Stored> {
+        let mut hasher = Sha256::new();
+        hasher.update(bytes);
+        let id = super::relpath::hex(&hasher.finish());
+        let size = bytes.len() as u64;
+        let path = self.path(id.as_str());
+        if path.is_file() {
+            return Ok(Stored {
+                id,
+                size,
+                written: 0,
+            });
+        }
+        if let Some(parent) = path.parent() {
+            focus_sys::private_files::create_dir_all(parent)?;
+        }
+        let temp = self.temp_path();
+        let written = focus_sys::private_files::options()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+            .and_then(|mut out| out.write_all(bytes))
+            .and_then(|()| fs::rename(&temp, &path));
+        if let Err(e) = written {
+            let _ = fs::remove_file(&temp);
+            return Err(e);
+        }
+        Ok(Stored {
+            id,
+            size,
+            written: size,
+        })
     }
 
     fn copy_into(&self, reader: &mut dyn Read, temp: &Path) -> io::Result<Stored> {

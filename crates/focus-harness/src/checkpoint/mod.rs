@@ -7,6 +7,7 @@
 //! | `blobs.rs`, `store.rs` | content stored once by SHA-256; where the store is |
 //! | `manifest.rs`, `lines.rs` | one checkpoint's changes; lines added and removed |
 //! | `walk.rs`, `observe.rs`, `tracker.rs` | what focus last saw, and recording a change |
+//! | `watch.rs`, `tracker/watched.rs` | inotify: listing only the folders that changed |
 //! | `history.rs` | a session's checkpoint entries to file states per entry |
 //! | `plan.rs`, `conflict_diff.rs` | the operations of a restore; conflicts |
 //! | `apply.rs`, `journal.rs` | doing them, whole, and finishing after a crash |
@@ -31,6 +32,7 @@ pub mod settings;
 pub mod store;
 pub mod tracker;
 pub mod walk;
+pub mod watch;
 
 pub use history::{FileHistory, CHECKPOINT_TYPE, RESTORE_TYPE};
 pub use manifest::{Change, Manifest};

@@ -15,15 +15,22 @@
 //!
 //! A pruned checkpoint's entry stays in its session; a rewind over it says
 //! its changes cannot be undone.
+//!
+//! Besides `focus sessions gc`, every session that turns file checkpoints on
+//! sweeps its folder in the background ([`gc_running`]): the caps hold
+//! without anyone running the command.
 
 use super::history::{CHECKPOINT_TYPE, RESTORE_TYPE};
 use super::manifest::Manifest;
 use super::node::Node;
 use super::store::CheckpointStore;
+use super::tracker::Tracker;
 use crate::session::lock::Holder;
+use focus_core::sync::lock;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 /// What a sweep did.
@@ -130,8 +137,49 @@ fn blobs_of(manifest: &Manifest) -> impl Iterator<Item = (&str, u64)> {
 
 /// Sweeps the store of the session folder `folder` (see the module's text).
 pub fn gc(folder: &Path, max_session_bytes: u64, max_total_bytes: u64) -> GcReport {
+    sweep(folder, max_session_bytes, max_total_bytes, None)
+}
+
+/// The automatic sweep a running session starts (in the background) when it
+/// turns file checkpoints on: as [`gc`], but the running session itself
+/// (`own`, its session file) does not keep content from being removed. Its
+/// own checkpoints are never pruned, and the content its tracker holds
+/// without a manifest naming it (the baseline) is kept: the tracker is locked
+/// while content is removed, so it cannot store a file meanwhile.
+pub fn gc_running(
+    folder: &Path,
+    max_session_bytes: u64,
+    max_total_bytes: u64,
+    own: &Path,
+    tracker: &Mutex<Tracker>,
+) -> GcReport {
+    sweep(
+        folder,
+        max_session_bytes,
+        max_total_bytes,
+        Some((own, tracker)),
+    )
+}
+
+fn sweep(
+    folder: &Path,
+    max_session_bytes: u64,
+    max_total_bytes: u64,
+    running: Option<(&Path, &Mutex<Tracker>)>,
+) -> GcReport {
     let store = CheckpointStore::in_session_dir(folder);
-    let sessions = session_refs(folder);
+    let mut sessions = session_refs(folder);
+    let own_key = running.map(|(own, _)| own.to_path_buf());
+    let own_path = own_key.as_ref().and_then(|own| {
+        sessions
+            .keys()
+            .find(|p| p.file_name() == own.file_name())
+            .cloned()
+    });
+    let own_ids: Vec<String> = own_path
+        .and_then(|p| sessions.remove(&p))
+        .map(|s| s.ids)
+        .unwrap_or_default();
     let mut report = GcReport {
         open_sessions: sessions.values().filter(|s| s.open).count(),
         ..GcReport::default()
@@ -139,6 +187,7 @@ pub fn gc(folder: &Path, max_session_bytes: u64, max_total_bytes: u64) -> GcRepo
     let referenced: HashSet<&str> = sessions
         .values()
         .flat_map(|s| s.ids.iter().map(String::as_str))
+        .chain(own_ids.iter().map(String::as_str))
         .collect();
     let young = SystemTime::now() - Duration::from_secs(600);
     for (id, time) in store.manifests.list() {
@@ -195,12 +244,30 @@ pub fn gc(folder: &Path, max_session_bytes: u64, max_total_bytes: u64) -> GcRepo
             prune(&id, &mut manifests, &mut report);
         }
     }
-    let keep: HashSet<String> = manifests
+    let mut keep: HashSet<String> = manifests
         .values()
         .flat_map(blobs_of)
         .map(|(b, _)| b.to_string())
         .collect();
-    for (id, size) in store.blobs.list() {
+    let blobs = store.blobs.list();
+    // The running session's tracker stores nothing while content is removed;
+    // what it holds, and what every manifest on disk now names (its own
+    // checkpoints saved since the sweep began), is kept.
+    let tracker = running.map(|(_, tracker)| lock(tracker));
+    if let Some(tracker) = &tracker {
+        keep.extend(tracker.state().filter_map(|(_, node)| match node {
+            Node::File { blob, .. } => Some(blob.clone()),
+            _ => None,
+        }));
+        for (id, _) in store.manifests.list() {
+            if !manifests.contains_key(&id) {
+                if let Ok(m) = store.manifests.load(&id) {
+                    keep.extend(blobs_of(&m).map(|(b, _)| b.to_string()));
+                }
+            }
+        }
+    }
+    for (id, size) in blobs {
         if keep.contains(&id) {
             report.bytes_kept += size;
         } else if report.open_sessions == 0 && store.blobs.remove(&id).is_ok() {

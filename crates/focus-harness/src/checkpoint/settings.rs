@@ -1,5 +1,5 @@
 //! The `checkpoints` settings (docs/settings.md): whether file checkpoints
-//! are kept, the size cap per file, the storage caps, and what `/rewind` and
+//! are kept, whether the project is watched, the size cap per file, the storage caps, and what `/rewind` and
 //! `/tree` restore by default.
 
 use focus_core::json::Value;
@@ -19,6 +19,9 @@ pub struct CheckpointSettings {
     pub max_paths: usize,
     /// `rewindDefault`: `both`, `code` or `conversation` (default `both`).
     pub rewind_default: String,
+    /// `watch`: list only the folders with file change events after a call
+    /// (inotify, Linux) instead of walking the whole project (default `true`).
+    pub watch: bool,
 }
 
 impl Default for CheckpointSettings {
@@ -30,6 +33,7 @@ impl Default for CheckpointSettings {
             max_total_bytes: 4 << 30,
             max_paths: 500_000,
             rewind_default: "both".into(),
+            watch: true,
         }
     }
 }
@@ -41,6 +45,9 @@ impl CheckpointSettings {
         let mut out = CheckpointSettings::default();
         if let Some(enabled) = value.get("enabled").and_then(Value::as_bool) {
             out.enabled = enabled;
+        }
+        if let Some(watch) = value.get("watch").and_then(Value::as_bool) {
+            out.watch = watch;
         }
         let number = |key: &str| value.get(key).and_then(Value::as_u64);
         if let Some(n) = number("maxFileBytes") {

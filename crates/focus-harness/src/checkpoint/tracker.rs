@@ -6,10 +6,12 @@
 //!   content is what the tracker holds, checked against the disk just before
 //!   the tool runs ([`Tracker::prepare_paths`]).
 //! - [`Tracker::record_walk`], for `bash`, `!command`, hooks and whatever
-//!   happened between two prompts: the whole project is walked and every
-//!   path's `lstat` compared with the stamp kept; only paths whose stamp
-//!   differs (or was taken too close to a change to be trusted, see
-//!   [`Stamp::is_racy`]) are read.
+//!   happened between two prompts: the folders that had file change events
+//!   since the last look are listed (`watch.rs`, `tracker/watched.rs`), or,
+//!   where inotify is missing or its events were lost, the whole project is
+//!   walked; every listed path's `lstat` is compared with the stamp kept, and
+//!   only paths whose stamp differs (or was taken too close to a change to be
+//!   trusted, see [`Stamp::is_racy`]) are read.
 //!
 //! The first look stores every tracked file's content (the baseline): a
 //! command may change any of them, and its previous content must be there to
@@ -17,16 +19,20 @@
 //! manifest's `skipped` when they change.
 
 use super::manifest::{new_id, Change, Manifest, Skipped};
-use super::node::{now_nanos, Node, Stamp};
+use super::node::{now_nanos, Kind, Node, Stamp};
 use super::observe::{observe, Observed};
 use super::store::CheckpointStore;
 use super::walk::ProjectWalker;
+use super::watch::Watcher;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use watched::watch_or_drop;
+
+mod watched;
 
 /// A restore writes into temporary names ending so (never tracked).
 pub const TEMP_SUFFIX: &str = ".focus-rewind~";
@@ -51,6 +57,8 @@ pub struct WalkStats {
     pub read: usize,
     /// Time spent listing and `lstat`ing.
     pub walk: Duration,
+    /// Folders listed because they had events (0: the whole project was walked).
+    pub dirs: usize,
     /// Whole time, reading and storing included.
     pub total: Duration,
 }
@@ -70,6 +78,22 @@ pub struct Tracker {
     pub max_file_bytes: u64,
     /// The last walk's figures.
     pub last_walk: WalkStats,
+    /// The project's folders, watched (`None`: not yet, or walking instead).
+    watcher: Option<Watcher>,
+    /// Whether to watch the project's folders at all (`checkpoints.watch`).
+    watching: bool,
+    /// Watching failed for good (said once); every look walks the project.
+    watch_failed: bool,
+    /// What the tracker has to say once (a fallback to the walk).
+    notices: Vec<String>,
+    /// A lost-events walk was already told about.
+    rescan_noted: bool,
+    /// Whether a path met in a folder's listing is excluded (since the last walk).
+    excluded_cache: HashMap<PathBuf, bool>,
+    /// Folders that became known outside a listing (a `write` made them, a
+    /// restore put them back): watched, and listed at the next look in case
+    /// something changed in them before the watch was added.
+    unlisted: std::collections::BTreeSet<PathBuf>,
 }
 
 impl Tracker {
@@ -99,6 +123,13 @@ impl Tracker {
             baselined: false,
             max_file_bytes,
             last_walk: WalkStats::default(),
+            watcher: None,
+            watching: true,
+            watch_failed: false,
+            notices: Vec::new(),
+            rescan_noted: false,
+            excluded_cache: HashMap::new(),
+            unlisted: std::collections::BTreeSet::new(),
         })
     }
 
@@ -134,18 +165,34 @@ impl Tracker {
         Ok(())
     }
 
-    /// Walks the project and records what changed since the last look.
+    /// Records what changed in the project since the last look: only the
+    /// folders that had file change events when the project is watched
+    /// (`tracker/watched.rs`), else a walk of the whole project.
     ///
     /// # Errors
     ///
     /// The store cannot be written, or a file cannot be read.
     pub fn record_walk(&mut self) -> io::Result<Manifest> {
         let started = Instant::now();
+        if self.baselined {
+            if let Some(dirty) = self.drain_events() {
+                return self.record_dirs(dirty, started);
+            }
+        }
+        self.record_full(started)
+    }
+
+    /// Walks the whole project (watching its folders when it may) and
+    /// records what changed since the last look.
+    fn record_full(&mut self, started: Instant) -> io::Result<Manifest> {
         self.epoch += 1;
         let epoch = self.epoch;
         let now = now_nanos();
         let mut listed: Vec<(PathBuf, Stamp)> = Vec::new();
         let mut stats = WalkStats::default();
+        self.excluded_cache.clear();
+        let mut watcher = self.start_watching();
+        let mut watch_error: Option<io::Error> = None;
         {
             let root = self.root.clone();
             let mut visit = |rel: &Path| {
@@ -153,7 +200,11 @@ impl Tracker {
                     return;
                 }
                 if let Ok(meta) = std::fs::symlink_metadata(root.join(rel)) {
-                    listed.push((rel.to_path_buf(), Stamp::of(&meta)));
+                    let stamp = Stamp::of(&meta);
+                    if stamp.kind == Kind::Dir {
+                        watch_or_drop(&mut watcher, rel, &mut watch_error);
+                    }
+                    listed.push((rel.to_path_buf(), stamp));
                 }
             };
             if !self.walker.walk(&self.root, &mut visit) {
@@ -163,37 +214,22 @@ impl Tracker {
                 )));
             }
         }
+        self.stop_watching_on(watch_error);
+        self.watcher = watcher;
         stats.paths = listed.len();
         stats.walk = started.elapsed();
         let mut manifest = Manifest {
             id: new_id(),
             ..Manifest::default()
         };
-        for (rel, stamp) in listed {
-            if let Some(known) = self.known.get_mut(&rel) {
-                if known.stamp == stamp && !known.racy {
-                    known.epoch = epoch;
-                    continue;
-                }
-            }
-            stats.read += 1;
-            self.look(&rel, now, epoch, &mut manifest)?;
-        }
+        self.compare(listed, now, epoch, &mut stats, &mut manifest)?;
         let gone: Vec<PathBuf> = self
             .known
             .iter()
             .filter(|(_, k)| k.epoch != epoch)
             .map(|(p, _)| p.clone())
             .collect();
-        for rel in gone {
-            if let Some(known) = self.known.remove(&rel) {
-                manifest.changes.push(Change {
-                    path: rel,
-                    before: Some(known.node),
-                    after: None,
-                });
-            }
-        }
+        self.remove_gone(gone, &mut manifest);
         self.oversized
             .retain(|rel, _| self.root.join(rel).symlink_metadata().is_ok());
         stats.total = started.elapsed();
@@ -205,6 +241,42 @@ impl Tracker {
         }
         self.finish(&mut manifest);
         Ok(manifest)
+    }
+
+    /// Reads every listed path whose stamp differs from the one kept (or was
+    /// racy) and records how it changed.
+    fn compare(
+        &mut self,
+        listed: Vec<(PathBuf, Stamp)>,
+        now: i128,
+        epoch: u64,
+        stats: &mut WalkStats,
+        manifest: &mut Manifest,
+    ) -> io::Result<()> {
+        for (rel, stamp) in listed {
+            if let Some(known) = self.known.get_mut(&rel) {
+                if known.stamp == stamp && !known.racy {
+                    known.epoch = epoch;
+                    continue;
+                }
+            }
+            stats.read += 1;
+            self.look(&rel, now, epoch, manifest)?;
+        }
+        Ok(())
+    }
+
+    /// Records the paths in `gone` as deleted.
+    fn remove_gone(&mut self, gone: impl IntoIterator<Item = PathBuf>, manifest: &mut Manifest) {
+        for rel in gone {
+            if let Some(known) = self.known.remove(&rel) {
+                manifest.changes.push(Change {
+                    path: rel,
+                    before: Some(known.node),
+                    after: None,
+                });
+            }
+        }
     }
 
     /// Before `write` or `edit` changes `paths` (absolute, or relative to the
@@ -266,7 +338,17 @@ impl Tracker {
             }
         }
         let epoch = self.epoch;
-        self.look(rel, now_nanos(), epoch, manifest)
+        let was_dir = self.is_known_dir(rel);
+        self.look(rel, now_nanos(), epoch, manifest)?;
+        if !was_dir && self.is_known_dir(rel) {
+            self.watch_new_dir(rel);
+        }
+        Ok(())
+    }
+
+    /// Whether the tracker holds `rel` as a folder.
+    fn is_known_dir(&self, rel: &Path) -> bool {
+        matches!(self.known.get(rel).map(|k| &k.node), Some(Node::Dir { .. }))
     }
 
     /// Reads `rel` and records how it differs from what the tracker held.

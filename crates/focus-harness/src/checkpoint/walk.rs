@@ -16,6 +16,31 @@ pub trait ProjectWalker: Send + Sync {
     fn walk(&self, root: &Path, visit: &mut dyn FnMut(&Path)) -> bool;
     /// Whether `rel` (relative to `root`) is left out of tracking.
     fn excluded(&self, root: &Path, rel: &Path) -> bool;
+    /// Calls `visit` with every tracked path below the folder `rel` (not `rel`
+    /// itself), each directory before what it holds, as [`ProjectWalker::walk`]
+    /// would list them: a folder that appeared since the last look. This
+    /// default asks [`ProjectWalker::excluded`] about every path; a walker with
+    /// costly rules may do better.
+    fn walk_under(&self, root: &Path, rel: &Path, visit: &mut dyn FnMut(&Path)) {
+        let mut stack: Vec<PathBuf> = vec![rel.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = fs::read_dir(root.join(&dir)) else {
+                continue;
+            };
+            let mut names: Vec<_> = entries.flatten().collect();
+            names.sort_by_key(|e| e.file_name());
+            for entry in names.into_iter().rev() {
+                let child = dir.join(entry.file_name());
+                if self.excluded(root, &child) {
+                    continue;
+                }
+                visit(&child);
+                if entry.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+                    stack.push(child);
+                }
+            }
+        }
+    }
 }
 
 /// Every path but `.git` folders: no ignore rules.

@@ -139,8 +139,11 @@ impl Conversation {
             return;
         };
         let mut tracker = lock(&tracker);
-        let saved = tracker
-            .record_walk()
+        let walked = tracker.record_walk();
+        for notice in tracker.take_notices() {
+            self.warn(notice);
+        }
+        let saved = walked
             .map_err(|e| format!("checkpoint not recorded: {e}"))
             .and_then(|m| {
                 record(

@@ -14,6 +14,7 @@ mod checkpoint_conversation;
 mod checkpoint_gc;
 mod checkpoint_random;
 mod checkpoint_support;
+mod checkpoint_watch;
 mod compaction;
 mod conversation;
 mod crash;

@@ -103,6 +103,12 @@ pub const SETTINGS: &[Setting] = &[
         "record file changes so /rewind and focus rewind can undo them"
     ),
     setting!(
+        "checkpoints.watch",
+        FLAG,
+        "true",
+        "list only the folders with file change events after a call (inotify)"
+    ),
+    setting!(
         "checkpoints.maxFileBytes",
         Kind::Count,
         "67108864",
@@ -118,13 +124,13 @@ pub const SETTINGS: &[Setting] = &[
         "checkpoints.maxSessionBytes",
         Kind::Count,
         "1073741824",
-        "content one session's checkpoints may hold (focus sessions gc)"
+        "content one session's checkpoints may hold (swept at start, focus sessions gc)"
     ),
     setting!(
         "checkpoints.maxTotalBytes",
         Kind::Count,
         "4294967296",
-        "content all sessions of a folder may hold (focus sessions gc)"
+        "content all sessions of a folder may hold (swept at start, focus sessions gc)"
     ),
     setting!(
         "checkpoints.rewindDefault",
