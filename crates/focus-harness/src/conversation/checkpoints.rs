@@ -183,19 +183,10 @@ impl Conversation {
                 .clone()
                 .ok_or("file checkpoints are off for this session")?;
             let mut tracker = lock(&tracker);
-            // What changed since the last look is recorded first, so it is
-            // not taken for a conflict and can be rewound to as well.
-            if !dry_run {
-                let m = tracker.record_walk().map_err(|e| e.to_string())?;
-                record(
-                    self.session.lock().manager_mut(),
-                    &tracker.store,
-                    &m,
-                    "prompt",
-                    None,
-                    false,
-                )?;
-            }
+            // What changed since focus last looked is not recorded first: a
+            // file someone else changed meanwhile is a conflict, kept unless
+            // `force` (its content is stored by the plan either way), and the
+            // dry run shows exactly what the rewind will do.
             let store = tracker.store.clone();
             let root = tracker.root().to_path_buf();
             let done = rewind_files(

@@ -3,13 +3,17 @@
 //! ([`super::pickers`]) when called bare, and act on `/model provider/id` or
 //! `/command N` (the picker's choice runs that).
 
+use super::diff_view::DiffView;
+use super::panels::Panel;
+use super::rewind_picker::{self, Origin, Request, RewindView};
 use super::Ui;
 use crate::choose::{ModelChoice, ModelSource};
 use crate::engine::entry_preview;
 use crate::seams;
 use focus_core::message::Message;
 use focus_core::provider::ThinkingLevel;
-use focus_harness::conversation::recent_sessions;
+use focus_harness::checkpoint::differs_from_recorded;
+use focus_harness::conversation::{recent_sessions, RewindScope};
 use focus_harness::prompt::listing::{user_commands as user_commands_in, UserCommand};
 use focus_harness::session::EntryKind;
 use focus_tui::columns::COLUMN;
@@ -59,6 +63,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "/undo",
         "back to before your last message (one step each time)",
     ),
+    (
+        "/rewind",
+        "back to before a prompt: code and conversation, either one (also Esc Esc)",
+    ),
+    ("/diff", "every file this session changed, as one diff"),
     ("/copy", "copy the last answer to the clipboard"),
     (
         "/settings",
@@ -200,6 +209,8 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
         "/copy" => ui.copy_last_answer(),
         "/clone" => ui.clone_session(),
         "/undo" => ui.undo_last_message(),
+        "/rewind" => rewind(ui, rest),
+        "/diff" => diff(ui),
         "/hotkeys" => {
             ui.show_hotkeys();
             Ok(())
@@ -380,6 +391,105 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         ui.show_history();
         ui.say("continuing from that entry");
     }
+    Ok(())
+}
+
+/// `/rewind [N]`: the list of prompts, or the question about prompt N.
+fn rewind(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
+    let number = match rest {
+        "" => None,
+        n => Some(
+            n.parse()
+                .map_err(|_| format!("/rewind takes a prompt number, not {rest:?}"))?,
+        ),
+    };
+    open_rewind(ui, number)
+}
+
+/// Opens `/rewind` (Esc Esc too); see [`rewind_picker`].
+pub(super) fn open_rewind(ui: &mut Ui<'_>, number: Option<usize>) -> Result<(), String> {
+    let default = rewind_picker::default_scope(ui.cwd());
+    let style = ui.style();
+    let view = RewindView::open(&mut ui.engine().conversation, number, default, style)?;
+    ui.panels.open = Some(Panel::Rewind(view));
+    Ok(())
+}
+
+/// A `/tree` move to `target`: when its files differ from the files now,
+/// opens `/rewind`'s question about it and says so.
+pub(super) fn offer_file_rewind(
+    ui: &mut Ui<'_>,
+    target: &Option<String>,
+    label: &str,
+    draft: &Option<String>,
+    origin: Origin,
+) -> bool {
+    let conversation = &mut ui.engine().conversation;
+    let differs = conversation.checkpoints.clone().is_some_and(|tracker| {
+        let store = focus_core::sync::lock(&tracker).store.clone();
+        let session = conversation.session.lock();
+        differs_from_recorded(
+            session.manager().tree(),
+            &store.manifests,
+            target.as_deref(),
+        )
+    });
+    if !differs {
+        return false;
+    }
+    let look = (rewind_picker::default_scope(ui.cwd()), ui.style());
+    let view = RewindView::at_entry(
+        &mut ui.engine().conversation,
+        target.clone(),
+        label.to_string(),
+        draft.clone(),
+        origin,
+        look,
+    );
+    ui.panels.open = Some(Panel::Rewind(view));
+    true
+}
+
+/// Does the rewind the view asked for ([`rewind_picker::perform`]: the
+/// harness's `Conversation::rewind`), then shows what it did; a `/tree` move
+/// goes on as `/tree` does.
+pub(super) fn rewind_chosen(ui: &mut Ui<'_>, request: Request) {
+    match rewind_picker::perform(&mut ui.engine().conversation, &request) {
+        Ok(done) => {
+            if done.moved {
+                ui.show_history();
+            }
+            if let Some(draft) = &done.draft {
+                ui.set_input(draft);
+            }
+            for line in &done.lines {
+                ui.say(&ui.style().dim(line));
+            }
+            for line in &done.warnings {
+                ui.say(&ui.style().yellow(line));
+            }
+            if let Origin::Tree { summarize } = request.origin {
+                if request.scope != RewindScope::Code {
+                    ui.move_in_tree(request.target, request.draft, summarize);
+                }
+            }
+        }
+        Err(error) => ui.say(&ui.style().red(&focus_tools::output::sanitize(&error))),
+    }
+}
+
+/// `/diff`: the pager over every file this session changed.
+fn diff(ui: &mut Ui<'_>) -> Result<(), String> {
+    let style = ui.style();
+    let view = DiffView::build(&ui.engine().conversation, style)?;
+    if view.is_empty() {
+        ui.say(
+            &style.dim("this session changed no file (or every file it changed is back as it was)"),
+        );
+        return Ok(());
+    }
+    ui.say(&style.dim(&view.summary()));
+    ui.panels.open = Some(Panel::Diff(view));
     Ok(())
 }
 

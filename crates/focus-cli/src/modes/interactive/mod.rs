@@ -17,7 +17,8 @@
 //! (Ctrl+G), [`commands`] (slash commands), [`fuzzy`](focus_tui::fuzzy) and [`picker`](focus_tui::picker) (a list
 //! filtered as you type) with [`pickers`] (the command menu, `@` files,
 //! `/model`) and [`project_files`] (the `@` list, walked in the background),
-//! [`tree_rows`] and [`tree_view`] (`/tree`), the commands in files of their
+//! [`tree_rows`] and [`tree_view`] (`/tree`), [`panels`] with
+//! [`rewind_picker`] (`/rewind`, Esc Esc) and [`diff_view`] (`/diff`), the commands in files of their
 //! own ([`session_commands`], [`info_commands`], [`settings_editor`],
 //! [`reload`], [`shell`] for `!cmd`, [`clipboard`]), [`keybindings`]
 //! (`keybindings.json`), [`key_input`] (what the keys do), [`submit`] (a line
@@ -31,6 +32,7 @@ pub mod clipboard;
 pub mod commands;
 pub mod compacting;
 pub mod dialog;
+pub mod diff_view;
 pub mod external;
 pub mod following;
 pub mod footer;
@@ -39,10 +41,12 @@ pub mod info_commands;
 pub mod key_input;
 pub mod keymap;
 pub mod notes;
+pub mod panels;
 pub mod paste_image;
 pub mod pickers;
 pub mod project_files;
 pub mod reload;
+pub mod rewind_picker;
 pub mod screen;
 pub mod session_commands;
 pub mod settings_editor;
@@ -159,6 +163,8 @@ pub struct Ui<'a> {
     popup: Option<pickers::Popup>,
     /// The open `/tree` navigator.
     tree: Option<tree_view::TreeView>,
+    /// The open `/rewind` or `/diff` view, and Esc Esc.
+    panels: panels::Panels,
     /// A branch left in `/tree` being summarized: its cancel token.
     summarizing: Option<focus_core::cancel::CancelToken>,
     /// The project's files for `@`, walked in the background.
@@ -227,6 +233,7 @@ pub fn run(
         reason: Editor::new(Vec::new()),
         popup: None,
         tree: None,
+        panels: panels::Panels::default(),
         summarizing: None,
         file_index: project_files::FileIndex::default(),
         attached: Vec::new(),

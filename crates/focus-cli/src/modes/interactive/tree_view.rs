@@ -12,7 +12,10 @@
 //! Moving away from the current branch asks "Summarize branch? [y/n]" (unless
 //! the `branchSummary.skipPrompt` setting says not to ask): the summary is a
 //! model call made on a thread of its own (the screen lives, Esc cancels), then
-//! recorded where the conversation goes on, as pi does.
+//! recorded where the conversation goes on, as pi does. When the entry's
+//! files differ from the files now, `/rewind`'s question comes first: restore
+//! code and conversation, the conversation only, or the code only
+//! ([`super::rewind_picker`]).
 
 use super::tree_rows::{NodeKind, TreeRows};
 use super::{Input, Ui};
@@ -423,6 +426,7 @@ impl Ui<'_> {
             return;
         };
         let id = view.rows.node(node).id.clone();
+        let label = view.rows.node(node).text.clone();
         let asked = matches!(view.mode, Mode::Confirm(_));
         let store = self.engine.conversation.session.lock();
         let manager = store.manager();
@@ -459,6 +463,22 @@ impl Ui<'_> {
         }
         drop(store);
         self.tree = None;
+        // Other files there: restore them too? (`/rewind`'s question.)
+        let origin = super::rewind_picker::Origin::Tree { summarize };
+        if super::commands::offer_file_rewind(self, &target, &label, &draft, origin) {
+            return;
+        }
+        self.move_in_tree(target, draft, summarize);
+    }
+
+    /// Moves the conversation to `target` as `/tree` does: with a summary of
+    /// the branch left when `summarize`, `draft` back in the editor.
+    pub(super) fn move_in_tree(
+        &mut self,
+        target: Option<String>,
+        draft: Option<String>,
+        summarize: bool,
+    ) {
         if summarize {
             self.start_branch_summary(target, draft);
             return;
