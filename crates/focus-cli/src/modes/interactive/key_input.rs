@@ -113,7 +113,12 @@ impl Ui<'_> {
             }
         }
         if self.panels.is_open() {
-            if let Some(request) = self.panels.key(&key, &mut self.engine.conversation) {
+            let request = self.panels.key(&key, &mut self.engine.conversation);
+            if !self.panels.is_open() {
+                // The view took the whole window: the transcript is drawn again.
+                self.screen.redraw_all();
+            }
+            if let Some(request) = request {
                 commands::rewind_chosen(self, request);
             }
             return;
