@@ -256,15 +256,16 @@ fn tree_offers_to_restore_files_with_the_rewind_default_setting() {
     wait_for_row(&pane, "the files", &["files: 1 restored (notes.txt)"]);
     assert_eq!(read(&s, "notes.txt").as_deref(), Some("old notes\n"));
 
-    // Back to the latest answer: its files differ again; conversation only
-    // moves and leaves them.
-    pane.send("/tree", "session tree ·");
-    pane.type_text("/second reply");
-    wait_for_row(&pane, "the match", &["ai: second reply"]);
+    // Back to the latest answer with `/tree N` (entry 5 of the outline: the
+    // two prompts, the first answer, the write call, the second answer): its
+    // files differ again; conversation only moves and leaves them.
+    pane.type_text("/tree 5");
     pane.keys(&["Enter"]);
-    wait_for_row(&pane, "the search kept", &["tree›"]);
-    pane.keys(&["Enter"]);
-    wait_for_row(&pane, "the files' question", &["differ from the files now"]);
+    wait_for_row(
+        &pane,
+        "the files' question",
+        &["second reply", "differ from the files now"],
+    );
     pane.keys(&["2"]);
     pane.wait_until("the second move", || {
         let screen = pane.visible_screen();

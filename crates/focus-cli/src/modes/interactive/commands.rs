@@ -348,10 +348,31 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let n: usize = rest
         .parse()
         .map_err(|_| format!("/tree takes an entry number, not {rest:?}"))?;
-    let (id, _, _, _, is_user) = entries
+    let (id, _, _, preview, is_user) = entries
         .get(n.wrapping_sub(1))
         .cloned()
         .ok_or_else(|| format!("no entry {n}; /tree lists them"))?;
+    // Other files there: `/rewind`'s question first (it moves as the
+    // navigator does).
+    let (target, draft) = {
+        let store = ui.engine().conversation.session.lock();
+        match store
+            .manager()
+            .tree()
+            .get(&id)
+            .map(|e| (&e.parent_id, &e.kind))
+        {
+            Some((parent, EntryKind::Message(m @ Message::User(_)))) => (
+                parent.as_ref().map(|p| p.to_string()),
+                Some(super::submit::message_text(m)),
+            ),
+            _ => (Some(id.clone()), None),
+        }
+    };
+    let origin = Origin::Tree { summarize: false };
+    if offer_file_rewind(ui, &target, &preview, &draft, origin) {
+        return Ok(());
+    }
     let engine = ui.engine();
     if is_user {
         // Going back to one of your messages: the leaf moves before it and its text

@@ -346,13 +346,12 @@ fn changes_text(prompt: &PromptChanges) -> String {
         1 => "1 file".to_string(),
         n => format!("{n} files"),
     };
-    let paths: Vec<String> = prompt.paths.iter().map(|p| one_line(p)).collect();
-    format!(
-        "{files} +{} −{} · {}",
-        prompt.lines_added,
-        prompt.lines_removed,
-        paths.join(", ")
-    )
+    let mut text = format!("{files} +{} −{}", prompt.lines_added, prompt.lines_removed);
+    if !prompt.paths.is_empty() {
+        let paths: Vec<String> = prompt.paths.iter().map(|p| one_line(p)).collect();
+        text.push_str(&format!(" · {}", paths.join(", ")));
+    }
+    text
 }
 
 /// What a key did to the question.
