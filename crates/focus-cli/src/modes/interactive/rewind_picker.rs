@@ -610,6 +610,10 @@ pub fn perform(conversation: &mut Conversation, request: &Request) -> Result<Per
         draft: if moved { request.draft.clone() } else { None },
         ..Performed::default()
     };
+    if tree && request.scope != RewindScope::Conversation {
+        done.lines
+            .push(format!("restored the files as they were at “{label}”"));
+    }
     if !tree {
         done.lines.push(match request.scope {
             RewindScope::Both => format!("rewound code and conversation to before “{label}”"),
