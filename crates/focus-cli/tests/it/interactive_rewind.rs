@@ -171,6 +171,10 @@ fn esc_esc_opens_rewind_and_a_file_changed_outside_focus_is_kept_unless_f() {
     // The user edits a file the run wrote.
     std::fs::write(s.work.join("notes.txt"), "the user's notes\n").unwrap();
 
+    // /hotkeys names Esc Esc (in Esc's row).
+    pane.send("/hotkeys", "Keys");
+    pane.wait_for_all("Esc Esc in /hotkeys", &["Esc Esc on an", "`/rewind`"]);
+
     // One Esc says what a second does; the second opens the list.
     pane.keys(&["Escape"]);
     wait_for_row(&pane, "the hint", &["Esc again: rewind"]);
