@@ -16,7 +16,9 @@ use std::collections::BTreeSet;
 pub const PROMPT_CHARS: usize = 200;
 
 /// One prompt of the current branch and what its run changed: the
-/// checkpoints after it and before the next prompt.
+/// checkpoints after it and before the next prompt, but for the one taken
+/// just before the next prompt (cause `prompt`: what changed meanwhile
+/// outside the run, by the user or an editor).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PromptChanges {
     /// The user message's entry.
@@ -81,6 +83,9 @@ pub fn prompt_changes(tree: &SessionTree) -> Vec<PromptChanges> {
                 let Some(prompt) = prompts.last_mut() else {
                     continue;
                 };
+                if data.get("cause").and_then(Value::as_str) == Some("prompt") {
+                    continue;
+                }
                 let count = |key: &str| data.get(key).and_then(Value::as_u64).unwrap_or(0);
                 let files = count("files");
                 summed += files;
@@ -145,9 +150,10 @@ mod tests {
             .unwrap();
     }
 
-    /// Each prompt gets the checkpoints after it; a path changed twice counts
-    /// once; a checkpoint that named only some of its paths makes the count
-    /// the sum.
+    /// Each prompt gets the checkpoints after it (not the one taken before
+    /// the next prompt: changes from outside the run); a path changed twice
+    /// counts once; a checkpoint that named only some of its paths makes the
+    /// count the sum.
     #[test]
     fn prompts_sum_the_checkpoints_of_their_run() {
         let mut s = SessionManager::in_memory(std::path::Path::new("/tmp"));
@@ -160,6 +166,13 @@ mod tests {
             .append_message(&Message::User(UserMessage::text("second", 0)))
             .unwrap();
         checkpoint(&mut s, 30, &["c.txt"], 0);
+        let mut outside = Object::new();
+        outside.insert("checkpoint", "y");
+        outside.insert("cause", "prompt");
+        outside.insert("files", 1u64);
+        outside.insert("paths", vec![Value::from("edited-by-the-user.txt")]);
+        s.append_custom(CHECKPOINT_TYPE, Value::Object(outside))
+            .unwrap();
         s.append_message(&Message::User(UserMessage::text("third", 0)))
             .unwrap();
         let listed = prompt_changes(s.tree());
@@ -180,6 +193,7 @@ mod tests {
             "to the entry before the prompt: {before_second:?}"
         );
         assert_eq!(listed[1].files, 30, "not every path named: the sum");
+        assert_eq!(listed[1].paths, ["c.txt"], "the user's edit is not the run's");
         assert_eq!(listed[2].files, 0);
         assert!(listed[2].paths.is_empty());
     }
