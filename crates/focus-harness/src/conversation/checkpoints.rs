@@ -159,8 +159,10 @@ impl Conversation {
 
     /// Rewinds to the entry `target` (`None`: before the first entry): the
     /// files as they were there (`Code`), the conversation (`Conversation`: the
-    /// leaf moves to `target`), or both. A dry run only reports the file
-    /// operations. Refused while a run goes on.
+    /// leaf moves to `target`), or both. A file changed outside focus since
+    /// focus recorded it is a conflict, kept unless `force`. A dry run only
+    /// reports the file operations and conflicts, exactly those the rewind
+    /// would have. Refused while a run goes on.
     ///
     /// # Errors
     ///
