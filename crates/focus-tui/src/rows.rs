@@ -312,6 +312,16 @@ pub fn wrap_words(line: &str, width: usize) -> Vec<String> {
     pieces
 }
 
+/// Rows cut to the width where they are wider (a guard: callers wrap their text, but
+/// a clipped line may end with an ellipsis past it); rows that fit are given back
+/// as they are.
+pub fn fit_rows(rows: Vec<String>, width: usize) -> Vec<String> {
+    if rows.iter().all(|r| visible_width(r) <= width) {
+        return rows;
+    }
+    rows.iter().flat_map(|r| split_rows(r, width)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -193,7 +193,11 @@ mod tests {
             "to the entry before the prompt: {before_second:?}"
         );
         assert_eq!(listed[1].files, 30, "not every path named: the sum");
-        assert_eq!(listed[1].paths, ["c.txt"], "the user's edit is not the run's");
+        assert_eq!(
+            listed[1].paths,
+            ["c.txt"],
+            "the user's edit is not the run's"
+        );
         assert_eq!(listed[2].files, 0);
         assert!(listed[2].paths.is_empty());
     }

@@ -3,17 +3,15 @@
 //! ([`super::pickers`]) when called bare, and act on `/model provider/id` or
 //! `/command N` (the picker's choice runs that).
 
-use super::diff_view::DiffView;
-use super::panels::Panel;
-use super::rewind_picker::{self, Origin, Request, RewindView};
-use super::Ui;
+use super::rewind_picker::Origin;
+use super::transcript::message_text;
+use super::ui::Ui;
 use crate::choose::{ModelChoice, ModelSource};
 use crate::engine::entry_preview;
 use crate::seams;
 use focus_core::message::Message;
 use focus_core::provider::ThinkingLevel;
-use focus_harness::checkpoint::differs_from_recorded;
-use focus_harness::conversation::{recent_sessions, RewindScope};
+use focus_harness::conversation::recent_sessions;
 use focus_harness::prompt::listing::{user_commands as user_commands_in, UserCommand};
 use focus_harness::session::EntryKind;
 use focus_tui::columns::COLUMN;
@@ -210,7 +208,7 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
         "/clone" => ui.clone_session(),
         "/undo" => ui.undo_last_message(),
         "/rewind" => rewind(ui, rest),
-        "/diff" => diff(ui),
+        "/diff" => ui.open_diff(),
         "/hotkeys" => {
             ui.show_hotkeys();
             Ok(())
@@ -364,13 +362,13 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         {
             Some((parent, EntryKind::Message(m @ Message::User(_)))) => (
                 parent.as_ref().map(|p| p.to_string()),
-                Some(super::submit::message_text(m)),
+                Some(message_text(m)),
             ),
             _ => (Some(id.clone()), None),
         }
     };
     let origin = Origin::Tree { summarize: false };
-    if offer_file_rewind(ui, &target, &preview, &draft, origin) {
+    if ui.offer_file_rewind(&target, &preview, &draft, origin) {
         return Ok(());
     }
     let engine = ui.engine();
@@ -387,7 +385,7 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
             .cloned();
         let parent = entry.as_ref().and_then(|e| e.parent_id.clone());
         let text = match entry.map(|e| e.kind) {
-            Some(EntryKind::Message(m)) => super::submit::message_text(&m),
+            Some(EntryKind::Message(m)) => message_text(&m),
             _ => String::new(),
         };
         match parent {
@@ -424,94 +422,7 @@ fn rewind(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
                 .map_err(|_| format!("/rewind takes a prompt number, not {rest:?}"))?,
         ),
     };
-    open_rewind(ui, number)
-}
-
-/// Opens `/rewind` (Esc Esc too); see [`rewind_picker`].
-pub(super) fn open_rewind(ui: &mut Ui<'_>, number: Option<usize>) -> Result<(), String> {
-    let default = rewind_picker::default_scope(ui.cwd());
-    let style = ui.style();
-    let view = RewindView::open(&mut ui.engine().conversation, number, default, style)?;
-    ui.panels.open = Some(Panel::Rewind(view));
-    Ok(())
-}
-
-/// A `/tree` move to `target`: when its files differ from the files now,
-/// opens `/rewind`'s question about it and says so.
-pub(super) fn offer_file_rewind(
-    ui: &mut Ui<'_>,
-    target: &Option<String>,
-    label: &str,
-    draft: &Option<String>,
-    origin: Origin,
-) -> bool {
-    let conversation = &mut ui.engine().conversation;
-    let differs = conversation.checkpoints.clone().is_some_and(|tracker| {
-        let store = focus_core::sync::lock(&tracker).store.clone();
-        let session = conversation.session.lock();
-        differs_from_recorded(
-            session.manager().tree(),
-            &store.manifests,
-            target.as_deref(),
-        )
-    });
-    if !differs {
-        return false;
-    }
-    let look = (rewind_picker::default_scope(ui.cwd()), ui.style());
-    let view = RewindView::at_entry(
-        &mut ui.engine().conversation,
-        target.clone(),
-        label.to_string(),
-        draft.clone(),
-        origin,
-        look,
-    );
-    ui.panels.open = Some(Panel::Rewind(view));
-    true
-}
-
-/// Does the rewind the view asked for ([`rewind_picker::perform`]: the
-/// harness's `Conversation::rewind`), then shows what it did; a `/tree` move
-/// goes on as `/tree` does.
-pub(super) fn rewind_chosen(ui: &mut Ui<'_>, request: Request) {
-    match rewind_picker::perform(&mut ui.engine().conversation, &request) {
-        Ok(done) => {
-            if done.moved {
-                ui.show_history();
-            }
-            if let Some(draft) = &done.draft {
-                ui.set_input(draft);
-            }
-            for line in &done.lines {
-                ui.say(&ui.style().dim(line));
-            }
-            for line in &done.warnings {
-                ui.say(&ui.style().yellow(line));
-            }
-            if let Origin::Tree { summarize } = request.origin {
-                if request.scope != RewindScope::Code {
-                    ui.move_in_tree(request.target, request.draft, summarize);
-                }
-            }
-        }
-        Err(error) => ui.say(&ui.style().red(&focus_tools::output::sanitize(&error))),
-    }
-}
-
-/// `/diff`: the pager over every file this session changed.
-fn diff(ui: &mut Ui<'_>) -> Result<(), String> {
-    let style = ui.style();
-    let view = DiffView::build(&ui.engine().conversation, style)?;
-    if view.is_empty() {
-        ui.say(
-            &style.dim("this session changed no file (or every file it changed is back as it was)"),
-        );
-        return Ok(());
-    }
-    ui.say(&style.dim(&view.summary()));
-    ui.panels.open = Some(Panel::Diff(view));
-    Ok(())
+    ui.open_rewind(number)
 }
 
 fn fork(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
@@ -577,11 +488,7 @@ fn resume(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
             .iter()
             .map(|s| {
                 let title = s.name.clone().unwrap_or_else(|| s.first_message.clone());
-                let detail = format!(
-                    "{} · {} msgs",
-                    super::pickers::ago(now - s.modified_ms),
-                    s.message_count
-                );
+                let detail = format!("{} · {} msgs", ago(now - s.modified_ms), s.message_count);
                 Item::new(title, detail)
             })
             .collect();
@@ -661,9 +568,28 @@ fn session_info(ui: &mut Ui<'_>) {
     ui.say(&focus_tools::output::sanitize(&text));
 }
 
+/// `90_000` ms → `1m ago` (a session's age in the `/resume` picker).
+pub fn ago(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    match s {
+        0..60 => format!("{s}s ago"),
+        60..3600 => format!("{}m ago", s / 60),
+        3600..86_400 => format!("{}h ago", s / 3600),
+        _ => format!("{}d ago", s / 86_400),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ages_read_as_people_say_them() {
+        assert_eq!(ago(-5), "0s ago");
+        assert_eq!(ago(90_000), "1m ago");
+        assert_eq!(ago(7_200_000), "2h ago");
+        assert_eq!(ago(3 * 86_400_000), "3d ago");
+    }
 
     /// The commands docs/cli.md's table names (the `/words` of each row's
     /// first cell), and the shell rows.
