@@ -6,8 +6,8 @@
 
 use focus_core::json::{Object, Value};
 use focus_harness::checkpoint::{
-    finish_records, journal, rewind_files, CheckpointSettings, CheckpointStore, ProjectWalker,
-    RewindRequest, Tracker,
+    finish_records, journal, prompt_changes, rewind_files, CheckpointSettings, CheckpointStore,
+    ProjectWalker, RewindRequest, Tracker,
 };
 use focus_harness::conversation::{Conversation, RewindScope, SessionRequest, Store};
 use focus_harness::session::{EntryKind, SessionManager};
@@ -270,63 +270,40 @@ fn resolve_target(manager: &SessionManager, to: Option<&str>) -> Result<Option<S
 
 /// RPC `get_checkpoints`: the user's prompts on the current branch, each with
 /// the entry a rewind goes to (`rewindTo`: the entry before the prompt) and
-/// what the prompt's run changed (files, lines added and removed), and every
-/// checkpoint entry of the branch.
+/// what the prompt's run changed (files, lines added and removed, paths:
+/// [`prompt_changes`], as `/rewind` lists them), and every checkpoint entry of
+/// the branch.
 pub fn checkpoints_json(conversation: &Conversation) -> Value {
     let store = conversation.session.lock();
-    let branch = store.manager().tree().current_branch();
-    let mut prompts: Vec<Value> = Vec::new();
+    let tree = store.manager().tree();
+    let prompts: Vec<Value> = prompt_changes(tree)
+        .into_iter()
+        .map(|p| {
+            let mut prompt = Object::new();
+            prompt.insert("entryId", p.entry_id);
+            prompt.insert("rewindTo", p.rewind_to.map_or(Value::Null, Value::from));
+            prompt.insert("text", p.text);
+            prompt.insert("files", p.files);
+            prompt.insert("linesAdded", p.lines_added);
+            prompt.insert("linesRemoved", p.lines_removed);
+            let paths: Vec<Value> = p.paths.into_iter().map(Value::from).collect();
+            prompt.insert("paths", paths);
+            Value::Object(prompt)
+        })
+        .collect();
     let mut checkpoints: Vec<Value> = Vec::new();
-    let mut current: Option<Object> = None;
-    for entry in branch {
-        match &entry.kind {
-            EntryKind::Message(focus_core::message::Message::User(user)) => {
-                prompts.extend(current.take().map(Value::Object));
-                let mut prompt = Object::new();
-                prompt.insert("entryId", entry.id.as_ref());
-                prompt.insert(
-                    "rewindTo",
-                    entry
-                        .parent_id
-                        .as_ref()
-                        .map_or(Value::Null, |p| Value::from(p.as_ref())),
-                );
-                let text: String = user
-                    .content
-                    .iter()
-                    .filter_map(focus_core::message::Content::as_text)
-                    .collect::<Vec<_>>()
-                    .join("\n")
-                    .chars()
-                    .take(200)
-                    .collect();
-                prompt.insert("text", text);
-                prompt.insert("files", 0u64);
-                prompt.insert("linesAdded", 0u64);
-                prompt.insert("linesRemoved", 0u64);
-                current = Some(prompt);
-            }
-            EntryKind::Custom { custom_type, data }
-                if custom_type == focus_harness::checkpoint::CHECKPOINT_TYPE =>
-            {
+    for entry in tree.current_branch() {
+        if let EntryKind::Custom { custom_type, data } = &entry.kind {
+            if custom_type == focus_harness::checkpoint::CHECKPOINT_TYPE {
                 let mut listed = Object::new();
                 listed.insert("entryId", entry.id.as_ref());
                 for (key, value) in data.as_object().into_iter().flat_map(|o| o.iter()) {
                     listed.insert(key, value.clone());
                 }
-                if let Some(prompt) = current.as_mut() {
-                    for key in ["files", "linesAdded", "linesRemoved"] {
-                        let sum = prompt.get(key).and_then(Value::as_u64).unwrap_or(0)
-                            + data.get(key).and_then(Value::as_u64).unwrap_or(0);
-                        prompt.insert(key, sum);
-                    }
-                }
                 checkpoints.push(Value::Object(listed));
             }
-            _ => {}
         }
     }
-    prompts.extend(current.take().map(Value::Object));
     let mut out = Object::new();
     out.insert("enabled", conversation.checkpoints.is_some());
     out.insert("prompts", prompts);

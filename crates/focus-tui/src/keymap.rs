@@ -97,7 +97,7 @@ pub const KEYS: &[(&str, Action, &str)] = &[
     (
         "Esc",
         Action::Abort,
-        "abort the run (queued messages return to the editor); in an approval: abort the run; in a picker: close it",
+        "abort the run (queued messages return to the editor); Esc Esc on an empty input while idle: `/rewind`; in an approval: abort the run; in a picker: close it",
     ),
     (
         "Ctrl+C",

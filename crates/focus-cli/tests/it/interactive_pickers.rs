@@ -36,7 +36,7 @@ fn slash_opens_the_command_menu_filtered_as_you_type() {
     pane.wait_for_visible(
         "the menu",
         &[
-            "commands · 21 ·",
+            "commands · 23 ·",
             "❯ /model",
             "session file, id, message counts, tokens and cost",
         ],
@@ -45,7 +45,7 @@ fn slash_opens_the_command_menu_filtered_as_you_type() {
     pane.type_text("ses");
     pane.wait_for_visible(
         "the filtered menu",
-        &["commands “ses” · 2 of 21", "❯ /session"],
+        &["commands “ses” · 2 of 23", "❯ /session"],
     );
     pane.keys(&["Enter"]);
     pane.wait_for("session info", "messages: 0 (0 yours");
@@ -66,7 +66,7 @@ fn slash_opens_the_command_menu_filtered_as_you_type() {
     // PageDown moves a page (the rows shown); Up wraps to the last entry;
     // Esc closes the menu and leaves the input alone.
     pane.type_text("/");
-    pane.wait_for("the menu", "commands · 21 ·");
+    pane.wait_for("the menu", "commands · 23 ·");
     pane.keys(&["PageDown"]);
     pane.wait_for("a page down", "❯ /help");
     pane.keys(&["Escape"]);
@@ -76,7 +76,7 @@ fn slash_opens_the_command_menu_filtered_as_you_type() {
     });
     pane.keys(&["C-u"]);
     pane.type_text("/");
-    pane.wait_for("the menu", "commands · 21 ·");
+    pane.wait_for("the menu", "commands · 23 ·");
     pane.keys(&["Up"]);
     pane.wait_for("the last entry", "❯ /quit");
     pane.keys(&["Enter"]);
@@ -442,7 +442,7 @@ fn templates_and_skills_are_listed_in_the_menu_and_help() {
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
 
     pane.type_text("/");
-    pane.wait_for("the menu with two more entries", "commands · 23 ·");
+    pane.wait_for("the menu with two more entries", "commands · 25 ·");
     pane.type_text("skil");
     pane.wait_for_visible("the skill", &["❯ /skill:pdf", "Read PDF files"]);
     pane.keys(&["C-u"]);

@@ -16,6 +16,7 @@ mod interactive_commands;
 mod interactive_models;
 mod interactive_notes;
 mod interactive_pickers;
+mod interactive_rewind;
 mod interactive_screen;
 mod interactive_switches;
 mod interactive_tree;

@@ -9,6 +9,8 @@
 //! | `walk.rs`, `observe.rs`, `tracker.rs` | what focus last saw, and recording a change |
 //! | `watch.rs`, `tracker/watched.rs` | inotify: listing only the folders that changed |
 //! | `history.rs` | a session's checkpoint entries to file states per entry |
+//! | `listing.rs` | prompts with what each changed; whether an entry's files differ |
+//! | `session_diff.rs` | every path the session changed: first state and now (`/diff`) |
 //! | `plan.rs`, `conflict_diff.rs` | the operations of a restore; conflicts |
 //! | `apply.rs`, `journal.rs` | doing them, whole, and finishing after a crash |
 //! | `rewind.rs` | the rewind as a whole, and appending records to the session |
@@ -21,6 +23,7 @@ pub mod conflict_diff;
 pub mod history;
 pub mod journal;
 pub mod lines;
+pub mod listing;
 pub mod manifest;
 pub mod node;
 pub mod observe;
@@ -28,6 +31,7 @@ pub mod plan;
 pub mod prune;
 pub mod relpath;
 pub mod rewind;
+pub mod session_diff;
 pub mod settings;
 pub mod store;
 pub mod tracker;
@@ -35,6 +39,7 @@ pub mod walk;
 pub mod watch;
 
 pub use history::{FileHistory, CHECKPOINT_TYPE, RESTORE_TYPE};
+pub use listing::{differs_from_recorded, prompt_changes, PromptChanges};
 pub use manifest::{Change, Manifest};
 pub use node::{Node, Stamp};
 pub use plan::{Conflict, Op, Plan};

@@ -162,8 +162,10 @@ impl Conversation {
 
     /// Rewinds to the entry `target` (`None`: before the first entry): the
     /// files as they were there (`Code`), the conversation (`Conversation`: the
-    /// leaf moves to `target`), or both. A dry run only reports the file
-    /// operations. Refused while a run goes on.
+    /// leaf moves to `target`), or both. A file changed outside focus since
+    /// focus recorded it is a conflict, kept unless `force`. A dry run only
+    /// reports the file operations and conflicts, exactly those the rewind
+    /// would have. Refused while a run goes on.
     ///
     /// # Errors
     ///
@@ -186,19 +188,10 @@ impl Conversation {
                 .clone()
                 .ok_or("file checkpoints are off for this session")?;
             let mut tracker = lock(&tracker);
-            // What changed since the last look is recorded first, so it is
-            // not taken for a conflict and can be rewound to as well.
-            if !dry_run {
-                let m = tracker.record_walk().map_err(|e| e.to_string())?;
-                record(
-                    self.session.lock().manager_mut(),
-                    &tracker.store,
-                    &m,
-                    "prompt",
-                    None,
-                    false,
-                )?;
-            }
+            // What changed since focus last looked is not recorded first: a
+            // file someone else changed meanwhile is a conflict, kept unless
+            // `force` (its content is stored by the plan either way), and the
+            // dry run shows exactly what the rewind will do.
             let store = tracker.store.clone();
             let root = tracker.root().to_path_buf();
             let done = rewind_files(

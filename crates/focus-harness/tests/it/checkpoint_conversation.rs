@@ -118,3 +118,65 @@ fn every_tool_call_is_checkpointed_and_rewind_restores_files_and_conversation() 
         .unwrap();
     assert_eq!(snapshot(root), after);
 }
+
+/// A file changed outside focus after the run (by the user, an editor) is a
+/// conflict for `Conversation::rewind` as for `focus rewind`: the dry run
+/// names it with its diff, the rewind keeps it and restores the rest, and
+/// only `force` overwrites it. (The conversation's rewind used to record the
+/// change first, which made it focus's own and overwrote it unasked.)
+#[test]
+fn a_file_changed_outside_focus_is_kept_unless_forced() {
+    let project = Scratch::new("conv-conflict-project");
+    let sessions = Scratch::new("conv-conflict-sessions");
+    let root = project.path();
+    std::fs::write(root.join("a.txt"), "original\n").unwrap();
+    std::fs::write(root.join("b.txt"), "b original\n").unwrap();
+    let provider = Arc::new(ScriptedProvider::new(vec![
+        Reply::tool_call("c1", "write", r#"{"path":"a.txt","content":"by focus\n"}"#),
+        Reply::tool_call(
+            "c2",
+            "write",
+            r#"{"path":"b.txt","content":"b by focus\n"}"#,
+        ),
+        Reply::text("done"),
+    ]));
+    let mut config = focus_core::agent::AgentConfig::new(provider);
+    config.tools = tools(root);
+    let (store, history) = Store::open(&SessionRequest::New, root, Some(sessions.path())).unwrap();
+    let mut conversation = Conversation::new(config, history, store);
+    let tracker = Tracker::new(
+        root,
+        CheckpointStore::in_session_dir(sessions.path()),
+        Arc::new(PlainWalker),
+        1 << 20,
+    )
+    .unwrap();
+    conversation.checkpoints = Some(Arc::new(Mutex::new(tracker)));
+    conversation.run_to_end(vec![Message::User(UserMessage::text("go", 1))], &mut |_| {});
+    assert_eq!(
+        std::fs::read_to_string(root.join("b.txt")).unwrap(),
+        "b by focus\n"
+    );
+    std::fs::write(root.join("a.txt"), "the user's own\n").unwrap();
+    let read = |name: &str| std::fs::read_to_string(root.join(name)).unwrap();
+
+    let dry = conversation
+        .rewind(None, RewindScope::Code, false, true)
+        .unwrap()
+        .unwrap();
+    assert_eq!(dry.plan.conflicts.len(), 1, "{:?}", dry.plan.describe());
+    assert!(dry.plan.conflicts[0].diff.contains("+ the user's own"));
+
+    let kept = conversation
+        .rewind(None, RewindScope::Code, false, false)
+        .unwrap()
+        .unwrap();
+    assert_eq!(kept.plan.conflicts.len(), 1);
+    assert_eq!(read("a.txt"), "the user's own\n", "overwritten unasked");
+    assert_eq!(read("b.txt"), "b original\n", "the rest is restored");
+
+    conversation
+        .rewind(None, RewindScope::Code, true, false)
+        .unwrap();
+    assert_eq!(read("a.txt"), "original\n");
+}

@@ -12,6 +12,7 @@ mod agent_definitions;
 mod checkpoint_conflict;
 mod checkpoint_conversation;
 mod checkpoint_gc;
+mod checkpoint_listing;
 mod checkpoint_random;
 mod checkpoint_support;
 mod checkpoint_watch;

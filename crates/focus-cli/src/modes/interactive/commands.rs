@@ -3,6 +3,7 @@
 //! ([`super::pickers`]) when called bare, and act on `/model provider/id` or
 //! `/command N` (the picker's choice runs that).
 
+use super::rewind_picker::Origin;
 use super::transcript::message_text;
 use super::ui::Ui;
 use crate::choose::{ModelChoice, ModelSource};
@@ -60,6 +61,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "/undo",
         "back to before your last message (one step each time)",
     ),
+    (
+        "/rewind",
+        "back to before a prompt: code and conversation, either one (also Esc Esc)",
+    ),
+    ("/diff", "every file this session changed, as one diff"),
     ("/copy", "copy the last answer to the clipboard"),
     (
         "/settings",
@@ -201,6 +207,8 @@ pub fn run(ui: &mut Ui<'_>, line: &str) {
         "/copy" => ui.copy_last_answer(),
         "/clone" => ui.clone_session(),
         "/undo" => ui.undo_last_message(),
+        "/rewind" => rewind(ui, rest),
+        "/diff" => ui.open_diff(),
         "/hotkeys" => {
             ui.show_hotkeys();
             Ok(())
@@ -338,10 +346,31 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
     let n: usize = rest
         .parse()
         .map_err(|_| format!("/tree takes an entry number, not {rest:?}"))?;
-    let (id, _, _, _, is_user) = entries
+    let (id, _, _, preview, is_user) = entries
         .get(n.wrapping_sub(1))
         .cloned()
         .ok_or_else(|| format!("no entry {n}; /tree lists them"))?;
+    // Other files there: `/rewind`'s question first (it moves as the
+    // navigator does).
+    let (target, draft) = {
+        let store = ui.engine().conversation.session.lock();
+        match store
+            .manager()
+            .tree()
+            .get(&id)
+            .map(|e| (&e.parent_id, &e.kind))
+        {
+            Some((parent, EntryKind::Message(m @ Message::User(_)))) => (
+                parent.as_ref().map(|p| p.to_string()),
+                Some(message_text(m)),
+            ),
+            _ => (Some(id.clone()), None),
+        }
+    };
+    let origin = Origin::Tree { summarize: false };
+    if ui.offer_file_rewind(&target, &preview, &draft, origin) {
+        return Ok(());
+    }
     let engine = ui.engine();
     if is_user {
         // Going back to one of your messages: the leaf moves before it and its text
@@ -382,6 +411,18 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
         ui.say("continuing from that entry");
     }
     Ok(())
+}
+
+/// `/rewind [N]`: the list of prompts, or the question about prompt N.
+fn rewind(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
+    let number = match rest {
+        "" => None,
+        n => Some(
+            n.parse()
+                .map_err(|_| format!("/rewind takes a prompt number, not {rest:?}"))?,
+        ),
+    };
+    ui.open_rewind(number)
 }
 
 fn fork(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {

@@ -15,6 +15,9 @@ use std::io::Read;
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::Instant;
 
+/// The notice after a first Esc on an empty input.
+const ESC_AGAIN: &str = "Esc again: rewind to before a prompt (/rewind)";
+
 /// Reads raw bytes from the terminal on its own thread.
 pub(super) fn spawn_key_reader(sender: SyncSender<Input>, resumed: Receiver<()>) {
     std::thread::spawn(move || {
@@ -106,11 +109,48 @@ impl Ui<'_> {
         if key != Key::Ctrl('c') {
             self.ctrl_c_armed = false;
         }
-        if self.tree_key(&key) || self.picker_key(&key) {
+        if key != Key::Esc {
+            self.panels.forget_esc();
+            if self.notice.as_deref() == Some(ESC_AGAIN) {
+                self.notice = None;
+            }
+        }
+        if self.panels.is_open() {
+            let request = self.panels.key(&key, &mut self.engine.conversation);
+            if !self.panels.is_open() {
+                // The view took the whole window: the transcript is drawn again.
+                self.screen.redraw_all();
+            }
+            if let Some(request) = request {
+                self.rewind_chosen(request);
+            }
+            return;
+        }
+        if self.tree_key(&key) || self.picker_key(&key) || self.esc_esc(&key, read_at) {
             return;
         }
         self.key_action(&key);
         self.after_key(&key);
+    }
+
+    /// Esc on an empty input while nothing runs: the first waits for a
+    /// second ([`super::panels::DOUBLE_ESC`]), which opens `/rewind`.
+    fn esc_esc(&mut self, key: &Key, read_at: Instant) -> bool {
+        let idle = !self.engine.conversation.is_busy()
+            && self.shell.is_none()
+            && self.summarizing.is_none();
+        if *key != Key::Esc || !idle || !self.editor.is_empty() {
+            return false;
+        }
+        if !self.panels.second_esc(read_at) {
+            self.notice = Some(ESC_AGAIN.into());
+        } else {
+            self.notice = None;
+            if let Err(error) = self.open_rewind(None) {
+                self.notice = Some(focus_tools::output::sanitize(&error).into_owned());
+            }
+        }
+        true
     }
 
     /// What a key does outside an approval and a picker.

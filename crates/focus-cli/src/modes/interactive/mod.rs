@@ -18,7 +18,8 @@
 //! (Ctrl+G), [`commands`] (slash commands), [`fuzzy`](focus_tui::fuzzy) and [`picker`](focus_tui::picker) (a list
 //! filtered as you type) with [`popup`] and [`pickers`] (the command menu, `@` files,
 //! `/model`) and [`project_files`] (the `@` list, walked in the background),
-//! [`tree_rows`], [`tree_view`] and [`tree_moves`] (`/tree`), the commands in files of their
+//! [`tree_rows`], [`tree_view`] and [`tree_moves`] (`/tree`), [`panels`] with
+//! [`rewind_picker`] (`/rewind`, Esc Esc) and [`diff_view`] (`/diff`) opened by [`rewind_moves`], the commands in files of their
 //! own ([`session_commands`], [`info_commands`], [`settings_editor`],
 //! [`reload`], [`shell`] for `!cmd`, [`clipboard`]), [`keybindings`]
 //! (`keybindings.json`), [`key_input`] (what the keys do), [`submit`] (a line
@@ -40,6 +41,7 @@ pub mod clipboard;
 pub mod commands;
 pub mod compacting;
 pub mod dialog;
+pub mod diff_view;
 pub mod external;
 pub mod following;
 pub mod footer;
@@ -49,11 +51,14 @@ pub mod input;
 pub mod key_input;
 pub mod keymap;
 pub mod notes;
+pub mod panels;
 pub mod paste_image;
 pub mod pickers;
 pub mod popup;
 pub mod project_files;
 pub mod reload;
+pub mod rewind_moves;
+pub mod rewind_picker;
 pub mod screen;
 pub mod session_commands;
 pub mod settings_editor;
@@ -174,6 +179,7 @@ fn new_ui<'a>(
         reason: Editor::new(Vec::new()),
         popup: None,
         tree: None,
+        panels: panels::Panels::default(),
         summarizing: None,
         file_index: project_files::FileIndex::default(),
         attached: Vec::new(),

@@ -2,8 +2,12 @@
 //! keys and drawing), a key's outcome (a label written, the navigator closed, a
 //! move), and the move itself: asking "Summarize branch? [y/n]", summarizing
 //! the branch left on a thread of its own, and showing the conversation again.
+//! When the entry's files differ from the files now, `/rewind`'s question
+//! comes first: restore code and conversation, the conversation only, or the
+//! code only ([`super::rewind_picker`]).
 
 use super::input::{Input, Summarized};
+use super::rewind_picker::Origin;
 use super::transcript::message_text;
 use super::tree_rows::TreeRows;
 use super::tree_view::{Done, Mode, TreeView};
@@ -76,6 +80,7 @@ impl Ui<'_> {
             return;
         };
         let id = view.rows.node(node).id.clone();
+        let label = view.rows.node(node).text.clone();
         let asked = matches!(view.mode, Mode::Confirm(_));
         let store = self.engine.conversation.session.lock();
         let manager = store.manager();
@@ -111,6 +116,22 @@ impl Ui<'_> {
         }
         drop(store);
         self.tree = None;
+        // Other files there: restore them too? (`/rewind`'s question.)
+        let origin = Origin::Tree { summarize };
+        if self.offer_file_rewind(&target, &label, &draft, origin) {
+            return;
+        }
+        self.move_in_tree(target, draft, summarize);
+    }
+
+    /// Moves the conversation to `target` as `/tree` does: with a summary of
+    /// the branch left when `summarize`, `draft` back in the editor.
+    pub(super) fn move_in_tree(
+        &mut self,
+        target: Option<String>,
+        draft: Option<String>,
+        summarize: bool,
+    ) {
         if summarize {
             self.start_branch_summary(target, draft);
             return;

@@ -2,12 +2,13 @@
 //! with `impl Ui` blocks, each for its own job (keys, commands, pickers,
 //! `/tree`, the view). This file sits below all of them: it names the state's
 //! parts, which live in files that know nothing of the `Ui` (the screen, the
-//! blocks, the open picker, the `/tree` navigator, the project's files, the
+//! blocks, the open picker, the `/tree` navigator, the `/rewind` and `/diff` views, the project's files, the
 //! loop's inputs), so no file of the mode imports a file that imports it back.
 
 use super::blocks::Block;
 use super::input::Input;
 use super::notes::Said;
+use super::panels::Panels;
 use super::popup::Popup;
 use super::project_files::FileIndex;
 use super::screen::Screen;
@@ -68,6 +69,8 @@ pub struct Ui<'a> {
     pub(super) popup: Option<Popup>,
     /// The open `/tree` navigator.
     pub(super) tree: Option<TreeView>,
+    /// The open `/rewind` or `/diff` view, and Esc Esc.
+    pub(super) panels: Panels,
     /// A branch left in `/tree` being summarized: its cancel token.
     pub(super) summarizing: Option<CancelToken>,
     /// The project's files for `@`, walked in the background.

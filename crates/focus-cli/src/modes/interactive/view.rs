@@ -362,6 +362,15 @@ impl Ui<'_> {
             editor_rows = vec![line];
             cursor = (0, column);
         }
+        // So do `/rewind` and `/diff`.
+        if let Some((rows, line, column)) = self
+            .panels
+            .rows(width.saturating_sub(1), height.saturating_sub(2))
+        {
+            above = rows;
+            editor_rows = vec![line];
+            cursor = (0, column);
+        }
         let chrome = Chrome {
             above,
             editor: editor_rows,
