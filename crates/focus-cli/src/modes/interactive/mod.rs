@@ -35,9 +35,11 @@ pub mod external;
 pub mod following;
 pub mod footer;
 pub mod hyperlinks;
+pub mod images;
 pub mod info_commands;
 pub mod key_input;
 pub mod keymap;
+pub mod linkify;
 pub mod notes;
 pub mod paste_image;
 pub mod pickers;
@@ -131,6 +133,8 @@ pub struct Ui<'a> {
     show_thinking: bool,
     /// Links as OSC 8 hyperlinks ([`hyperlinks::supported`]).
     hyperlinks: bool,
+    /// Images drawn inline with this protocol ([`focus_tui::graphics::protocol`]).
+    graphics: Option<focus_tui::graphics::Protocol>,
     waiting: bool,
     /// Something slow is going on outside a model call ("retrying"): the notice
     /// spins.
@@ -212,6 +216,7 @@ pub fn run(
         welcome: String::new(),
         show_thinking: true,
         hyperlinks: hyperlinks::supported(),
+        graphics: focus_tui::graphics::protocol(),
         waiting: false,
         busy: None,
         frame: 0,

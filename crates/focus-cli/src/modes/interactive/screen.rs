@@ -273,6 +273,7 @@ mod tests {
             style: Style::PLAIN,
             show_thinking: true,
             hyperlinks: false,
+            graphics: None,
         }
     }
 
