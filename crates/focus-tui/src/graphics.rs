@@ -108,8 +108,9 @@ pub fn image_rows(
 }
 
 /// kitty's transmit-and-display command, chunked: PNG (`f=100`), `rows`×`cols`
-/// cells, the cursor left where it is (`C=1`), no replies (`q=2`: a reply
-/// would arrive as keys).
+/// cells, the cursor left where it is (`C=1`), no replies (`q=2`, repeated in
+/// every chunk, which kitty before 0.20 needed (kitty issue #3375): a reply would
+/// arrive as keys).
 fn kitty(base64: &str, rows: usize, cols: usize, id: u32) -> String {
     const CHUNK: usize = 4096;
     let mut out = String::with_capacity(base64.len() + base64.len() / CHUNK * 16 + 64);
@@ -125,7 +126,7 @@ fn kitty(base64: &str, rows: usize, cols: usize, id: u32) -> String {
                 "\x1b_Ga=T,f=100,t=d,i={id},p=1,q=2,C=1,c={cols},r={rows},m={more};{chunk}\x1b\\"
             ));
         } else {
-            out.push_str(&format!("\x1b_Gm={more};{chunk}\x1b\\"));
+            out.push_str(&format!("\x1b_Gm={more},q=2;{chunk}\x1b\\"));
         }
     }
     out
@@ -206,7 +207,7 @@ mod tests {
         assert!(rows[..2].iter().all(String::is_empty));
         let last = &rows[2];
         assert!(last.starts_with("\x1b7\x1b[2A\x1b_Ga=T,f=100,t=d,i=7,p=1,q=2,C=1,c=10,r=3,m=1;"));
-        assert!(last.contains("\x1b\\\x1b_Gm=0;AAAA"));
+        assert!(last.contains("\x1b\\\x1b_Gm=0,q=2;AAAA"));
         assert!(last.ends_with("\x1b\\\x1b8"));
         assert_eq!(crate::width::visible_width(last), 0);
         assert_eq!(

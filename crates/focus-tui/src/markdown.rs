@@ -438,6 +438,47 @@ mod tests {
         assert_eq!(rows, ["• a list item", "  that wraps", "  onto more rows"]);
     }
 
+    /// Linked words, markup and wide characters at random widths: every row
+    /// fits, and every link a row opens it also closes (a link cut by a row
+    /// end is closed there and opened again on the next row).
+    #[test]
+    fn linked_rows_fit_and_close_their_links() {
+        fn resolve(path: &str) -> Option<String> {
+            Some(crate::links::file_url("h", &format!("/w/{path}")))
+        }
+        let words = [
+            "https://e.com/a_b?q=1",
+            "src/x.rs:3",
+            "word",
+            "**",
+            "`",
+            "_",
+            "你好",
+            "[l](https://u.v/w)",
+            "(https://x.y/z).",
+            "a/very/long/path/that/will/not/fit/anywhere.rs",
+        ];
+        let mut rng = focus_testkit::rng::Rng::new(61);
+        for _ in 0..1500 {
+            let line: Vec<&str> = (0..rng.below(12))
+                .map(|_| words[rng.below(words.len())])
+                .collect();
+            let line = line.join(if rng.below(2) == 0 { " " } else { "" });
+            let width = 6 + rng.below(40);
+            let mut md = Markdown::new();
+            md.hyperlinks = true;
+            md.paths = Some(resolve);
+            for style in [Style::PLAIN, Style::COLOR] {
+                for row in md.rows(&line, style, width) {
+                    assert!(visible_width(&row) <= width, "{width} {line:?}: {row:?}");
+                    let opens = row.matches("\x1b]8;;").count();
+                    let closes = row.matches("\x1b]8;;\x1b\\").count();
+                    assert_eq!(opens, 2 * closes, "{width} {line:?}: {row:?}");
+                }
+            }
+        }
+    }
+
     /// Random text through every path: nothing panics and no row is wider
     /// than asked.
     #[test]
