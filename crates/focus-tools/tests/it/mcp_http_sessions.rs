@@ -328,8 +328,13 @@ impl OldServer {
         let mut out = connection;
         match (method.as_str(), path.as_str()) {
             ("GET", "/sse") => {
+                // The stream is kept before the endpoint is announced (the
+                // lock held across the write): a POST that follows the
+                // announcement at once must find it, however this thread is
+                // scheduled.
+                let mut kept = events.lock().unwrap();
                 out.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n: hello\n\nevent: endpoint\ndata: /messages?session=1\n\n").unwrap();
-                *events.lock().unwrap() = Some(out);
+                *kept = Some(out);
             }
             ("POST", "/messages?session=1") => {
                 let message = parse_str(std::str::from_utf8(&body).unwrap()).unwrap();
@@ -414,19 +419,34 @@ fn the_older_http_sse_transport_is_the_fallback() {
     }
 }
 
+/// A Python that has the MCP SDK's server: `FOCUS_MCP_PYTHON`, else the one
+/// `.ci/run` installs into the workspace's `target/mcp-clients/venv`, else
+/// `python3` from the path.
+fn python_with_the_sdk() -> Option<std::path::PathBuf> {
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/mcp-clients/venv/bin/python");
+    let candidates = [
+        std::env::var_os("FOCUS_MCP_PYTHON").map(std::path::PathBuf::from),
+        Some(venv),
+        Some(std::path::PathBuf::from("python3")),
+    ];
+    candidates.into_iter().flatten().find(|python| {
+        std::process::Command::new(python)
+            .args(["-c", "from mcp.server.mcpserver import MCPServer"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
 /// The MCP Python SDK's own server (`pip install mcp`), restarted between two
 /// calls: the second call succeeds; and the SDK's server of the older HTTP+SSE
 /// transport, reached through the fallback. Skipped, visibly, without the SDK.
 #[test]
 fn the_python_sdk_server_restarted_between_two_calls_answers_the_second() {
-    let has_sdk = std::process::Command::new("python3")
-        .args(["-c", "from mcp.server.mcpserver import MCPServer"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_sdk {
-        focus_testkit::skipped("the MCP Python SDK (pip install mcp) is not installed");
+    let Some(sdk_python) = python_with_the_sdk() else {
+        focus_testkit::skipped("the MCP Python SDK (pip install mcp) is not installed (.ci/run installs it into target/mcp-clients/venv; FOCUS_MCP_PYTHON names another Python)");
         return;
-    }
+    };
     let dir = log_dir("python");
     std::fs::create_dir_all(&dir).unwrap();
     let script = dir.join("server.py");
@@ -445,7 +465,8 @@ fn the_python_sdk_server_restarted_between_two_calls_answers_the_second() {
             .port()
     };
     let port = free_port();
-    let python = |script: &std::path::Path| python_server(script, port, "streamable-http");
+    let python =
+        |script: &std::path::Path| python_server(&sdk_python, script, port, "streamable-http");
     let mut server = python(&script);
     let manager = start(config(&format!("http://127.0.0.1:{port}/mcp")), "python");
     let status = manager.status();
@@ -466,7 +487,7 @@ fn the_python_sdk_server_restarted_between_two_calls_answers_the_second() {
 
     // The SDK's server of the older HTTP+SSE transport: reached by the fallback.
     let port = free_port();
-    let mut server = python_server(&script, port, "sse");
+    let mut server = python_server(&sdk_python, &script, port, "sse");
     let manager = start(
         config(&format!("http://127.0.0.1:{port}/sse")),
         "python-sse",
@@ -488,8 +509,13 @@ fn the_python_sdk_server_restarted_between_two_calls_answers_the_second() {
 }
 
 /// Starts `python3 script port transport` and waits until it listens.
-fn python_server(script: &std::path::Path, port: u16, transport: &str) -> std::process::Child {
-    let child = std::process::Command::new("python3")
+fn python_server(
+    python: &std::path::Path,
+    script: &std::path::Path,
+    port: u16,
+    transport: &str,
+) -> std::process::Child {
+    let child = std::process::Command::new(python)
         .arg(script)
         .arg(port.to_string())
         .arg(transport)
