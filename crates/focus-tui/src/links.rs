@@ -11,9 +11,44 @@
 //! its own. The label is the text as it was, and a hyperlink takes no columns
 //! ([`visible_width`](crate::width::visible_width) skips OSC sequences).
 
-/// What turns a path found in text into a link target (a `file://` URL of
-/// the file, `None` when there is none).
-pub type Resolve = fn(&str) -> Option<String>;
+/// What turns a path found in text into the absolute path of the file it
+/// names (`None` when there is none), for a `file://` link ([`file_url`]).
+pub type Resolve = fn(&str) -> Option<std::path::PathBuf>;
+
+/// A host name for `file://` URLs, kept inline (a window's look is copied
+/// every frame): at most 64 bytes, as Linux allows; a longer one is left out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Host {
+    bytes: [u8; 64],
+    len: u8,
+}
+
+impl Host {
+    /// `name` trimmed, or no host if it is longer than 64 bytes.
+    pub fn new(name: &str) -> Host {
+        let name = name.trim();
+        let mut host = Host::default();
+        if name.len() <= host.bytes.len() {
+            host.bytes[..name.len()].copy_from_slice(name.as_bytes());
+            host.len = name.len() as u8;
+        }
+        host
+    }
+
+    /// The name (empty for none: `file:///…`).
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or("")
+    }
+}
+
+impl Default for Host {
+    fn default() -> Host {
+        Host {
+            bytes: [0; 64],
+            len: 0,
+        }
+    }
+}
 
 /// What a span of text links to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,7 +132,7 @@ pub fn find_links(text: &str) -> Vec<Found> {
             at += 1;
         }
         let token = &text[start..at];
-        if let Some(offset) = token.find("http://").or_else(|| token.find("https://")) {
+        if let Some(offset) = url_start(token) {
             let url_start = start + offset;
             if offset == 0 || !bytes[url_start - 1].is_ascii_alphanumeric() {
                 let mut end = url_start;
@@ -125,6 +160,21 @@ pub fn find_links(text: &str) -> Vec<Found> {
         }
     }
     found
+}
+
+/// Where `http://` or `https://` starts in `token`, if it does.
+fn url_start(token: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(found) = token[from..].find("://") {
+        let at = from + found;
+        for scheme in ["https", "http"] {
+            if token[..at].ends_with(scheme) {
+                return Some(at - scheme.len());
+            }
+        }
+        from = at + 3;
+    }
+    None
 }
 
 /// Whether a byte may be in a token (paths and URLs are made of these).
@@ -296,6 +346,13 @@ mod tests {
             "src/main.rs and gone.rs, https://e.com.".len()
         );
         assert_eq!(linkify("plain words", &resolve), "plain words");
+    }
+
+    #[test]
+    fn host_names_fit_inline() {
+        assert_eq!(Host::new(" box\n").as_str(), "box");
+        assert_eq!(Host::new(&"h".repeat(65)).as_str(), "");
+        assert_eq!(Host::new(&"é".repeat(32)).as_str(), "é".repeat(32));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! Wrapping counts what shows, not the markup.
 
 use crate::highlight::{highlight, Lang};
-use crate::links::{find_links, osc8, Resolve, Target};
+use crate::links::{file_url, find_links, osc8, Host, Resolve, Target};
 use crate::printable::printable;
 use crate::rows::{split_rows, wrap_styled};
 use crate::style::Style;
@@ -21,9 +21,10 @@ pub struct Markdown {
     code: Option<(Lang, String)>,
     /// Links as OSC 8 hyperlinks.
     pub hyperlinks: bool,
-    /// With hyperlinks: what turns a path in the text into a link target
-    /// (`None`: paths stay plain; bare URLs are linked either way).
-    pub paths: Option<Resolve>,
+    /// With hyperlinks: what finds the file a path in the text names, and
+    /// the host of its `file://` URL (`None`: paths stay plain; bare URLs are
+    /// linked either way).
+    pub paths: Option<(Resolve, Host)>,
 }
 
 impl Markdown {
@@ -178,7 +179,7 @@ pub fn inline_with(text: &str, style: Style, hyperlinks: bool) -> String {
 
 /// [`inline`]; with `links` (`Some`), links as OSC 8 hyperlinks: Markdown
 /// links, bare URLs, and the paths the resolver inside (if any) finds.
-pub fn inline_linked(text: &str, style: Style, links: Option<Option<Resolve>>) -> String {
+pub fn inline_linked(text: &str, style: Style, links: Option<Option<(Resolve, Host)>>) -> String {
     let hyperlinks = links.is_some();
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -195,13 +196,17 @@ pub fn inline_linked(text: &str, style: Style, links: Option<Option<Resolve>>) -
             }
         }
         // Text up to the next character that may open markup (or, with
-        // links, the next word) is copied as is.
-        let mut plain = rest.find(['*', '_', '`', '[']).unwrap_or(rest.len());
-        if hyperlinks {
-            if let Some(space) = rest[..plain].find(' ') {
-                plain = space + 1;
+        // links, through the next space: each word is looked at) is copied
+        // as is.
+        let plain = if hyperlinks {
+            match rest.find(['*', '_', '`', '[', ' ']) {
+                Some(at) if rest.as_bytes()[at] == b' ' => at + 1,
+                Some(at) => at,
+                None => rest.len(),
             }
-        }
+        } else {
+            rest.find(['*', '_', '`', '[']).unwrap_or(rest.len())
+        };
         if plain > 0 {
             out.push_str(&rest[..plain]);
             previous = rest[..plain].chars().next_back().unwrap_or(previous);
@@ -268,17 +273,24 @@ pub fn inline_linked(text: &str, style: Style, links: Option<Option<Resolve>>) -
 }
 
 /// The link target of a found link: a URL as it is, a path through `paths`.
-fn target_of(target: &Target, paths: Option<Resolve>) -> Option<String> {
+fn target_of(target: &Target, paths: Option<(Resolve, Host)>) -> Option<String> {
     match target {
         Target::Url(url) => Some(url.clone()),
-        Target::Path(path) => paths.and_then(|resolve| resolve(path)),
+        Target::Path(path) => {
+            let (resolve, host) = paths?;
+            Some(file_url(host.as_str(), resolve(path)?.to_str()?))
+        }
     }
 }
 
 /// A URL or an existing path at the start of `rest` (after opening quotes or
 /// brackets), as a hyperlink with what came before it, and the bytes used.
-fn bare_link(rest: &str, paths: Option<Resolve>) -> Option<(String, usize)> {
+fn bare_link(rest: &str, paths: Option<(Resolve, Host)>) -> Option<(String, usize)> {
     let word = &rest[..rest.find(' ').unwrap_or(rest.len())];
+    // A URL has `/` and a path `/` or `.`: most words have neither.
+    if !word.bytes().any(|b| b == b'/' || b == b'.') {
+        return None;
+    }
     let first = find_links(word).into_iter().next()?;
     let before = &word[..first.start];
     if !before.chars().all(|c| "([{<\"'".contains(c)) {
@@ -290,7 +302,7 @@ fn bare_link(rest: &str, paths: Option<Resolve>) -> Option<(String, usize)> {
 }
 
 /// The target when all of `text` is one link (`` `src/main.rs:3` ``).
-fn whole_link(text: &str, paths: Option<Resolve>) -> Option<String> {
+fn whole_link(text: &str, paths: Option<(Resolve, Host)>) -> Option<String> {
     let found = find_links(text);
     match &found[..] {
         [only] if only.start == 0 && only.end == text.len() => target_of(&only.target, paths),
@@ -376,12 +388,12 @@ mod tests {
 
     #[test]
     fn bare_urls_and_existing_paths_are_linked() {
-        fn resolve(path: &str) -> Option<String> {
-            (path == "src/key_input.rs").then(|| "file://h/w/src/key_input.rs".into())
+        fn resolve(path: &str) -> Option<std::path::PathBuf> {
+            (path == "src/key_input.rs").then(|| "/w/src/key_input.rs".into())
         }
         let mut md = Markdown::new();
         md.hyperlinks = true;
-        md.paths = Some(resolve);
+        md.paths = Some((resolve, Host::new("h")));
         let link =
             |target: &str, label: &str| format!("\x1b]8;;{target}\x1b\\{label}\x1b]8;;\x1b\\");
         let line = "see (https://e.com/a_b_c). and src/key_input.rs:3, not gone_file.rs";
@@ -443,8 +455,8 @@ mod tests {
     /// end is closed there and opened again on the next row).
     #[test]
     fn linked_rows_fit_and_close_their_links() {
-        fn resolve(path: &str) -> Option<String> {
-            Some(crate::links::file_url("h", &format!("/w/{path}")))
+        fn resolve(path: &str) -> Option<std::path::PathBuf> {
+            Some(format!("/w/{path}").into())
         }
         let words = [
             "https://e.com/a_b?q=1",
@@ -467,7 +479,7 @@ mod tests {
             let width = 6 + rng.below(40);
             let mut md = Markdown::new();
             md.hyperlinks = true;
-            md.paths = Some(resolve);
+            md.paths = Some((resolve, Host::new("h")));
             for style in [Style::PLAIN, Style::COLOR] {
                 for row in md.rows(&line, style, width) {
                     assert!(visible_width(&row) <= width, "{width} {line:?}: {row:?}");

@@ -33,6 +33,8 @@ pub struct Look {
     pub hyperlinks: bool,
     /// Images drawn inline with this protocol (else only named).
     pub graphics: Option<focus_tui::graphics::Protocol>,
+    /// The host of `file://` links.
+    pub host: focus_tui::links::Host,
 }
 
 /// What a block holds.
@@ -149,7 +151,7 @@ impl Streamed {
             self.cache_style = Some(look.style);
         }
         self.markdown.hyperlinks = look.hyperlinks;
-        self.markdown.paths = Some(super::linkify::resolve_path);
+        self.markdown.paths = Some((super::linkify::resolve_path, look.host));
         loop {
             let rest = &self.source[self.covered..];
             let Some(newline) = rest.find('\n') else {
@@ -419,6 +421,7 @@ mod tests {
             show_thinking: true,
             hyperlinks: false,
             graphics: None,
+            host: Default::default(),
         }
     }
 

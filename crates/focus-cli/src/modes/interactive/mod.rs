@@ -135,6 +135,8 @@ pub struct Ui<'a> {
     hyperlinks: bool,
     /// Images drawn inline with this protocol ([`focus_tui::graphics::protocol`]).
     graphics: Option<focus_tui::graphics::Protocol>,
+    /// The host of `file://` links ([`linkify::host_name`]).
+    host: focus_tui::links::Host,
     waiting: bool,
     /// Something slow is going on outside a model call ("retrying"): the notice
     /// spins.
@@ -217,6 +219,7 @@ pub fn run(
         show_thinking: true,
         hyperlinks: hyperlinks::supported(),
         graphics: focus_tui::graphics::protocol(),
+        host: linkify::host_name(),
         waiting: false,
         busy: None,
         frame: 0,

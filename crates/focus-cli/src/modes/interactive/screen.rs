@@ -274,6 +274,7 @@ mod tests {
             show_thinking: true,
             hyperlinks: false,
             graphics: None,
+            host: Default::default(),
         }
     }
 

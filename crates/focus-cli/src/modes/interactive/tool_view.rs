@@ -126,7 +126,7 @@ impl ToolBlock {
         };
         let mut summary = tool_summary(&self.name, &self.args);
         if look.hyperlinks {
-            summary = link_line(&summary);
+            summary = link_line(&summary, look.host);
         }
         let mut header = format!("{mark} {}", style.bold(&summary));
         let elapsed = self.elapsed.unwrap_or_else(|| self.running_time());
@@ -179,9 +179,13 @@ impl ToolBlock {
         let style = look.style;
         let limit = |collapsed: usize| if expanded { EXPANDED } else { collapsed };
         let dim = |lines: Vec<String>| {
-            let linked = lines
-                .into_iter()
-                .map(|l| if look.hyperlinks { link_line(&l) } else { l });
+            let linked = lines.into_iter().map(|l| {
+                if look.hyperlinks {
+                    link_line(&l, look.host)
+                } else {
+                    l
+                }
+            });
             linked.map(|l| style.dim(&l)).collect()
         };
         match self.name.as_str() {
@@ -325,6 +329,7 @@ mod tests {
             show_thinking: true,
             hyperlinks: false,
             graphics: None,
+            host: Default::default(),
         }
     }
 

@@ -132,6 +132,7 @@ mod tests {
             show_thinking: true,
             hyperlinks: false,
             graphics: None,
+            host: Default::default(),
         };
         assert_eq!(blocks[0].rows(&look), ["", "› hi there"]);
     }

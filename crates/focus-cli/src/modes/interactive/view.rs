@@ -367,6 +367,7 @@ impl Ui<'_> {
             show_thinking: self.show_thinking,
             hyperlinks: self.hyperlinks,
             graphics: self.graphics,
+            host: self.host,
         };
         self.screen.draw(&mut self.blocks, look, &chrome);
         self.screen.flush();
