@@ -107,6 +107,31 @@ pub fn image_rows(
     Some(out)
 }
 
+/// `row` without the image an [`image_rows`] row draws (the rows of the live
+/// area, redrawn at every frame, leave images out: an image is drawn once,
+/// when its rows reach the scrollback). Other rows come back as they are.
+pub fn without_image(row: String) -> String {
+    if !row.ends_with("\x1b8") {
+        return row;
+    }
+    let Some(start) = row.rfind("\x1b7") else {
+        return row;
+    };
+    // After the saved cursor: the move up (if any), then the image.
+    let mut rest = &row[start + 2..];
+    if let Some(after) = rest.strip_prefix("\x1b[") {
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if let Some(image) = after[digits..].strip_prefix('A') {
+            rest = image;
+        }
+    }
+    if rest.starts_with("\x1b_G") || rest.starts_with("\x1b]1337;File=") {
+        row[..start].to_string()
+    } else {
+        row
+    }
+}
+
 /// kitty's transmit-and-display command, chunked: PNG (`f=100`), `rows`×`cols`
 /// cells, the cursor left where it is (`C=1`), no replies (`q=2`, repeated in
 /// every chunk, which kitty before 0.20 needed (kitty issue #3375): a reply would
@@ -214,6 +239,19 @@ mod tests {
             image_rows(Protocol::Kitty, "AAAA", "image/jpeg", 3, (1, 1), 1),
             None
         );
+    }
+
+    #[test]
+    fn live_rows_leave_images_out() {
+        for protocol in [Protocol::Kitty, Protocol::Iterm2] {
+            let rows = image_rows(protocol, "QUJD", "image/png", 3, (3, 4), 1).unwrap();
+            let last = format!("    {}", rows[2]);
+            assert_eq!(without_image(last), "    ");
+        }
+        let plain = "a row \x1b[1mbold\x1b[0m".to_string();
+        assert_eq!(without_image(plain.clone()), plain);
+        let saved = "\x1b7text\x1b8".to_string();
+        assert_eq!(without_image(saved.clone()), saved);
     }
 
     #[test]

@@ -49,10 +49,15 @@ fn normal(path: &Path) -> PathBuf {
 }
 
 /// A line of a tool's output (plain, clipped) with its paths and URLs linked,
-/// paths as `file://` URLs on `host`. A word cut by the clip (the last one,
-/// before the `…` it ends with) stays plain: a link's target would be wrong.
-pub fn link_line(line: &str, host: Host) -> String {
-    let resolve = |path: &str| file_url(host.as_str(), resolve_path(path)?.to_str()?).into();
+/// paths found under the directory `under` (`.`: the current one; `ls`
+/// lists names in the directory it was given) as `file://` URLs on `host`.
+/// A word cut by the clip (the last one, before the `…` it ends with) stays
+/// plain: a link's target would be wrong.
+pub fn link_line(line: &str, host: Host, under: &str) -> String {
+    let resolve = |path: &str| {
+        let path = Path::new(under).join(path);
+        file_url(host.as_str(), resolve_path(path.to_str()?)?.to_str()?).into()
+    };
     match line.strip_suffix('…') {
         Some(kept) => {
             let (whole, cut) = kept.split_at(kept.rfind(' ').map_or(0, |i| i + 1));
@@ -75,16 +80,33 @@ mod tests {
         assert_eq!(resolve_in(root, "/").unwrap(), Path::new("/"));
     }
 
+    /// `ls src` shows `main.rs`: it links to `src/main.rs`.
+    #[test]
+    fn names_link_under_the_directory_given() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let under = format!("{}/src", root.display());
+        let linked = link_line("main.rs no_such.rs", Host::new("h"), &under);
+        let target = format!("file://h{}/src/main.rs", root.display());
+        assert_eq!(
+            linked,
+            format!("\x1b]8;;{target}\x1b\\main.rs\x1b]8;;\x1b\\ no_such.rs")
+        );
+    }
+
     #[test]
     fn a_link_cut_by_the_clip_stays_plain() {
         let out = link_line(
             "see https://e.com/a and https://e.com/lon…",
             Host::default(),
+            ".",
         );
         assert_eq!(
             out,
             "see \x1b]8;;https://e.com/a\x1b\\https://e.com/a\x1b]8;;\x1b\\ and https://e.com/lon…"
         );
-        assert_eq!(link_line("no links here", Host::new("h")), "no links here");
+        assert_eq!(
+            link_line("no links here", Host::new("h"), "."),
+            "no links here"
+        );
     }
 }

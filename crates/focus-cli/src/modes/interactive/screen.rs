@@ -155,7 +155,9 @@ impl Screen {
         let mut content = Vec::new();
         for (i, block) in blocks[self.committed_blocks..].iter_mut().enumerate() {
             let skip = if i == 0 { self.committed_rows } else { 0 };
-            content.extend(block.rows_from(&look, skip));
+            // Images are drawn once, in the scrollback, not at every frame.
+            let rows = block.rows_from(&look, skip).into_iter();
+            content.extend(rows.map(focus_tui::graphics::without_image));
         }
         let above = fit_rows(chrome.above.clone(), width);
         let below = fit_rows(chrome.below.clone(), width);
@@ -317,6 +319,45 @@ mod tests {
         assert!(!second.contains("hello"), "{second:?}");
         // Up one row (the cursor is on the editor), erase, draw.
         assert!(second.starts_with(&format!("{ERASE_TO_END}› x\r\nfooter\x1b[1A")));
+    }
+
+    /// An image waiting in the live area (behind a live answer) is not drawn
+    /// at every frame: only its label and blank rows, until its block
+    /// reaches the scrollback, where it is drawn once.
+    #[test]
+    fn an_image_is_drawn_once_in_the_scrollback() {
+        use crate::modes::interactive::images::ShownImage;
+        use crate::modes::interactive::tool_view::ToolBlock;
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x40\0\0\0\x28".to_vec();
+        png.extend_from_slice(&[8, 6, 0, 0, 0, 0, 0, 0, 0]);
+        let image = focus_core::message::Content::Image {
+            data: focus_tools::read::base64_encode(&png).into(),
+            mime_type: "image/png".into(),
+        };
+        let mut tool = ToolBlock::ended("c1", "read", &Default::default(), None);
+        tool.end("Read image file a.png".into(), Default::default(), false);
+        tool.show_images(ShownImage::all(&[image]));
+        let mut blocks = vec![
+            Block::live(Kind::Answer(Streamed::new("still going"))),
+            Block::done(Kind::Tool(Box::new(tool))),
+        ];
+        let kitty = Look {
+            graphics: Some(focus_tui::graphics::Protocol::Kitty),
+            ..look()
+        };
+        let mut screen = Screen::with_size(|| (60, 30));
+        for _ in 0..3 {
+            screen.draw(&mut blocks, kitty, &chrome(""));
+            let live = screen.take();
+            assert!(live.contains("[image 64x40, 33 B]"), "{live:?}");
+            assert!(!live.contains("\x1b_G"), "{live:?}");
+        }
+        blocks[0].finished = true;
+        screen.draw(&mut blocks, kitty, &chrome(""));
+        let committed = screen.take();
+        assert_eq!(committed.matches("\x1b_Ga=T").count(), 1, "{committed:?}");
+        screen.draw(&mut blocks, kitty, &chrome("x"));
+        assert!(!screen.take().contains("\x1b_G"));
     }
 
     #[test]

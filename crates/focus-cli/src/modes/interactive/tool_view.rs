@@ -126,7 +126,7 @@ impl ToolBlock {
         };
         let mut summary = tool_summary(&self.name, &self.args);
         if look.hyperlinks {
-            summary = link_line(&summary, look.host);
+            summary = link_line(&summary, look.host, ".");
         }
         let mut header = format!("{mark} {}", style.bold(&summary));
         let elapsed = self.elapsed.unwrap_or_else(|| self.running_time());
@@ -178,10 +178,15 @@ impl ToolBlock {
     ) -> Vec<String> {
         let style = look.style;
         let limit = |collapsed: usize| if expanded { EXPANDED } else { collapsed };
+        // ls lists names inside the directory it was given.
+        let under = match self.name.as_str() {
+            "ls" => self.args["path"].as_str().unwrap_or("."),
+            _ => ".",
+        };
         let dim = |lines: Vec<String>| {
             let linked = lines.into_iter().map(|l| {
                 if look.hyperlinks {
-                    link_line(&l, look.host)
+                    link_line(&l, look.host, under)
                 } else {
                     l
                 }
