@@ -14,10 +14,11 @@ use super::tool_view::ToolBlock;
 use crate::terminal::style::Style;
 use focus_tools::output::sanitize;
 use focus_tui::columns::note_rows;
+use focus_tui::links::Resolve;
 use focus_tui::markdown::{is_table_row, Markdown};
 use focus_tui::rows::wrap_words;
 use focus_tui::rows::{split_rows, text_rows, wrap_styled};
-use focus_tui::table::table;
+use focus_tui::table::table_linked;
 use focus_tui::width::visible_width;
 
 /// How blocks are drawn now (the same for every block of one frame).
@@ -126,7 +127,13 @@ impl Streamed {
                 .map(|row| look.style.dim(&row))
                 .collect()
         } else {
-            table(lines, look.style, look.width, look.hyperlinks)
+            let paths = Some((super::linkify::resolve_path as Resolve, look.host));
+            table_linked(
+                lines,
+                look.style,
+                look.width,
+                look.hyperlinks.then_some(paths),
+            )
         }
     }
 
