@@ -69,15 +69,15 @@ pub fn cells_for(width: u32, height: u32, columns: usize) -> (usize, usize) {
 /// The rows that show an image: `rows - 1` blank ones, then one that draws it
 /// over all of them (see the module's doc). `base64` must be what [`crate::base64::decode`]
 /// accepted; `mime` its type (kitty takes PNG only: anything else gives `None`),
-/// `bytes` its decoded length. `id` names the image to kitty (a redraw of the
-/// same image replaces it instead of adding one).
+/// `bytes` its decoded length. kitty gets no image id: each image drawn is
+/// one of its own (sending an id again would delete the image and every
+/// placement of it, so the same picture shown twice would lose the first).
 pub fn image_rows(
     protocol: Protocol,
     base64: &str,
     mime: &str,
     bytes: usize,
     (rows, cols): (usize, usize),
-    id: u32,
 ) -> Option<Vec<String>> {
     let rows = rows.max(1);
     if base64
@@ -91,7 +91,7 @@ pub fn image_rows(
             if mime != "image/png" {
                 return None;
             }
-            kitty(base64, rows, cols, id)
+            kitty(base64, rows, cols)
         }
         Protocol::Iterm2 => format!(
             "\x1b]1337;File=inline=1;size={bytes};width={cols};height={rows};preserveAspectRatio=1:{base64}\x07"
@@ -136,7 +136,7 @@ pub fn without_image(row: String) -> String {
 /// cells, the cursor left where it is (`C=1`), no replies (`q=2`, repeated in
 /// every chunk, which kitty before 0.20 needed (kitty issue #3375): a reply would
 /// arrive as keys).
-fn kitty(base64: &str, rows: usize, cols: usize, id: u32) -> String {
+fn kitty(base64: &str, rows: usize, cols: usize) -> String {
     const CHUNK: usize = 4096;
     let mut out = String::with_capacity(base64.len() + base64.len() / CHUNK * 16 + 64);
     let chunks: Vec<&[u8]> = base64.as_bytes().chunks(CHUNK).collect();
@@ -148,7 +148,7 @@ fn kitty(base64: &str, rows: usize, cols: usize, id: u32) -> String {
         let more = u8::from(i + 1 < count);
         if i == 0 {
             out.push_str(&format!(
-                "\x1b_Ga=T,f=100,t=d,i={id},p=1,q=2,C=1,c={cols},r={rows},m={more};{chunk}\x1b\\"
+                "\x1b_Ga=T,f=100,t=d,q=2,C=1,c={cols},r={rows},m={more};{chunk}\x1b\\"
             ));
         } else {
             out.push_str(&format!("\x1b_Gm={more},q=2;{chunk}\x1b\\"));
@@ -227,16 +227,16 @@ mod tests {
     #[test]
     fn kitty_rows_draw_from_the_last_reserved_row() {
         let data = "A".repeat(5000);
-        let rows = image_rows(Protocol::Kitty, &data, "image/png", 3750, (3, 10), 7).unwrap();
+        let rows = image_rows(Protocol::Kitty, &data, "image/png", 3750, (3, 10)).unwrap();
         assert_eq!(rows.len(), 3);
         assert!(rows[..2].iter().all(String::is_empty));
         let last = &rows[2];
-        assert!(last.starts_with("\x1b7\x1b[2A\x1b_Ga=T,f=100,t=d,i=7,p=1,q=2,C=1,c=10,r=3,m=1;"));
+        assert!(last.starts_with("\x1b7\x1b[2A\x1b_Ga=T,f=100,t=d,q=2,C=1,c=10,r=3,m=1;"));
         assert!(last.contains("\x1b\\\x1b_Gm=0,q=2;AAAA"));
         assert!(last.ends_with("\x1b\\\x1b8"));
         assert_eq!(crate::width::visible_width(last), 0);
         assert_eq!(
-            image_rows(Protocol::Kitty, "AAAA", "image/jpeg", 3, (1, 1), 1),
+            image_rows(Protocol::Kitty, "AAAA", "image/jpeg", 3, (1, 1)),
             None
         );
     }
@@ -244,7 +244,7 @@ mod tests {
     #[test]
     fn live_rows_leave_images_out() {
         for protocol in [Protocol::Kitty, Protocol::Iterm2] {
-            let rows = image_rows(protocol, "QUJD", "image/png", 3, (3, 4), 1).unwrap();
+            let rows = image_rows(protocol, "QUJD", "image/png", 3, (3, 4)).unwrap();
             let last = format!("    {}", rows[2]);
             assert_eq!(without_image(last), "    ");
         }
@@ -256,7 +256,7 @@ mod tests {
 
     #[test]
     fn iterm2_takes_any_format_and_nothing_but_base64() {
-        let rows = image_rows(Protocol::Iterm2, "QUJD", "image/jpeg", 3, (1, 4), 1).unwrap();
+        let rows = image_rows(Protocol::Iterm2, "QUJD", "image/jpeg", 3, (1, 4)).unwrap();
         assert_eq!(
             rows,
             ["\x1b7\x1b]1337;File=inline=1;size=3;width=4;height=1;preserveAspectRatio=1:QUJD\x07\x1b8"]
@@ -264,7 +264,7 @@ mod tests {
         assert_eq!(crate::width::visible_width(&rows[0]), 0);
         for hostile in ["QU\x07JD", "QU\x1b\\", "QUJD\n", "QU JD"] {
             assert_eq!(
-                image_rows(Protocol::Iterm2, hostile, "image/png", 3, (1, 4), 1),
+                image_rows(Protocol::Iterm2, hostile, "image/png", 3, (1, 4)),
                 None
             );
         }

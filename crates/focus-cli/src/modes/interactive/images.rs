@@ -23,8 +23,6 @@ pub struct ShownImage {
     /// Its decoded length.
     bytes: usize,
     info: Option<ImageInfo>,
-    /// Names it to kitty (a redraw replaces it).
-    id: u32,
 }
 
 impl ShownImage {
@@ -39,7 +37,6 @@ impl ShownImage {
             None => (data.as_str().len() / 4 * 3, None),
         };
         Some(ShownImage {
-            id: decoded.as_deref().map_or(1, id_of),
             data: decoded.map(|_| data.clone()),
             mime: mime_type.clone(),
             bytes,
@@ -65,26 +62,12 @@ impl ShownImage {
             if self.bytes <= MAX_INLINE_BYTES {
                 let cells = cells_for(info.width, info.height, columns);
                 let mime = self.mime.as_str();
-                let drawn = image_rows(protocol, data.as_str(), mime, self.bytes, cells, self.id);
+                let drawn = image_rows(protocol, data.as_str(), mime, self.bytes, cells);
                 rows.extend(drawn.unwrap_or_default());
             }
         }
         rows
     }
-}
-
-/// A nonzero id from the image's bytes (FNV-1a of its length and first 4 KB).
-fn id_of(bytes: &[u8]) -> u32 {
-    let mut hash: u32 = 0x811c_9dc5;
-    for &b in bytes
-        .len()
-        .to_le_bytes()
-        .iter()
-        .chain(bytes.iter().take(4096))
-    {
-        hash = (hash ^ u32::from(b)).wrapping_mul(0x0100_0193);
-    }
-    hash.max(1)
 }
 
 #[cfg(test)]
