@@ -80,6 +80,65 @@ mod tests {
         assert_eq!(resolve_in(root, "/").unwrap(), Path::new("/"));
     }
 
+    /// With hyperlinks on, the model's escapes in an answer and in a tool's
+    /// output still never reach a row: every escape in the rows is a colour
+    /// (`ESC [ … m`) or a hyperlink of focus's with a printable target.
+    #[test]
+    fn hostile_text_with_links_on_writes_only_focus_sequences() {
+        use crate::modes::interactive::blocks::{Block, Kind, Look, Streamed};
+        use crate::modes::interactive::tool_view::ToolBlock;
+        use crate::terminal::style::Style;
+        let evil = "see https://e.com/a\x1b]0;pwned\x07b and [x](https://e.com/\x1b]8;;evil\x07) \
+                    Cargo.toml\u{9c} https://e.com/\u{9b}2J src/main.rs:1\x1b[2J";
+        let mut tool = ToolBlock::new("c1", "grep", &Default::default());
+        tool.end(
+            format!("{evil}\nsrc/main.rs:3:{evil}"),
+            Default::default(),
+            false,
+        );
+        let mut blocks = vec![
+            Block::done(Kind::Answer(Streamed::new(&format!(
+                "{evil}\n| {evil} | x |\n"
+            )))),
+            Block::done(Kind::Tool(Box::new(tool))),
+        ];
+        let look = Look {
+            width: 50,
+            style: Style::COLOR,
+            show_thinking: true,
+            hyperlinks: true,
+            graphics: None,
+            host: Host::new("h"),
+        };
+        let mut links = 0;
+        for block in &mut blocks {
+            for row in block.rows_from(&look, 0) {
+                let mut rest = row.as_str();
+                while let Some(at) = rest.find('\x1b') {
+                    rest = &rest[at..];
+                    if let Some(target) = rest.strip_prefix("\x1b]8;;") {
+                        let end = target.find("\x1b\\").expect("a closed hyperlink");
+                        let target = &target[..end];
+                        assert!(
+                            target.is_empty() || focus_tui::links::safe_target(target),
+                            "{row:?}"
+                        );
+                        links += usize::from(!target.is_empty());
+                        rest = &rest[5 + end + 2..];
+                    } else {
+                        let csi = rest.strip_prefix("\x1b[").expect("an SGR");
+                        let end = csi.find(|c: char| c.is_ascii_alphabetic()).unwrap();
+                        assert_eq!(&csi[end..=end], "m", "{row:?}");
+                        rest = &csi[end + 1..];
+                    }
+                }
+                assert!(!row.contains(['\x07', '\u{9b}', '\u{9c}']), "{row:?}");
+                assert!(!row.contains("pwned") && !row.contains("evil"), "{row:?}");
+            }
+        }
+        assert!(links >= 4, "{links}");
+    }
+
     /// `ls src` shows `main.rs`: it links to `src/main.rs`.
     #[test]
     fn names_link_under_the_directory_given() {
