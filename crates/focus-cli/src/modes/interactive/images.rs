@@ -19,7 +19,6 @@ const MAX_INLINE_BYTES: usize = 2 * 1024 * 1024;
 pub struct ShownImage {
     /// The image's base64, when it decoded.
     data: Option<SharedText>,
-    mime: String,
     /// Its decoded length.
     bytes: usize,
     info: Option<ImageInfo>,
@@ -28,7 +27,7 @@ pub struct ShownImage {
 impl ShownImage {
     /// The image of a content block, if it is one.
     pub fn of(content: &Content) -> Option<ShownImage> {
-        let Content::Image { data, mime_type } = content else {
+        let Content::Image { data, .. } = content else {
             return None;
         };
         let decoded = focus_tui::base64::decode(data.as_str());
@@ -38,7 +37,6 @@ impl ShownImage {
         };
         Some(ShownImage {
             data: decoded.map(|_| data.clone()),
-            mime: mime_type.clone(),
             bytes,
             info,
         })
@@ -61,8 +59,9 @@ impl ShownImage {
         if let (Some(protocol), Some(data), Some(info)) = (protocol, &self.data, self.info) {
             if self.bytes <= MAX_INLINE_BYTES {
                 let cells = cells_for(info.width, info.height, columns);
-                let mime = self.mime.as_str();
-                let drawn = image_rows(protocol, data.as_str(), mime, self.bytes, cells);
+                // The format the bytes have, not the one the content names.
+                let mime = format!("image/{}", info.format);
+                let drawn = image_rows(protocol, data.as_str(), &mime, self.bytes, cells);
                 rows.extend(drawn.unwrap_or_default());
             }
         }
@@ -97,6 +96,18 @@ mod tests {
         assert_eq!(rows.len(), 1 + 12);
         assert!(rows[12].contains("\x1b_Ga=T,f=100"), "{:?}", rows[12]);
         assert!(ShownImage::of(&Content::text("x")).is_none());
+        // A PNG said to be a JPEG is drawn as what it is.
+        let Content::Image { data, .. } = png_content(64, 64) else {
+            unreachable!()
+        };
+        let misnamed = Content::Image {
+            data,
+            mime_type: "image/jpeg".into(),
+        };
+        let rows = ShownImage::of(&misnamed)
+            .unwrap()
+            .rows(Style::PLAIN, 80, Some(Protocol::Kitty));
+        assert!(rows.last().unwrap().contains("\x1b_Ga=T,f=100"), "{rows:?}");
     }
 
     /// Base64 that does not decode (a hostile or broken payload) is named,
