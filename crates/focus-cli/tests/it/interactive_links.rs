@@ -176,9 +176,10 @@ fn images_are_named_with_their_size() {
     assert!(screen.contains("[image 640x480, 2 KB]"), "{screen}");
 }
 
-/// With kitty's protocol forced (`FOCUS_IMAGES=kitty`), the image goes out as
-/// kitty's escape (tmux drops it) and the screen around it stays whole: the
-/// rows after it, the prompt and the footer are where they belong.
+/// With a protocol forced (`FOCUS_IMAGES=kitty` or `iterm2`), the image goes
+/// out as that protocol's escape (tmux drops it) with the file's own base64,
+/// and the screen around it stays whole: the answer comes after the image's
+/// rows, and no part of the escape shows as text.
 #[test]
 fn a_forced_protocol_writes_the_image_and_keeps_the_screen() {
     if !tmux_available() {
@@ -186,27 +187,40 @@ fn a_forced_protocol_writes_the_image_and_keeps_the_screen() {
     }
     let s = Sandbox::new();
     std::fs::write(s.work.join("pic.png"), picture()).unwrap();
-    let server = mock(IMAGE_SCENARIO);
-    s.write_models(&server.url());
-    let kitty = [("NO_COLOR=1", "FOCUS_IMAGES=kitty")];
-    let (pane, raw) = start_recorded(&s, &kitty, &["--model", "mock-openai/m1"]);
-    pane.send("look at pic.png", "end-marker");
-    let screen = pane.wait_for("the idle footer", "○ ");
-    let out = written(&raw);
-    assert!(out.contains("\x1b_Ga=T,f=100,t=d,"), "{out:?}");
-    // The payload is the file's own base64.
-    assert!(out.contains(";iVBORw0KGgoAAAANSUhEUgAAAoAAAAHg"), "{out:?}");
-    let rows: Vec<&str> = screen.lines().collect();
-    let label = rows
-        .iter()
-        .position(|r| r.contains("[image 640x480, 2 KB]"));
-    let answer = rows.iter().position(|r| r.contains("seen end-marker"));
-    match (label, answer) {
-        (Some(label), Some(answer)) => assert!(answer > label + 12, "{screen}"),
-        _ => panic!("the label or the answer is missing:\n{screen}"),
+    for (protocol, escape) in [
+        ("kitty", "\x1b_Ga=T,f=100,t=d,q=2,C=1,"),
+        ("iterm2", "\x1b]1337;File=inline=1;size=2033;"),
+    ] {
+        let server = mock(IMAGE_SCENARIO);
+        s.write_models(&server.url());
+        let forced = format!("FOCUS_IMAGES={protocol}");
+        let env = [("NO_COLOR=1", forced.as_str())];
+        let (pane, raw) = start_recorded(&s, &env, &["--model", "mock-openai/m1"]);
+        pane.send("look at pic.png", "end-marker");
+        let screen = pane.wait_for("the idle footer", "○ ");
+        let out = written(&raw);
+        let _ = std::fs::remove_file(&raw);
+        assert!(out.contains(escape), "{protocol}: {out:?}");
+        // The payload is the file's own base64, drawn once.
+        assert_eq!(
+            out.matches("iVBORw0KGgoAAAANSUhEUgAAAoAAAAHg").count(),
+            1,
+            "{out:?}"
+        );
+        let rows: Vec<&str> = screen.lines().collect();
+        let label = rows
+            .iter()
+            .position(|r| r.contains("[image 640x480, 2 KB]"));
+        let answer = rows.iter().position(|r| r.contains("seen end-marker"));
+        match (label, answer) {
+            (Some(label), Some(answer)) => assert!(answer > label + 12, "{screen}"),
+            _ => panic!("{protocol}: the label or the answer is missing:\n{screen}"),
+        }
+        for text in ["Ga=T", "1337", "iVBOR"] {
+            assert!(
+                !screen.contains(text),
+                "the escape shows as text:\n{screen}"
+            );
+        }
     }
-    assert!(
-        !screen.contains("Ga=T"),
-        "the escape shows as text:\n{screen}"
-    );
 }
