@@ -82,6 +82,26 @@ mod tests {
         assert_eq!(decode("Zg").as_deref(), Some(&b"f"[..]));
     }
 
+    /// Random bytes of the alphabet, padding, whitespace and escapes: no
+    /// panic, and what decodes has the length its characters say.
+    #[test]
+    fn garbage_never_panics() {
+        let alphabet: Vec<char> = "QUJDaz09+/=\n \x1b\x07é".chars().collect();
+        let mut rng = focus_testkit::rng::Rng::new(64);
+        for _ in 0..20_000 {
+            let text: String = (0..rng.below(24))
+                .map(|_| alphabet[rng.below(alphabet.len())])
+                .collect();
+            if let Some(bytes) = decode(&text) {
+                let data = text
+                    .chars()
+                    .filter(|c| c.is_ascii_alphanumeric() || *c == '+' || *c == '/')
+                    .count();
+                assert_eq!(bytes.len(), data * 3 / 4, "{text:?}");
+            }
+        }
+    }
+
     #[test]
     fn anything_else_is_refused() {
         for bad in [
