@@ -195,7 +195,7 @@ fn run_parsed(args: &args::Args) -> Result<i32, setup::SetupError> {
         };
         // The UI's channel exists before the engine so the gate can ask through it.
         let (sender, receiver) = std::sync::mpsc::sync_channel(engine::INPUT_QUEUE_CAPACITY);
-        let ask = approval::ask_through(sender.clone(), modes::interactive::Input::Approval);
+        let ask = approval::ask_through(sender.clone(), modes::interactive::input::Input::Approval);
         let (mut engine, choice) = setup::build_engine(args, &cwd, &request, Some(ask))?;
         // A deadline bounds headless runs (print, JSON, RPC), not a person's session.
         engine.conversation.deadline = None;

@@ -5,6 +5,18 @@
 //! [`KeyDecoder`] is fed whatever `read` returned; sequences split across reads are
 //! kept until complete. An Escape byte at the very end of a read is the Escape key
 //! (terminals send a whole sequence in one write, so a lone one is a key press).
+//!
+//! [`KEYBOARD_ON`] asks the terminal for the encodings the decoder reads best
+//! (bracketed paste, the kitty protocol's first level, modifyOtherKeys);
+//! [`KEYBOARD_OFF`] undoes it.
+
+/// Bracketed paste on (pasted text arrives marked, so its newlines do not
+/// send), the kitty keyboard protocol's first level and xterm's modifyOtherKeys
+/// (so Shift+Enter differs from Enter where the terminal supports either;
+/// others ignore the requests).
+pub const KEYBOARD_ON: &str = "\x1b[?2004h\x1b[>1u\x1b[>4;1m";
+/// Everything [`KEYBOARD_ON`] asked for, undone.
+pub const KEYBOARD_OFF: &str = "\x1b[?2004l\x1b[<u\x1b[>4;0m";
 
 /// One key press (or one paste).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,7 +2,9 @@
 //!
 //! The parts of an interactive terminal program that any std-only project can
 //! reuse: how wide text is on screen ([`width`]) and how lines become rows that
-//! fit a window ([`rows`], two aligned columns in [`columns`]), colours that respect
+//! fit a window ([`rows`], two aligned columns in [`columns`]), a differential
+//! renderer that commits what is finished to the scrollback and redraws only a
+//! live area below it ([`screen`]), colours that respect
 //! `NO_COLOR` and pipes ([`style`], themed by [`theme`]), keys as terminals send
 //! them ([`keys`]), what they do ([`keymap`]) and the user's own bindings
 //! ([`keybindings`]), a multi-line editor with history ([`editor`]), Markdown
@@ -13,7 +15,8 @@
 //! hyperlinks ([`links`]), images inline ([`graphics`], their sizes read by
 //! [`image_info`] from bytes [`base64`] decodes), and the terminal itself
 //! ([`terminal`], through focus-sys, the only crate with `unsafe`). focus's interactive mode wires conversation
-//! events to these; `cargo run -p focus-tui --example editor` uses them alone.
+//! events to these; `cargo run -p focus-tui --example editor` and `--example
+//! screen` use them alone.
 //!
 //! Dependencies: focus-sys (terminal calls) and focus-core's JSON codec (theme,
 //! history and keybindings files); never focus-core's agent or event types (a tidy rule).
@@ -37,6 +40,7 @@ pub mod picker;
 pub mod printable;
 pub mod reveal;
 pub mod rows;
+pub mod screen;
 pub mod style;
 pub mod table;
 pub mod terminal;

@@ -330,6 +330,26 @@ pub fn wrap_words(line: &str, width: usize) -> Vec<String> {
     pieces
 }
 
+/// Rows cut to the width where they are wider (a guard: callers wrap their text, but
+/// a clipped line may end with an ellipsis past it); rows that fit are given back
+/// as they are.
+pub fn fit_rows(rows: Vec<String>, width: usize) -> Vec<String> {
+    if rows.iter().all(|r| visible_width(r) <= width) {
+        return rows;
+    }
+    // Only the rows too wide are cut: one that fits keeps every sequence it
+    // has (an image's, which `split_rows` would drop).
+    rows.into_iter()
+        .flat_map(|r| {
+            if visible_width(&r) <= width {
+                vec![r]
+            } else {
+                split_rows(&r, width)
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,6 +410,14 @@ mod tests {
             split_rows("a\x1b_Gm=0;QUJD\x1b\\b\x1b7c\x1bP1q\x07d", 9),
             ["abcd"]
         );
+    }
+
+    /// A row that fits keeps its sequences (an image's) when another is cut.
+    #[test]
+    fn fit_rows_cuts_only_the_rows_too_wide() {
+        let image = "\x1b7\x1b[1A\x1b_Gm=0;QUJD\x1b\\\x1b8".to_string();
+        let rows = fit_rows(vec![image.clone(), "abcdef".into()], 3);
+        assert_eq!(rows, [image, "abc".into(), "def".into()]);
     }
 
     #[test]

@@ -198,7 +198,7 @@ impl TextPrinter {
             }
             AgentEvent::CompactionStart { .. } | AgentEvent::CompactionEnd { .. } => {
                 self.finish_line();
-                let note = crate::modes::interactive::compaction_note(event);
+                let note = compaction_note(event);
                 if let Some(note) = note {
                     errln!("{}", self.err_style.dim(&note));
                 }
@@ -327,9 +327,57 @@ pub fn retry_line(attempt: u32, max_attempts: u32, delay_ms: u64, why: &str) -> 
     )
 }
 
+/// One line for a compaction's start or end (`None` for other events).
+pub fn compaction_note(event: &AgentEvent) -> Option<String> {
+    match event {
+        AgentEvent::CompactionStart { reason } => Some(format!(
+            "compacting the history ({})…",
+            match reason.as_str() {
+                "overflow" => "the model said the context is too long",
+                _ => "the context is nearly full",
+            }
+        )),
+        AgentEvent::CompactionEnd {
+            result,
+            error_message,
+            ..
+        } => Some(match (error_message, result) {
+            (Some(error), _) => format!("compaction failed: {error}"),
+            (None, Some(done)) => format!(
+                "compacted: about {} → {} tokens",
+                done.tokens_before, done.tokens_after
+            ),
+            (None, None) => "compaction ended".to_string(),
+        }),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_compaction_is_one_line_at_its_start_and_end() {
+        let start = AgentEvent::CompactionStart {
+            reason: "overflow".into(),
+        };
+        assert_eq!(
+            compaction_note(&start).as_deref(),
+            Some("compacting the history (the model said the context is too long)…")
+        );
+        let failed = AgentEvent::CompactionEnd {
+            result: None,
+            aborted: false,
+            will_retry: false,
+            error_message: Some("no model".into()),
+        };
+        assert_eq!(
+            compaction_note(&failed).as_deref(),
+            Some("compaction failed: no model")
+        );
+        assert_eq!(compaction_note(&AgentEvent::AgentStart), None);
+    }
 
     #[test]
     fn a_retry_is_one_readable_line() {

@@ -4,7 +4,7 @@
 //! says which subagent asks. A running child's status line is its `task`
 //! call's partial output, shown under the call like any tool's progress.
 
-use super::Ui;
+use super::ui::Ui;
 use crate::approval::ApprovalRequest;
 use crate::modes::print::clip;
 use focus_harness::subagents::load_definitions;

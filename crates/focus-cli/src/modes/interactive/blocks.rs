@@ -17,9 +17,8 @@ use focus_tui::columns::note_rows;
 use focus_tui::links::Resolve;
 use focus_tui::markdown::{is_table_row, Markdown};
 use focus_tui::rows::wrap_words;
-use focus_tui::rows::{split_rows, text_rows, wrap_styled};
+use focus_tui::rows::{fit_rows, split_rows, text_rows, wrap_styled};
 use focus_tui::table::table_linked;
-use focus_tui::width::visible_width;
 
 /// How blocks are drawn now (the same for every block of one frame).
 #[derive(Clone, Copy, Debug)]
@@ -401,15 +400,6 @@ impl Block {
             }
         }
     }
-}
-
-/// Rows cut to the width where they are wider (a guard: blocks wrap their text,
-/// but a clipped tool line may end with an ellipsis past it).
-pub fn fit_rows(rows: Vec<String>, width: usize) -> Vec<String> {
-    if rows.iter().all(|r| visible_width(r) <= width) {
-        return rows;
-    }
-    rows.iter().flat_map(|r| split_rows(r, width)).collect()
 }
 
 /// The first row of shown thinking.

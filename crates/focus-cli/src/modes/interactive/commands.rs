@@ -3,7 +3,8 @@
 //! ([`super::pickers`]) when called bare, and act on `/model provider/id` or
 //! `/command N` (the picker's choice runs that).
 
-use super::Ui;
+use super::transcript::message_text;
+use super::ui::Ui;
 use crate::choose::{ModelChoice, ModelSource};
 use crate::engine::entry_preview;
 use crate::seams;
@@ -355,7 +356,7 @@ fn tree(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
             .cloned();
         let parent = entry.as_ref().and_then(|e| e.parent_id.clone());
         let text = match entry.map(|e| e.kind) {
-            Some(EntryKind::Message(m)) => super::submit::message_text(&m),
+            Some(EntryKind::Message(m)) => message_text(&m),
             _ => String::new(),
         };
         match parent {
@@ -446,11 +447,7 @@ fn resume(ui: &mut Ui<'_>, rest: &str) -> Result<(), String> {
             .iter()
             .map(|s| {
                 let title = s.name.clone().unwrap_or_else(|| s.first_message.clone());
-                let detail = format!(
-                    "{} · {} msgs",
-                    super::pickers::ago(now - s.modified_ms),
-                    s.message_count
-                );
+                let detail = format!("{} · {} msgs", ago(now - s.modified_ms), s.message_count);
                 Item::new(title, detail)
             })
             .collect();
@@ -530,9 +527,28 @@ fn session_info(ui: &mut Ui<'_>) {
     ui.say(&focus_tools::output::sanitize(&text));
 }
 
+/// `90_000` ms → `1m ago` (a session's age in the `/resume` picker).
+pub fn ago(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    match s {
+        0..60 => format!("{s}s ago"),
+        60..3600 => format!("{}m ago", s / 60),
+        3600..86_400 => format!("{}h ago", s / 3600),
+        _ => format!("{}d ago", s / 86_400),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ages_read_as_people_say_them() {
+        assert_eq!(ago(-5), "0s ago");
+        assert_eq!(ago(90_000), "1m ago");
+        assert_eq!(ago(7_200_000), "2h ago");
+        assert_eq!(ago(3 * 86_400_000), "3d ago");
+    }
 
     /// The commands docs/cli.md's table names (the `/words` of each row's
     /// first cell), and the shell rows.

@@ -3,7 +3,8 @@
 //! context, or overflowed it); meanwhile the screen lives — a spinner, "Esc
 //! cancels", typing goes on — and the end shows the summary and what it saved.
 
-use super::Ui;
+use super::transcript::summary_block;
+use super::ui::Ui;
 use focus_harness::conversation::{CompactionEnded, CompactionReason};
 
 impl Ui<'_> {
@@ -35,7 +36,7 @@ impl Ui<'_> {
         match (&ended.result, &ended.error_message) {
             (Some(done), _) => {
                 let context = self.engine.conversation.session.lock().context_messages();
-                self.blocks.extend(super::summary_block(&context));
+                self.blocks.extend(summary_block(&context));
                 let note = match reason {
                     CompactionReason::Manual => format!(
                         "compacted: the context went from about {} to about {} tokens",

@@ -11,7 +11,7 @@
 //! protected file) offers no such key.
 
 use super::blocks::{Block, Kind};
-use super::Ui;
+use super::ui::Ui;
 use crate::approval::ApprovalAnswer;
 use crate::modes::print::clip;
 use crate::terminal::reveal::reveal_hidden;
@@ -44,7 +44,7 @@ impl Ui<'_> {
                 .position(|b| !b.finished)
                 .unwrap_or(self.blocks.len());
             let block = Block::done(Kind::Note(text));
-            if at > self.screen.committed_blocks() || self.screen.committed_rows() == 0 {
+            if at > self.screen.committed_parts() || self.screen.committed_rows() == 0 {
                 self.blocks.insert(at, block);
             } else {
                 self.blocks.push(block);

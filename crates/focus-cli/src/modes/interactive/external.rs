@@ -7,8 +7,9 @@
 //! and waits for the UI's word before reading again ([`needs_pause`]); the UI
 //! runs the editor, then lets it go on.
 
-use super::Ui;
+use super::ui::Ui;
 use crate::terminal::raw::with_original_mode;
+use focus_tui::keys::{KEYBOARD_OFF, KEYBOARD_ON};
 use std::process::Command;
 
 /// Whether `bytes` may hold a Ctrl+G: the reader waits for the UI after it.
@@ -56,7 +57,7 @@ impl Ui<'_> {
         let command = editor_command();
         self.screen.finish();
         self.screen.flush();
-        out!("{}", super::KEYBOARD_OFF);
+        out!("{}", KEYBOARD_OFF);
         // The command is the user's own setting, run as a shell would ("code
         // -w" has arguments); the file's path is passed as "$1".
         let status = with_original_mode(|| {
@@ -67,7 +68,7 @@ impl Ui<'_> {
                 .arg(&path)
                 .status()
         });
-        out!("{}", super::KEYBOARD_ON);
+        out!("{}", KEYBOARD_ON);
         self.screen.redraw_all();
         match status {
             Ok(status) if status.success() => match std::fs::read_to_string(&path) {

@@ -6,7 +6,8 @@
 //! here. The conversation records, compacts and retries itself; quitting
 //! stops it and waits for its end.
 
-use super::{Input, Ui};
+use super::input::Input;
+use super::ui::Ui;
 use focus_core::message::Message;
 use focus_harness::conversation::ConversationEvent;
 use std::sync::mpsc::Receiver;

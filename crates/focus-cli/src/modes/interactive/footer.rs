@@ -118,9 +118,28 @@ pub fn git_branch(cwd: &Path) -> Option<String> {
     None
 }
 
+/// `1234` → `1.2k`.
+pub fn human(n: u64) -> String {
+    if n < 1000 {
+        n.to_string()
+    } else if n < 1_000_000 {
+        format!("{:.1}k", n as f64 / 1000.0)
+    } else {
+        format!("{:.1}M", n as f64 / 1_000_000.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_read_short() {
+        assert_eq!(human(999), "999");
+        assert_eq!(human(1234), "1.2k");
+        assert_eq!(human(200_000), "200.0k");
+        assert_eq!(human(2_500_000), "2.5M");
+    }
 
     #[test]
     fn the_branch_of_a_repository_and_a_worktree() {

@@ -3,7 +3,7 @@
 //! CHANGELOG.md).
 
 use super::blocks::{Block, Kind, Streamed};
-use super::Ui;
+use super::ui::Ui;
 use std::path::{Path, PathBuf};
 
 /// The most lines of a changelog shown (the newest entries come first).

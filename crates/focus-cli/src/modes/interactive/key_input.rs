@@ -3,11 +3,14 @@
 //! (abort, quit, suspend, thinking, models, the queue, completion, the editor).
 
 use super::blocks::Kind;
+use super::input::Input;
 use super::keymap::{self, Action};
-use super::submit::message_text;
-use super::{commands, external, Input, Ui, KEYBOARD_OFF, KEYBOARD_ON};
+use super::transcript::message_text;
+use super::ui::Ui;
+use super::{commands, external};
 use focus_tui::editor::EditAction;
 use focus_tui::keys::Key;
+use focus_tui::keys::{KEYBOARD_OFF, KEYBOARD_ON};
 use std::io::Read;
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::Instant;
@@ -68,7 +71,7 @@ impl Ui<'_> {
                 self.approval_asked(pending);
             }
             Input::BranchSummarized(done) => self.branch_summarized(done),
-            Input::FilesWalked(files) => self.files_walked(files),
+            Input::FilesWalked(files) => self.file_index.walked(files),
             Input::PastedImage(result) => self.pasted_image(result),
             Input::Shell(done) => self.shell_done(done),
         }

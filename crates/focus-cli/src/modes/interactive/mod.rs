@@ -11,19 +11,28 @@
 //! to them. Reading order: [`keys`](focus_tui::keys) (bytes to keys) and [`keymap`] (keys to actions),
 //! [`editor`] (the input), [`markdown`](focus_tui::markdown) and [`highlight`](focus_tui::highlight) (styling answers),
 //! [`rows`](focus_tui::rows) (lines to rows that fit), [`blocks`] and [`tool_view`] (the
-//! conversation as blocks), [`screen`] (the renderer), [`view`] (how events
+//! conversation as blocks), [`screen`] (blocks on focus-tui's renderer,
+//! [`focus_tui::screen`]), [`view`] (how events
 //! change the blocks, and the chrome), [`dialog`] (approvals), [`transcript`] (a
 //! saved conversation as blocks), [`footer`], [`compacting`], [`external`]
 //! (Ctrl+G), [`commands`] (slash commands), [`fuzzy`](focus_tui::fuzzy) and [`picker`](focus_tui::picker) (a list
-//! filtered as you type) with [`pickers`] (the command menu, `@` files,
+//! filtered as you type) with [`popup`] and [`pickers`] (the command menu, `@` files,
 //! `/model`) and [`project_files`] (the `@` list, walked in the background),
-//! [`tree_rows`] and [`tree_view`] (`/tree`), the commands in files of their
+//! [`tree_rows`], [`tree_view`] and [`tree_moves`] (`/tree`), the commands in files of their
 //! own ([`session_commands`], [`info_commands`], [`settings_editor`],
 //! [`reload`], [`shell`] for `!cmd`, [`clipboard`]), [`keybindings`]
 //! (`keybindings.json`), [`key_input`] (what the keys do), [`submit`] (a line
 //! sent), [`following`] (the conversation's events on the screen: the one call
-//! into the harness, `Conversation::poll`), then this file (the state and the
-//! loop). docs/tui.md explains the renderer.
+//! into the harness, `Conversation::poll`), then this file (the loop).
+//! docs/tui.md explains the renderer.
+//!
+//! The state is one [`Ui`] ([`ui`]), extended by `impl Ui` blocks in the files
+//! above. `ui.rs` sits below all of them and names only parts that know nothing
+//! of the `Ui` ([`screen`], [`blocks`], [`popup`], [`tree_view`],
+//! [`project_files`], [`input`]); this file declares the files, builds the
+//! state, runs the loop and keeps the few methods every command uses
+//! ([`Ui::say`], [`Ui::show_history`]), and no file imports it. So no file of the mode imports a file that imports it back, and
+//! helpers two files share live in leaves ([`transcript`], [`footer`]).
 
 pub mod agents;
 pub mod blocks;
@@ -37,12 +46,14 @@ pub mod footer;
 pub mod hyperlinks;
 pub mod images;
 pub mod info_commands;
+pub mod input;
 pub mod key_input;
 pub mod keymap;
 pub mod linkify;
 pub mod notes;
 pub mod paste_image;
 pub mod pickers;
+pub mod popup;
 pub mod project_files;
 pub mod reload;
 pub mod screen;
@@ -53,8 +64,10 @@ pub mod shell;
 pub mod submit;
 pub mod tool_view;
 pub mod transcript;
+pub mod tree_moves;
 pub mod tree_rows;
 pub mod tree_view;
+pub mod ui;
 pub mod view;
 
 use crate::args::Args;
@@ -64,48 +77,17 @@ use crate::terminal::raw::RawMode;
 use crate::terminal::style::Style;
 use crate::terminal::{STDIN, STDOUT};
 use blocks::{Block, Kind};
-use focus_core::event::AgentEvent;
-use focus_core::message::{Content, Message};
+use focus_core::message::Message;
 use focus_tui::editor::{self, Editor};
 use focus_tui::keybindings;
-use focus_tui::keys::KeyDecoder;
+use focus_tui::keys::{KeyDecoder, KEYBOARD_OFF, KEYBOARD_ON};
+use input::Input;
 use screen::Screen;
-use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::time::{Duration, Instant};
-
-/// What the loop waits for.
-pub enum Input {
-    /// Bytes typed (or pasted), and when they were read.
-    Keys(Vec<u8>, Instant),
-    /// Bytes that may hold a Ctrl+G: the reader waits for a word on its resume
-    /// channel before reading again ([`external`]); and when they were read.
-    KeysThenWait(Vec<u8>, Instant),
-    /// stdin closed.
-    Eof,
-    /// A `!command`'s output so far (shown as the model's bash calls are).
-    ShellOutput(AgentEvent),
-    /// A tool call waits for the user's decision.
-    Approval(crate::approval::PendingApproval),
-    /// The project's files, walked (and packed for the matcher) in the
-    /// background (for `@`).
-    FilesWalked(project_files::Walked),
-    /// The summary of a branch left in `/tree` came back.
-    BranchSummarized(tree_view::Summarized),
-    /// A `!command` ended.
-    Shell(shell::ShellDone),
-    /// Ctrl+V: the clipboard's image, or why there is none.
-    PastedImage(Result<Vec<u8>, String>),
-}
-
-/// Bracketed paste on (pasted text arrives marked, so its newlines do not
-/// send), the kitty keyboard protocol's first level and xterm's modifyOtherKeys
-/// (so Shift+Enter differs from Enter where the terminal supports either;
-/// others ignore the requests).
-pub(crate) const KEYBOARD_ON: &str = "\x1b[?2004h\x1b[>1u\x1b[>4;1m";
-/// Everything [`KEYBOARD_ON`] asked for, undone.
-pub(crate) const KEYBOARD_OFF: &str = "\x1b[?2004l\x1b[<u\x1b[>4;0m";
+use transcript::summary_block;
+use ui::Ui;
 
 /// The shortest time between two frames while output streams (30 a second:
 /// smooth for text; every frame costs a look at the window, a pty write and a
@@ -114,76 +96,6 @@ pub(crate) const KEYBOARD_OFF: &str = "\x1b[?2004l\x1b[<u\x1b[>4;0m";
 const FRAME: Duration = Duration::from_millis(33);
 /// The spinner's step, and how often an idle screen looks at the window size.
 const TICK: Duration = Duration::from_millis(100);
-
-const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-
-/// The UI's state.
-pub struct Ui<'a> {
-    engine: &'a mut Engine,
-    cwd: PathBuf,
-    style: Style,
-    screen: Screen,
-    editor: Editor,
-    decoder: KeyDecoder,
-    history_file: PathBuf,
-    /// The conversation as the screen shows it.
-    blocks: Vec<Block>,
-    /// The first blocks (the welcome), kept when the transcript is replaced.
-    welcome: String,
-    show_thinking: bool,
-    /// Links as OSC 8 hyperlinks ([`hyperlinks::supported`]).
-    hyperlinks: bool,
-    /// Images drawn inline with this protocol ([`focus_tui::graphics::protocol`]).
-    graphics: Option<focus_tui::graphics::Protocol>,
-    /// The host of `file://` links ([`linkify::host_name`]).
-    host: focus_tui::links::Host,
-    waiting: bool,
-    /// Something slow is going on outside a model call ("retrying"): the notice
-    /// spins.
-    busy: Option<&'static str>,
-    frame: usize,
-    /// The notice line above the editor.
-    notice: Option<String>,
-    /// What focus said in this session, put back when the transcript is
-    /// rebuilt ([`notes`]).
-    said: notes::Said,
-    /// Steering (false) and follow-up (true) messages not yet sent.
-    queued: Vec<(bool, String)>,
-    /// The git branch of the working directory (read at start and after each
-    /// run: a tool may have switched it).
-    git_branch: Option<String>,
-    ctrl_c_armed: bool,
-    pending_prompts: VecDeque<Message>,
-    approval: Option<crate::approval::PendingApproval>,
-    /// When the open approval dialog was first drawn (keys before that, or too
-    /// soon after, are not answers: [`dialog`]).
-    approval_drawn: Option<Instant>,
-    /// Typing a reason for a denial (in `reason`: the draft stays in `editor`).
-    denying: bool,
-    reason: Editor,
-    /// The open picker (command menu, `@` files, models).
-    popup: Option<pickers::Popup>,
-    /// The open `/tree` navigator.
-    tree: Option<tree_view::TreeView>,
-    /// A branch left in `/tree` being summarized: its cancel token.
-    summarizing: Option<focus_core::cancel::CancelToken>,
-    /// The project's files for `@`, walked in the background.
-    file_index: project_files::FileIndex,
-    /// Files picked with `@` since the last message was sent.
-    attached: Vec<String>,
-    /// Images pasted with Ctrl+V, by the label the input shows for each.
-    pasted_images: Vec<(String, Content)>,
-    /// Keys `keybindings.json` changed.
-    bindings: keybindings::Bindings,
-    /// A `!command` running: its cancel token.
-    shell: Option<focus_core::cancel::CancelToken>,
-    /// Lets the key reader read again after a [`Input::KeysThenWait`].
-    resume: mpsc::Sender<()>,
-    inputs: SyncSender<Input>,
-    /// `--models` was given: `/reload` leaves the scope alone.
-    scope_from_flag: bool,
-    quit: bool,
-}
 
 /// Runs the interactive terminal UI; returns the exit code.
 pub fn run(
@@ -204,9 +116,40 @@ pub fn run(
     let (sender, receiver) = inputs;
     let (resume, resumed) = mpsc::channel();
     key_input::spawn_key_reader(sender.clone(), resumed);
+    let mut ui = new_ui(engine, args, cwd, prompts, sender, resume);
+    ui.open(choice);
+    // SIGTERM, SIGHUP (the terminal window closed) and SIGQUIT end focus cleanly:
+    // seen within a TICK, they stop the loop like a quit, and the running prompt
+    // is finished below (aborted, every tool call answered, the session written).
+    crate::terminal::signals::catch_interrupts();
+    let signals_before = crate::terminal::signals::interrupts();
+    ui.run_loop(&receiver, || {
+        crate::terminal::signals::interrupts() != signals_before
+    });
+    let signalled = crate::terminal::signals::interrupts() > signals_before;
+    ui.close(&receiver);
+    drop(raw);
+    outln!();
+    if signalled {
+        crate::stopped_exit_code()
+    } else {
+        0
+    }
+}
+
+/// The UI's state at start: nothing shown yet, the editor's history loaded,
+/// `prompts` waiting to be sent.
+fn new_ui<'a>(
+    engine: &'a mut Engine,
+    args: &Args,
+    cwd: &Path,
+    prompts: Vec<Message>,
+    sender: SyncSender<Input>,
+    resume: mpsc::Sender<()>,
+) -> Ui<'a> {
     let home = focus_harness::session::focus_home();
     let history_file = editor::history_path(&home);
-    let mut ui = Ui {
+    Ui {
         engine,
         cwd: cwd.to_path_buf(),
         style: Style::for_fd(STDOUT),
@@ -245,93 +188,142 @@ pub fn run(
         inputs: sender,
         scope_from_flag: args.models.is_some(),
         quit: false,
-    };
-    // The theme, folded thinking and keybindings.json; their warnings after
-    // the history.
-    let mut look = reload::UiSettings::load(cwd);
-    let warnings = std::mem::take(&mut look.warnings);
-    ui.apply_ui_settings(look);
-    ui.welcome = ui.welcome(choice);
-    ui.walk_files_in_background();
-    ui.show_history();
-    for warning in warnings {
-        let text = focus_tools::output::sanitize(&warning).into_owned();
-        ui.say(&ui.style.yellow(&text));
-    }
-    out!("{KEYBOARD_ON}");
-    ui.start_next_prompt();
-    ui.redraw();
-    // Frames: at once after a key (the echo), at most every FRAME while output
-    // streams (a burst of deltas is one frame), every TICK for the spinner.
-    let mut last_draw = Instant::now();
-    let mut last_tick = Instant::now();
-    let mut dirty = false;
-    // SIGTERM, SIGHUP (the terminal window closed) and SIGQUIT end focus cleanly:
-    // seen within a TICK, they stop the loop like a quit, and the running prompt
-    // is finished below (aborted, every tool call answered, the session written).
-    crate::terminal::signals::catch_interrupts();
-    let signals_before = crate::terminal::signals::interrupts();
-    while !ui.quit && crate::terminal::signals::interrupts() == signals_before {
-        // A running prompt is looked at every FRAME (its events wait in its
-        // queue meanwhile); idle, the loop wakes every TICK.
-        let wait = if dirty {
-            FRAME.saturating_sub(last_draw.elapsed())
-        } else if ui.engine.conversation.is_busy() {
-            FRAME
-        } else {
-            TICK.saturating_sub(last_tick.elapsed())
-        };
-        let mut typed = false;
-        match receiver.recv_timeout(wait) {
-            Ok(input) => {
-                typed = matches!(input, Input::Keys(..) | Input::KeysThenWait(..));
-                // A key is read against what the conversation says now (a run
-                // that just ended takes prompts and commands again).
-                ui.take_conversation_events();
-                ui.handle(input);
-                dirty = true;
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        }
-        if last_tick.elapsed() >= TICK {
-            // The spinner turns, and the window's size is looked at again.
-            if ui.engine.conversation.is_busy() || ui.busy.is_some() {
-                ui.frame += 1;
-            }
-            last_tick = Instant::now();
-            dirty = true;
-        }
-        // Drain what is already queued before drawing (bursts of deltas).
-        while let Ok(input) = receiver.try_recv() {
-            typed |= matches!(input, Input::Keys(..) | Input::KeysThenWait(..));
-            ui.handle(input);
-            if ui.quit {
-                break;
-            }
-        }
-        dirty |= ui.take_conversation_events();
-        if typed || (dirty && last_draw.elapsed() >= FRAME) {
-            ui.redraw();
-            last_draw = Instant::now();
-            dirty = false;
-        }
-    }
-    let signalled = crate::terminal::signals::interrupts() > signals_before;
-    ui.stop_conversation(&receiver);
-    ui.screen.finish();
-    ui.screen.flush();
-    out!("{KEYBOARD_OFF}");
-    drop(raw);
-    outln!();
-    if signalled {
-        crate::stopped_exit_code()
-    } else {
-        0
     }
 }
 
+/// When the loop draws: at once after a key (the echo), at most every FRAME
+/// while output streams (a burst of deltas is one frame), every TICK for the
+/// spinner and a look at the window's size.
+struct Frames {
+    last_draw: Instant,
+    last_tick: Instant,
+    /// Something changed since the last frame.
+    dirty: bool,
+}
+
+impl Frames {
+    /// How long the loop may wait for input: until the next frame is due
+    /// when something changed, a FRAME while a prompt runs (its events wait
+    /// in its queue meanwhile), else until the next tick.
+    fn wait(&self, running: bool) -> Duration {
+        if self.dirty {
+            FRAME.saturating_sub(self.last_draw.elapsed())
+        } else if running {
+            FRAME
+        } else {
+            TICK.saturating_sub(self.last_tick.elapsed())
+        }
+    }
+
+    /// Whether a tick is due (and if so, counts it: a frame is due too).
+    fn tick(&mut self) -> bool {
+        if self.last_tick.elapsed() < TICK {
+            return false;
+        }
+        self.last_tick = Instant::now();
+        self.dirty = true;
+        true
+    }
+
+    /// Whether to draw now: a key was typed, or something changed and a
+    /// FRAME passed since the last frame.
+    fn due(&self, typed: bool) -> bool {
+        typed || (self.dirty && self.last_draw.elapsed() >= FRAME)
+    }
+
+    /// A frame was drawn.
+    fn drawn(&mut self) {
+        self.last_draw = Instant::now();
+        self.dirty = false;
+    }
+}
+
+/// Whether `input` is keys typed (their echo is drawn at once).
+fn is_typed(input: &Input) -> bool {
+    matches!(input, Input::Keys(..) | Input::KeysThenWait(..))
+}
+
 impl Ui<'_> {
+    /// The first frame: the settings (theme, folded thinking,
+    /// keybindings.json) applied, the welcome and the history shown, then the
+    /// settings' warnings, the keyboard's modes asked for, the first prompt
+    /// given on the command line started.
+    fn open(&mut self, choice: &ModelChoice) {
+        let mut look = reload::UiSettings::load(&self.cwd);
+        let warnings = std::mem::take(&mut look.warnings);
+        self.apply_ui_settings(look);
+        self.welcome = self.welcome(choice);
+        self.walk_files_in_background();
+        self.show_history();
+        for warning in warnings {
+            let text = focus_tools::output::sanitize(&warning).into_owned();
+            self.say(&self.style.yellow(&text));
+        }
+        out!("{KEYBOARD_ON}");
+        self.start_next_prompt();
+        self.redraw();
+    }
+
+    /// Handles inputs and draws frames until a quit, stdin's end, or
+    /// `stopped` says a signal came.
+    fn run_loop(&mut self, receiver: &Receiver<Input>, stopped: impl Fn() -> bool) {
+        let mut frames = Frames {
+            last_draw: Instant::now(),
+            last_tick: Instant::now(),
+            dirty: false,
+        };
+        while !self.quit && !stopped() {
+            let wait = frames.wait(self.engine.conversation.is_busy());
+            let mut typed = false;
+            match receiver.recv_timeout(wait) {
+                Ok(input) => {
+                    typed = is_typed(&input);
+                    // A key is read against what the conversation says now (a
+                    // run that just ended takes prompts and commands again).
+                    self.take_conversation_events();
+                    self.handle(input);
+                    frames.dirty = true;
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            // The spinner turns, and the window's size is looked at again.
+            if frames.tick() && (self.engine.conversation.is_busy() || self.busy.is_some()) {
+                self.frame += 1;
+            }
+            typed |= self.drain(receiver);
+            frames.dirty |= self.take_conversation_events();
+            if frames.due(typed) {
+                self.redraw();
+                frames.drawn();
+            }
+        }
+    }
+
+    /// Handles what is already queued before drawing (a burst of deltas is
+    /// one frame); whether keys were among it.
+    fn drain(&mut self, receiver: &Receiver<Input>) -> bool {
+        let mut typed = false;
+        while let Ok(input) = receiver.try_recv() {
+            typed |= is_typed(&input);
+            self.handle(input);
+            if self.quit {
+                break;
+            }
+        }
+        typed
+    }
+
+    /// The end: the running prompt finished (aborted, every tool call
+    /// answered, the session written), the live area erased, the keyboard's
+    /// modes given back.
+    fn close(&mut self, receiver: &Receiver<Input>) {
+        self.stop_conversation(receiver);
+        self.screen.finish();
+        self.screen.flush();
+        out!("{KEYBOARD_OFF}");
+    }
+
     fn welcome(&self, choice: &ModelChoice) -> String {
         let model = self.engine.conversation.config.provider.model();
         let mut text = format!(
@@ -409,56 +401,5 @@ impl Ui<'_> {
     /// Ends the UI.
     pub fn request_quit(&mut self) {
         self.quit = true;
-    }
-}
-
-/// The marked block showing the compaction summary `history` starts from, if any.
-pub fn summary_block(history: &[Message]) -> Option<Block> {
-    let text = history.iter().find_map(|m| match m {
-        Message::Custom(c) if c.role == "compactionSummary" => {
-            Some(c.raw["summary"].as_str().unwrap_or("").to_string())
-        }
-        _ => None,
-    })?;
-    Some(Block::done(Kind::Summary {
-        label: "summary of the earlier conversation (compacted)".into(),
-        text,
-    }))
-}
-
-/// One line for a compaction's start or end (`None` for other events).
-pub fn compaction_note(event: &AgentEvent) -> Option<String> {
-    match event {
-        AgentEvent::CompactionStart { reason } => Some(format!(
-            "compacting the history ({})…",
-            match reason.as_str() {
-                "overflow" => "the model said the context is too long",
-                _ => "the context is nearly full",
-            }
-        )),
-        AgentEvent::CompactionEnd {
-            result,
-            error_message,
-            ..
-        } => Some(match (error_message, result) {
-            (Some(error), _) => format!("compaction failed: {error}"),
-            (None, Some(done)) => format!(
-                "compacted: about {} → {} tokens",
-                done.tokens_before, done.tokens_after
-            ),
-            (None, None) => "compaction ended".to_string(),
-        }),
-        _ => None,
-    }
-}
-
-/// `1234` → `1.2k`.
-fn human(n: u64) -> String {
-    if n < 1000 {
-        n.to_string()
-    } else if n < 1_000_000 {
-        format!("{:.1}k", n as f64 / 1000.0)
-    } else {
-        format!("{:.1}M", n as f64 / 1_000_000.0)
     }
 }

@@ -5,7 +5,8 @@
 //! image goes. Deleting the label drops the image; sending attaches those whose
 //! label is still there.
 
-use super::{Input, Ui};
+use super::input::Input;
+use super::ui::Ui;
 use focus_core::message::Content;
 
 impl Ui<'_> {

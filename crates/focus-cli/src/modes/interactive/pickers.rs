@@ -25,7 +25,9 @@
 //! `@` before the cursor, or the query holds a space.
 
 use super::commands::{self, COMMANDS};
-use super::{human, Ui};
+use super::footer::human;
+use super::popup::{Popup, Purpose};
+use super::ui::Ui;
 use focus_core::message::Content;
 use focus_core::provider::ThinkingLevel;
 use focus_tools::output::sanitize;
@@ -35,30 +37,6 @@ use std::path::Path;
 
 /// The most rows a picker takes.
 const MAX_ROWS: usize = 12;
-
-/// What an open picker chooses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Purpose {
-    /// A slash command (query: the input after `/`).
-    Command,
-    /// A project file (query: the input after `@`).
-    File,
-    /// A model (query typed into the picker).
-    Model,
-    /// Entry N of a numbered command's list (`/tree`, `/fork`, `/resume`):
-    /// Enter runs `command N`.
-    Numbered(&'static str),
-}
-
-/// An open picker and what it is for.
-#[derive(Debug)]
-pub struct Popup {
-    picker: Picker,
-    purpose: Purpose,
-    /// Where its `/` or `@` stands in the input (a character index); `None`
-    /// for a picker with a query of its own.
-    anchor: Option<usize>,
-}
 
 impl Ui<'_> {
     /// A key the open picker takes (moving, choosing, closing, or its own
@@ -169,7 +147,10 @@ impl Ui<'_> {
     }
 
     fn open_file_picker(&mut self, anchor: usize) {
-        let items = self.project_items();
+        // The last walk's files (or a walk on the spot), and a new walk for
+        // next time.
+        let items = self.file_index.files_now(&self.cwd);
+        self.walk_files_in_background();
         if items.is_empty() {
             self.notice = Some("no files here to attach".into());
             return;
@@ -328,29 +309,5 @@ impl Ui<'_> {
             }
         }
         Ok(content)
-    }
-}
-
-/// `90_000` ms → `1m ago` (a session's age in the `/resume` picker).
-pub fn ago(ms: i64) -> String {
-    let s = ms.max(0) / 1000;
-    match s {
-        0..60 => format!("{s}s ago"),
-        60..3600 => format!("{}m ago", s / 60),
-        3600..86_400 => format!("{}h ago", s / 3600),
-        _ => format!("{}d ago", s / 86_400),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ages_read_as_people_say_them() {
-        assert_eq!(ago(-5), "0s ago");
-        assert_eq!(ago(90_000), "1m ago");
-        assert_eq!(ago(7_200_000), "2h ago");
-        assert_eq!(ago(3 * 86_400_000), "3d ago");
     }
 }

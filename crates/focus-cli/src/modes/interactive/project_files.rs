@@ -4,7 +4,6 @@
 //! of 100,000 files (only the very first `@`, when typed before the first walk
 //! ended, walks on the spot).
 
-use super::{Input, Ui};
 use focus_tools::walk::{walk, Flow};
 use focus_tui::fuzzy::Packed;
 use focus_tui::picker::{Item, Picker};
@@ -52,39 +51,31 @@ impl Walked {
     }
 }
 
-impl Ui<'_> {
-    /// Starts walking the project in the background (unless a walk is going
-    /// on); its files arrive as [`Input::FilesWalked`].
-    pub(super) fn walk_files_in_background(&mut self) {
-        if std::mem::replace(&mut self.file_index.walking, true) {
+impl FileIndex {
+    /// Starts walking `root` on a thread of its own (unless a walk is going
+    /// on); `done` gets its files there, and gives them back to
+    /// [`FileIndex::walked`].
+    pub fn walk_in_background(&mut self, root: &Path, done: impl FnOnce(Walked) + Send + 'static) {
+        if std::mem::replace(&mut self.walking, true) {
             return;
         }
-        let root = self.cwd.clone();
-        let sender = self.inputs.clone();
-        std::thread::spawn(move || {
-            let _ = sender.send(Input::FilesWalked(Walked::new(project_files(&root))));
-        });
+        let root = root.to_path_buf();
+        std::thread::spawn(move || done(Walked::new(project_files(&root))));
     }
 
     /// A background walk came back.
-    pub(super) fn files_walked(&mut self, files: Walked) {
-        self.file_index.walking = false;
-        self.file_index.files = Some(files);
+    pub fn walked(&mut self, files: Walked) {
+        self.walking = false;
+        self.files = Some(files);
     }
 
-    /// The project's files for a picker opening now: the last walk's (and a
-    /// new walk for next time), or a walk on the spot when none ended yet.
-    pub(super) fn project_items(&mut self) -> Walked {
-        let files = match &self.file_index.files {
-            Some(files) => files.clone(),
-            None => {
-                let files = Walked::new(project_files(&self.cwd));
-                self.file_index.files = Some(files.clone());
-                files
-            }
-        };
-        self.walk_files_in_background();
-        files
+    /// The files for a picker opening now: the last walk's, or a walk of
+    /// `root` on the spot when none ended yet (the caller starts a new walk
+    /// for next time).
+    pub fn files_now(&mut self, root: &Path) -> Walked {
+        self.files
+            .get_or_insert_with(|| Walked::new(project_files(root)))
+            .clone()
     }
 }
 
@@ -143,5 +134,30 @@ mod tests {
                 fresh.rows(80, 12, crate::terminal::style::Style::PLAIN)
             );
         }
+    }
+
+    #[test]
+    fn one_walk_at_a_time_and_its_files_kept() {
+        let root = std::env::temp_dir().join(format!("focus-file-index-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.txt"), "a").unwrap();
+        let mut index = FileIndex::default();
+        let (sender, walks) = std::sync::mpsc::channel();
+        let first = sender.clone();
+        index.walk_in_background(&root, move |w| first.send(w).unwrap());
+        // A second walk while the first goes on is not started.
+        index.walk_in_background(&root, move |w| sender.send(w).unwrap());
+        let walked = walks.recv().unwrap();
+        assert!(walks.recv().is_err(), "a second walk ran");
+        // Until it comes back, a picker walks on the spot (a file made since
+        // shows); then the walk's files are the ones given.
+        std::fs::write(root.join("b.txt"), "b").unwrap();
+        assert_eq!(index.files_now(&root).picker("f").match_count(), 2);
+        assert!(index.walking);
+        index.walked(walked);
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(index.files_now(&root).picker("f").match_count(), 1);
+        assert!(!index.walking);
     }
 }

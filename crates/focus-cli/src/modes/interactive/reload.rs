@@ -10,7 +10,7 @@
 //! are fixed for the session: a change to those needs a new start, and
 //! `/reload` says so.
 
-use super::Ui;
+use super::ui::Ui;
 use crate::terminal::theme::{self, Depth, Theme};
 use focus_harness::session::focus_home;
 use focus_harness::settings::{load_settings, Settings};

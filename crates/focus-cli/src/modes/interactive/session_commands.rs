@@ -3,7 +3,8 @@
 //! then continues) and `/undo` (back to before your last message: the leaf
 //! moves, the tree stays append-only, so `/tree` can come back).
 
-use super::Ui;
+use super::transcript::message_text;
+use super::ui::Ui;
 use focus_core::message::Message;
 use focus_harness::session::EntryKind;
 
@@ -80,7 +81,7 @@ impl Ui<'_> {
             .ok_or("nothing to undo: no message of yours on this branch")?;
         let parent = last.parent_id.as_deref().map(str::to_string);
         let text = match &last.kind {
-            EntryKind::Message(m) => super::submit::message_text(m),
+            EntryKind::Message(m) => message_text(m),
             _ => String::new(),
         };
         store

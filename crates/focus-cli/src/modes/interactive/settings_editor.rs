@@ -16,7 +16,7 @@
 //! put back.
 
 use super::settings_keys::{find, Setting, SETTINGS};
-use super::Ui;
+use super::ui::Ui;
 use focus_core::json::{Object, Value};
 use focus_harness::session::focus_home;
 use focus_harness::settings::{global_settings_path, project_settings_path};

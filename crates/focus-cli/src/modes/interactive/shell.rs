@@ -11,28 +11,17 @@
 //! it in the next prompt's context ("Ran `cmd`" and the output); with `!!`
 //! (`excludeFromContext`) only the user does.
 
-use super::blocks::{Block, Kind};
-use super::tool_view::ToolBlock;
-use super::{Input, Ui};
+use super::input::{Input, ShellDone};
+use super::ui::Ui;
 use focus_core::cancel::CancelToken;
 use focus_core::event::AgentEvent;
 use focus_core::json::Value;
 use focus_core::json_object;
 use focus_core::message::{now_ms, Content, CustomMessage, Message, ToolCall};
-use focus_core::tool::{ToolContext, ToolOutput};
+use focus_core::tool::{Tool, ToolContext, ToolOutput};
 use focus_tools::gates::permission::Decision;
-
-/// A finished `!command`.
-pub struct ShellDone {
-    /// The id its block is shown under.
-    call_id: String,
-    /// The command line.
-    command: String,
-    /// `!!`: kept out of the model's context.
-    exclude: bool,
-    /// The bash tool's output.
-    output: ToolOutput,
-}
+use std::sync::mpsc::SyncSender;
+use std::sync::Arc;
 
 impl Ui<'_> {
     /// Runs `!command` or `!!command` (`line` starts with `!`).
@@ -41,6 +30,39 @@ impl Ui<'_> {
             Some(rest) => (true, rest.trim()),
             None => (false, line[1..].trim()),
         };
+        let (tool, call) = self.shell_call(command)?;
+        let cancel = CancelToken::new();
+        self.shell = Some(cancel.clone());
+        self.busy = Some("running");
+        self.notice = Some(format!(
+            "running !{}… · Esc cancels",
+            crate::modes::print::clip(command, 60)
+        ));
+        // Shown as the model's bash calls are: a live block, its output
+        // streaming in (the same events), finished by `shell_done`.
+        self.event(&AgentEvent::ToolExecutionStart {
+            call_id: call.id.to_string(),
+            tool_name: "bash".into(),
+            args: call.arguments.clone(),
+        });
+        let inputs = self.inputs.clone();
+        let command = command.to_string();
+        std::thread::spawn(move || {
+            let output = run_bash(tool.as_ref(), &call, &cancel, &inputs);
+            let _ = inputs.send(Input::Shell(ShellDone {
+                call_id: call.id.to_string(),
+                command,
+                exclude,
+                output,
+            }));
+        });
+        Ok(())
+    }
+
+    /// The bash tool and the call that runs `command`, if it may run now: not
+    /// empty, nothing else running, the tool enabled and the gate's mode and
+    /// rules allowing it (the user typing it is the approval an "ask" wants).
+    fn shell_call(&self, command: &str) -> Result<(Arc<dyn Tool>, ToolCall), String> {
         if command.is_empty() {
             return Err("give a command: !ls runs ls (its output goes to the model), !!ls shows it to you only".into());
         }
@@ -72,57 +94,7 @@ impl Ui<'_> {
                 return Err(format!("not run ({} mode): {reason}", gate.mode().as_str()));
             }
         }
-        let cancel = CancelToken::new();
-        self.shell = Some(cancel.clone());
-        self.busy = Some("running");
-        self.notice = Some(format!(
-            "running !{}… · Esc cancels",
-            crate::modes::print::clip(command, 60)
-        ));
-        // Shown as the model's bash calls are: a live block, its output
-        // streaming in (the same events), finished by `shell_done`.
-        let call_id = call.id.to_string();
-        self.event(&AgentEvent::ToolExecutionStart {
-            call_id: call_id.clone(),
-            tool_name: "bash".into(),
-            args: call.arguments.clone(),
-        });
-        let inputs = self.inputs.clone();
-        let command = command.to_string();
-        std::thread::spawn(move || {
-            let updates = inputs.clone();
-            let on_update = |partial: ToolOutput| {
-                let update = AgentEvent::ToolExecutionUpdate {
-                    call_id: call.id.to_string(),
-                    tool_name: "bash".into(),
-                    args: Value::Null,
-                    partial,
-                };
-                let _ = updates.send(Input::ShellOutput(update));
-            };
-            let context = ToolContext {
-                call_id: &call.id,
-                cancel: &cancel,
-                on_update: &on_update,
-            };
-            let mut output = tool.execute(&call.arguments, &context);
-            // No key focus holds reaches the context (the gate does the same
-            // for the model's calls; hooks are for the model's calls only).
-            for content in output.content.iter_mut() {
-                if let Content::Text { text, .. } = content {
-                    if let std::borrow::Cow::Owned(clean) = focus_tools::secret_env::redact(text) {
-                        *text = clean.into();
-                    }
-                }
-            }
-            let _ = inputs.send(Input::Shell(ShellDone {
-                call_id: call.id.to_string(),
-                command,
-                exclude,
-                output,
-            }));
-        });
-        Ok(())
+        Ok((tool, call))
     }
 
     /// Esc while a `!command` runs: it is cancelled (its processes killed).
@@ -162,29 +134,39 @@ impl Ui<'_> {
     }
 }
 
-/// A `bashExecution` message (live, or from a saved session) as a bash block:
-/// the command as its header, the output's tail under it, a failure marked.
-pub fn execution_block(raw: &Value) -> Block {
-    let mut output = raw["output"].as_str().unwrap_or("").to_string();
-    let cancelled = raw["cancelled"].as_bool() == Some(true);
-    let code = raw["exitCode"].as_i64().filter(|&c| c != 0);
-    if cancelled {
-        output.push_str("\n\n(command cancelled)");
-    } else if let Some(code) = code {
-        output.push_str(&format!("\n\nCommand exited with code {code}"));
-    }
-    let details = json_object! {
-        "exitCode" => raw["exitCode"].as_i64(),
-        "truncated" => raw["truncated"].as_bool(),
-        "fullOutputPath" => raw["fullOutputPath"].as_str(),
+/// Runs `call` with the bash tool (on the shell's thread): its output so far
+/// goes to the loop as [`Input::ShellOutput`], and no key focus holds reaches
+/// what it gives back (the gate does the same for the model's calls; hooks
+/// are for the model's calls only).
+fn run_bash(
+    tool: &dyn Tool,
+    call: &ToolCall,
+    cancel: &CancelToken,
+    inputs: &SyncSender<Input>,
+) -> ToolOutput {
+    let on_update = |partial: ToolOutput| {
+        let update = AgentEvent::ToolExecutionUpdate {
+            call_id: call.id.to_string(),
+            tool_name: "bash".into(),
+            args: Value::Null,
+            partial,
+        };
+        let _ = inputs.send(Input::ShellOutput(update));
     };
-    let block = ToolBlock::ended(
-        "user-bash",
-        "bash",
-        &json_object! { "command" => raw["command"].as_str().unwrap_or("") },
-        Some((output, details, cancelled || code.is_some())),
-    );
-    Block::done(Kind::Tool(Box::new(block)))
+    let context = ToolContext {
+        call_id: &call.id,
+        cancel,
+        on_update: &on_update,
+    };
+    let mut output = tool.execute(&call.arguments, &context);
+    for content in output.content.iter_mut() {
+        if let Content::Text { text, .. } = content {
+            if let std::borrow::Cow::Owned(clean) = focus_tools::secret_env::redact(text) {
+                *text = clean.into();
+            }
+        }
+    }
+    output
 }
 
 /// pi's `bashExecution` message for a command and the bash tool's output

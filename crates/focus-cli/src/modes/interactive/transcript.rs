@@ -6,6 +6,8 @@
 use super::blocks::{Block, Kind, Streamed};
 use super::tool_view::ToolBlock;
 use crate::terminal::style::Style;
+use focus_core::json::Value;
+use focus_core::json_object;
 use focus_core::message::{Content, Message, StopReason};
 use std::collections::HashMap;
 
@@ -94,7 +96,7 @@ pub fn history_blocks_with_ends(history: &[Message], style: Style) -> (Vec<Block
             Message::ToolResult(_) => {}
             Message::Custom(c) if c.role == "bashExecution" => {
                 // A `!command` the user ran (pi's message).
-                blocks.push(super::shell::execution_block(&c.raw));
+                blocks.push(execution_block(&c.raw));
             }
             Message::Custom(c) => {
                 let label = match c.role.as_str() {
@@ -116,11 +118,98 @@ pub fn history_blocks_with_ends(history: &[Message], style: Style) -> (Vec<Block
     (blocks, ends)
 }
 
+/// A `bashExecution` message (live, or from a saved session) as a bash block:
+/// the command as its header, the output's tail under it, a failure marked.
+pub fn execution_block(raw: &Value) -> Block {
+    let mut output = raw["output"].as_str().unwrap_or("").to_string();
+    let cancelled = raw["cancelled"].as_bool() == Some(true);
+    let code = raw["exitCode"].as_i64().filter(|&c| c != 0);
+    if cancelled {
+        output.push_str("\n\n(command cancelled)");
+    } else if let Some(code) = code {
+        output.push_str(&format!("\n\nCommand exited with code {code}"));
+    }
+    let details = json_object! {
+        "exitCode" => raw["exitCode"].as_i64(),
+        "truncated" => raw["truncated"].as_bool(),
+        "fullOutputPath" => raw["fullOutputPath"].as_str(),
+    };
+    let block = ToolBlock::ended(
+        "user-bash",
+        "bash",
+        &json_object! { "command" => raw["command"].as_str().unwrap_or("") },
+        Some((output, details, cancelled || code.is_some())),
+    );
+    Block::done(Kind::Tool(Box::new(block)))
+}
+
+/// The marked block showing the compaction summary `history` starts from, if any.
+pub fn summary_block(history: &[Message]) -> Option<Block> {
+    let text = history.iter().find_map(|m| match m {
+        Message::Custom(c) if c.role == "compactionSummary" => {
+            Some(c.raw["summary"].as_str().unwrap_or("").to_string())
+        }
+        _ => None,
+    })?;
+    Some(Block::done(Kind::Summary {
+        label: "summary of the earlier conversation (compacted)".into(),
+        text,
+    }))
+}
+
+/// The text of a user message.
+pub fn message_text(message: &Message) -> String {
+    match message {
+        Message::User(u) => u
+            .content
+            .iter()
+            .filter_map(Content::as_text)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::modes::interactive::blocks::Look;
     use focus_core::message::UserMessage;
+
+    #[test]
+    fn a_message_text_is_a_user_message_text() {
+        let user = Message::User(UserMessage {
+            content: vec![
+                Content::text("one"),
+                Content::Image {
+                    data: "".into(),
+                    mime_type: "image/png".into(),
+                },
+                Content::text("two"),
+            ],
+            timestamp: 0,
+        });
+        assert_eq!(message_text(&user), "one\ntwo");
+        let custom = Message::Custom(focus_core::message::CustomMessage {
+            role: "note".into(),
+            raw: Value::Null,
+        });
+        assert_eq!(message_text(&custom), "");
+    }
+
+    #[test]
+    fn the_summary_of_a_compacted_history_is_a_marked_block() {
+        assert!(summary_block(&[Message::User(UserMessage::text("hi", 0))]).is_none());
+        let summary = focus_core::message::CustomMessage {
+            role: "compactionSummary".into(),
+            raw: json_object! { "summary" => "what happened" },
+        };
+        let block = summary_block(&[Message::Custom(summary)]).unwrap();
+        assert!(matches!(
+            &block.kind,
+            Kind::Summary { text, .. } if text == "what happened"
+        ));
+    }
 
     #[test]
     fn a_history_becomes_blocks() {

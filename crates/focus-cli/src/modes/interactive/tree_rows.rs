@@ -144,62 +144,9 @@ const NONE: u32 = u32::MAX;
 impl TreeRows {
     /// The rows of `tree` (all unfolded, the default filter, no search).
     pub fn new(tree: &SessionTree) -> TreeRows {
-        let entries = tree.entries();
-        let mut position: HashMap<&str, u32> = HashMap::with_capacity(entries.len());
-        for (i, entry) in entries.iter().enumerate() {
-            position.entry(entry.id.as_str()).or_insert(i as u32);
-        }
-        let mut nodes = Vec::with_capacity(entries.len());
-        for (i, entry) in entries.iter().enumerate() {
-            // A parent written after its child (a damaged file) would make a
-            // cycle possible: such an entry is a root.
-            let parent = entry
-                .parent_id
-                .as_deref()
-                .and_then(|p| position.get(p).copied())
-                .filter(|&p| (p as usize) < i);
-            let (kind, who) = node_kind(&entry.kind);
-            let preview = match &entry.kind {
-                EntryKind::BranchSummary { summary, .. } => clip(summary.trim(), 100),
-                other => entry_preview(other),
-            };
-            let text = format!("{who}: {preview}");
-            let label = tree.label(entry.id.as_str()).map(|l| clip(l, 40));
-            let mut search = text.to_lowercase();
-            if let Some(label) = &label {
-                search.push(' ');
-                search.push_str(&label.to_lowercase());
-            }
-            nodes.push(Node {
-                id: entry.id.to_string(),
-                kind,
-                text,
-                label,
-                parent,
-                search,
-            });
-        }
+        let (nodes, position) = tree_nodes(tree);
         let n = nodes.len();
-        // Children, flat, by counting: file order is kept.
-        let mut kid_start = vec![0u32; n + 1];
-        let mut roots = Vec::new();
-        for (i, node) in nodes.iter().enumerate() {
-            match node.parent {
-                Some(p) => kid_start[p as usize + 1] += 1,
-                None => roots.push(i as u32),
-            }
-        }
-        for i in 0..n {
-            kid_start[i + 1] += kid_start[i];
-        }
-        let mut fill = kid_start.clone();
-        let mut kids = vec![0u32; kid_start[n] as usize];
-        for (i, node) in nodes.iter().enumerate() {
-            if let Some(p) = node.parent {
-                kids[fill[p as usize] as usize] = i as u32;
-                fill[p as usize] += 1;
-            }
-        }
+        let (kids, kid_start, roots) = children(&nodes);
         let mut rows = TreeRows {
             kids,
             kid_start,
@@ -571,6 +518,73 @@ fn node_kind(kind: &EntryKind) -> (NodeKind, &'static str) {
         EntryKind::BranchSummary { .. } => (NodeKind::Conversation, "branch summary"),
         _ => (NodeKind::Bookkeeping, "·"),
     }
+}
+
+/// The entries of `tree` as nodes, in file order, and each entry's position
+/// (the first of an id written twice).
+fn tree_nodes(tree: &SessionTree) -> (Vec<Node>, HashMap<&str, u32>) {
+    let entries = tree.entries();
+    let mut position: HashMap<&str, u32> = HashMap::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        position.entry(entry.id.as_str()).or_insert(i as u32);
+    }
+    let mut nodes = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        // A parent written after its child (a damaged file) would make a
+        // cycle possible: such an entry is a root.
+        let parent = entry
+            .parent_id
+            .as_deref()
+            .and_then(|p| position.get(p).copied())
+            .filter(|&p| (p as usize) < i);
+        let (kind, who) = node_kind(&entry.kind);
+        let preview = match &entry.kind {
+            EntryKind::BranchSummary { summary, .. } => clip(summary.trim(), 100),
+            other => entry_preview(other),
+        };
+        let text = format!("{who}: {preview}");
+        let label = tree.label(entry.id.as_str()).map(|l| clip(l, 40));
+        let mut search = text.to_lowercase();
+        if let Some(label) = &label {
+            search.push(' ');
+            search.push_str(&label.to_lowercase());
+        }
+        nodes.push(Node {
+            id: entry.id.to_string(),
+            kind,
+            text,
+            label,
+            parent,
+            search,
+        });
+    }
+    (nodes, position)
+}
+
+/// Each node's children, flat and in file order, by counting: `kids` holds
+/// node `i`'s children at `kid_start[i]..kid_start[i + 1]`; and the roots.
+fn children(nodes: &[Node]) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let n = nodes.len();
+    let mut kid_start = vec![0u32; n + 1];
+    let mut roots = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        match node.parent {
+            Some(p) => kid_start[p as usize + 1] += 1,
+            None => roots.push(i as u32),
+        }
+    }
+    for i in 0..n {
+        kid_start[i + 1] += kid_start[i];
+    }
+    let mut fill = kid_start.clone();
+    let mut kids = vec![0u32; kid_start[n] as usize];
+    for (i, node) in nodes.iter().enumerate() {
+        if let Some(p) = node.parent {
+            kids[fill[p as usize] as usize] = i as u32;
+            fill[p as usize] += 1;
+        }
+    }
+    (kids, kid_start, roots)
 }
 
 #[cfg(test)]

@@ -4,18 +4,23 @@
 //! dialog, the editor, the footer). [`Screen`](super::screen::Screen) draws both.
 
 use super::blocks::{Block, Kind, Look, Streamed};
+use super::footer::human;
 use super::footer::layout::{layout, Item};
 use super::images::ShownImage;
 use super::screen::{visible_width, Chrome};
 use super::tool_view::ToolBlock;
-use super::{human, Ui, SPINNER};
-use crate::modes::print::{clip, end_reason_text};
+use super::transcript::summary_block;
+use super::ui::Ui;
+use crate::modes::print::{clip, compaction_note, end_reason_text};
 use crate::terminal::reveal::reveal_hidden;
 use crate::terminal::width::text_width;
 use focus_core::event::{AgentEvent, EndReason};
 use focus_core::message::{Content, Message, StopReason};
 use focus_core::provider::StreamEvent;
 use focus_tools::output::sanitize;
+
+/// The spinner's frames.
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 impl Ui<'_> {
     /// Shows one agent event.
@@ -45,19 +50,19 @@ impl Ui<'_> {
             }
             // A compaction inside the run: Esc aborts the run, which cancels it.
             AgentEvent::CompactionStart { .. } => {
-                let line = super::compaction_note(event).unwrap_or_default();
+                let line = compaction_note(event).unwrap_or_default();
                 self.notice = Some(format!("{line} · Esc cancels"));
                 self.busy = Some("compacting");
             }
             AgentEvent::CompactionEnd { result, .. } => {
                 self.notice = None;
                 self.busy = None;
-                if let Some(note) = super::compaction_note(event) {
+                if let Some(note) = compaction_note(event) {
                     self.note(self.style.dim(&note));
                 }
                 if result.is_some() {
                     let context = self.engine.conversation.session.lock().context_messages();
-                    self.blocks.extend(super::summary_block(&context));
+                    self.blocks.extend(summary_block(&context));
                 }
             }
             AgentEvent::MessageEnd {
@@ -173,7 +178,7 @@ impl Ui<'_> {
     /// found behind the notes said while it streams (they wait after it, in
     /// the live area: a note never splits a streaming answer).
     fn streaming(&mut self, thinking: bool) -> &mut Streamed {
-        let from = self.screen.committed_blocks().min(self.blocks.len());
+        let from = self.screen.committed_parts().min(self.blocks.len());
         let open = self.blocks[from..].iter().rposition(|b| {
             !b.finished
                 && match b.kind {
@@ -203,7 +208,7 @@ impl Ui<'_> {
 
     /// Finishes the streamed blocks (an answer or thinking ended).
     pub(super) fn finish_streams(&mut self) {
-        let from = self.screen.committed_blocks().min(self.blocks.len());
+        let from = self.screen.committed_parts().min(self.blocks.len());
         for block in &mut self.blocks[from..] {
             if matches!(block.kind, Kind::Answer(_) | Kind::Thinking(_)) {
                 block.finished = true;
@@ -369,7 +374,7 @@ impl Ui<'_> {
             graphics: self.graphics,
             host: self.host,
         };
-        self.screen.draw(&mut self.blocks, look, &chrome);
+        self.screen.draw(&mut self.blocks, &look, &chrome);
         self.screen.flush();
         self.approval_shown();
     }
