@@ -1,13 +1,13 @@
 //! Keys out of reach of tools: before anything else runs, every variable focus
 //! may take a key from (the built-in names, the names models.json points to,
-//! and anything named like a credential) leaves the environment, and focus
-//! restarts without them so that not even `/proc/PID/environ` shows them
-//! (`focus_sys::secrets`). The registry reads them from the vault.
+//! and anything named like a credential) leaves the environment, and is wiped
+//! from the block `/proc/PID/environ` shows (in place, else by restarting
+//! without them: `focus_sys::secrets`). The registry reads them from the vault.
 
 use focus_sys::secrets::{self, Hidden};
 
 /// Hides the keys; returns only in the process that goes on (see the module
-/// docs). A warning is printed when the restart was not possible.
+/// docs). A warning is printed when neither the wipe nor the restart worked.
 pub fn hide() -> Hidden {
     let registry =
         crate::seams::registry().unwrap_or_else(|_| focus_providers::registry::Registry::builtin());

@@ -344,6 +344,8 @@ pub fn sandbox(
     if let Some(on) = flag {
         wanted.enabled = on;
     }
+    // The namespace probe's answer is remembered in the user's own folder.
+    wanted.state_dir = Some(focus_home().join("state"));
     let built = Sandbox::new(&wanted, cwd)?;
     if let Some(notice) = built.start_notice() {
         errln!("focus: {notice}");

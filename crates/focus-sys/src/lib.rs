@@ -12,7 +12,8 @@
 //! - [`signals`]: Ctrl+C counting, stopping ourselves on Ctrl+Z, and recording
 //!   SIGTERM, SIGHUP and SIGQUIT so a caller can treat them as an abort;
 //! - [`secrets`]: API keys moved out of the environment (and out of
-//!   `/proc/PID/environ`) by restarting without them, handing them over a pipe;
+//!   `/proc/PID/environ`, wiped in place through `/proc/self/mem`, or by
+//!   restarting without them and handing them over a pipe);
 //! - [`fs`]: open flags std does not name (`O_NONBLOCK`), and `flock`;
 //! - [`openat`]: opening beneath a directory with no symbolic link followed
 //!   (`openat2` with `RESOLVE_BENEATH`, or a walk with `O_NOFOLLOW`), and

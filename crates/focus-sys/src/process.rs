@@ -37,6 +37,9 @@
 //! waiting thread polls `try_wait` every few milliseconds, asking the caller's
 //! check in between (an abort, or streaming partial output to a user
 //! interface). The poll costs nothing measurable and keeps this std-only.
+//! Between two looks it waits on a channel the reader threads send to when
+//! their pipe closes, which is usually the moment the child exits: a short
+//! command is seen gone at once, not at the next poll.
 //!
 //! **Kill order.** At the deadline (or on a cancel) the group is killed first,
 //! so no grandchild outlives the shell; then the child itself, in case it left

@@ -7,12 +7,29 @@
 //! kernel shows the environment block the process was *started* with.
 //!
 //! So [`hide_keys`], called first thing in `main`, moves every key variable into
-//! a vault in memory and starts focus again without them: the values go into
-//! a pipe, the pipe's read end is inherited across `exec` (its number in
-//! `FOCUS_KEYS_FD`), and the new process image reads them back and closes the
-//! pipe. Its `/proc/PID/environ` never held a key. Code that needs a key asks
-//! [`var`], which looks in the vault before the environment. [`values`] lists
-//! every hidden value, so outputs can be scrubbed of them.
+//! a vault in memory and removes it from the environment, then wipes it from
+//! what `/proc` shows:
+//!
+//! - **in place** (Linux): `/proc/PID/environ` is the memory between the
+//!   process's `env_start` and `env_end` (fields 50 and 51 of
+//!   `/proc/self/stat`), the strings the kernel copied at `exec`. Each key's
+//!   whole `NAME=value` string there is overwritten with zero bytes through
+//!   `/proc/self/mem` (writing one's own memory; no `unsafe`, and nothing
+//!   points at those bytes any more once the variable is removed), and
+//!   `/proc/self/environ` is read again to check that no key is left;
+//! - **by a restart**, where that is not possible or the check fails (a
+//!   kernel that refuses writes to `/proc/self/mem`, another system): focus
+//!   starts again without them; the values go into a pipe, the pipe's read
+//!   end is inherited across `exec` (its number in `FOCUS_KEYS_FD`), and the
+//!   new process image reads them back and closes the pipe. Its
+//!   `/proc/PID/environ` never held a key.
+//!
+//! Either way the key was visible only between `exec` and the first lines of
+//! `main`. The in-place wipe saves a second `exec` of focus (about a
+//! millisecond of CPU at each start, which a batch of runs pays every time).
+//! Code that needs a key asks [`var`], which looks in the vault before the
+//! environment. [`values`] lists every hidden value, so outputs can be
+//! scrubbed of them.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -40,6 +57,9 @@ fn vault() -> MutexGuard<'static, BTreeMap<String, String>> {
 pub enum Hidden {
     /// No key variable was set.
     Nothing,
+    /// The keys' strings were wiped from the environment block `/proc`
+    /// shows, which was checked afterwards (this many variables).
+    Wiped(usize),
     /// The keys were read back from the pipe after the restart: `/proc` never
     /// saw them in this process image.
     Restarted(usize),
@@ -75,8 +95,71 @@ pub fn hide_keys(is_key: &dyn Fn(&str) -> bool) -> Hidden {
             std::env::remove_var(name);
         }
     }
+    let names: Vec<&str> = keys.iter().map(|(name, _)| name.as_str()).collect();
+    if wipe_in_place(&names).is_ok() {
+        return Hidden::Wiped(keys.len());
+    }
     let why = restart_without(&keys);
     Hidden::InMemoryOnly(why.to_string())
+}
+
+/// The name of an environment entry (`NAME=value`).
+fn entry_name(entry: &[u8]) -> &[u8] {
+    entry.split(|b| *b == b'=').next().unwrap_or(entry)
+}
+
+/// Overwrites every `NAME=value` string of the environment block the kernel
+/// shows in `/proc/self/environ` whose name is one of `names` with zero
+/// bytes, then checks that none is left (see the module docs). Only sound
+/// while no other thread reads the environment: called first thing in `main`,
+/// after the variables were removed (nothing points at those bytes then).
+#[cfg(target_os = "linux")]
+fn wipe_in_place(names: &[&str]) -> io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let hidden = |entry: &[u8]| names.iter().any(|n| n.as_bytes() == entry_name(entry));
+    let block = std::fs::read("/proc/self/environ")?;
+    let stat = std::fs::read_to_string("/proc/self/stat")?;
+    // Fields after the command name (which may hold spaces and parentheses)
+    // start at field 3; env_start and env_end are fields 50 and 51.
+    let after_name = stat
+        .rfind(')')
+        .map(|i| &stat[i + 1..])
+        .ok_or_else(|| io::Error::other("/proc/self/stat has no command name"))?;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let field = |n: usize| -> io::Result<u64> {
+        fields
+            .get(n - 3)
+            .and_then(|f| f.parse().ok())
+            .ok_or_else(|| io::Error::other(format!("/proc/self/stat has no field {n}")))
+    };
+    let (start, end) = (field(50)?, field(51)?);
+    if end.checked_sub(start) != Some(block.len() as u64) {
+        return Err(io::Error::other(
+            "the environment block is not where /proc/self/stat says",
+        ));
+    }
+    let mut memory = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/proc/self/mem")?;
+    let mut offset = 0u64;
+    for entry in block.split(|b| *b == 0) {
+        if !entry.is_empty() && hidden(entry) {
+            memory.seek(SeekFrom::Start(start + offset))?;
+            memory.write_all(&vec![0u8; entry.len()])?;
+        }
+        offset += entry.len() as u64 + 1;
+    }
+    let now = std::fs::read("/proc/self/environ")?;
+    if now.split(|b| *b == 0).any(|e| !e.is_empty() && hidden(e)) {
+        return Err(io::Error::other("a key is still in /proc/self/environ"));
+    }
+    Ok(())
+}
+
+/// No in-place wipe outside Linux: the caller restarts instead.
+#[cfg(not(target_os = "linux"))]
+fn wipe_in_place(_names: &[&str]) -> io::Result<()> {
+    Err(io::Error::other("no /proc/self/mem here"))
 }
 
 /// Writes the keys into a pipe and replaces this process image with a fresh

@@ -189,7 +189,12 @@ pub fn run_command(
     let (outcome, temp_full) = watch(command, deadline, &captured, ctx, sandbox);
     let ending = match outcome.map(|outcome| outcome.ending) {
         Err(e) => {
-            return ToolOutput::error(format!("Could not start {}: {e}.", process::bash_or_sh()))
+            let mut message = format!("Could not start {}: {e}.", process::bash_or_sh());
+            if let Some(note) = sandbox.forget_remembered_probe() {
+                message.push(' ');
+                message.push_str(&note);
+            }
+            return ToolOutput::error(message);
         }
         Ok(process::Ending::Exited(status)) => Ending::Exited(status.code(), status.signal()),
         Ok(process::Ending::TimedOut) => Ending::TimedOut,

@@ -34,6 +34,7 @@
 pub mod kernel;
 pub mod limits;
 pub mod mounts;
+pub mod probe_cache;
 pub mod settings;
 
 use std::path::{Path, PathBuf};
@@ -112,6 +113,7 @@ impl Sandbox {
                 #[cfg(target_os = "linux")]
                 namespaces: None,
                 seccomp: false,
+                remembered_in: None,
             },
             #[cfg(target_os = "linux")]
             pids_group: OnceLock::new(),
@@ -175,7 +177,7 @@ impl Sandbox {
             allow_unix: !settings.allow_unix_sockets.is_empty(),
             limits: settings.limits,
             support: if settings.enabled {
-                KernelSupport::probe()
+                KernelSupport::probe_remembered(settings.state_dir.as_deref())
             } else {
                 Sandbox::off().support.clone()
             },
@@ -286,6 +288,20 @@ impl Sandbox {
     /// What the system offers besides Landlock.
     pub fn kernel_support(&self) -> &KernelSupport {
         &self.support
+    }
+
+    /// After a confined command could not start: if the namespaces' answer
+    /// was remembered from an earlier session ([`probe_cache`]), that answer
+    /// may be what no longer holds, so its file is removed (the next session
+    /// probes again) and a sentence saying so is returned for the error.
+    pub fn forget_remembered_probe(&self) -> Option<String> {
+        let file = self.support.remembered_in.as_ref()?;
+        std::fs::remove_file(file).ok()?;
+        Some(format!(
+            "The sandbox used the namespaces an earlier session found working ({}); that \
+             answer is now removed, so the next focus session probes them again.",
+            file.display()
+        ))
     }
 
     /// Notes the protected names absent from the project before a command

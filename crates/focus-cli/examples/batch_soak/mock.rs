@@ -11,6 +11,7 @@ use focus_core::json_object;
 use focus_testkit::mock_llm::server::respond;
 use focus_testkit::mock_llm::{Reply, Scenario, Step, ToolCallSpec};
 use focus_testkit::server::{RecordedRequest, ScriptedResponse, TestServer};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,12 +25,14 @@ pub struct Mock {
 }
 
 impl Mock {
-    /// Starts the server.
-    pub fn start() -> Mock {
+    /// Starts the server; `focus` is the binary SIGTERM tasks' processes run.
+    pub fn start(focus: &Path) -> Mock {
         let healed = Arc::new(AtomicBool::new(false));
         let flag = healed.clone();
-        let server =
-            TestServer::responder(move |request| answer(request, flag.load(Ordering::SeqCst)));
+        let focus = focus.to_path_buf();
+        let server = TestServer::responder(move |request| {
+            answer(request, flag.load(Ordering::SeqCst), &focus)
+        });
         Mock { server, healed }
     }
 }
@@ -59,7 +62,7 @@ fn step_of(request: &RecordedRequest) -> usize {
         .unwrap_or(0)
 }
 
-fn answer(request: &RecordedRequest, healed: bool) -> ScriptedResponse {
+fn answer(request: &RecordedRequest, healed: bool, focus: &Path) -> ScriptedResponse {
     let Some((id, kind)) = task_of(request) else {
         return ScriptedResponse::new(400).body("soak mock: no [soak ID KIND] in the request");
     };
@@ -98,7 +101,8 @@ fn answer(request: &RecordedRequest, healed: bool) -> ScriptedResponse {
         Kind::Deadline => stall(),
         Kind::Sigterm => {
             let marker = format!("[soak {id} ");
-            std::thread::spawn(move || procs::terminate_focus_with(&marker));
+            let focus = focus.to_path_buf();
+            std::thread::spawn(move || procs::terminate_focus_with(&focus, &marker));
             stall()
         }
     }

@@ -40,14 +40,15 @@ pub fn processes() -> Vec<Process> {
     found
 }
 
-/// Sends SIGTERM to the focus process whose arguments hold `marker` (its
-/// prompt), waiting up to 10 s for it to show up.
-pub fn terminate_focus_with(marker: &str) {
+/// Sends SIGTERM to the focus process (the program `focus`, not the measuring
+/// wrapper in front of it) whose arguments hold `marker` (its prompt),
+/// waiting up to 10 s for it to show up.
+pub fn terminate_focus_with(focus: &Path, marker: &str) {
     let give_up = Instant::now() + Duration::from_secs(10);
     while Instant::now() < give_up {
         let target = processes().into_iter().find(|p| {
-            p.args.first().is_some_and(|a| a.ends_with("focus"))
-                && p.args.iter().any(|a| a.contains(marker))
+            p.args.iter().any(|a| a.contains(marker))
+                && std::fs::read_link(format!("/proc/{}/exe", p.pid)).is_ok_and(|e| e == focus)
         });
         if let Some(process) = target {
             signal(process.pid, "TERM");

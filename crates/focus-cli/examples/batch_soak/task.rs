@@ -60,6 +60,13 @@ impl Kind {
         }
     }
 
+    /// Whether the mock's answers to such a run end (a deadline or SIGTERM
+    /// run waits on a stream that does not): only then is "wall time minus
+    /// the answer time" defined.
+    pub fn answer_ends(self) -> bool {
+        !matches!(self, Kind::Deadline | Kind::Sigterm)
+    }
+
     /// The record's `subtype` for it.
     pub fn subtype(self) -> &'static str {
         match self {

@@ -201,3 +201,63 @@ fn a_disguised_key_is_scrubbed_in_plan_mode() {
         }
     }
 }
+
+/// focus's own `/proc/PID/environ` shows no key by the time it asks the model
+/// (wiped in place, or gone with the restart), while the request still carries
+/// it: the mock model reads focus's environment block from `/proc` when the
+/// request arrives.
+#[test]
+fn focus_own_environ_shows_no_key_while_the_request_carries_it() {
+    use focus_testkit::mock_llm::server::respond;
+    use focus_testkit::mock_llm::Scenario;
+    use focus_testkit::server::TestServer;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::{Arc, Mutex};
+    let secret = "sk-environ-0123456789abcdef";
+    let s = Sandbox::new();
+    let pid = Arc::new(AtomicU32::new(0));
+    let seen: Arc<Mutex<Option<std::io::Result<Vec<u8>>>>> = Arc::new(Mutex::new(None));
+    let scenario =
+        Scenario::parse(r#"{"name":"environ","steps":[{"reply":{"text":"Done."}}]}"#).unwrap();
+    let server = TestServer::responder({
+        let (pid, seen) = (pid.clone(), seen.clone());
+        move |request| {
+            // The request can only come after the spawn returned; wait for the pid anyway.
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while pid.load(Ordering::SeqCst) == 0 && std::time::Instant::now() < until {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            let environ = std::fs::read(format!("/proc/{}/environ", pid.load(Ordering::SeqCst)));
+            *seen.lock().unwrap() = Some(environ);
+            respond(&scenario, 0, request)
+        }
+    });
+    write_models(&s, &server.url(), "openai", None);
+    let mut cmd = s.cmd(&["-p", "--model", "openai/m1", "hello"]);
+    cmd.env("OPENAI_API_KEY", secret)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().expect("focus starts");
+    pid.store(child.id(), Ordering::SeqCst);
+    let out = child.wait_with_output().expect("focus ends");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("Done."), "{}", stdout(&out));
+    let headers = format!("{:?}", server.requests()[0].headers);
+    assert!(headers.contains(secret), "the key must be sent: {headers}");
+    let environ = seen
+        .lock()
+        .unwrap()
+        .take()
+        .expect("the model was asked")
+        .expect("focus's /proc/PID/environ is readable");
+    let text = String::from_utf8_lossy(&environ);
+    assert!(
+        text.contains("FOCUS_HOME="),
+        "not focus's environment block: {text}"
+    );
+    assert!(
+        !text.contains(secret) && !text.contains("OPENAI_API_KEY="),
+        "focus's /proc/PID/environ still shows the key"
+    );
+}

@@ -5,6 +5,7 @@ use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -164,11 +165,24 @@ impl Job {
                 let _ = pipe.write_all(&bytes);
             });
         }
+        // Each reader says when its pipe closed: the child has most likely
+        // exited, so the wait looks at once instead of at its next poll.
+        let (closed, pipe_closed) = mpsc::channel();
         let readers = [
-            Reader::start(Pipe::Out(child.stdout.take()), self.keep, &self.on_output),
-            Reader::start(Pipe::Err(child.stderr.take()), self.keep, &self.on_output),
+            Reader::start(
+                Pipe::Out(child.stdout.take()),
+                self.keep,
+                &self.on_output,
+                closed.clone(),
+            ),
+            Reader::start(
+                Pipe::Err(child.stderr.take()),
+                self.keep,
+                &self.on_output,
+                closed,
+            ),
         ];
-        let ending = self.wait(&mut child, deadline, &mut check);
+        let ending = self.wait(&mut child, deadline, &mut check, &pipe_closed);
         let until = Instant::now() + self.grace;
         let mut pause = FIRST_POLL;
         while Instant::now() < until && readers.iter().any(|r| !r.thread.is_finished()) {
@@ -186,12 +200,15 @@ impl Job {
     }
 
     /// Polls `child` until it exits, `check` breaks or `deadline` passes; in
-    /// the last two cases kills it (and its group) and reaps it.
+    /// the last two cases kills it (and its group) and reaps it. Between two
+    /// looks it waits for `pipe_closed` (an output pipe closed: look again at
+    /// once) or the pause, whichever comes first.
     fn wait(
         &self,
         child: &mut Child,
         deadline: Instant,
         check: &mut impl FnMut() -> ControlFlow<()>,
+        pipe_closed: &Receiver<()>,
     ) -> Ending {
         let mut pause = FIRST_POLL;
         let ending = loop {
@@ -213,8 +230,16 @@ impl Job {
             if now >= deadline {
                 break Ending::TimedOut;
             }
-            thread::sleep(pause.min(deadline - now));
-            pause = (pause * 2).min(POLL);
+            match pipe_closed.recv_timeout(pause.min(deadline - now)) {
+                // The exit may lag the pipe's close by a moment: look soon.
+                Ok(()) => pause = FIRST_POLL,
+                Err(RecvTimeoutError::Timeout) => pause = (pause * 2).min(POLL),
+                // Both pipes closed already: back to plain polling.
+                Err(RecvTimeoutError::Disconnected) => {
+                    thread::sleep(pause.min(deadline - now));
+                    pause = (pause * 2).min(POLL);
+                }
+            }
         };
         if self.own_group {
             kill_and_reap(child);
@@ -246,7 +271,9 @@ struct Reader {
 }
 
 impl Reader {
-    fn start(pipe: Pipe, keep: usize, on_output: &Option<OnOutput>) -> Reader {
+    /// Starts reading `pipe`; `closed` gets one message when the pipe closes
+    /// (or reading it fails).
+    fn start(pipe: Pipe, keep: usize, on_output: &Option<OnOutput>, closed: Sender<()>) -> Reader {
         let shared = Arc::new(Mutex::new(Shared {
             kept: Vec::new(),
             detached: false,
@@ -254,6 +281,8 @@ impl Reader {
         let state = Arc::clone(&shared);
         let on_output = on_output.clone();
         let thread = thread::spawn(move || {
+            // Sent on every way out of this thread.
+            let _closed = SendOnDrop(closed);
             let pipe: Option<Box<dyn Read>> = match pipe {
                 Pipe::Out(p) => p.map(|p| Box::new(p) as Box<dyn Read>),
                 Pipe::Err(p) => p.map(|p| Box::new(p) as Box<dyn Read>),
@@ -287,6 +316,15 @@ impl Reader {
         let mut state = lock(&self.shared);
         state.detached = true;
         std::mem::take(&mut state.kept)
+    }
+}
+
+/// Sends `()` when dropped (the receiver may be gone: ignored).
+struct SendOnDrop(Sender<()>);
+
+impl Drop for SendOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
     }
 }
 

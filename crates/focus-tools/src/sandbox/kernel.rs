@@ -14,20 +14,43 @@ pub struct KernelSupport {
     pub namespaces: Option<focus_sys::namespaces::Support>,
     /// Whether a seccomp filter can be installed (x86-64, AArch64).
     pub seccomp: bool,
+    /// The file the namespaces' answer was read from, when it was remembered
+    /// rather than probed now ([`super::probe_cache`]).
+    pub remembered_in: Option<PathBuf>,
 }
 
 impl KernelSupport {
     /// Probes the running system.
     pub fn probe() -> KernelSupport {
+        KernelSupport::probe_remembered(None)
+    }
+
+    /// Probes the running system, or reads what a probe found from
+    /// `state_dir` when nothing it depends on changed since
+    /// ([`super::probe_cache`]; `None`: always probe).
+    pub fn probe_remembered(state_dir: Option<&Path>) -> KernelSupport {
         #[cfg(target_os = "linux")]
         {
+            let (namespaces, source) = super::probe_cache::namespaces(state_dir);
             KernelSupport {
-                namespaces: focus_sys::namespaces::probe(),
+                namespaces,
                 seccomp: focus_sys::seccomp::supported(),
+                remembered_in: match (source, state_dir) {
+                    (super::probe_cache::Source::Remembered, Some(dir)) => {
+                        Some(dir.join(super::probe_cache::FILE_NAME))
+                    }
+                    _ => None,
+                },
             }
         }
         #[cfg(not(target_os = "linux"))]
-        KernelSupport { seccomp: false }
+        {
+            let _ = state_dir;
+            KernelSupport {
+                seccomp: false,
+                remembered_in: None,
+            }
+        }
     }
 
     /// Whether protected paths are mounted read-only.

@@ -49,6 +49,10 @@ pub struct SandboxSettings {
     pub allow_unix_sockets: Vec<PathBuf>,
     /// Resource limits of tool processes.
     pub limits: super::limits::ToolLimits,
+    /// The user's state folder, where the namespace probe's answer is
+    /// remembered ([`super::probe_cache`]); `None`: probe every time. Never
+    /// read from settings (a project must not name it).
+    pub state_dir: Option<PathBuf>,
 }
 
 impl Default for SandboxSettings {
@@ -61,6 +65,7 @@ impl Default for SandboxSettings {
             mcp_servers: false,
             allow_unix_sockets: Vec::new(),
             limits: super::limits::ToolLimits::default(),
+            state_dir: None,
         }
     }
 }
