@@ -11,8 +11,11 @@
 //!    entries): opening it (building the rows), a search typed key by key, a
 //!    fold and unfold of the root, a filter change, a frame drawn.
 //! 3. A 200-row Markdown table laid out (issue 33's target: ≤ 5 ms): 6 columns
-//!    at 120 columns (a grid, long cells wrapped in their column) and 12
-//!    columns with CJK cells at 80 (`header: value` blocks).
+//!    at 120 columns (a grid, long cells wrapped in their column), the same
+//!    with a URL in every row and hyperlinks on, and 12 columns with CJK cells
+//!    at 80 (`header: value` blocks); then 200 lines of an answer, each with
+//!    three paths (two that exist) and a URL, styled with hyperlinks on (each
+//!    path looked up in the file system).
 //!
 //! Each figure is the median of RUNS runs. Usage: `bench_picker [--files N]`,
 //! or `bench_picker --tables` for the tables alone.
@@ -149,12 +152,13 @@ fn main() {
 
 /// A 200-row table laid out: the median and the slowest of RUNS runs.
 fn tables() {
-    let cell = |r: usize, c: usize| match c % 4 {
+    let cell = |r: usize, c: usize, links: bool| match c % 4 {
         0 => format!("值{r}の{c}"),
         1 => format!("a longer **cell** of row {r} that wraps in its column"),
+        3 if links => format!("https://example.com/r{r}/c{c}"),
         _ => format!("v{r}x{c}"),
     };
-    for (columns, width) in [(6usize, 120usize), (12, 80)] {
+    for (columns, width, links) in [(6usize, 120usize, false), (6, 120, true), (12, 80, false)] {
         let mut lines = vec![
             format!(
                 "| {} |",
@@ -169,7 +173,7 @@ fn tables() {
             lines.push(format!(
                 "| {} |",
                 (1..=columns)
-                    .map(|c| cell(r, c))
+                    .map(|c| cell(r, c, links))
                     .collect::<Vec<_>>()
                     .join(" | ")
             ));
@@ -179,15 +183,52 @@ fn tables() {
         let mut rows = 0;
         for _ in 0..RUNS {
             let start = Instant::now();
-            rows = table(&lines, Style::COLOR, width, false).len();
+            rows = table(&lines, Style::COLOR, width, links).len();
             times.push(ms(start));
         }
         let slowest = times.iter().copied().fold(0.0, f64::max);
+        let linked = if links {
+            " (a URL a row, hyperlinks)"
+        } else {
+            ""
+        };
         println!(
-            "200-row table, {columns} columns at {width}: {rows} rows, {:.2} ms median, {slowest:.2} ms slowest of {RUNS}",
+            "200-row table, {columns} columns at {width}{linked}: {rows} rows, {:.2} ms median, {slowest:.2} ms slowest of {RUNS}",
             median(times)
         );
     }
+    answer_with_links();
+}
+
+/// 200 lines of an answer with paths and a URL each, styled with hyperlinks
+/// on, paths resolved as the screen does (from the current directory).
+fn answer_with_links() {
+    use focus_cli::modes::interactive::linkify::{host_name, resolve_path};
+    let lines: Vec<String> = (0..200)
+        .map(|r| format!("Line {r}: see `Cargo.toml`, crates/focus-cli/src/main.rs:{r} and gone/file{r}.rs, or https://example.com/{r}."))
+        .collect();
+    let mut times = Vec::new();
+    let mut links = 0;
+    for _ in 0..RUNS {
+        let mut markdown = focus_tui::markdown::Markdown::new();
+        markdown.hyperlinks = true;
+        markdown.paths = Some((resolve_path, host_name()));
+        let start = Instant::now();
+        let rows: Vec<String> = lines
+            .iter()
+            .flat_map(|line| markdown.rows(line, Style::COLOR, 120))
+            .collect();
+        times.push(ms(start));
+        links = rows
+            .iter()
+            .map(|r| r.matches("\x1b]8;;file://").count())
+            .sum();
+    }
+    let slowest = times.iter().copied().fold(0.0, f64::max);
+    println!(
+        "200 answer lines with links at 120 ({links} file links): {:.2} ms median, {slowest:.2} ms slowest of {RUNS}",
+        median(times)
+    );
 }
 
 /// Keystrokes into the `@` picker over `paths`.

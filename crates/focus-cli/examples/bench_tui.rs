@@ -34,8 +34,8 @@
 //! screen then draws many frames of a little new text each, where an answer
 //! read at once is a few frames of much.
 //!
-//! Usage: `bench_tui [--focus PATH] [--runs N] [--paced MS] [--cpu-only]` (default:
-//! target/release/focus). Needs tmux and curl.
+//! Usage: `bench_tui [--focus PATH] [--runs N] [--paced MS] [--cpu-only | --echo-only]`
+//! (default: target/release/focus). Needs tmux and curl.
 
 #[path = "bench_support/mod.rs"]
 mod bench_support;
@@ -87,6 +87,10 @@ fn main() {
     let pace = flag("--paced")
         .and_then(|n| n.parse::<u64>().ok())
         .unwrap_or(0);
+    if args.iter().any(|a| a == "--echo-only") {
+        echo_rows(&focus, &root);
+        return;
+    }
     let load_before = loadavg();
     let (mut print, mut tui, mut idle) = (Vec::new(), Vec::new(), Vec::new());
     let mut ratios = Vec::new();
@@ -172,12 +176,19 @@ fn main() {
         }
         return;
     }
-    let empty = echo_latency(&focus, &root.join("echo-empty"), 0);
-    let big = echo_latency(&focus, &root.join("echo-big"), 10_000);
-    println!("keypress echo (ms, median of 30; includes tmux send-keys and capture-pane):");
+    echo_rows(&focus, &root);
+}
+
+/// Row 2: keypress echo with an empty and a 10,000-entry session (then the
+/// bench's directory is removed).
+fn echo_rows(focus: &Path, root: &Path) {
+    let load = loadavg();
+    let empty = echo_latency(focus, &root.join("echo-empty"), 0);
+    let big = echo_latency(focus, &root.join("echo-big"), 10_000);
+    println!("keypress echo (ms, median of 30; includes tmux send-keys and capture-pane; load {load} before):");
     println!("  empty session                       {empty:>8.1}");
     println!("  10,000-entry session                {big:>8.1}");
-    let _ = std::fs::remove_dir_all(&root);
+    let _ = std::fs::remove_dir_all(root);
 }
 
 /// The 5th and 95th percentiles of the ratio of medians (interactive / print,

@@ -11,7 +11,9 @@
 //! a line at a time ([`markdown`], tables in [`table`]), syntax highlighting for
 //! fenced code ([`highlight`]), a list to choose from ([`picker`]) with fuzzy
 //! matching ([`fuzzy`]), text from outside made printable ([`printable`]),
-//! unmasking of hidden characters ([`reveal`]), and the terminal itself
+//! unmasking of hidden characters ([`reveal`]), links in plain text as OSC 8
+//! hyperlinks ([`links`]), images inline ([`graphics`], their sizes read by
+//! [`image_info`] from bytes [`base64`] decodes), and the terminal itself
 //! ([`terminal`], through focus-sys, the only crate with `unsafe`). focus's interactive mode wires conversation
 //! events to these; `cargo run -p focus-tui --example editor` and `--example
 //! screen` use them alone.
@@ -22,13 +24,17 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod base64;
 pub mod columns;
 pub mod editor;
 pub mod fuzzy;
+pub mod graphics;
 pub mod highlight;
+pub mod image_info;
 pub mod keybindings;
 pub mod keymap;
 pub mod keys;
+pub mod links;
 pub mod markdown;
 pub mod picker;
 pub mod printable;

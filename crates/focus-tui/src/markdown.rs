@@ -8,6 +8,7 @@
 //! Wrapping counts what shows, not the markup.
 
 use crate::highlight::{highlight, Lang};
+use crate::links::{file_url, find_links, osc8, Host, Resolve, Target};
 use crate::printable::printable;
 use crate::rows::{split_rows, wrap_styled};
 use crate::style::Style;
@@ -20,6 +21,10 @@ pub struct Markdown {
     code: Option<(Lang, String)>,
     /// Links as OSC 8 hyperlinks.
     pub hyperlinks: bool,
+    /// With hyperlinks: what finds the file a path in the text names, and
+    /// the host of its `file://` URL (`None`: paths stay plain; bare URLs are
+    /// linked either way).
+    pub paths: Option<(Resolve, Host)>,
 }
 
 impl Markdown {
@@ -78,7 +83,7 @@ impl Markdown {
         }
         let indent = &line[..line.len() - trimmed.len()];
         if let Some((level, text)) = heading(trimmed) {
-            let text = inline_with(text, style, self.hyperlinks);
+            let text = self.inline_styled(text, style);
             let shown = match level {
                 1 => style.bold(&style.underline(&text)),
                 2 => style.bold(&text),
@@ -91,20 +96,23 @@ impl Markdown {
         }
         if let Some(quoted) = trimmed.strip_prefix('>') {
             let marker = style.dim("│ ");
-            let text = inline_with(quoted.trim_start(), style, self.hyperlinks);
+            let text = self.inline_styled(quoted.trim_start(), style);
             let first = format!("{indent}{marker}{}", style.italic(&text));
             let lead = format!("{indent}{marker}");
             return wrap_styled(first, width, &lead);
         }
         if let Some((bullet, rest)) = list_item(trimmed) {
-            let first = format!(
-                "{indent}{bullet} {}",
-                inline_with(rest, style, self.hyperlinks)
-            );
+            let first = format!("{indent}{bullet} {}", self.inline_styled(rest, style));
             let lead = " ".repeat(indent.len() + visible_width(&bullet) + 1);
             return wrap_styled(first, width, &lead);
         }
-        wrap_styled(inline_with(line, style, self.hyperlinks), width, "")
+        wrap_styled(self.inline_styled(line, style), width, "")
+    }
+
+    /// [`inline_linked`] with this renderer's link settings.
+    fn inline_styled(&self, text: &str, style: Style) -> String {
+        let links = self.hyperlinks.then_some(self.paths);
+        inline_linked(text, style, links)
     }
 }
 
@@ -164,14 +172,41 @@ pub fn inline(text: &str, style: Style) -> String {
     inline_with(text, style, false)
 }
 
-/// [`inline`], links as OSC 8 hyperlinks when `hyperlinks`.
+/// [`inline`], links as OSC 8 hyperlinks when `hyperlinks` (bare URLs too).
 pub fn inline_with(text: &str, style: Style, hyperlinks: bool) -> String {
+    inline_linked(text, style, hyperlinks.then_some(None))
+}
+
+/// [`inline`]; with `links` (`Some`), links as OSC 8 hyperlinks: Markdown
+/// links, bare URLs, and the paths the resolver inside (if any) finds.
+pub fn inline_linked(text: &str, style: Style, links: Option<Option<(Resolve, Host)>>) -> String {
+    let hyperlinks = links.is_some();
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     let mut previous = ' ';
     while !rest.is_empty() {
-        // Text up to the next character that may open markup is copied as is.
-        let plain = rest.find(['*', '_', '`', '[']).unwrap_or(rest.len());
+        // A bare URL or a path starting a word is linked whole (underscores
+        // and stars in it are not markup).
+        if let Some(paths) = links.filter(|_| !previous.is_alphanumeric()) {
+            if let Some((linked, used)) = bare_link(rest, paths) {
+                out.push_str(&linked);
+                previous = rest[..used].chars().next_back().unwrap_or(previous);
+                rest = &rest[used..];
+                continue;
+            }
+        }
+        // Text up to the next character that may open markup (or, with
+        // links, through the next space: each word is looked at) is copied
+        // as is.
+        let plain = if hyperlinks {
+            match rest.find(['*', '_', '`', '[', ' ']) {
+                Some(at) if rest.as_bytes()[at] == b' ' => at + 1,
+                Some(at) => at,
+                None => rest.len(),
+            }
+        } else {
+            rest.find(['*', '_', '`', '[']).unwrap_or(rest.len())
+        };
         if plain > 0 {
             out.push_str(&rest[..plain]);
             previous = rest[..plain].chars().next_back().unwrap_or(previous);
@@ -181,7 +216,7 @@ pub fn inline_with(text: &str, style: Style, hyperlinks: bool) -> String {
         if let Some(after) = rest.strip_prefix("**") {
             if let Some(end) = after.find("**") {
                 if end > 0 {
-                    out.push_str(&style.bold(&inline_with(&after[..end], style, hyperlinks)));
+                    out.push_str(&style.bold(&inline_linked(&after[..end], style, links)));
                     rest = &after[end + 2..];
                     previous = '*';
                     continue;
@@ -191,7 +226,12 @@ pub fn inline_with(text: &str, style: Style, hyperlinks: bool) -> String {
         if let Some(after) = rest.strip_prefix('`') {
             if let Some(end) = after.find('`') {
                 if end > 0 {
-                    out.push_str(&style.cyan(&after[..end]));
+                    let code = style.cyan(&after[..end]);
+                    let linked = links.and_then(|paths| whole_link(&after[..end], paths));
+                    match linked.and_then(|target| osc8(&target, &code)) {
+                        Some(linked) => out.push_str(&linked),
+                        None => out.push_str(&code),
+                    }
                     rest = &after[end + 1..];
                     previous = '`';
                     continue;
@@ -199,19 +239,17 @@ pub fn inline_with(text: &str, style: Style, hyperlinks: bool) -> String {
             }
         }
         if let Some((text, used)) = italic(rest, previous) {
-            out.push_str(&style.italic(&inline_with(text, style, hyperlinks)));
+            out.push_str(&style.italic(&inline_linked(text, style, links)));
             rest = &rest[used..];
             previous = '*';
             continue;
         }
         if let Some(after) = rest.strip_prefix('[') {
             if let Some((label, url, used)) = link(after) {
-                let label = inline_with(label, style, hyperlinks);
-                if hyperlinks {
-                    out.push_str(&format!(
-                        "\x1b]8;;{url}\x1b\\{}\x1b]8;;\x1b\\",
-                        style.underline(&label)
-                    ));
+                let label = inline_linked(label, style, None);
+                let linked = osc8(url, &style.underline(&label)).filter(|_| hyperlinks);
+                if let Some(linked) = linked {
+                    out.push_str(&linked);
                 } else if visible_width(&label) == url.chars().count() && label.contains(url) {
                     out.push_str(&style.underline(&label));
                 } else {
@@ -232,6 +270,44 @@ pub fn inline_with(text: &str, style: Style, hyperlinks: bool) -> String {
         rest = &rest[c.len_utf8()..];
     }
     out
+}
+
+/// The link target of a found link: a URL as it is, a path through `paths`.
+fn target_of(target: &Target, paths: Option<(Resolve, Host)>) -> Option<String> {
+    match target {
+        Target::Url(url) => Some(url.clone()),
+        Target::Path(path) => {
+            let (resolve, host) = paths?;
+            Some(file_url(host.as_str(), resolve(path)?.to_str()?))
+        }
+    }
+}
+
+/// A URL or an existing path at the start of `rest` (after opening quotes or
+/// brackets), as a hyperlink with what came before it, and the bytes used.
+fn bare_link(rest: &str, paths: Option<(Resolve, Host)>) -> Option<(String, usize)> {
+    let word = &rest[..rest.find(' ').unwrap_or(rest.len())];
+    // A URL has `/` and a path `/` or `.`: most words have neither.
+    if !word.bytes().any(|b| b == b'/' || b == b'.') {
+        return None;
+    }
+    let first = find_links(word).into_iter().next()?;
+    let before = &word[..first.start];
+    if !before.chars().all(|c| "([{<\"'".contains(c)) {
+        return None;
+    }
+    let target = target_of(&first.target, paths)?;
+    let linked = osc8(&target, &word[first.start..first.end])?;
+    Some((format!("{before}{linked}"), first.end))
+}
+
+/// The target when all of `text` is one link (`` `src/main.rs:3` ``).
+fn whole_link(text: &str, paths: Option<(Resolve, Host)>) -> Option<String> {
+    let found = find_links(text);
+    match &found[..] {
+        [only] if only.start == 0 && only.end == text.len() => target_of(&only.target, paths),
+        _ => None,
+    }
 }
 
 /// `*italic*` or `_italic_` at the start of `rest`: the marker opens only after
@@ -310,6 +386,59 @@ mod tests {
         assert_eq!(visible_width(&linked), 1);
     }
 
+    #[test]
+    fn bare_urls_and_existing_paths_are_linked() {
+        fn resolve(path: &str) -> Option<std::path::PathBuf> {
+            (path == "src/key_input.rs").then(|| "/w/src/key_input.rs".into())
+        }
+        let mut md = Markdown::new();
+        md.hyperlinks = true;
+        md.paths = Some((resolve, Host::new("h")));
+        let link =
+            |target: &str, label: &str| format!("\x1b]8;;{target}\x1b\\{label}\x1b]8;;\x1b\\");
+        let line = "see (https://e.com/a_b_c). and src/key_input.rs:3, not gone_file.rs";
+        assert_eq!(
+            md.line(line, Style::PLAIN),
+            format!(
+                "see ({}). and {}, not gone_file.rs",
+                link("https://e.com/a_b_c", "https://e.com/a_b_c"),
+                link("file://h/w/src/key_input.rs", "src/key_input.rs:3")
+            )
+        );
+        assert_eq!(
+            md.line("in `src/key_input.rs` **https://x.dev**", Style::PLAIN),
+            format!(
+                "in {} {}",
+                link("file://h/w/src/key_input.rs", "src/key_input.rs"),
+                link("https://x.dev", "https://x.dev")
+            )
+        );
+        // Without hyperlinks the text is as before.
+        md.hyperlinks = false;
+        assert_eq!(
+            md.line(line, Style::PLAIN),
+            "see (https://e.com/a_b_c). and src/key_input.rs:3, not gone_file.rs"
+        );
+        assert_eq!(md.line("a _b_ c", Style::PLAIN), "a b c");
+    }
+
+    /// A Markdown link whose target holds what is not printable ASCII is not
+    /// written as a hyperlink; an escape sequence inside a bare URL is removed
+    /// with the text's other escapes before links are looked for.
+    #[test]
+    fn hostile_link_targets_stay_out_of_the_sequence() {
+        let mut md = Markdown::new();
+        md.hyperlinks = true;
+        let out = md.line(
+            "[x](https://e.com/é) https://e.com/\x1b]8;;evil\x07x",
+            Style::PLAIN,
+        );
+        assert_eq!(
+            out,
+            "x (https://e.com/é) \x1b]8;;https://e.com/x\x1b\\https://e.com/x\x1b]8;;\x1b\\"
+        );
+    }
+
     /// Wrapping counts what shows: a line whose markup makes it longer than the
     /// width fits once the markup is gone.
     #[test]
@@ -319,6 +448,47 @@ mod tests {
         assert_eq!(rows.len(), 1, "{rows:?}");
         let rows = md.rows("- a list item that wraps onto more rows", Style::PLAIN, 16);
         assert_eq!(rows, ["• a list item", "  that wraps", "  onto more rows"]);
+    }
+
+    /// Linked words, markup and wide characters at random widths: every row
+    /// fits, and every link a row opens it also closes (a link cut by a row
+    /// end is closed there and opened again on the next row).
+    #[test]
+    fn linked_rows_fit_and_close_their_links() {
+        fn resolve(path: &str) -> Option<std::path::PathBuf> {
+            Some(format!("/w/{path}").into())
+        }
+        let words = [
+            "https://e.com/a_b?q=1",
+            "src/x.rs:3",
+            "word",
+            "**",
+            "`",
+            "_",
+            "你好",
+            "[l](https://u.v/w)",
+            "(https://x.y/z).",
+            "a/very/long/path/that/will/not/fit/anywhere.rs",
+        ];
+        let mut rng = focus_testkit::rng::Rng::new(61);
+        for _ in 0..1500 {
+            let line: Vec<&str> = (0..rng.below(12))
+                .map(|_| words[rng.below(words.len())])
+                .collect();
+            let line = line.join(if rng.below(2) == 0 { " " } else { "" });
+            let width = 6 + rng.below(40);
+            let mut md = Markdown::new();
+            md.hyperlinks = true;
+            md.paths = Some((resolve, Host::new("h")));
+            for style in [Style::PLAIN, Style::COLOR] {
+                for row in md.rows(&line, style, width) {
+                    assert!(visible_width(&row) <= width, "{width} {line:?}: {row:?}");
+                    let opens = row.matches("\x1b]8;;").count();
+                    let closes = row.matches("\x1b]8;;\x1b\\").count();
+                    assert_eq!(opens, 2 * closes, "{width} {line:?}: {row:?}");
+                }
+            }
+        }
     }
 
     /// Random text through every path: nothing panics and no row is wider

@@ -8,6 +8,9 @@
 
 use crate::width::{char_width, fit, text_width, visible_width};
 
+/// The sequence that ends a hyperlink.
+const LINK_END: &str = "\x1b]8;;\x1b\\";
+
 /// Splits `line` into rows of at most `width` columns (a character that does not
 /// fit starts the next row, so a wide character never straddles a row end). A tab
 /// becomes spaces up to the next multiple of 4; other control characters are
@@ -19,6 +22,8 @@ pub fn split_rows(line: &str, width: usize) -> Vec<String> {
     let mut used = 0;
     // The SGR sequences in force (since the last reset), to reopen after a cut.
     let mut open: Vec<String> = Vec::new();
+    // The hyperlink open (its opening sequence), to close at a cut and reopen.
+    let mut link: Option<String> = None;
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
         if c == '\x1b' {
@@ -41,8 +46,9 @@ pub fn split_rows(line: &str, width: usize) -> Vec<String> {
                 }
                 // Other sequences (cursor moves) are dropped: they would break
                 // the count of rows.
-            } else if chars.peek() == Some(&']') {
-                // OSC: a hyperlink is kept whole (it takes no columns).
+            } else if matches!(chars.peek(), Some(']' | '_' | 'P' | '^' | 'X')) {
+                // OSC, APC, DCS, PM, SOS: strings. A hyperlink is kept whole
+                // (it takes no columns); the rest are dropped whole.
                 let mut sequence = String::from("\x1b");
                 for d in chars.by_ref() {
                     sequence.push(d);
@@ -50,10 +56,16 @@ pub fn split_rows(line: &str, width: usize) -> Vec<String> {
                         break;
                     }
                 }
-                // Only a hyperlink is kept (focus writes those itself).
-                if sequence.starts_with("\x1b]8;") {
+                // Only a hyperlink is kept (focus writes those itself), and
+                // remembered to be closed and opened again across a cut.
+                if let Some(target) = sequence.strip_prefix("\x1b]8;") {
+                    let closes = target.starts_with(";\x07") || target.starts_with(";\x1b\\");
+                    link = (!closes).then(|| sequence.clone());
                     row.push_str(&sequence);
                 }
+            } else {
+                // A two-character escape (save or restore the cursor…).
+                chars.next();
             }
             continue;
         }
@@ -69,7 +81,13 @@ pub fn split_rows(line: &str, width: usize) -> Vec<String> {
             if !open.is_empty() {
                 row.push_str("\x1b[0m");
             }
+            if link.is_some() {
+                row.push_str(LINK_END);
+            }
             rows.push(std::mem::take(&mut row));
+            if let Some(link) = &link {
+                row.push_str(link);
+            }
             row.push_str(&open.concat());
             used = 0;
         }
@@ -319,7 +337,17 @@ pub fn fit_rows(rows: Vec<String>, width: usize) -> Vec<String> {
     if rows.iter().all(|r| visible_width(r) <= width) {
         return rows;
     }
-    rows.iter().flat_map(|r| split_rows(r, width)).collect()
+    // Only the rows too wide are cut: one that fits keeps every sequence it
+    // has (an image's, which `split_rows` would drop).
+    rows.into_iter()
+        .flat_map(|r| {
+            if visible_width(&r) <= width {
+                vec![r]
+            } else {
+                split_rows(&r, width)
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -362,6 +390,34 @@ mod tests {
                 "after".to_string()
             ]
         );
+    }
+
+    #[test]
+    fn a_cut_closes_a_link_and_opens_it_again() {
+        let open = "\x1b]8;;https://e.com\x1b\\";
+        let rows = split_rows(&format!("{open}abcd{LINK_END}e"), 2);
+        assert_eq!(
+            rows,
+            [
+                format!("{open}ab{LINK_END}"),
+                format!("{open}cd{LINK_END}"),
+                "e".to_string()
+            ]
+        );
+        // Other strings (an image, a title) are dropped whole, as are
+        // two-character escapes.
+        assert_eq!(
+            split_rows("a\x1b_Gm=0;QUJD\x1b\\b\x1b7c\x1bP1q\x07d", 9),
+            ["abcd"]
+        );
+    }
+
+    /// A row that fits keeps its sequences (an image's) when another is cut.
+    #[test]
+    fn fit_rows_cuts_only_the_rows_too_wide() {
+        let image = "\x1b7\x1b[1A\x1b_Gm=0;QUJD\x1b\\\x1b8".to_string();
+        let rows = fit_rows(vec![image.clone(), "abcdef".into()], 3);
+        assert_eq!(rows, [image, "abc".into(), "def".into()]);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! every column gets a fair share of the width (text wraps inside its cell), else
 //! as one block per row of `header: value` pairs. No cell is ever cut short.
 
-use crate::markdown::inline_with;
+use crate::links::{Host, Resolve};
+use crate::markdown::inline_linked;
 use crate::rows::wrap_styled;
 use crate::style::Style;
 use crate::width::visible_width;
@@ -16,7 +17,18 @@ const MIN_COLUMN: usize = 6;
 /// the columns cannot all get 6 columns (or their whole text), blocks of
 /// `header: value` pairs, one block per row.
 pub fn table(lines: &[&str], style: Style, width: usize, hyperlinks: bool) -> Vec<String> {
-    let (rows, header_rows) = parse(lines, style, hyperlinks);
+    table_linked(lines, style, width, hyperlinks.then_some(None))
+}
+
+/// [`table`] with links as [`inline_linked`] takes them: `Some` writes
+/// hyperlinks (paths too, with a resolver).
+pub fn table_linked(
+    lines: &[&str],
+    style: Style,
+    width: usize,
+    links: Option<Option<(Resolve, Host)>>,
+) -> Vec<String> {
+    let (rows, header_rows) = parse(lines, style, links);
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     if columns == 0 {
         return Vec::new();
@@ -42,7 +54,11 @@ pub fn table(lines: &[&str], style: Style, width: usize, hyperlinks: bool) -> Ve
 
 /// The rows of styled cells and how many of them are header rows (those above
 /// the `|---|` line; none without one).
-fn parse(lines: &[&str], style: Style, hyperlinks: bool) -> (Vec<Vec<String>>, usize) {
+fn parse(
+    lines: &[&str],
+    style: Style,
+    links: Option<Option<(Resolve, Host)>>,
+) -> (Vec<Vec<String>>, usize) {
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut header_rows = 0;
     for line in lines {
@@ -57,7 +73,7 @@ fn parse(lines: &[&str], style: Style, hyperlinks: bool) -> (Vec<Vec<String>>, u
         rows.push(
             cells
                 .iter()
-                .map(|c| inline_with(c.trim(), style, hyperlinks))
+                .map(|c| inline_linked(c.trim(), style, links))
                 .collect(),
         );
     }
@@ -214,6 +230,30 @@ mod tests {
                 "longer x │ 22"
             ]
         );
+    }
+
+    /// Paths and URLs in cells are links; a link's sequences take no room,
+    /// so the grid is laid out as without them.
+    #[test]
+    fn cells_link_their_paths_and_urls() {
+        fn resolve(path: &str) -> Option<std::path::PathBuf> {
+            (path == "src/a.rs").then(|| "/w/src/a.rs".into())
+        }
+        let lines = [
+            "| file | docs |",
+            "|---|---|",
+            "| src/a.rs:3 | https://e.com/x. |",
+        ];
+        let links = Some(Some((resolve as Resolve, Host::new("h"))));
+        let out = table_linked(&lines, Style::PLAIN, 80, links);
+        let plain = table(&lines, Style::PLAIN, 80, false);
+        assert_eq!(
+            out[2],
+            "\x1b]8;;file://h/w/src/a.rs\x1b\\src/a.rs:3\x1b]8;;\x1b\\ │ \
+             \x1b]8;;https://e.com/x\x1b\\https://e.com/x\x1b]8;;\x1b\\."
+        );
+        assert_eq!(plain[2], "src/a.rs:3 │ https://e.com/x.");
+        assert_eq!(out[..2], plain[..2]);
     }
 
     #[test]

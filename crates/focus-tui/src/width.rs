@@ -229,7 +229,9 @@ pub fn visible_width(text: &str) -> usize {
                         }
                     }
                 }
-                Some(b']') => {
+                // OSC (hyperlinks), and APC, DCS, PM, SOS (kitty's images):
+                // strings ended by BEL or ESC `\`, taking no columns.
+                Some(b']' | b'_' | b'P' | b'^' | b'X') => {
                     i += 1;
                     let mut last = b' ';
                     while i < bytes.len() {

@@ -13,6 +13,7 @@ mod hostile;
 mod interactive;
 mod interactive_approvals;
 mod interactive_commands;
+mod interactive_links;
 mod interactive_models;
 mod interactive_notes;
 mod interactive_pickers;

@@ -9,14 +9,16 @@
 //! cannot change (the complete lines of an answer), which the screen may print
 //! to the scrollback before the block is finished.
 
+use super::images::ShownImage;
 use super::tool_view::ToolBlock;
 use crate::terminal::style::Style;
 use focus_tools::output::sanitize;
 use focus_tui::columns::note_rows;
+use focus_tui::links::Resolve;
 use focus_tui::markdown::{is_table_row, Markdown};
 use focus_tui::rows::wrap_words;
 use focus_tui::rows::{fit_rows, split_rows, text_rows, wrap_styled};
-use focus_tui::table::table;
+use focus_tui::table::table_linked;
 
 /// How blocks are drawn now (the same for every block of one frame).
 #[derive(Clone, Copy, Debug)]
@@ -29,6 +31,10 @@ pub struct Look {
     pub show_thinking: bool,
     /// Links as OSC 8 hyperlinks (the terminal shows them).
     pub hyperlinks: bool,
+    /// Images drawn inline with this protocol (else only named).
+    pub graphics: Option<focus_tui::graphics::Protocol>,
+    /// The host of `file://` links.
+    pub host: focus_tui::links::Host,
 }
 
 /// What a block holds.
@@ -39,8 +45,8 @@ pub enum Kind {
     User {
         /// What the user typed.
         text: String,
-        /// How many images came with it.
-        images: usize,
+        /// The images that came with it.
+        images: Vec<ShownImage>,
     },
     /// An answer, as Markdown source.
     Answer(Streamed),
@@ -120,7 +126,13 @@ impl Streamed {
                 .map(|row| look.style.dim(&row))
                 .collect()
         } else {
-            table(lines, look.style, look.width, look.hyperlinks)
+            let paths = Some((super::linkify::resolve_path as Resolve, look.host));
+            table_linked(
+                lines,
+                look.style,
+                look.width,
+                look.hyperlinks.then_some(paths),
+            )
         }
     }
 
@@ -145,6 +157,7 @@ impl Streamed {
             self.cache_style = Some(look.style);
         }
         self.markdown.hyperlinks = look.hyperlinks;
+        self.markdown.paths = Some((super::linkify::resolve_path, look.host));
         loop {
             let rest = &self.source[self.covered..];
             let Some(newline) = rest.find('\n') else {
@@ -330,14 +343,17 @@ impl Block {
         match &mut self.kind {
             Kind::Note(text) => note_rows(text, width),
             Kind::User { text, images } => {
-                let mut shown = sanitize(text).replace('\n', "\n  ");
-                if *images > 0 {
-                    shown.push_str(&format!(" [{images} image(s)]"));
-                }
+                let shown = sanitize(text).replace('\n', "\n  ");
                 let mut rows = vec![String::new()];
                 for line in format!("› {shown}").split('\n') {
                     for piece in wrap_words(line, width) {
                         rows.push(style.bold(&piece));
+                    }
+                }
+                let columns = width.saturating_sub(2).max(1);
+                for image in images.iter() {
+                    for row in image.rows(style, columns, look.graphics) {
+                        rows.push(format!("  {row}"));
                     }
                 }
                 rows
@@ -401,6 +417,8 @@ mod tests {
             style: Style::PLAIN,
             show_thinking: true,
             hyperlinks: false,
+            graphics: None,
+            host: Default::default(),
         }
     }
 
@@ -471,7 +489,7 @@ mod tests {
         let mut blocks = vec![
             Block::done(Kind::User {
                 text: evil.into(),
-                images: 0,
+                images: Vec::new(),
             }),
             Block::done(Kind::Answer(Streamed::new(&format!(
                 "{evil}\n| {evil} | x |\n```\n{evil}\n```"

@@ -46,10 +46,12 @@ pub mod external;
 pub mod following;
 pub mod footer;
 pub mod hyperlinks;
+pub mod images;
 pub mod info_commands;
 pub mod input;
 pub mod key_input;
 pub mod keymap;
+pub mod linkify;
 pub mod notes;
 pub mod panels;
 pub mod paste_image;
@@ -164,6 +166,8 @@ fn new_ui<'a>(
         welcome: String::new(),
         show_thinking: true,
         hyperlinks: hyperlinks::supported(),
+        graphics: focus_tui::graphics::protocol(),
+        host: linkify::host_name(),
         waiting: false,
         busy: None,
         frame: 0,

@@ -19,8 +19,13 @@ impl focus_tui::screen::Part for Block {
         Block::stable_rows(self, &Look { width, ..*look }, skip)
     }
 
+    /// The live area's rows, images left out: an image is drawn once, when its
+    /// block's rows reach the scrollback, not at every frame
+    /// ([`without_image`](focus_tui::graphics::without_image)).
     fn rows_from(&mut self, look: &Look, width: usize, skip: usize) -> Vec<String> {
-        Block::rows_from(self, &Look { width, ..*look }, skip)
+        let rows = Block::rows_from(self, &Look { width, ..*look }, skip);
+        let rows = rows.into_iter();
+        rows.map(focus_tui::graphics::without_image).collect()
     }
 }
 
@@ -36,6 +41,8 @@ mod tests {
             style: Style::PLAIN,
             show_thinking: true,
             hyperlinks: false,
+            graphics: None,
+            host: Default::default(),
         }
     }
 
@@ -63,6 +70,45 @@ mod tests {
         let out = screen.take();
         assert_eq!(out.matches("one").count(), 0, "{out:?}");
         assert!(out.contains("two\r\nthree\r\n"), "{out:?}");
+    }
+
+    /// An image waiting in the live area (behind a live answer) is not drawn
+    /// at every frame: only its label and blank rows, until its block
+    /// reaches the scrollback, where it is drawn once.
+    #[test]
+    fn an_image_is_drawn_once_in_the_scrollback() {
+        use crate::modes::interactive::images::ShownImage;
+        use crate::modes::interactive::tool_view::ToolBlock;
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x40\0\0\0\x28".to_vec();
+        png.extend_from_slice(&[8, 6, 0, 0, 0, 0, 0, 0, 0]);
+        let image = focus_core::message::Content::Image {
+            data: focus_tools::read::base64_encode(&png).into(),
+            mime_type: "image/png".into(),
+        };
+        let mut tool = ToolBlock::ended("c1", "read", &Default::default(), None);
+        tool.end("Read image file a.png".into(), Default::default(), false);
+        tool.show_images(ShownImage::all(&[image]));
+        let mut blocks = vec![
+            Block::live(Kind::Answer(Streamed::new("still going"))),
+            Block::done(Kind::Tool(Box::new(tool))),
+        ];
+        let kitty = Look {
+            graphics: Some(focus_tui::graphics::Protocol::Kitty),
+            ..look()
+        };
+        let mut screen = Screen::with_size(|| (60, 30));
+        for _ in 0..3 {
+            screen.draw(&mut blocks, &kitty, &chrome());
+            let live = screen.take();
+            assert!(live.contains("[image 64x40, 33 B]"), "{live:?}");
+            assert!(!live.contains("\x1b_G"), "{live:?}");
+        }
+        blocks[0].finished = true;
+        screen.draw(&mut blocks, &kitty, &chrome());
+        let committed = screen.take();
+        assert_eq!(committed.matches("\x1b_Ga=T").count(), 1, "{committed:?}");
+        screen.draw(&mut blocks, &kitty, &chrome());
+        assert!(!screen.take().contains("\x1b_G"));
     }
 
     #[test]

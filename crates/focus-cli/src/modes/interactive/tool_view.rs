@@ -5,6 +5,8 @@
 //! its reason. Ctrl+O shows it all.
 
 use super::blocks::Look;
+use super::images::ShownImage;
+use super::linkify::link_line;
 use crate::modes::print::{clip, tool_summary};
 use focus_core::json::Value;
 use focus_tui::rows::text_rows;
@@ -36,6 +38,8 @@ pub struct ToolBlock {
     partial: String,
     /// The result: text, details, whether it failed.
     result: Option<(String, Value, bool)>,
+    /// The images in the result.
+    images: Vec<ShownImage>,
 }
 
 impl ToolBlock {
@@ -51,7 +55,13 @@ impl ToolBlock {
             waited: Duration::ZERO,
             partial: String::new(),
             result: None,
+            images: Vec::new(),
         }
+    }
+
+    /// The images the result holds (shown under its text).
+    pub fn show_images(&mut self, images: Vec<ShownImage>) {
+        self.images = images;
     }
 
     /// The output so far of the running tool.
@@ -114,10 +124,11 @@ impl ToolBlock {
         } else {
             style.blue("●")
         };
-        let mut header = format!(
-            "{mark} {}",
-            style.bold(&tool_summary(&self.name, &self.args))
-        );
+        let mut summary = tool_summary(&self.name, &self.args);
+        if look.hyperlinks {
+            summary = link_line(&summary, look.host, ".");
+        }
+        let mut header = format!("{mark} {}", style.bold(&summary));
         let elapsed = self.elapsed.unwrap_or_else(|| self.running_time());
         if self.waiting_since.is_some() {
             header.push_str(&style.dim(&format!(
@@ -146,6 +157,10 @@ impl ToolBlock {
                 self.result_rows(text, details, look, expanded, body_width)
             }
         };
+        let mut body = body;
+        for image in &self.images {
+            body.extend(image.rows(style, body_width, look.graphics));
+        }
         for (i, line) in body.into_iter().enumerate() {
             let lead = if i == 0 { "  ⎿ " } else { "    " };
             rows.push(format!("{}{line}", style.dim(lead)));
@@ -163,7 +178,21 @@ impl ToolBlock {
     ) -> Vec<String> {
         let style = look.style;
         let limit = |collapsed: usize| if expanded { EXPANDED } else { collapsed };
-        let dim = |lines: Vec<String>| lines.into_iter().map(|l| style.dim(&l)).collect();
+        // ls lists names inside the directory it was given.
+        let under = match self.name.as_str() {
+            "ls" => self.args["path"].as_str().unwrap_or("."),
+            _ => ".",
+        };
+        let dim = |lines: Vec<String>| {
+            let linked = lines.into_iter().map(|l| {
+                if look.hyperlinks {
+                    link_line(&l, look.host, under)
+                } else {
+                    l
+                }
+            });
+            linked.map(|l| style.dim(&l)).collect()
+        };
         match self.name.as_str() {
             "bash" => dim(tail(text, limit(COLLAPSED), width, "earlier lines")),
             "edit" => match details["diff"].as_str() {
@@ -304,6 +333,8 @@ mod tests {
             style: Style::PLAIN,
             show_thinking: true,
             hyperlinks: false,
+            graphics: None,
+            host: Default::default(),
         }
     }
 

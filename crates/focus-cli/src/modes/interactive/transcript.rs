@@ -21,8 +21,13 @@ pub fn history_blocks(history: &[Message], style: Style) -> Vec<Block> {
 /// goes back: [`super::notes::interleave`]).
 pub fn history_blocks_with_ends(history: &[Message], style: Style) -> (Vec<Block>, Vec<usize>) {
     let mut results = HashMap::new();
+    let mut result_images = HashMap::new();
     for message in history {
         if let Message::ToolResult(r) = message {
+            let images = super::images::ShownImage::all(&r.content);
+            if !images.is_empty() {
+                result_images.insert(r.tool_call_id.to_string(), images);
+            }
             let text: Vec<&str> = r.content.iter().filter_map(Content::as_text).collect();
             results.insert(
                 r.tool_call_id.to_string(),
@@ -40,11 +45,7 @@ pub fn history_blocks_with_ends(history: &[Message], style: Style) -> (Vec<Block
         match message {
             Message::User(u) => {
                 let text: Vec<&str> = u.content.iter().filter_map(Content::as_text).collect();
-                let images = u
-                    .content
-                    .iter()
-                    .filter(|c| matches!(c, Content::Image { .. }))
-                    .count();
+                let images = super::images::ShownImage::all(&u.content);
                 blocks.push(Block::done(Kind::User {
                     text: text.join("\n"),
                     images,
@@ -65,8 +66,11 @@ pub fn history_blocks_with_ends(history: &[Message], style: Style) -> (Vec<Block
                         }
                         Content::ToolCall(call) => {
                             let result = results.remove(call.id.as_str());
-                            let block =
+                            let mut block =
                                 ToolBlock::ended(&call.id, &call.name, &call.arguments, result);
+                            if let Some(images) = result_images.remove(call.id.as_str()) {
+                                block.show_images(images);
+                            }
                             blocks.push(Block::done(Kind::Tool(Box::new(block))));
                         }
                         _ => {}
@@ -216,6 +220,8 @@ mod tests {
             style: Style::PLAIN,
             show_thinking: true,
             hyperlinks: false,
+            graphics: None,
+            host: Default::default(),
         };
         assert_eq!(blocks[0].rows(&look), ["", "› hi there"]);
     }

@@ -41,6 +41,10 @@ pub struct Ui<'a> {
     pub(super) show_thinking: bool,
     /// Links as OSC 8 hyperlinks ([`supported`](super::hyperlinks::supported)).
     pub(super) hyperlinks: bool,
+    /// Images drawn inline with this protocol ([`focus_tui::graphics::protocol`]).
+    pub(super) graphics: Option<focus_tui::graphics::Protocol>,
+    /// The host of `file://` links ([`super::linkify::host_name`]).
+    pub(super) host: focus_tui::links::Host,
     pub(super) waiting: bool,
     /// Something slow is going on outside a model call ("retrying"): the notice
     /// spins.

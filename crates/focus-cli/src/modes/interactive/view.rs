@@ -6,6 +6,7 @@
 use super::blocks::{Block, Kind, Look, Streamed};
 use super::footer::human;
 use super::footer::layout::{layout, Item};
+use super::images::ShownImage;
 use super::screen::{visible_width, Chrome};
 use super::tool_view::ToolBlock;
 use super::transcript::summary_block;
@@ -30,11 +31,7 @@ impl Ui<'_> {
             } => {
                 let text: Vec<&str> = u.content.iter().filter_map(Content::as_text).collect();
                 let text = text.join("\n");
-                let images = u
-                    .content
-                    .iter()
-                    .filter(|c| matches!(c, Content::Image { .. }))
-                    .count();
+                let images = ShownImage::all(&u.content);
                 // A queued message reached the model: it leaves the queue.
                 if let Some(at) = self.queued.iter().position(|(_, q)| *q == text) {
                     self.queued.remove(at);
@@ -113,6 +110,7 @@ impl Ui<'_> {
                 let (details, failed) = (output.details.clone(), output.is_error);
                 if let Some(tool) = self.tool_block(call_id) {
                     tool.end(text, details, failed);
+                    tool.show_images(ShownImage::all(&output.content));
                 }
                 if let Some(block) = self
                     .blocks
@@ -382,6 +380,8 @@ impl Ui<'_> {
             style: self.style,
             show_thinking: self.show_thinking,
             hyperlinks: self.hyperlinks,
+            graphics: self.graphics,
+            host: self.host,
         };
         self.screen.draw(&mut self.blocks, &look, &chrome);
         self.screen.flush();
