@@ -149,7 +149,11 @@ impl StdHttpTransport {
                 let _ = socket.shutdown(Shutdown::Both);
             }
         });
-        let answered = |c: &Connection| c.received > 0;
+        // Answered: a byte arrived in this exchange. A pooled connection has
+        // received its earlier answers; those do not count (counting them made
+        // a reused connection the server closed under the request final).
+        let before = connection.received;
+        let answered = move |c: &Connection| c.received > before;
         if let Err(e) = connection.send(bytes, self.timeouts.idle) {
             if cancel.is_cancelled() {
                 return Err((TransportError::Cancelled, true));
