@@ -360,9 +360,25 @@ fn safe_commands_run_while_the_agent_works() {
     if !tmux_available() {
         return;
     }
-    let (s, _server) = sandbox_with(
-        r#"{"name":"c","steps":[{"reply":{"text":"done at last","chunkDelayMs":2000}}]}"#,
-    );
+    // The answer's text waits behind a gate the test opens once the commands
+    // ran: the run is still going however slow the machine (with 2 s between
+    // the stream's events, five commands could outlast it under load).
+    use focus_testkit::mock_llm::{server::respond, Scenario};
+    use focus_testkit::server::{Gate, TestServer};
+    let scenario =
+        Scenario::parse(r#"{"name":"c","steps":[{"reply":{"text":"done at last"}}]}"#).unwrap();
+    let gate = Gate::new();
+    let held = gate.clone();
+    let server = TestServer::responder(move |request| {
+        let mut response = respond(&scenario, 0, request);
+        // The first event (the stream's start) goes out; the text waits.
+        if let Some(text) = response.chunks.get_mut(1) {
+            text.gate = Some(held.clone());
+        }
+        response
+    });
+    let s = Sandbox::new();
+    s.write_models(&server.url());
     let pane = start_with(&s, "", &[], &["--model", "mock-openai/m1"]);
     pane.send("slow one", "Esc aborts");
     pane.send("/hotkeys", "Shift+Enter, Ctrl+J");
@@ -370,6 +386,7 @@ fn safe_commands_run_while_the_agent_works() {
     pane.send("/copy", "no answer to copy yet");
     pane.send("/clone", "this command waits until the agent is done");
     assert!(!pane.screen().contains("done at last"), "still running");
+    gate.open();
     pane.wait_for("the answer", "done at last");
 }
 
