@@ -348,6 +348,12 @@ fn the_summary_question_follows_the_setting_and_esc_cancels_the_summary() {
     pane.keys(&["Enter"]);
     wait_for_row(&pane, "the leaf still there", &["❯●", "ai: second reply"]);
     pane.keys(&["Escape"]);
+    // Typing goes on once the navigator is closed: an Esc read together with
+    // the `/` typed next is Alt+/, and the old navigator would pass for the
+    // new one below.
+    pane.wait_until("the navigator closing", || {
+        !pane.visible_screen().contains("session tree ·")
+    });
 
     // The setting: no question, a plain move.
     std::fs::write(
