@@ -143,19 +143,25 @@ fn settings_lists_every_setting_with_its_source_and_checks_values() {
         "the settings picker",
         &["defaultProvider = (none)", "default · the model's provider"],
     );
+    // Each wait names the whole query too: a row can match a query half
+    // typed, and a key sent then would reach a picker still redrawing.
     pane.type_text("maxretries");
     pane.wait_for_visible(
         "a key the user's file sets",
-        &["retry.maxRetries = 5", "user ·"],
+        &["“maxretries”", "retry.maxRetries = 5", "user ·"],
     );
     pane.keys(&["C-u"]);
     pane.type_text("memorymb");
-    pane.wait_for_visible("a sandbox limit", &["sandbox.limits.memoryMb = 8192"]);
+    pane.wait_for_visible(
+        "a sandbox limit",
+        &["“memorymb”", "sandbox.limits.memoryMb = 8192"],
+    );
     pane.keys(&["Escape"]);
     // Typing goes on once the picker is closed (an Esc right before `/` would
     // read as Alt+/).
     pane.wait_until("the picker closed", || {
-        !pane.visible_screen().contains("sandbox.limits.memoryMb")
+        let screen = pane.visible_screen();
+        !screen.contains("sandbox.limits.memoryMb") && !screen.contains("settings (Enter")
     });
     // A bad value is refused and nothing is written.
     pane.keys(&["C-u"]);
@@ -182,7 +188,10 @@ fn settings_lists_every_setting_with_its_source_and_checks_values() {
     pane.keys(&["Enter"]);
     pane.wait_for_visible("the settings picker again", &["settings (Enter"]);
     pane.type_text("shellpath");
-    pane.wait_for_visible("shellPath", &["shellPath = (the user's shell)"]);
+    pane.wait_for_visible(
+        "shellPath",
+        &["“shellpath”", "shellPath = (the user's shell)"],
+    );
     pane.keys(&["Enter"]);
     pane.wait_for_visible(
         "the typed value's prompt",
