@@ -72,9 +72,11 @@ fn kill_after(mut cmd: std::process::Command, delay: Duration) {
 /// Runs `focus args…` once the killed focus's session is free. A child that
 /// focus had just forked for the command (the jail's processes before their
 /// `exec` or their closing of inherited descriptors) outlives the kill for a
-/// moment and still holds the session file's `flock`: focus then rightly says
-/// the session is being written. That ends within milliseconds; waited for
-/// up to 10 s, then whatever the run says is returned.
+/// moment and still holds the session file's `flock`. focus itself waits up
+/// to 2 s for such a lock when no running writer is recorded (without that,
+/// 3 of 16 loaded runs failed here); a machine slower still would make it say
+/// the session is being written, so the test waits on for up to 10 s, then
+/// returns whatever the run says.
 fn run_once_released(s: &Sandbox, args: &[&str]) -> std::process::Output {
     let until = Instant::now() + Duration::from_secs(10);
     loop {

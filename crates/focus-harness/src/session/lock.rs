@@ -28,6 +28,10 @@
 //! process id can be reused by an unrelated process after focus died: the
 //! record's start time (Linux: field 22 of `/proc/<pid>/stat`, clock ticks
 //! since boot) must match the running process's, otherwise the lock is stale.
+//! A killed writer's `flock` can outlive it for a moment, held by the
+//! processes it had just forked (they share its open file until their
+//! `exec`): with no running writer recorded, a busy `flock` is waited for a
+//! little before the session counts as being written.
 //! A file's lock also names the file by its path (second line): a lock whose
 //! file was deleted while its writer still ran does not lock the unrelated new
 //! file that reuses the inode number.
@@ -158,7 +162,7 @@ impl WriterLock {
         };
         // The kernel's lock on the file itself, found through every name.
         let flock = match identity {
-            Some(_) => match flock_file(session_path) {
+            Some(_) => match flock_file_once_its_dead_writer_let_go(session_path, &path) {
                 Ok(file) => Some(file),
                 Err(Some(())) => return Err(locked(holder_pid(&path))),
                 Err(None) => None,
@@ -247,6 +251,43 @@ fn flock_file(session_path: &Path) -> Result<std::fs::File, Option<()>> {
         Ok(false) => Err(Some(())),
         Err(_) => Err(None),
     }
+}
+
+/// How long a busy `flock` is waited for when no running writer is recorded
+/// (see [`flock_file_once_its_dead_writer_let_go`]).
+const DEAD_WRITER_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// [`flock_file`], waiting a little for the lock while the lock file `lock`
+/// names no running writer. A writer killed (SIGKILL) right after it forked (a
+/// command's jail: processes that run a copy of focus until their `exec`, or
+/// until they close what they inherited) leaves them sharing its open file, so
+/// its `flock`, for a moment after it died: a `flock` belongs to the open file,
+/// which a fork shares, and no flag keeps a descriptor out of a fork. Its lock
+/// file is gone by then (swept as dead by [`lock_path_for`]), or names it dead.
+/// With a running writer recorded, the answer is immediate; a live writer
+/// through a hard link in another directory (its lock file is there) is
+/// refused after the wait.
+fn flock_file_once_its_dead_writer_let_go(
+    session_path: &Path,
+    lock: &Path,
+) -> Result<std::fs::File, Option<()>> {
+    let deadline = std::time::Instant::now() + DEAD_WRITER_PATIENCE;
+    loop {
+        match flock_file(session_path) {
+            Err(Some(())) if std::time::Instant::now() < deadline && !writer_runs(lock) => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            answer => return answer,
+        }
+    }
+}
+
+/// Whether the lock file `lock` names a writer that is running.
+fn writer_runs(lock: &Path) -> bool {
+    fs::read_to_string(lock)
+        .ok()
+        .and_then(|text| Holder::parse(&text))
+        .is_some_and(|holder| holder.is_running())
 }
 
 /// How long [`WriterLock::acquire`] keeps trying while other processes take

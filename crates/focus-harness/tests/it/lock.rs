@@ -249,3 +249,34 @@ fn a_lock_that_outlived_its_file_does_not_lock_the_file_reusing_its_inode() {
     other.wait().unwrap();
     let _ = std::fs::remove_file(&lock_path);
 }
+
+/// A writer killed right after it forked (a command's jail, before its `exec`)
+/// leaves its children sharing its open session file, and so its `flock`, for
+/// a moment: the next writer waits for them to let go, instead of saying the
+/// session is being written by the dead writer.
+#[test]
+fn a_dead_writers_flock_still_held_by_its_forked_children_is_waited_for() {
+    let scratch = Scratch::new("lock-orphans");
+    let store = SessionStore::new(scratch.path());
+    let mut first = SessionManager::create(&store, Path::new("/p")).unwrap();
+    first.append_message(&user("hello")).unwrap();
+    let path = first.path().unwrap().to_path_buf();
+    drop(first);
+    // The dead writer's record, and its open file, locked (what the children hold).
+    let lock_path = lock_path_for(&path).unwrap();
+    let mut dead = Command::new("true").spawn().unwrap();
+    let dead_pid = dead.id();
+    dead.wait().unwrap();
+    std::fs::write(&lock_path, dead_pid.to_string()).unwrap();
+    let children = std::fs::File::open(&path).unwrap();
+    assert!(focus_sys::fs::try_lock_exclusive(&children).unwrap());
+    let exec = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        drop(children);
+    });
+    let mut session = SessionManager::open(&path).expect("the dead writer's lock is taken over");
+    session.append_message(&user("mine now")).unwrap();
+    exec.join().unwrap();
+    let record = std::fs::read_to_string(&lock_path).unwrap();
+    assert_eq!(record.lines().next(), Some(Holder::me().record().as_str()));
+}
