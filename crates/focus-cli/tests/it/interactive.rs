@@ -425,15 +425,31 @@ fn escape_aborts_and_keeps_the_history() {
         return;
     }
     let s = Sandbox::new();
-    let server = mock(
+    // The first answer stops after its first piece ("one two three "), behind
+    // a gate never opened: it is mid-answer when Esc arrives however slow the
+    // machine (with 300 ms between pieces, a loaded one could see it end).
+    use focus_testkit::mock_llm::{server::respond, Scenario};
+    let scenario = Scenario::parse(
         r#"{"name":"slow","steps":[
-      {"reply":{"text":"one two three four five six seven eight nine ten eleven twelve and many more words after them, so many that the answer streams for longer than any loaded machine takes to press Esc once the first words show, which is what this test needs","chunkDelayMs":300}},
+      {"reply":{"text":"one two three four five six seven eight nine ten eleven twelve"}},
       {"reply":{"text":"after the abort"}}]}"#,
-    );
+    )
+    .unwrap();
+    let never = focus_testkit::server::Gate::new();
+    let turn = std::sync::atomic::AtomicUsize::new(0);
+    let server = focus_testkit::server::TestServer::responder(move |request| {
+        let n = turn.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let mut response = respond(&scenario, n, request);
+        // Chunk 0 starts the stream, chunk 1 is the first piece.
+        if let (0, Some(rest)) = (n, response.chunks.get_mut(2)) {
+            rest.gate = Some(never.clone());
+        }
+        response
+    });
     s.write_models(&server.url());
     let pane = Pane::start(&s, &["--model", "mock-openai/m1"]);
     pane.send("talk", "Esc aborts");
-    // Mid-answer: the first piece is on screen, the rest 300 ms apart.
+    // Mid-answer: the first piece is on screen, the rest held back.
     pane.wait_for("the first words", "one two three");
     pane.keys(&["Escape"]);
     pane.wait_for("abort", "(aborted)");
