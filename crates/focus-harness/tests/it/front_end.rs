@@ -152,9 +152,9 @@ fn a_run_streams_every_delta_in_order_and_the_history_comes_back_whole() {
     let started = Instant::now();
     assert!(ui
         .conversation
-        .poll(Instant::now() + Duration::from_secs(5))
+        .poll(Instant::now() + Duration::from_secs(60))
         .is_empty());
-    assert!(started.elapsed() < Duration::from_secs(1));
+    assert!(started.elapsed() < Duration::from_secs(20));
 }
 
 #[test]

@@ -280,7 +280,7 @@ fn retry_after_is_honoured_and_bounded() {
         ok(),
     ]);
     assert_eq!(r.transport.requests().len(), 1);
-    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(started.elapsed() < Duration::from_secs(30));
     let msg = r.message.error_message.unwrap();
     assert!(msg.contains("retry after 3600s"), "{msg}");
 }

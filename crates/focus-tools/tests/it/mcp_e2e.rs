@@ -160,7 +160,8 @@ fn server_dying_mid_call_is_a_tool_error_and_others_go_on() {
     // A tool object kept from before fails fast; the other server still works.
     let started = Instant::now();
     assert!(run(&*echo_doomed, r#"{"text":"x"}"#).is_error);
-    assert!(started.elapsed() < Duration::from_secs(2));
+    // Fast: well before the 5 s request timeout a hang would take.
+    assert!(started.elapsed() < Duration::from_secs(4));
     assert_eq!(
         run(&*tool(&manager, "healthy__echo"), r#"{"text":"ok"}"#).text_content(),
         "ok"

@@ -194,7 +194,7 @@ fn dropping_the_server_ends_a_long_scripted_delay() {
     let started = Instant::now();
     drop(server);
     // Liveness, not speed: without the stop flag this would take a minute.
-    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(started.elapsed() < Duration::from_secs(20));
     stream
         .set_read_timeout(Some(Duration::from_secs(2)))
         .unwrap();
