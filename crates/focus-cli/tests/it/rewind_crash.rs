@@ -50,6 +50,29 @@ fn runs() -> usize {
         .map_or(4, |n: usize| n.min(200))
 }
 
+/// Waits (at most 30 s) until no process has its working directory in `dir`.
+fn wait_until_nothing_runs_in(dir: &Path) {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let busy = || {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+                    && std::fs::read_link(e.path().join("cwd"))
+                        .is_ok_and(|cwd| cwd.starts_with(&dir))
+            })
+    };
+    let until = Instant::now() + Duration::from_secs(30);
+    while busy() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Kills `cmd` after `delay` (or lets it end).
 fn kill_after(mut cmd: std::process::Command, delay: Duration) {
     let mut child = cmd
@@ -117,6 +140,10 @@ fn crash_during_checkpointing_or_restoring_leaves_a_whole_tree_and_a_valid_sessi
         ];
         // Killed while the command runs or its checkpoint is taken.
         kill_after(s.cmd(&run_args), Duration::from_millis(rng.below_u64(400)));
+        // The killed focus's command may still be running (nothing kills a
+        // dead program's children): it would go on changing `src/` under the
+        // steps below.
+        wait_until_nothing_runs_in(&s.work);
         let check = run_once_released(&s, &["rewind", "--code", "--dry-run"]);
         let said = format!("{}{}", stdout(&check), stderr(&check));
         // No prompt yet (killed before the session had one) is an answer too.
