@@ -103,11 +103,18 @@ pub fn enable(conversation: &mut Conversation, cwd: &Path, settings: &Value) -> 
     }
 }
 
+/// How often the folder's checkpoint store is swept under the caps by a
+/// session's start: sweeping reads every session file of the folder, which a
+/// batch of hundreds of runs sharing one folder would otherwise repeat once
+/// per run (docs/sessions.md, "Bounded storage").
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// Takes the first look (the baseline: every tracked file's content) while
 /// the user types the first prompt, then sweeps the folder's checkpoint store
-/// under the caps (oldest checkpoints of closed sessions first). The first
-/// checkpoint waits for the baseline if it is not done; a failure is left for
-/// that checkpoint to report.
+/// under the caps (oldest checkpoints of closed sessions first), unless a
+/// session of the folder did so in the last [`SWEEP_EVERY`] (the stamp
+/// `checkpoints/.swept`). The first checkpoint waits for the baseline if it
+/// is not done; a failure is left for that checkpoint to report.
 fn start_background(
     tracker: Arc<Mutex<Tracker>>,
     folder: PathBuf,
@@ -119,6 +126,8 @@ fn start_background(
         .name("focus-checkpoints".into())
         .spawn(move || {
             let _ = focus_core::sync::lock(&tracker).baseline();
+            let stamp = folder.join("checkpoints").join(".swept");
+            let own = own.filter(|_| focus_sys::stamp::due(&stamp, SWEEP_EVERY));
             if let Some(own) = own {
                 focus_harness::checkpoint::prune::gc_running(
                     &folder,

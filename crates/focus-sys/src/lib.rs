@@ -21,6 +21,8 @@
 //! - [`inotify`]: Linux's file change notification (`inotify_init1`,
 //!   `inotify_add_watch`, `inotify_rm_watch`, events parsed from the bytes
 //!   read), so the file checkpoints compare only the folders that changed;
+//! - [`stamp`]: housekeeping at most every so often (a stamp file's age), so
+//!   a sweep hundreds of runs would each repeat is done once;
 //! - [`private_files`]: files of mode 0600 in folders of mode 0700 (safe code
 //!   over std's Unix extensions, here so every crate can share it);
 //! - [`landlock`]: confining a child process's file system (and TCP) access with
@@ -88,4 +90,5 @@ pub mod rlimits;
 pub mod seccomp;
 pub mod secrets;
 pub mod signals;
+pub mod stamp;
 pub mod terminal;

@@ -49,7 +49,7 @@ pub struct Open {
 
 // Open flags. Linux: the generic ABI, with ARM's own O_DIRECTORY/O_NOFOLLOW.
 #[cfg(target_os = "linux")]
-mod flags {
+pub(crate) mod flags {
     use std::os::raw::c_int;
     pub const O_RDONLY: c_int = 0;
     pub const O_WRONLY: c_int = 1;
@@ -73,7 +73,7 @@ mod flags {
 // between them, so they are not used there (a directory is checked with
 // `fstat` after opening instead).
 #[cfg(not(target_os = "linux"))]
-mod flags {
+pub(crate) mod flags {
     use std::os::raw::c_int;
     pub const O_RDONLY: c_int = 0;
     pub const O_WRONLY: c_int = 1;

@@ -636,12 +636,23 @@ pub fn resolve_existing(path: &Path) -> PathBuf {
 /// only ours (same owner, mode 0700), only of processes that no longer run
 /// (Linux's `/proc` answers), and only when untouched for [`STALE_AFTER`] (a
 /// process in another pid namespace sharing `/tmp` is not visible in ours).
+/// Listing a busy `/tmp` costs a millisecond or more, so it is done at most
+/// every [`SWEEP_EVERY`] by one process of this user (the stamp
+/// `focus-tmp-swept-UID` in `base`, focus-sys's `stamp::due`).
 fn sweep_stale_dirs(base: &Path) {
-    sweep_stale_dirs_older_than(base, STALE_AFTER);
+    use std::os::unix::fs::MetadataExt;
+    let uid = std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid());
+    let stamp = base.join(format!("focus-tmp-swept-{uid}"));
+    if focus_sys::stamp::due(&stamp, SWEEP_EVERY) {
+        sweep_stale_dirs_older_than(base, STALE_AFTER);
+    }
 }
 
 /// How long a dead process's private directory stays before it is swept.
 const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// How often `base` is looked through for dead processes' directories.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 fn sweep_stale_dirs_older_than(base: &Path, age: std::time::Duration) {
     use std::os::unix::fs::MetadataExt;

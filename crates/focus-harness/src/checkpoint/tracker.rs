@@ -30,8 +30,10 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+pub use walk_watches::WATCH_FROM;
 use watched::watch_or_drop;
 
+mod walk_watches;
 mod watched;
 
 /// A restore writes into temporary names ending so (never tracked).
@@ -94,6 +96,8 @@ pub struct Tracker {
     /// restore put them back): watched, and listed at the next look in case
     /// something changed in them before the watch was added.
     unlisted: std::collections::BTreeSet<PathBuf>,
+    /// A project with fewer paths is walked at each look, not watched.
+    watch_from: usize,
 }
 
 impl Tracker {
@@ -130,6 +134,7 @@ impl Tracker {
             rescan_noted: false,
             excluded_cache: HashMap::new(),
             unlisted: std::collections::BTreeSet::new(),
+            watch_from: WATCH_FROM,
         })
     }
 
@@ -191,8 +196,7 @@ impl Tracker {
         let mut listed: Vec<(PathBuf, Stamp)> = Vec::new();
         let mut stats = WalkStats::default();
         self.excluded_cache.clear();
-        let mut watcher = self.start_watching();
-        let mut watch_error: Option<io::Error> = None;
+        let mut watches = self.walk_watches();
         {
             let root = self.root.clone();
             let mut visit = |rel: &Path| {
@@ -202,9 +206,10 @@ impl Tracker {
                 if let Ok(meta) = std::fs::symlink_metadata(root.join(rel)) {
                     let stamp = Stamp::of(&meta);
                     if stamp.kind == Kind::Dir {
-                        watch_or_drop(&mut watcher, rel, &mut watch_error);
+                        watches.dir(rel);
                     }
                     listed.push((rel.to_path_buf(), stamp));
+                    watches.met(listed.len());
                 }
             };
             if !self.walker.walk(&self.root, &mut visit) {
@@ -214,8 +219,7 @@ impl Tracker {
                 )));
             }
         }
-        self.stop_watching_on(watch_error);
-        self.watcher = watcher;
+        self.end_watches(watches);
         stats.paths = listed.len();
         stats.walk = started.elapsed();
         let mut manifest = Manifest {

@@ -84,7 +84,11 @@ impl Tracked {
     pub fn new(root: &Path, sessions: &Path) -> Tracked {
         let store = CheckpointStore::in_session_dir(sessions);
         let manager = SessionManager::create_in(sessions, root, None).unwrap();
-        let tracker = Tracker::new(root, store.clone(), Arc::new(PlainWalker), 64 << 20).unwrap();
+        let mut tracker =
+            Tracker::new(root, store.clone(), Arc::new(PlainWalker), 64 << 20).unwrap();
+        // These projects are small: watched anyway, so both paths are tested
+        // (`checkpoint_watch.rs` tests the size at which watching starts).
+        tracker.set_watch_from(0);
         Tracked {
             root: root.to_path_buf(),
             store,

@@ -7,6 +7,7 @@
 
 use super::checkpoint_support::Tracked;
 use super::support::Scratch;
+use focus_harness::checkpoint::tracker::WATCH_FROM;
 use focus_harness::checkpoint::Manifest;
 use std::path::Path;
 
@@ -190,4 +191,54 @@ fn an_overflowed_event_queue_makes_one_whole_walk_said_once() {
     let m = t.tracker.record_walk().unwrap();
     assert_eq!(paths(&m), ["~a/top.txt"]);
     assert_eq!(t.tracker.last_walk.dirs, 1);
+}
+
+#[test]
+fn a_small_project_is_walked_at_each_look_not_watched() {
+    let project_dir = Scratch::new("small-project");
+    let sessions = Scratch::new("small-sessions");
+    let root = project_dir.path();
+    project(root);
+    let mut t = Tracked::new(root, sessions.path());
+    t.tracker.set_watch_from(WATCH_FROM);
+    t.tracker.baseline().unwrap();
+    assert!(!t.tracker.is_watching(), "9 paths: below {WATCH_FROM}");
+    assert!(
+        t.tracker.take_notices().is_empty(),
+        "not a fallback to tell"
+    );
+    std::fs::write(root.join("e/two.txt"), "changed").unwrap();
+    let m = t.tracker.record_walk().unwrap();
+    assert_eq!(paths(&m), ["~e/two.txt"]);
+    assert_eq!(t.tracker.last_walk.dirs, 0, "a whole walk");
+}
+
+#[test]
+fn watching_that_starts_part_way_lists_the_folders_met_before_once_more() {
+    let project_dir = Scratch::new("partway-project");
+    let sessions = Scratch::new("partway-sessions");
+    let root = project_dir.path();
+    project(root);
+    let mut t = Tracked::new(root, sessions.path());
+    t.tracker.set_watch_from(4);
+    t.tracker.baseline().unwrap();
+    if !t.tracker.is_watching() {
+        focus_testkit::skipped(&format!(
+            "inotify unavailable: {:?}",
+            t.tracker.take_notices()
+        ));
+        return;
+    }
+    // Changed after the walk: seen whether its folder was met before the
+    // watcher started (listed again now) or after (an event).
+    std::fs::write(root.join("a/b/c/deep.txt"), "changed").unwrap();
+    std::fs::write(root.join("e/two.txt"), "changed").unwrap();
+    let m = t.tracker.record_walk().unwrap();
+    assert_eq!(paths(&m), ["~a/b/c/deep.txt", "~e/two.txt"]);
+    assert!(t.tracker.last_walk.dirs > 0, "{:?}", t.tracker.last_walk);
+    // From then on only the folders with events.
+    std::fs::write(root.join("d/one.txt"), "changed").unwrap();
+    let m = t.tracker.record_walk().unwrap();
+    assert_eq!(paths(&m), ["~d/one.txt"]);
+    assert_eq!(t.tracker.last_walk.dirs, 1, "{:?}", t.tracker.last_walk);
 }

@@ -6,6 +6,7 @@
 //! overflowed, an ignore file changed, the watch limit was reached) the
 //! tracker walks the whole project instead, and says so once.
 
+use super::walk_watches::WalkWatches;
 use super::{is_temp, Tracker, WalkStats};
 use crate::checkpoint::manifest::{new_id, Manifest};
 use crate::checkpoint::node::{now_nanos, Kind, Node, Stamp};
@@ -38,28 +39,32 @@ impl Tracker {
         std::mem::take(&mut self.notices)
     }
 
-    /// The watcher to set up during a full walk: a new one (events since the
-    /// last one cannot be trusted), unless watching is off or failed.
-    pub(super) fn start_watching(&mut self) -> Option<Watcher> {
-        self.watcher = None;
-        if !self.watching || self.watch_failed {
-            return None;
-        }
-        let made = Watcher::new(&self.root, &self.store.dir)
-            .and_then(|mut w| w.watch(Path::new("")).map(|_| w));
-        match made {
-            Ok(watcher) => Some(watcher),
-            Err(error) => {
-                self.give_up_watching(&error.to_string());
-                None
-            }
-        }
+    /// A project of fewer than `paths` tracked paths (default
+    /// [`WATCH_FROM`](super::WATCH_FROM)) is walked at each look instead of
+    /// watched (`tracker/walk_watches.rs` says why); 0 watches any project.
+    pub fn set_watch_from(&mut self, paths: usize) {
+        self.watch_from = paths;
     }
 
-    /// After a full walk: a watch that failed turns watching off for good.
-    pub(super) fn stop_watching_on(&mut self, error: Option<io::Error>) {
+    /// The watches a full walk sets up: a new watcher (events since the last
+    /// one cannot be trusted), unless watching is off or failed, started
+    /// once the walk has met `watch_from` paths.
+    pub(super) fn walk_watches(&mut self) -> WalkWatches {
+        self.watcher = None;
+        let may = self.watching && !self.watch_failed;
+        WalkWatches::new(may, self.watch_from, &self.root, &self.store.dir)
+    }
+
+    /// After a full walk: its watcher is kept, the folders it listed before
+    /// their watch are listed again at the next look, and a watch that failed
+    /// turns watching off for good.
+    pub(super) fn end_watches(&mut self, watches: WalkWatches) {
+        let (watcher, relist, error) = watches.finish();
+        self.watcher = watcher;
         if let Some(error) = error {
             self.give_up_watching(&error.to_string());
+        } else if self.watcher.is_some() {
+            self.unlisted.extend(relist);
         }
     }
 
