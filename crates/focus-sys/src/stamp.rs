@@ -9,7 +9,7 @@
 //! stamp that is not a regular file owned by us (a link, or a file another
 //! user planted in a shared folder) never holds a sweep back: the sweep is
 //! then done every time, as if there were no stamp. Safe code over std; the
-//! only call into the C library is [`crate::ffi`]'s `geteuid`.
+//! only call into the C library is `geteuid`, through the crate's FFI module.
 
 use std::fs::OpenOptions;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};

@@ -351,15 +351,27 @@ pub fn lock_path_for(session_path: &Path) -> Result<PathBuf, SessionError> {
             (dir, format!(".new-{safe}.lock"))
         }
     };
-    sweep_dead_locks(&dir);
+    if focus_sys::stamp::due(&dir.join(LOCKS_SWEPT), SWEEP_LOCKS_EVERY) {
+        sweep_dead_locks(&dir);
+    }
     Ok(dir.join(name))
 }
 
+/// The stamp of the last [`sweep_dead_locks`] in a session directory.
+const LOCKS_SWEPT: &str = ".locks-swept";
+
+/// How often a session directory is looked through for dead writers' locks:
+/// the listing reads every file name of the folder, which hundreds of batch
+/// runs sharing one folder would otherwise each repeat (twice).
+const SWEEP_LOCKS_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Removes the locks in `dir` (a session directory) whose holder no longer
 /// runs (focus killed before it could remove its lock), so they do not pile up
-/// beside the sessions; done each time a lock is looked up there, as nothing is
-/// kept for the whole process. Each goes through `take_over_stale`, which never
-/// removes a lock another process has just taken.
+/// beside the sessions; done when a lock is looked up there and the last sweep
+/// of the folder is a minute old ([`LOCKS_SWEPT`]: a dead writer's lock never
+/// stops anyone, the lock of a session being opened is taken over there and
+/// then). Each goes through `take_over_stale`, which never removes a lock
+/// another process has just taken.
 fn sweep_dead_locks(dir: &Path) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
