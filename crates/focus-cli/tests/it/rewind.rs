@@ -17,6 +17,12 @@ fn focus_rewind_restores_what_a_run_wrote_and_deleted_and_keeps_conflicts() {
     let s = Sandbox::new();
     std::fs::write(s.work.join("notes.txt"), "old notes\n").unwrap();
     std::fs::write(s.work.join("old.txt"), "keep me\n").unwrap();
+    // Enough paths for the project to be watched rather than walked
+    // (`tracker::WATCH_FROM`): the bash call's changes below come as events.
+    std::fs::create_dir(s.work.join("many")).unwrap();
+    for i in 0..focus_harness::checkpoint::tracker::WATCH_FROM {
+        std::fs::write(s.work.join(format!("many/f{i}.txt")), "x\n").unwrap();
+    }
     let server = mock(WRITE_THEN_BASH);
     s.write_models(&server.url());
     let out = s.run(
