@@ -28,6 +28,7 @@ pub use wire::{error_response, model_json, ok_response};
 
 use crate::args::Args;
 use crate::engine::Engine;
+use focus_core::json::{parse_str, Value};
 use focus_harness::conversation::SessionRequest;
 use server::Server;
 use std::collections::VecDeque;
@@ -114,6 +115,20 @@ pub fn run(
     }
 }
 
+/// Whether `input` must wait behind commands already waiting: answers keep
+/// the commands' order (a `get_state` sent after a held `set_model` is not
+/// answered first), and so does the end of input (those commands are still
+/// answered); only `abort` goes ahead, to stop what holds them.
+fn waits_behind(deferred: &VecDeque<Input>, input: &Input) -> bool {
+    match input {
+        Input::Line(line) if !deferred.is_empty() => {
+            parse_str(line).unwrap_or(Value::Null)["type"].as_str() != Some("abort")
+        }
+        Input::Oversized(_) | Input::Eof => !deferred.is_empty(),
+        _ => false,
+    }
+}
+
 /// The next input: one that waited (once nothing holds it back any more), else
 /// one from the channel within `wait`. `Err` when every sender is gone.
 fn next_input(
@@ -134,6 +149,10 @@ fn next_input(
         false => wait,
     };
     match inputs.recv_timeout(wait) {
+        Ok(input) if waits_behind(deferred, &input) => {
+            deferred.push_back(input);
+            Ok(None)
+        }
         Ok(input) => Ok(Some(input)),
         Err(mpsc::RecvTimeoutError::Timeout) => Ok(None),
         Err(mpsc::RecvTimeoutError::Disconnected) => Err(()),
